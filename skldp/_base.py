@@ -1,0 +1,379 @@
+"""Base classes: the privatizer (client side) and the distribution estimator (server side)."""
+
+import numpy as np
+import pandas as pd
+import sklearn
+from scipy import sparse
+from sklearn.base import BaseEstimator, DensityMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skldp._domain import encode, resolve_categories
+from skldp._random import check_random_state
+from skldp._reports import Reports, ReportSpec, extract, to_frame
+from skldp.exceptions import ChannelMismatchError
+from skldp.privacy import SequentialComposition
+from skldp.projection import project_simplex
+
+
+def _single_or_list(values):
+    return values[0] if len(values) == 1 else list(values)
+
+
+class BasePrivatizer(TransformerMixin, BaseEstimator):
+    """Base class of privatizers: scikit-learn transformers that randomize each row.
+
+    ``fit`` fixes the public domain ``categories_`` and builds one channel per column with the
+    hook ``_make_channel``; ``transform`` encodes each value, samples its report from the
+    channel with the resolved ``random_state``, and keeps pandas indexes. Subclasses write
+    ``__init__`` (storing parameters only), ``_check_params`` and ``_make_channel``.
+    """
+
+    #: Fewest categories a column may have.
+    _min_categories = 2
+
+    # -- hooks ----------------------------------------------------------------------------------
+    def _check_params(self):
+        """Validate hyperparameters at fit time (never modify them)."""
+
+    def _make_channel(self, categories, column):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _column_privacy(self, channel, column):
+        """The guarantee of one column: by default the one its channel claims."""
+        return channel.guarantee()
+
+    # -- input handling -----------------------------------------------------------------------
+    def _read_columns(self, X, *, reset):
+        if sparse.issparse(X):
+            raise TypeError(
+                "sparse input is not supported: privatizers take raw categorical values, "
+                "one column per attribute; pass a dense array or a DataFrame"
+            )
+        if isinstance(X, pd.Series):
+            X = X.to_frame()
+        elif isinstance(X, (list, tuple)):
+            arr = np.asarray(X, dtype=object)
+            X = arr.reshape(-1, 1) if arr.ndim == 1 else arr
+        elif isinstance(X, np.ndarray) and X.ndim == 1:
+            X = X.reshape(-1, 1)
+        index = X.index if isinstance(X, pd.DataFrame) else None
+        X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False, ensure_min_samples=1)
+        return [X[:, j] for j in range(X.shape[1])], index
+
+    # -- scikit-learn API -------------------------------------------------------------------------
+    def fit(self, X, y=None):
+        """Learn the domain of each column and build its channel.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
+            Raw values. Only used to check they lie in the domain, or, when ``categories`` is
+            None, to infer the domain (with a PrivacyLeakWarning).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        columns, _ = self._read_columns(X, reset=True)
+        categories = resolve_categories(self.categories, columns, min_size=self._min_categories)
+        for j, (col, cats) in enumerate(zip(columns, categories)):
+            encode(col, cats, j)
+        self.categories_ = categories
+        channels = [self._make_channel(cats, j) for j, cats in enumerate(categories)]
+        self.channel_ = _single_or_list(channels)
+        parts = [self._column_privacy(ch, j) for j, ch in enumerate(channels)]
+        self.privacy_ = parts[0] if len(parts) == 1 else SequentialComposition(parts)
+        return self
+
+    @property
+    def channels_(self):
+        """The channel of each column, as a list."""
+        check_is_fitted(self)
+        return self.channel_ if isinstance(self.channel_, list) else [self.channel_]
+
+    @property
+    def bits_per_report(self):
+        """Bits one person sends: the sum over columns of each channel's report size."""
+        return int(sum(ch.bits_per_report for ch in self.channels_))
+
+    def report_specs(self):
+        """One :class:`~skldp._reports.ReportSpec` per column: what an estimator needs."""
+        return tuple(ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_))
+
+    def transform(self, X):
+        """Randomize every row.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
+            Raw values, each in its column's domain.
+
+        Returns
+        -------
+        reports : Reports of shape (n_samples, width), or a DataFrame with the index of X
+            Integer reports that carry their channel: a numpy ``Reports`` array, or (for
+            pandas input or pandas output) a DataFrame whose column dtypes hold the channel.
+        """
+        check_is_fitted(self)
+        columns, index = self._read_columns(X, reset=False)
+        rng = check_random_state(self.random_state)
+        parts = [
+            ch.sample(encode(col, cats, j), rng)
+            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
+        ]
+        specs = self.report_specs()
+        if index is not None or self._pandas_output():
+            names = self._output_names(specs)
+            return to_frame(parts, specs, index, names)
+        data = np.column_stack([p.reshape(p.shape[0], -1) for p in parts])
+        return Reports(data, specs)
+
+    def _output_names(self, specs):
+        out, pos = [], 0
+        names = list(self.get_feature_names_out())
+        for spec in specs:
+            out.append(names[pos : pos + spec.width])
+            pos += spec.width
+        return out
+
+    def get_feature_names_out(self, input_features=None):
+        """Output column names: the input name for symbol reports, ``name_j`` for bit j."""
+        check_is_fitted(self)
+        if input_features is None:
+            input_features = getattr(self, "feature_names_in_", None)
+        if input_features is None:
+            input_features = [f"x{j}" for j in range(self.n_features_in_)]
+        names = []
+        for name, ch in zip(input_features, self.channels_):
+            if ch.report_width == 1:
+                names.append(str(name))
+            else:
+                names.extend(f"{name}_{j}" for j in range(ch.report_width))
+        return np.asarray(names, dtype=object)
+
+    # -- output container -------------------------------------------------------------------------
+    def set_output(self, *, transform=None):
+        """Choose the output container, as in scikit-learn; pandas output keeps the channel."""
+        if transform is not None:
+            self._output_transform = transform
+        return super().set_output(transform=transform)
+
+    def __sklearn_clone__(self):
+        new = super().__sklearn_clone__()
+        if hasattr(self, "_output_transform"):
+            new._output_transform = self._output_transform
+        return new
+
+    def _pandas_output(self):
+        mode = getattr(self, "_output_transform", "default")
+        if mode == "default":
+            mode = sklearn.get_config()["transform_output"]
+        return mode == "pandas"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = False
+        tags.transformer_tags.preserves_dtype = []
+        tags.non_deterministic = False
+        return tags
+
+
+class BaseDistributionEstimator(DensityMixin, BaseEstimator):
+    """Base class of distribution estimators: they read reports through their channel.
+
+    ``fit`` resets and calls ``partial_fit``, which adds up each column's statistics
+    (``channel.statistics`` or what the estimator's ``_chunk_statistics`` asks for) and calls
+    the hook ``_estimate`` on the totals. Reports carry their channel; plain arrays need
+    ``channel=`` (a channel, a fitted privatizer, or a list with one per column).
+    """
+
+    # -- hooks ----------------------------------------------------------------------------------
+    def _check_params(self):
+        """Validate hyperparameters at fit time (never modify them)."""
+
+    def _chunk_statistics(self, channel, values):
+        return channel.statistics(values)
+
+    def _merge_statistics(self, channel, a, b):
+        return a + b
+
+    def _estimate(self, channel, stats, n):  # pragma: no cover - abstract
+        """Return a dict of learned attributes for one column (with ``distribution_``)."""
+        raise NotImplementedError
+
+    # -- reading reports ------------------------------------------------------------------------
+    def _given_specs(self):
+        given = self.channel
+        if given is None:
+            return None
+        items = given if isinstance(given, (list, tuple)) else [given]
+        specs = []
+        for item in items:
+            if hasattr(item, "report_specs") and hasattr(item, "channel_"):
+                specs.extend(item.report_specs())
+            elif hasattr(item, "sample") and hasattr(item, "n_inputs"):
+                specs.append(ReportSpec(item))
+            elif isinstance(item, ReportSpec):
+                specs.append(item)
+            else:
+                raise TypeError(
+                    "channel must be a channel, a fitted privatizer, or a list of them; "
+                    f"got {type(item).__name__}"
+                )
+        return tuple(specs)
+
+    def _read(self, X):
+        values, carried = extract(X)
+        given = self._given_specs()
+        if carried is None and given is None:
+            raise ValueError(
+                "these reports do not carry the channel that made them; pass channel= (a "
+                "channel or the fitted privatizer) to the estimator. (A ColumnTransformer "
+                "given a DataFrame keeps the channel only with set_output(transform='pandas').)"
+            )
+        if carried is not None and given is not None and tuple(carried) != tuple(given):
+            raise ChannelMismatchError(
+                f"the reports come from {[s.channel for s in carried]} but channel= gives "
+                f"{[s.channel for s in given]}"
+            )
+        specs = tuple(carried if carried is not None else given)
+        width = sum(s.width for s in specs)
+        if values.ndim != 2 or values.shape[1] != width:
+            raise ValueError(f"reports must have {width} columns for these channels; got shape {values.shape}")
+        return values, specs
+
+    @staticmethod
+    def _blocks(values, specs):
+        pos = 0
+        for spec in specs:
+            block = values[:, pos : pos + spec.width]
+            yield spec, (block[:, 0] if spec.channel.report_kind == "symbol" else block)
+            pos += spec.width
+
+    # -- fitting -----------------------------------------------------------------------------------
+    def _reset(self):
+        for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
+            delattr(self, name)
+        for name in ("_specs", "_stats", "_n"):
+            self.__dict__.pop(name, None)
+
+    def fit(self, X, y=None):
+        """Estimate the distribution from reports.
+
+        Parameters
+        ----------
+        X : Reports, DataFrame of reports, or array-like of shape (n_reports, width)
+            Reports from a privatizer; plain arrays need ``channel=``.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._reset()
+        return self.partial_fit(X)
+
+    def partial_fit(self, X, y=None):
+        """Add a chunk of reports and update the estimate.
+
+        The statistics of the chunks add up, so fitting in chunks gives the estimate of one
+        ``fit`` on all the reports.
+
+        Parameters
+        ----------
+        X : Reports, DataFrame of reports, or array-like of shape (n_reports, width)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        values, specs = self._read(X)
+        if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
+            raise ChannelMismatchError(
+                "these reports come from a different mechanism or domain than the reports "
+                "seen before; start a new fit"
+            )
+        stats = [self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)]
+        n = values.shape[0]
+        if hasattr(self, "_specs"):
+            stats = [self._merge_statistics(s.channel, a, b) for s, a, b in zip(specs, self._stats, stats)]
+            n += self._n
+        if n == 0:
+            raise ValueError("cannot estimate a distribution from zero reports")
+        self._specs, self._stats, self._n = tuple(specs), stats, n
+        results = [self._estimate(spec.channel, st, n) for spec, st in zip(specs, stats)]
+        for name in results[0]:
+            setattr(self, name, _single_or_list([r[name] for r in results]))
+        self.categories_ = _single_or_list([spec.categories for spec in specs])
+        self.n_reports_ = n
+        self.n_features_in_ = values.shape[1]
+        return self
+
+    # -- using the estimate -----------------------------------------------------------------------
+    def _distributions(self):
+        dist = self.distribution_
+        return dist if isinstance(dist, list) else [dist]
+
+    def _model_distribution(self, p):
+        """The estimate as a distribution for likelihoods (projected if it left the simplex)."""
+        if np.any(p < 0) or abs(p.sum() - 1.0) > 1e-12:
+            return project_simplex(p)
+        return p
+
+    def _read_fitted(self, X):
+        check_is_fitted(self)
+        values, specs = self._read(X)
+        if tuple(specs) != tuple(self._specs):
+            raise ChannelMismatchError("these reports come from a different mechanism than the fitted ones")
+        return values, specs
+
+    def score_samples(self, X):
+        """Log-likelihood of each report under the estimate pushed through the channel.
+
+        With several columns, the log-likelihoods of the columns add up (the columns are
+        privatized independently). An estimate off the simplex is first projected onto it.
+
+        Returns
+        -------
+        log_prob : ndarray of shape (n_reports,)
+        """
+        values, specs = self._read_fitted(X)
+        total = np.zeros(values.shape[0])
+        for (spec, col), p in zip(self._blocks(values, specs), self._distributions()):
+            total += spec.channel.log_likelihood(col, self._model_distribution(p))
+        return total
+
+    def score(self, X, y=None):
+        """Mean log-likelihood of the reports: safe for cross-validation on privatized data."""
+        return float(np.mean(self.score_samples(X)))
+
+    def predict_proba(self, X):
+        """Posterior of each report's true category under the estimate (one column only).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_reports, n_categories)
+        """
+        values, specs = self._read_fitted(X)
+        if len(specs) != 1:
+            raise ValueError("predict_proba needs reports of one column; select one column first")
+        (spec, col), = self._blocks(values, specs)
+        return spec.channel.posterior(col, self._model_distribution(self._distributions()[0]))
+
+    def predict(self, X):
+        """Most likely true category of each report (one column only)."""
+        proba = self.predict_proba(X)
+        cats = self.categories_
+        return np.asarray(cats)[np.argmax(proba, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.requires_fit = True
+        return tags

@@ -1,0 +1,155 @@
+"""Domains: the public categories of each column, and encoding values to indices.
+
+The domain is public knowledge in local differential privacy, so it comes from the
+``categories=`` parameter. Inferring it from the data reads which values occur before any
+randomization, so it is done only with a :class:`~skldp.exceptions.PrivacyLeakWarning`.
+Values outside the domain raise an error that names them; nothing is dropped or re-bucketed.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from skldp.exceptions import PrivacyLeakWarning
+
+_MAX_NAMED = 5
+
+
+def _is_list_like(obj):
+    return isinstance(obj, (list, tuple, np.ndarray, pd.Index, pd.Series, range))
+
+
+def _describe(values):
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:_MAX_NAMED])
+    more = f" and {len(values) - _MAX_NAMED} more" if len(values) > _MAX_NAMED else ""
+    return shown + more
+
+
+def check_category_list(cats, column=0, *, min_size=2, source=""):
+    """Return one column's categories as a 1-D array after checking them.
+
+    Categories must be unique, free of missing values, and at least ``min_size`` of them.
+    Their order is kept: category ``categories[i]`` is encoded as index ``i``.
+    """
+    if not _is_list_like(cats):
+        raise TypeError(
+            f"categories for column {column} must be a list of values; got {type(cats).__name__}"
+        )
+    arr = np.asarray(list(cats) if isinstance(cats, (range, tuple)) else cats)
+    if arr.dtype.kind in "U S":
+        arr = arr.astype(object)
+    if arr.ndim != 1:
+        raise ValueError(f"categories for column {column} must be one list of values; got shape {arr.shape}")
+    if arr.shape[0] < min_size:
+        raise ValueError(
+            f"categories for column {column} must hold at least {min_size} values; got "
+            f"{arr.shape[0]}{source}"
+        )
+    if np.any(pd.isna(arr)):
+        raise ValueError(f"categories for column {column} contain a missing value (None or NaN)")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"categories for column {column} contain an infinite value (inf)")
+    index = pd.Index(arr)
+    if not index.is_unique:
+        dup = index[index.duplicated()].unique()
+        raise ValueError(f"categories for column {column} contain duplicates: {_describe(np.asarray(dup))}")
+    return arr
+
+
+def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
+    """Return the list of per-column category arrays for the data ``columns``.
+
+    Parameters
+    ----------
+    categories : None, list of values, or list of lists
+        None infers each column's domain from the data (with a PrivacyLeakWarning); a flat
+        list is accepted when there is one column; otherwise one list per column, as in
+        :class:`sklearn.preprocessing.OrdinalEncoder`.
+    columns : list of 1-D arrays
+        The raw data, one array per column.
+    """
+    n_columns = len(columns)
+    if categories is None or (isinstance(categories, str) and categories == "auto"):
+        warnings.warn(
+            "categories were inferred from the raw data, which reveals the values that occur "
+            "before any randomization; pass categories= with the public domain instead",
+            PrivacyLeakWarning,
+            stacklevel=stacklevel,
+        )
+        out = []
+        for j, col in enumerate(columns):
+            if np.any(pd.isna(col)):
+                raise ValueError(f"column {j} contains missing values (None or NaN)")
+            uniq = pd.unique(pd.Series(col, copy=False))
+            try:
+                uniq = np.sort(uniq)
+            except TypeError:
+                pass
+            out.append(
+                check_category_list(uniq, j, min_size=min_size, source=f" (inferred from n_samples={len(col)})")
+            )
+        return out
+    if not _is_list_like(categories):
+        raise TypeError(f"categories must be None or a list; got {type(categories).__name__}")
+    cats = list(categories)
+    flat = len(cats) > 0 and not any(_is_list_like(c) for c in cats)
+    if flat:
+        if n_columns != 1:
+            raise ValueError(
+                f"a flat list of categories fits one column, but X has {n_columns} columns; "
+                "pass one list of categories per column"
+            )
+        cats = [cats]
+    if len(cats) != n_columns:
+        raise ValueError(f"categories has {len(cats)} lists but X has {n_columns} columns")
+    return [check_category_list(c, j, min_size=min_size) for j, c in enumerate(cats)]
+
+
+def _integer_range_start(cats):
+    """Return ``cats[0]`` if the categories are the consecutive integers from it, else None."""
+    if cats.dtype.kind not in "iu":
+        return None
+    start = int(cats[0])
+    if np.array_equal(cats, np.arange(start, start + cats.shape[0])):
+        return start
+    return None
+
+
+def encode(values, categories, column=0):
+    """Return the int64 indices of ``values`` in ``categories``.
+
+    Raises
+    ------
+    ValueError
+        If a value is missing or outside the domain; the message names the values.
+    """
+    values = np.asarray(values)
+    start = _integer_range_start(categories)
+    if start is not None and values.dtype.kind in "iu":
+        idx = values.astype(np.int64, copy=False) - start
+        if idx.size and (idx.min() < 0 or idx.max() >= categories.shape[0]):
+            bad = (idx < 0) | (idx >= categories.shape[0])
+            _raise_unknown(values[bad], column)
+        return idx
+    if values.dtype.kind == "O" or values.dtype.kind == "f":
+        missing = pd.isna(values)
+        if np.any(missing):
+            raise ValueError(
+                f"column {column} contains {int(missing.sum())} missing values (None or NaN); "
+                "missing values are not in the domain"
+            )
+    try:
+        idx = pd.Index(categories).get_indexer(values)
+    except TypeError as exc:
+        raise ValueError(f"column {column} has values that cannot be compared with its categories") from exc
+    if np.any(idx < 0):
+        _raise_unknown(values[idx < 0], column)
+    return idx.astype(np.int64, copy=False)
+
+
+def _raise_unknown(bad, column):
+    uniq = pd.unique(pd.Series(bad, copy=False))
+    raise ValueError(
+        f"column {column} contains {len(uniq)} values outside the domain: {_describe(np.asarray(uniq))}"
+    )

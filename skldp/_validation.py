@@ -1,0 +1,57 @@
+"""Parameter checks shared by every public class: one place for each message."""
+
+import math
+import numbers
+
+import numpy as np
+
+
+def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False):
+    """Return ``epsilon`` as a float after checking that it is a valid privacy budget.
+
+    Parameters
+    ----------
+    epsilon : object
+        The value to check.
+    name : str
+        Its name in error messages.
+    allow_inf : bool
+        Accept ``+inf`` (no privacy for that pair, as context-aware models allow).
+    allow_zero : bool
+        Accept 0 (perfect privacy for that pair).
+    """
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"{name} must be a positive finite number; got {epsilon!r}")
+    value = float(epsilon)
+    if math.isnan(value):
+        raise ValueError(f"{name} must be a positive finite number; got nan")
+    if math.isinf(value):
+        if allow_inf and value > 0:
+            return value
+        raise ValueError(f"{name} must be a positive finite number; got {value}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be a positive finite number; got {epsilon!r}")
+    return value
+
+
+def check_int(value, name, *, min_value=1):
+    """Return ``value`` as an int after checking it is an integer ``>= min_value``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {min_value}; got {value!r}")
+    if value < min_value:
+        raise ValueError(f"{name} must be an integer >= {min_value}; got {value}")
+    return int(value)
+
+
+def check_probability_vector(p, k=None, name="p"):
+    """Return ``p`` as a float array after checking that it is a distribution over k values."""
+    p = np.asarray(p, dtype=float)
+    if p.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {p.shape}")
+    if k is not None and p.shape[0] != k:
+        raise ValueError(f"{name} must have {k} entries; got {p.shape[0]}")
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError(f"{name} must have finite non-negative entries")
+    if not math.isclose(p.sum(), 1.0, rel_tol=0, abs_tol=1e-9):
+        raise ValueError(f"{name} must sum to 1; got {p.sum()!r}")
+    return p

@@ -1,0 +1,260 @@
+"""The channel interface: a mechanism as a conditional distribution Q(y | x).
+
+A channel is an immutable, picklable math object over input indices ``0 .. n_inputs - 1``.
+Public methods validate their arguments and delegate to private hooks, in the manner of
+:class:`scipy.sparse.linalg.LinearOperator`; a subclass writes the hooks only.
+
+Statistics are additive over chunks of reports. ``forward(p)`` is the expected statistic of
+one report when inputs follow ``p``; ``adjoint`` is its transpose. For a symbol channel the
+statistics are output counts and ``forward(p) = Q^T p``; for a bit-vector channel they are bit
+sums and ``forward(p)`` the probability of each bit being one.
+"""
+
+import math
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator, lsqr
+
+from skldp._validation import check_probability_vector
+
+#: Largest dense matrix (entries) that ``to_dense`` builds.
+MAX_DENSE_ENTRIES = 50_000_000
+
+_ULP = 2.0**-53
+
+
+def floor_to_uniform_grid(prob):
+    """Round a probability down to a multiple of 2**-53.
+
+    ``numpy.random.Generator.random`` returns multiples of 2**-53, so the event ``u < t`` has
+    probability exactly ``t`` for such a ``t``: the sampled channel is the channel we state,
+    and rounding goes toward keeping less of the truth (toward privacy).
+    """
+    return np.floor(np.asarray(prob, dtype=float) / _ULP) * _ULP
+
+
+class Channel:
+    """Base class of every mechanism's channel.
+
+    Subclasses set ``n_inputs`` and ``n_outputs`` (size of the output alphabet for symbol
+    channels; ``2**width`` is implied for bit-vector channels) and implement ``_sample``,
+    ``_statistics``, ``_forward``, ``_adjoint`` and ``_key``; closed forms for ``_unbiased``,
+    ``_variance``, ``_likelihood`` and ``_to_dense`` replace the generic fallbacks.
+    """
+
+    #: ``"symbol"`` (one integer per report) or ``"bits"`` (a 0/1 vector per report).
+    report_kind = "symbol"
+    n_inputs: int
+    n_outputs: int
+
+    # -- identity ------------------------------------------------------------------------
+    def _key(self):
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._key()))
+
+    def __repr__(self):
+        return f"{type(self).__name__}{self._key()!r}"
+
+    def guarantee(self):
+        """The privacy model this channel claims (a :mod:`skldp.privacy` model)."""
+        raise NotImplementedError
+
+    # -- shape ---------------------------------------------------------------------------
+    @property
+    def report_width(self):
+        """Number of integer columns one report takes (1 for symbol channels)."""
+        return 1
+
+    @property
+    def n_statistics(self):
+        """Length of the statistics vector."""
+        return self.n_outputs
+
+    @property
+    def bits_per_report(self):
+        """Bits needed to send one report."""
+        return max(1, math.ceil(math.log2(self.n_outputs)))
+
+    # -- sampling and statistics -----------------------------------------------------------
+    def sample(self, x, rng):
+        """Randomize input indices ``x`` (1-D int array) into one report each."""
+        x = np.asarray(x)
+        if x.ndim != 1:
+            raise ValueError(f"x must be a 1-D array of input indices; got shape {x.shape}")
+        if x.size and (x.min() < 0 or x.max() >= self.n_inputs):
+            raise ValueError(f"input indices must lie in [0, {self.n_inputs}); got values outside")
+        return self._sample(x.astype(np.int64, copy=False), rng)
+
+    def check_reports(self, reports):
+        """Return reports as an int64 array after checking they could come from this channel."""
+        reports = np.asarray(reports)
+        if self.report_kind == "symbol":
+            if reports.ndim == 2 and reports.shape[1] == 1:
+                reports = reports[:, 0]
+            if reports.ndim != 1:
+                raise ValueError(
+                    f"reports of {type(self).__name__} are one integer per row; got shape {reports.shape}"
+                )
+            hi = self.n_outputs
+        else:
+            if reports.ndim != 2 or reports.shape[1] != self.report_width:
+                raise ValueError(
+                    f"reports of {type(self).__name__} are 0/1 rows of width {self.report_width}; "
+                    f"got shape {reports.shape}"
+                )
+            hi = 2
+        if reports.dtype.kind == "f":
+            if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):
+                raise ValueError("reports must be integers; got non-integer values")
+        elif reports.dtype.kind not in "iub":
+            raise ValueError(f"reports must be integers; got dtype {reports.dtype}")
+        reports = reports.astype(np.int64, copy=False)
+        if reports.size and (reports.min() < 0 or reports.max() >= hi):
+            raise ValueError(
+                f"reports must lie in [0, {hi}) for {self!r}; got values outside: "
+                "were they made by a different mechanism?"
+            )
+        return reports
+
+    def statistics(self, reports):
+        """Additive sufficient statistics of ``reports`` (length ``n_statistics``)."""
+        return self._statistics(self.check_reports(reports))
+
+    def _statistics(self, reports):
+        return np.bincount(reports, minlength=self.n_outputs).astype(np.int64)
+
+    # -- the linear map ----------------------------------------------------------------------
+    def forward(self, p):
+        """Expected statistics of one report when inputs follow ``p`` (length ``n_statistics``)."""
+        p = np.asarray(p, dtype=float)
+        if p.shape != (self.n_inputs,):
+            raise ValueError(f"p must have shape ({self.n_inputs},); got {p.shape}")
+        return self._forward(p)
+
+    def adjoint(self, v):
+        """Transpose of :meth:`forward` applied to ``v`` (length ``n_statistics``)."""
+        v = np.asarray(v, dtype=float)
+        if v.shape != (self.n_statistics,):
+            raise ValueError(f"v must have shape ({self.n_statistics},); got {v.shape}")
+        return self._adjoint(v)
+
+    def as_linear_operator(self):
+        """The forward map as a :class:`scipy.sparse.linalg.LinearOperator`."""
+        return LinearOperator(
+            (self.n_statistics, self.n_inputs),
+            matvec=lambda p: self._forward(np.ravel(p)),
+            rmatvec=lambda v: self._adjoint(np.ravel(v)),
+            dtype=float,
+        )
+
+    # -- estimation ----------------------------------------------------------------------------
+    def unbiased(self, stats, n):
+        """Unbiased estimate of p from statistics of ``n`` reports (may leave the simplex)."""
+        stats = np.asarray(stats, dtype=float)
+        if stats.shape != (self.n_statistics,):
+            raise ValueError(f"statistics must have shape ({self.n_statistics},); got {stats.shape}")
+        if n <= 0:
+            raise ValueError("cannot estimate from zero reports")
+        return self._unbiased(stats, n)
+
+    def _unbiased(self, stats, n):
+        # Generic least squares on the structured operator; subclasses give closed forms.
+        return lsqr(self.as_linear_operator(), stats / n, atol=1e-15, btol=1e-15, iter_lim=10_000)[0]
+
+    def variance(self, p, n):
+        """Exact variance of each entry of :meth:`unbiased` for ``n`` reports from ``p``."""
+        p = check_probability_vector(p, self.n_inputs)
+        return self._variance(p, n)
+
+    def _variance(self, p, n):
+        # Generic: the unbiased estimator is G s/n for a matrix G; multinomial covariance.
+        Q = self.to_dense()
+        G = np.linalg.pinv(Q.T)
+        m = Q.T @ p
+        return (G**2 @ m - (G @ m) ** 2) / n
+
+    # -- likelihood ------------------------------------------------------------------------------
+    def likelihood(self, reports):
+        """Q(y_i | x) for each report (rows) and input (columns): shape (n_reports, n_inputs)."""
+        return self._likelihood(self.check_reports(reports))
+
+    def _likelihood(self, reports):
+        return self.to_dense()[:, reports].T
+
+    def log_likelihood(self, reports, p):
+        """log P(y_i) of each report when inputs follow ``p``."""
+        reports = self.check_reports(reports)
+        with np.errstate(divide="ignore"):
+            return np.log(self._report_probability(reports, np.asarray(p, dtype=float)))
+
+    def _report_probability(self, reports, p):
+        if self.report_kind == "symbol":
+            return self._forward(p)[reports]
+        return self._likelihood(reports) @ p
+
+    def posterior(self, reports, p):
+        """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
+        reports = self.check_reports(reports)
+        joint = self._likelihood(reports) * np.asarray(p, dtype=float)
+        total = joint.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
+
+    # -- EM ------------------------------------------------------------------------------------------
+    def em_statistics(self, reports):
+        """What EM needs from a chunk of reports; additive with :meth:`merge_em_statistics`."""
+        return self.statistics(reports)
+
+    def merge_em_statistics(self, a, b):
+        return a + b
+
+    def statistics_from_em(self, em_stats):
+        """The plain statistics contained in :meth:`em_statistics` output."""
+        return em_stats
+
+    def em_step(self, stats, p):
+        """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
+
+        For a symbol channel with output counts N (n reports) and m = Q^T p,
+        ``p_next = p * Q (N / m) / n`` and the log-likelihood is ``sum N log m / n``.
+        """
+        stats = np.asarray(stats, dtype=float)
+        n = stats.sum()
+        m = self._forward(p)
+        seen = stats > 0
+        ratio = np.zeros_like(m)
+        ratio[seen] = stats[seen] / m[seen]
+        with np.errstate(divide="ignore"):
+            ll = float(np.dot(stats[seen], np.log(m[seen])) / n)
+        nxt = p * self._adjoint(ratio) / n
+        return nxt / nxt.sum(), ll
+
+    def em_n_reports(self, stats):
+        return float(np.asarray(stats).sum())
+
+    # -- dense form ----------------------------------------------------------------------------------
+    def to_dense(self):
+        """The explicit n_inputs x n_outputs matrix Q (small channels only)."""
+        if self.report_kind != "symbol":
+            width = self.report_width
+            if width > 16:
+                raise ValueError(f"to_dense enumerates 2**{width} bit vectors; too many")
+        if self.n_inputs * self.n_outputs > MAX_DENSE_ENTRIES:
+            raise ValueError(
+                f"to_dense would build a {self.n_inputs} x {self.n_outputs} matrix; it is for small channels"
+            )
+        return self._to_dense()
+
+    def _to_dense(self):
+        return np.stack([self._forward(row) for row in np.eye(self.n_inputs)])
+
+
+class SymbolChannel(Channel):
+    """A channel whose reports are one integer in ``[0, n_outputs)``."""
+
+    report_kind = "symbol"

@@ -1,0 +1,166 @@
+"""Maximum likelihood by expectation-maximization on the sufficient statistics."""
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from skldp._base import BaseDistributionEstimator
+from skldp._validation import check_int
+from skldp.projection import project_simplex
+
+
+def em(channel, stats, p0, *, tol, max_iter, accelerate):
+    """Run EM from ``p0``; return ``(p, n_iter, converged, log_likelihoods)``.
+
+    Each step is ``channel.em_step`` (for symbol channels
+    :math:`p \\leftarrow p \\odot Q (N / Q^T p) / n`, two structured products). With
+    ``accelerate`` the SQUAREM extrapolation of Varadhan and Roland (2008) is tried after two
+    steps and kept only if its log-likelihood is no lower than the plain EM path's, so the
+    recorded log-likelihoods never decrease. Convergence: the l1 change of p below ``tol``.
+    """
+    p = p0
+    history = []
+    converged = False
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        p1, ll = channel.em_step(stats, p)
+        history.append(ll)
+        new = p1
+        if accelerate:
+            p2, ll1 = channel.em_step(stats, p1)
+            new = p2
+            r = p1 - p
+            v = p2 - 2.0 * p1 + p
+            vv = np.sqrt(np.dot(v, v))
+            if vv > 0:
+                alpha = min(-np.sqrt(np.dot(r, r)) / vv, -1.0)
+                cand = p - 2.0 * alpha * r + alpha**2 * v
+                while alpha < -1.0 and np.any(cand < 0):
+                    alpha = (alpha - 1.0) / 2.0
+                    cand = p - 2.0 * alpha * r + alpha**2 * v
+                if alpha < -1.0 and np.all(np.isfinite(cand)):
+                    cand = np.maximum(cand, 0.0)
+                    cand /= cand.sum()
+                    _, ll_cand = channel.em_step(stats, cand)
+                    if ll_cand >= ll1:
+                        new = cand
+        change = np.abs(new - p).sum()
+        p = new
+        if change < tol:
+            converged = True
+            break
+    history.append(channel.em_step(stats, p)[1])
+    return p, n_iter, converged, history
+
+
+class EMEstimator(BaseDistributionEstimator):
+    r"""Maximum-likelihood estimate of the distribution by EM.
+
+    The reports are a mixture whose components :math:`Q(\cdot \mid x)` are known and whose
+    weights are the distribution p; EM (the iterative Bayesian update of Agrawal and Aggarwal,
+    2001) maximizes :math:`\sum_y N_y \log (Q^T p)_y` over the simplex. Each step uses the
+    channel's structured forward and adjoint maps, never a dense matrix. The estimate stays in
+    the simplex, and equals the empirical estimate when that lies inside the simplex.
+
+    Read more in the :ref:`User Guide <estimators>`.
+
+    Parameters
+    ----------
+    tol : float, default=1e-10
+        Stop when the l1 change of the estimate in one iteration falls below ``tol``.
+    max_iter : int, default=10000
+        Most iterations; a ConvergenceWarning says when they ran out.
+    init : {'uniform', 'empirical'} or array-like of shape (n_categories,), default='uniform'
+        Starting point: uniform, the projected empirical estimate mixed 9:1 with uniform (EM
+        cannot revive a zero entry), or a given distribution with positive entries.
+    accelerate : bool, default=True
+        Use SQUAREM extrapolation, kept only when it does not lower the likelihood.
+    channel : Channel, fitted privatizer, list of them, or None, default=None
+        For reports that do not carry their channel.
+
+    Attributes
+    ----------
+    distribution_ : ndarray of shape (n_categories,)
+        The estimate (a list for several columns).
+    n_iter_ : int
+        Iterations run.
+    converged_ : bool
+        Whether the tolerance was met.
+    log_likelihood_ : float
+        Mean log-likelihood of the reports at the estimate.
+    log_likelihoods_ : list of float
+        Mean log-likelihood at each iterate, non-decreasing.
+    categories_ : ndarray of shape (n_categories,)
+    n_reports_ : int
+    n_features_in_ : int
+
+    See Also
+    --------
+    EmpiricalEstimator, ProjectedEstimator
+
+    Examples
+    --------
+    >>> from skldp import RandomizedResponse, EMEstimator
+    >>> rr = RandomizedResponse(epsilon=2.0, categories=["a", "b", "c"], random_state=0)
+    >>> est = EMEstimator().fit(rr.fit_transform(["a"] * 600 + ["b"] * 300 + ["c"] * 100))
+    >>> bool(est.converged_), round(float(est.distribution_.sum()), 12)
+    (True, 1.0)
+    """
+
+    def __init__(self, *, tol=1e-10, max_iter=10000, init="uniform", accelerate=True, channel=None):
+        self.tol = tol
+        self.max_iter = max_iter
+        self.init = init
+        self.accelerate = accelerate
+        self.channel = channel
+
+    def _check_params(self):
+        if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
+            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
+        check_int(self.max_iter, "max_iter", min_value=1)
+        if isinstance(self.init, str) and self.init not in ("uniform", "empirical"):
+            raise ValueError(f"init must be 'uniform', 'empirical' or an array; got {self.init!r}")
+
+    def _chunk_statistics(self, channel, values):
+        return channel.em_statistics(values)
+
+    def _merge_statistics(self, channel, a, b):
+        return channel.merge_em_statistics(a, b)
+
+    def _initial(self, channel, stats, n):
+        k = channel.n_inputs
+        if isinstance(self.init, str):
+            if self.init == "uniform":
+                return np.full(k, 1.0 / k)
+            p = project_simplex(channel.unbiased(channel.statistics_from_em(stats), n))
+            return 0.9 * p + 0.1 / k
+        p = np.asarray(self.init, dtype=float)
+        if p.shape != (k,) or np.any(p <= 0) or not np.all(np.isfinite(p)):
+            raise ValueError(f"init must be {k} positive numbers; got shape {p.shape}")
+        return p / p.sum()
+
+    def _estimate(self, channel, stats, n):
+        p, n_iter, converged, history = em(
+            channel,
+            stats,
+            self._initial(channel, stats, n),
+            tol=self.tol,
+            max_iter=self.max_iter,
+            accelerate=self.accelerate,
+        )
+        if not converged:
+            warnings.warn(
+                f"EM did not converge in max_iter={self.max_iter} iterations (last change above "
+                f"tol={self.tol}); raise max_iter or tol",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        return {
+            "distribution_": p,
+            "n_iter_": n_iter,
+            "converged_": converged,
+            "log_likelihood_": history[-1],
+            "log_likelihoods_": history,
+        }

@@ -1,0 +1,16 @@
+"""Warnings and errors raised by skldp."""
+
+__all__ = ["PrivacyLeakWarning", "ChannelMismatchError"]
+
+
+class PrivacyLeakWarning(UserWarning):
+    """Something about the raw data left the client outside the privacy mechanism.
+
+    Raised when the domain of a privatizer has to be inferred from the raw data: in local
+    differential privacy the domain is public knowledge, and reading it off the data reveals
+    which values occur.
+    """
+
+
+class ChannelMismatchError(ValueError):
+    """Reports do not come from the channel an estimator was given or had seen before."""

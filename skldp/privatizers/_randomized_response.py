@@ -1,0 +1,88 @@
+"""k-ary randomized response as a scikit-learn transformer."""
+
+from skldp._base import BasePrivatizer
+from skldp._validation import check_epsilon
+from skldp.channels import RandomizedResponseChannel
+
+
+class RandomizedResponse(BasePrivatizer):
+    r"""k-ary randomized response: keep the true category, or report another one uniformly.
+
+    Each value is reported truthfully with probability :math:`e^\varepsilon / (e^\varepsilon
+    + k - 1)` and otherwise replaced by one of the other k - 1 categories chosen uniformly.
+    With k = 2 this is Warner's randomized response. It is epsilon-LDP with every ratio equal
+    to :math:`e^\varepsilon` (tight), and order-optimal in the low-privacy regime
+    (:math:`\varepsilon \approx \ln k`).
+
+    Read more in the :ref:`User Guide <randomized_response>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of one report; a positive finite number.
+    categories : list of values, list of lists, or None, default=None
+        The public domain: one list per column (a flat list for one column). None infers it
+        from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise from the operating system's entropy on every call; an
+        int makes ``transform`` reproducible (every call replays the same noise, and so does
+        a clone). A Generator is used as given and advances.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        The domain of each column; category ``categories_[j][i]`` is encoded as i.
+    channel_ : RandomizedResponseChannel or list of them
+        The channel of the column (a list for several columns).
+    privacy_ : LDP or SequentialComposition
+        The guarantee per person: ``LDP(epsilon)`` for one column, the sum over columns
+        otherwise.
+    n_features_in_ : int
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X has string column names.
+
+    See Also
+    --------
+    skldp.EMEstimator, skldp.EmpiricalEstimator, skldp.ProjectedEstimator
+
+    Notes
+    -----
+    .. math::
+
+        Q(y \mid x) = \begin{cases} \dfrac{e^\varepsilon}{e^\varepsilon + k - 1} & y = x \\[1ex]
+        \dfrac{1}{e^\varepsilon + k - 1} & y \ne x \end{cases}
+
+    The keep probability is rounded down to a multiple of :math:`2^{-53}` (the grid of the
+    uniform draws), so the channel that is sampled is exactly the channel that is stated, and
+    each report takes :math:`\lceil \log_2 k \rceil` bits.
+
+    References
+    ----------
+    .. [1] S. L. Warner, "Randomized response: a survey technique for eliminating evasive
+       answer bias", JASA 60(309), 1965.
+    .. [2] P. Kairouz, K. Bonawitz and D. Ramage, "Discrete Distribution Estimation under
+       Local Privacy", ICML 2016.
+
+    Examples
+    --------
+    >>> from skldp import RandomizedResponse
+    >>> rr = RandomizedResponse(epsilon=1.0, categories=[["a", "b", "c"]], random_state=0)
+    >>> rr.fit_transform([["a"], ["b"], ["c"], ["a"]]).shape
+    (4, 1)
+    >>> round(float(rr.channel_.to_dense()[0, 0]), 4)
+    0.5761
+    >>> rr.privacy_
+    LDP(epsilon=1)
+    """
+
+    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+        self.epsilon = epsilon
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+
+    def _make_channel(self, categories, column):
+        return RandomizedResponseChannel(self.epsilon, len(categories))

@@ -1,0 +1,55 @@
+"""Post-processing of an unbiased estimate onto the probability simplex."""
+
+import numpy as np
+
+__all__ = ["project_simplex", "clip_normalize", "norm_sub"]
+
+
+def project_simplex(v):
+    r"""Euclidean projection of ``v`` onto the probability simplex.
+
+    Solves :math:`\min_{q \in \Delta_k} \lVert q - v \rVert_2` by sorting (Algorithm 1 of
+    Wang and Carreira-Perpinan, 2013), in O(k log k):
+    :math:`q_i = \max(v_i + \lambda, 0)` with :math:`\lambda` such that the entries sum to one.
+
+    Parameters
+    ----------
+    v : array-like of shape (k,)
+
+    Returns
+    -------
+    q : ndarray of shape (k,)
+    """
+    v = np.asarray(v, dtype=float)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u)
+    j = np.arange(1, v.shape[0] + 1)
+    rho = np.flatnonzero(u + (1.0 - css) / j > 0)[-1]
+    lam = (1.0 - css[rho]) / (rho + 1)
+    q = np.maximum(v + lam, 0.0)
+    return q / q.sum()
+
+
+def norm_sub(v):
+    r"""Norm-Sub: zero the negative entries and subtract a common amount from the positive ones.
+
+    The procedure of Wang et al. (2020) repeats "set negatives to zero, shift the positive
+    entries by the same amount so they sum to one" until no entry is negative. Its fixed point
+    is :math:`\max(v_i - \delta, 0)` with the entries summing to one, which is exactly the
+    Euclidean projection onto the simplex, so this function returns :func:`project_simplex`.
+    """
+    return project_simplex(v)
+
+
+def clip_normalize(v):
+    r"""Clip negative entries to zero and rescale to sum to one.
+
+    :math:`q_i = \max(v_i, 0) / \sum_j \max(v_j, 0)`; when no entry is positive the uniform
+    distribution is returned (a documented choice: the estimate carries no information).
+    """
+    v = np.asarray(v, dtype=float)
+    q = np.maximum(v, 0.0)
+    total = q.sum()
+    if total <= 0:
+        return np.full(v.shape[0], 1.0 / v.shape[0])
+    return q / total
