@@ -31,14 +31,25 @@ def project_simplex(v):
 
 
 def norm_sub(v):
-    r"""Norm-Sub: zero the negative entries and subtract a common amount from the positive ones.
+    r"""Norm-Sub: zero the negative entries and shift the positive ones by a common amount.
 
-    The procedure of Wang et al. (2020) repeats "set negatives to zero, shift the positive
-    entries by the same amount so they sum to one" until no entry is negative. Its fixed point
-    is :math:`\max(v_i - \delta, 0)` with the entries summing to one, which is exactly the
-    Euclidean projection onto the simplex, so this function returns :func:`project_simplex`.
+    The procedure of Wang et al. (2020) repeats "set negative entries to zero, subtract the
+    same amount from every positive entry so that they sum to one" until nothing is negative.
+    Entries set to zero never return, so the result is
+    :math:`q_i = \max(v_i - \delta, 0)` on the initially positive entries and 0 elsewhere,
+    with :math:`\delta` such that the entries sum to one: the Euclidean projection of the
+    positive part onto its simplex. It equals :func:`project_simplex` when the positive
+    entries sum to at least one; when they sum to less, the projection would also raise
+    slightly negative entries, and Norm-Sub does not. With no positive entry it returns the
+    uniform distribution.
     """
-    return project_simplex(v)
+    v = np.asarray(v, dtype=float)
+    positive = v > 0
+    if not np.any(positive):
+        return np.full(v.shape[0], 1.0 / v.shape[0])
+    q = np.zeros_like(v)
+    q[positive] = project_simplex(v[positive])
+    return q
 
 
 def clip_normalize(v):

@@ -17,8 +17,9 @@ class ProjectedEstimator(BaseDistributionEstimator):
       l2 distance to any distribution.
     - ``"clip"``: :math:`\max(\hat p, 0)` renormalized (uniform when nothing is positive).
     - ``"norm-sub"``: Norm-Sub (Wang et al., 2020): zero the negatives and subtract a common
-      amount from the rest until they sum to one; its fixed point equals the simplex
-      projection, so both names give one result.
+      amount from the rest until they sum to one. It equals the simplex projection when the
+      positive entries sum to at least one, and differs (it never revives a negative entry)
+      when they sum to less.
 
     Post-processing costs no privacy.
 
