@@ -208,3 +208,24 @@ def test_estimators_do_not_warn_on_clean_input():
         warnings.simplefilter("error")
         for Estimator in ESTIMATORS:
             Estimator().fit(R)
+
+
+@pytest.mark.parametrize("shape", ["uniform", "zipf", "sparse"])
+def test_em_meets_the_optimality_conditions(shape):
+    # At the maximum over the simplex, g = Q (N / Q^T p) / n equals 1 on the support and is at
+    # most 1 off it (KKT). With k = 300, eps = 1, n = 20000 most entries of the MLE are zero.
+    k, n = 300, 20000
+    p = {
+        "uniform": np.full(k, 1 / k),
+        "zipf": np.arange(1, k + 1) ** -1.1 / np.sum(np.arange(1, k + 1) ** -1.1),
+        "sparse": np.r_[np.full(10, 0.1), np.zeros(k - 10)],
+    }[shape]
+    ch = RandomizedResponseChannel(1.0, k)
+    R = _reports(ch, p, n, 11)
+    em = EMEstimator(tol=1e-12).fit(R)
+    assert em.converged_
+    stats = np.bincount(np.asarray(R)[:, 0], minlength=k).astype(float)
+    q = em.distribution_
+    g = ch.adjoint(stats / ch.forward(q)) / n
+    assert np.all(np.abs(g[q > 1e-9] - 1) < 1e-6)
+    assert np.all(g[q == 0] <= 1 + 1e-6)
