@@ -28,6 +28,8 @@ __all__ = [
     "VerificationResult",
     "tight_epsilon_matrix",
     "verify",
+    "audit",
+    "AuditResult",
 ]
 
 
@@ -214,3 +216,7 @@ def verify(channel, model):
         bad = np.flatnonzero(~ok.all(axis=1))
         violations.extend((x, int(xp)) for xp in bad)
     return VerificationResult(not violations, tight_epsilon_matrix(Q), violations)
+
+
+# The black-box statistical audit lives in its own module; re-exported here.
+from skldp._audit import AuditResult, audit  # noqa: E402
