@@ -41,7 +41,6 @@ protected outputs, where every pair of inputs is promised epsilon.
 """
 
 import copy
-import math
 import numbers
 
 import numpy as np

@@ -9,11 +9,11 @@ from numpy.testing import assert_allclose
 from scipy.stats import binomtest
 
 from skldp import RandomizedResponse
+from skldp._audit import clopper_pearson
 from skldp._base import BasePrivatizer
 from skldp._validation import check_epsilon
 from skldp.channels import Channel, RandomizedResponseChannel
 from skldp.privacy import LDP, ContextAwareLDP, PrivacyModel, audit
-from skldp._audit import clopper_pearson
 from tests.registry import PRIVATIZERS, domain, fitted, instance_id
 
 
