@@ -176,7 +176,9 @@ def _resolve_model(privatizer, model):
     if not isinstance(model, PrivacyModel) and not hasattr(model, "epsilon_matrix"):
         raise TypeError(f"model must be a privacy model or an epsilon; got {type(model).__name__}")
     if isinstance(model, SequentialComposition):
-        raise ValueError("a composition of several columns cannot be audited at once; audit each column")
+        raise ValueError(
+            "a composition of several columns cannot be audited at once; audit each column"
+        )
     return model
 
 
@@ -389,7 +391,9 @@ def _keys_of(arr):
     if arr.shape[1] <= 62 and a.size and a.min() >= 0 and a.max() <= 1:
         packed = a @ (np.int64(1) << np.arange(arr.shape[1], dtype=np.int64))
     else:
-        mult = np.random.default_rng(0x5EED).integers(1, 2**63, size=arr.shape[1], dtype=np.uint64) | np.uint64(1)
+        mult = np.random.default_rng(0x5EED).integers(
+            1, 2**63, size=arr.shape[1], dtype=np.uint64
+        ) | np.uint64(1)
         with np.errstate(over="ignore"):
             packed = (a.astype(np.uint64) * mult).sum(axis=1, dtype=np.uint64)
     _, keys = np.unique(packed, return_inverse=True)
@@ -467,7 +471,9 @@ def audit(
 
     alpha = _check_alpha(alpha)
     if not hasattr(privatizer, "transform"):
-        raise TypeError(f"the audit needs an object with transform; got {type(privatizer).__name__}")
+        raise TypeError(
+            f"the audit needs an object with transform; got {type(privatizer).__name__}"
+        )
     cats = _domain(privatizer)
     k = cats.shape[0]
     model = _resolve_model(privatizer, model)
@@ -477,13 +483,19 @@ def audit(
     protection = _protection(model, channel)
 
     if inputs is None:
-        if isinstance(max_inputs, bool) or not isinstance(max_inputs, numbers.Integral) or max_inputs < 2:
+        if (
+            isinstance(max_inputs, bool)
+            or not isinstance(max_inputs, numbers.Integral)
+            or max_inputs < 2
+        ):
             raise ValueError(f"max_inputs must be an integer >= 2; got {max_inputs!r}")
         idx = _choose_inputs(model, k, int(max_inputs), protection)
     else:
         from skldp._domain import encode
 
-        values = np.asarray(inputs, dtype=cats.dtype if cats.dtype != object else object).reshape(-1)
+        values = np.asarray(inputs, dtype=cats.dtype if cats.dtype != object else object).reshape(
+            -1
+        )
         idx = np.unique(encode(values, cats, 0))
         if idx.size < 2:
             raise ValueError("inputs must name at least two distinct categories of the domain")
@@ -492,16 +504,26 @@ def audit(
 
     width = getattr(channel, "report_width", 1) if channel is not None else 1
     if n_samples is None:
-        n = int(np.clip(_DEFAULT_ENTRIES // (m * max(width, 1)), _MIN_DEFAULT_SAMPLES, _MAX_DEFAULT_SAMPLES))
+        n = int(
+            np.clip(
+                _DEFAULT_ENTRIES // (m * max(width, 1)), _MIN_DEFAULT_SAMPLES, _MAX_DEFAULT_SAMPLES
+            )
+        )
     else:
-        if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 100:
+        if (
+            isinstance(n_samples, bool)
+            or not isinstance(n_samples, numbers.Integral)
+            or n_samples < 100
+        ):
             raise ValueError(f"n_samples must be an integer >= 100; got {n_samples!r}")
         n = int(n_samples)
 
     target = privatizer
     if random_state is not None:
         rng = check_random_state(random_state)
-        if hasattr(privatizer, "set_params") and "random_state" in privatizer.get_params(deep=False):
+        if hasattr(privatizer, "set_params") and "random_state" in privatizer.get_params(
+            deep=False
+        ):
             target = copy.deepcopy(privatizer)
             target.set_params(random_state=int(rng.integers(2**32)))
     X = np.repeat(cats[idx], n).reshape(-1, 1)
@@ -552,7 +574,16 @@ def audit(
                 "passed": bool(eps <= E[a, b]),
             }
         )
-    columns = ["x", "x_prime", "budget", "epsilon_lower_bound", "event", "p_x", "p_x_prime", "passed"]
+    columns = [
+        "x",
+        "x_prime",
+        "budget",
+        "epsilon_lower_bound",
+        "event",
+        "p_x",
+        "p_x_prime",
+        "passed",
+    ]
     table = pd.DataFrame(rows, columns=columns)
     passed = bool(table["passed"].all()) if len(table) else True
     eps_low = float(table["epsilon_lower_bound"].max()) if len(table) else 0.0

@@ -59,8 +59,14 @@ for _module in _helper_modules():
 
 def instance_id(inst):
     """A short test id: the class name and its non-default parameters."""
-    params = {k: v for k, v in inst.get_params(deep=False).items() if k not in ("categories", "random_state")}
-    shown = ",".join(f"{k}={v!r}" for k, v in params.items() if v is not None and not hasattr(v, "shape"))
+    params = {
+        k: v
+        for k, v in inst.get_params(deep=False).items()
+        if k not in ("categories", "random_state")
+    }
+    shown = ",".join(
+        f"{k}={v!r}" for k, v in params.items() if v is not None and not hasattr(v, "shape")
+    )
     return f"{type(inst).__name__}({shown})"
 
 
