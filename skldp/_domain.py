@@ -16,8 +16,11 @@ from skldp.exceptions import PrivacyLeakWarning
 _MAX_NAMED = 5
 
 
+_LIST_TYPES = (list, tuple, np.ndarray, pd.Index, pd.Series, range)
+
+
 def _is_list_like(obj):
-    return isinstance(obj, (list, tuple, np.ndarray, pd.Index, pd.Series, range))
+    return isinstance(obj, _LIST_TYPES)
 
 
 def _describe(values):
@@ -92,8 +95,16 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
         return out
     if not _is_list_like(categories):
         raise TypeError(f"categories must be None or a list; got {type(categories).__name__}")
+    if (
+        n_columns == 1
+        and isinstance(categories, np.ndarray)
+        and categories.ndim == 1
+        and categories.dtype.kind != "O"
+    ):
+        categories = [categories]  # a flat numeric or string domain: no per-element checks
     cats = list(categories)
-    flat = len(cats) > 0 and not any(_is_list_like(c) for c in cats)
+    # One pass in C over the element types (a domain may hold 10**6 categories).
+    flat = len(cats) > 0 and not any(issubclass(t, _LIST_TYPES) for t in set(map(type, cats)))
     if flat:
         if n_columns != 1:
             raise ValueError(

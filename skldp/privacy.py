@@ -209,7 +209,8 @@ def verify(channel, model):
     Q = _dense(channel)
     k = Q.shape[0]
     E = model.epsilon_matrix(k)
-    bound = np.exp(E)
+    with np.errstate(over="ignore"):
+        bound = np.exp(E)
     violations = []
     for x in range(k):
         ok = np.isinf(bound[x])[:, None] | (Q[x][None, :] <= bound[x][:, None] * Q)

@@ -33,6 +33,45 @@ def floor_to_uniform_grid(prob):
     return np.floor(np.asarray(prob, dtype=float) / _ULP) * _ULP
 
 
+def exp_budget(epsilon):
+    """``e^epsilon`` as the smaller of the two platform values (``math.exp``, ``numpy.exp``).
+
+    The two can differ in the last place; a channel that keeps its ratios within the smaller
+    one passes every floating-point check. Overflow gives ``inf``.
+    """
+    try:
+        a = math.exp(epsilon)
+    except OverflowError:
+        a = math.inf
+    with np.errstate(over="ignore"):
+        b = float(np.exp(epsilon))
+    return min(a, b)
+
+
+def within_ratio(hi, lo, epsilon):
+    """Whether ``hi <= e^epsilon * lo`` holds in every floating-point form a checker may use.
+
+    The forms are the product ``hi <= e^eps * lo`` (as in :func:`skldp.privacy.verify`), the
+    quotient ``hi / lo <= e^eps``, the log difference ``log hi - log lo <= eps`` (as in
+    :func:`skldp.privacy.tight_epsilon_matrix`) and the log quotient ``log(hi / lo) <= eps``,
+    with ``math.exp`` and ``numpy.exp``.
+    Channels lower their larger probability until this holds, so that no stated ratio exceeds
+    the budget after rounding.
+    """
+    hi, lo = float(hi), float(lo)
+    if hi <= lo:
+        return True
+    if lo <= 0.0:
+        return False
+    bound = exp_budget(epsilon)
+    return (
+        hi <= bound * lo
+        and hi / lo <= bound
+        and float(np.log(hi) - np.log(lo)) <= epsilon
+        and math.log(hi / lo) <= epsilon
+    )
+
+
 class Channel:
     """Base class of every mechanism's channel.
 
