@@ -39,9 +39,16 @@ def check_category_list(cats, column=0, *, min_size=2, source=""):
         raise TypeError(
             f"categories for column {column} must be a list of values; got {type(cats).__name__}"
         )
-    arr = np.asarray(list(cats) if isinstance(cats, (range, tuple)) else cats)
+    seq = list(cats) if isinstance(cats, (range, tuple)) else cats
+    arr = np.asarray(seq)
     if arr.dtype.kind in "U S":
-        arr = arr.astype(object)
+        if arr.ndim == 1 and not isinstance(seq, np.ndarray) and set(map(type, seq)) - {str, np.str_}:
+            # numpy turned a mix of strings and other values (1, None, NaN) into strings;
+            # keep the values as given so that NaN is seen as missing and 1 stays 1.
+            arr = np.empty(len(seq), dtype=object)
+            arr[:] = list(seq)
+        else:
+            arr = arr.astype(object)
     if arr.ndim != 1:
         raise ValueError(f"categories for column {column} must be one list of values; got shape {arr.shape}")
     if arr.shape[0] < min_size:

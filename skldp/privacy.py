@@ -81,7 +81,10 @@ class ContextAwareLDP(PrivacyModel):
     """
 
     def __init__(self, E):
-        E = np.array(E, dtype=float)
+        try:
+            E = np.array(E, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"E must be a square matrix of non-negative budgets; got {E!r}") from exc
         if E.ndim != 2 or E.shape[0] != E.shape[1]:
             raise ValueError(f"E must be a square matrix; got shape {E.shape}")
         if np.any(np.isnan(E)) or np.any(E < 0):
