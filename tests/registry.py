@@ -8,6 +8,7 @@ estimators). Modules that do not exist yet are simply absent from the glob.
 
 import glob
 import importlib
+import inspect
 import os
 
 from sklearn.base import clone
@@ -58,16 +59,26 @@ for _module in _helper_modules():
 
 
 def instance_id(inst):
-    """A short test id: the class name and its non-default parameters."""
-    params = {
-        k: v
-        for k, v in inst.get_params(deep=False).items()
-        if k not in ("categories", "random_state")
+    """A short test id: the class name and its parameters that differ from the defaults."""
+    defaults = {
+        name: par.default for name, par in inspect.signature(type(inst).__init__).parameters.items()
     }
-    shown = ",".join(
-        f"{k}={v!r}" for k, v in params.items() if v is not None and not hasattr(v, "shape")
-    )
-    return f"{type(inst).__name__}({shown})"
+    shown = []
+    for name, value in inst.get_params(deep=False).items():
+        if name in ("categories", "random_state", "channel") or hasattr(value, "shape"):
+            continue
+        default = defaults.get(name, inspect.Parameter.empty)
+        try:
+            same = bool(value == default)
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            shown.append(f"{name}={value!r}")
+    return f"{type(inst).__name__}({','.join(shown)})"
+
+
+#: One privatizer per mechanism class: the matrices that multiply cases use these.
+MECHANISMS = list({type(p): p for p in reversed(PRIVATIZERS)}.values())[::-1]
 
 
 def domain(privatizer):

@@ -18,10 +18,8 @@ from skldp._audit import _protection
 from skldp.channels import RandomizedResponseChannel
 from skldp.channels._base import exp_budget, floor_to_uniform_grid, within_ratio
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
-from tests.registry import PRIVATIZERS, instance_id
+from tests.registry import MECHANISMS, instance_id
 
-# One instance per mechanism class.
-MECHANISMS = list({type(p): p for p in reversed(PRIVATIZERS)}.values())[::-1]
 EPSILONS = [1e-12, 1.0, 50.0]
 DENSE_LIMIT = 1_000_000
 
