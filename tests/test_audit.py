@@ -55,6 +55,15 @@ class _UnaryChannel(Channel):
     def _adjoint(self, v):
         return self.flip * v.sum() + (self.keep - self.flip) * v
 
+    def _to_dense(self):
+        # Q(y | x) over all 2**k bit vectors y (bit j of column y is (y >> j) & 1).
+        k = self.n_inputs
+        bits = (np.arange(2**k)[None, :] >> np.arange(k)[:, None]) & 1  # (k, 2**k)
+        one = np.where(np.eye(k, dtype=bool), self.keep, self.flip)  # P(bit j = 1 | x)
+        return np.prod(
+            np.where(bits[None, :, :] == 1, one[:, :, None], 1 - one[:, :, None]), axis=1
+        )
+
 
 class _UnaryEncoding(BasePrivatizer):
     """Optimized unary encoding (keep 1/2, flip 1/(e^eps+1)), or the planted bug.
@@ -174,6 +183,17 @@ def test_planted_unary_bug_is_caught():
     assert not result.passed
     # The true loss is 2 * epsilon; the bound is close to it and far above the claim.
     assert 1.8 < result.epsilon_lower_bound <= 2.0
+
+
+def test_planted_channels_are_what_they_claim_to_be():
+    from skldp.privacy import tight_epsilon_matrix
+
+    good = _fit(_UnaryEncoding(epsilon=1.0), 4).channel_
+    bad = _fit(_UnaryEncoding(epsilon=1.0, buggy=True), 4).channel_
+    assert_allclose(good.to_dense().sum(axis=1), 1.0)
+    off = ~np.eye(4, dtype=bool)
+    assert_allclose(tight_epsilon_matrix(good)[off], 1.0, rtol=1e-9)
+    assert_allclose(tight_epsilon_matrix(bad)[off], 2.0, rtol=1e-9)
 
 
 def test_correct_unary_encoding_passes():
