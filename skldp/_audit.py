@@ -286,6 +286,20 @@ def _candidate_ends(sorted_scores):
     return ends
 
 
+class _Counts:
+    """Counts of integer keys, stored sparsely: sorted distinct keys and their counts."""
+
+    def __init__(self, keys):
+        self.keys, self.counts = np.unique(keys, return_counts=True)
+
+    def at(self, keys):
+        """Counts of ``keys`` (0 for keys never seen)."""
+        if self.keys.shape[0] == 0:
+            return np.zeros(np.shape(keys), dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.keys, keys), self.keys.shape[0] - 1)
+        return np.where(self.keys[pos] == keys, self.counts[pos], 0)
+
+
 class _Family:
     """Reports of all tested inputs, split three ways per input.
 
@@ -304,43 +318,37 @@ class _Family:
         self.keys = keys.reshape(m, n)
         self.bits = None if bits is None else bits.reshape(m, n, -1)
         self.protected = None if protected is None else protected.reshape(m, n)
-        n_keys = int(keys.max()) + 1 if keys.size else 1
-        offs = (np.arange(m) * n_keys)[:, None]
-        self.counts = [
-            np.bincount((self.keys[:, part] + offs).ravel(), minlength=m * n_keys)
-            .reshape(m, n_keys)
-            .astype(np.int32)
-            for part in self.parts
-        ]
-        self.key_protected = None
+        # Sparse counts: for each part and input, its sorted distinct keys and their counts
+        # (memory linear in the reports, whatever the size of the output alphabet).
+        self.counts = [[_Counts(self.keys[x, part]) for x in range(m)] for part in self.parts]
+        self.protected_keys = None
         if self.protected is not None:
-            self.key_protected = np.zeros(n_keys, dtype=bool)
-            self.key_protected[self.keys[self.protected]] = True
+            self.protected_keys = np.unique(self.keys[self.protected])
         if self.bits is not None:
             self.bit_means = self.bits[:, self.parts[0]].mean(axis=1)  # (m, width)
 
     def symbol_event(self, a, b, level):
         """Unions of outputs ranked by their count ratio under a and b."""
-        rank_a, rank_b = self.counts[0][a], self.counts[0][b]
-        support = np.flatnonzero(rank_a > 0)
-        if self.key_protected is not None:
-            support = support[self.key_protected[support]]
+        support, count_a = self.counts[0][a].keys, self.counts[0][a].counts
+        if self.protected_keys is not None:
+            keep = np.isin(support, self.protected_keys)
+            support, count_a = support[keep], count_a[keep]
         if support.size == 0:
             return 0.0, None
-        ratio = (rank_a[support] + 0.5) / (rank_b[support] + 0.5)
+        ratio = (count_a + 0.5) / (self.counts[0][b].at(support) + 0.5)
         order_in = np.argsort(-ratio, kind="stable")
         order = support[order_in]
         ends = _candidate_ends(-ratio[order_in])
         n_pick = self.sizes[1]
-        lo, _ = clopper_pearson(np.cumsum(self.counts[1][a][order])[ends - 1], n_pick, level)
-        _, hi = clopper_pearson(np.cumsum(self.counts[1][b][order])[ends - 1], n_pick, level)
+        lo, _ = clopper_pearson(np.cumsum(self.counts[1][a].at(order))[ends - 1], n_pick, level)
+        _, hi = clopper_pearson(np.cumsum(self.counts[1][b].at(order))[ends - 1], n_pick, level)
         eps = _epsilon_bound(lo, hi)
         best = int(np.argmax(eps))
         chosen = order[: ends[best]]
         kind = "one output" if chosen.size == 1 else f"union of {chosen.size} outputs"
 
         def counts(chosen=chosen):
-            return int(self.counts[2][a][chosen].sum()), int(self.counts[2][b][chosen].sum())
+            return int(self.counts[2][a].at(chosen).sum()), int(self.counts[2][b].at(chosen).sum())
 
         return float(eps[best]), (kind, counts)
 
@@ -502,7 +510,10 @@ def audit(
     m = idx.size
     E = _budget_matrix(model, k, idx, protection)
 
-    width = getattr(channel, "report_width", 1) if channel is not None else 1
+    X_one = np.asarray(cats[idx[:1]]).reshape(-1, 1)
+    if X_one.dtype.kind in "US":
+        X_one = X_one.astype(object)
+    width = _as_report_array(privatizer.transform(X_one), 1).shape[1]  # black box: probe once
     if n_samples is None:
         n = int(
             np.clip(
