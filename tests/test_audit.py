@@ -262,6 +262,46 @@ def test_large_domain_tests_a_subset_of_inputs():
     assert result.epsilon_lower_bound > 1.5
 
 
+def test_block_budgets_on_a_large_domain_pick_pairs_inside_blocks():
+    # Blocks of 3 with no promise across blocks: the inputs chosen must share finite budgets.
+    k = 30
+    block = np.arange(k) // 3
+    E = np.where(block[:, None] == block[None, :], 1.0, np.inf)
+    np.fill_diagonal(E, 0.0)
+    rr = _fit(RandomizedResponse(epsilon=1.0), k)
+    result = audit(rr, model=ContextAwareLDP(E), n_samples=20_000, random_state=0)
+    assert result.passed
+    assert len(result.pairs) > 0
+    assert np.all(result.pairs["budget"] == 1.0)
+    assert all(a // 3 == b // 3 for a, b in zip(result.pairs["x"], result.pairs["x_prime"]))
+
+
+class _BlackBox:
+    """Not a skldp class: anything with categories_ and transform can be audited."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+        self.categories_ = [np.array(["no", "yes"], dtype=object)]
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        x = (np.asarray(X, dtype=object).ravel() == "yes").astype(int)
+        keep = np.random.default_rng(5).random(x.shape[0]) < math.exp(self.epsilon) / (
+            1 + math.exp(self.epsilon)
+        )
+        return np.where(keep, x, 1 - x)
+
+
+def test_any_object_with_transform_can_be_audited():
+    box = _BlackBox(epsilon=1.0)
+    assert audit(box, model=LDP(1.0), n_samples=50_000).passed
+    assert not audit(box, model=LDP(0.7), n_samples=50_000).passed
+    with pytest.raises(TypeError, match="no guarantee"):
+        audit(box)
+
+
 def test_explicit_inputs_and_pandas_output():
     rr = RandomizedResponse(epsilon=1.0, categories=["a", "b", "c"]).fit([["a"]])
     rr.set_output(transform="pandas")

@@ -21,7 +21,9 @@ from skldp import EmpiricalEstimator
 from tests.registry import ESTIMATORS, MECHANISMS, SIMPLEX_ESTIMATORS, instance_id
 
 SETTINGS = settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
 )
 
 mechanisms = st.sampled_from(MECHANISMS)
