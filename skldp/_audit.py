@@ -183,8 +183,17 @@ def _resolve_model(privatizer, model):
 
 
 def _protection(model, channel):
-    """A function mapping a 2-D report array to a protected-output mask, or None."""
-    for obj in (model, channel):
+    """A function mapping a 2-D report array to a protected-output mask, or None.
+
+    The model's own ``is_protected``/``protected_outputs`` come first; the channel's are used
+    only when the model is not plain or context-aware LDP (which cover every output).
+    """
+    from skldp.privacy import LDP, ContextAwareLDP
+
+    sources = [model]
+    if not isinstance(model, (LDP, ContextAwareLDP)):
+        sources.append(channel)
+    for obj in sources:
         if obj is None:
             continue
         fn = getattr(obj, "is_protected", None)

@@ -254,6 +254,36 @@ def test_protected_outputs_restrict_the_events():
     assert not audit(urr, model=LDP(1.0), n_samples=50_000, random_state=0).passed
 
 
+class _EpsilonOnly(PrivacyModel):
+    """A utility-optimized model that leaves the protected outputs to the channel."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+
+    def _key(self):
+        return (self.epsilon,)
+
+
+class _ChannelKnowsProtection(_ToyURRChannel):
+    def is_protected(self, y):
+        return np.asarray(y) < self.n_sensitive
+
+
+class _ToyURRChannelProtection(_ToyURR):
+    def _make_channel(self, categories, column):
+        return _ChannelKnowsProtection(self.epsilon, len(categories), self.n_sensitive)
+
+    def _column_privacy(self, channel, column):
+        return _EpsilonOnly(self.epsilon)
+
+
+def test_protected_outputs_from_the_channel():
+    urr = _fit(_ToyURRChannelProtection(epsilon=1.0, n_sensitive=3), 5)
+    assert audit(urr, n_samples=50_000, random_state=0).passed
+    # Plain LDP covers every output: the channel's protected set is then ignored.
+    assert not audit(urr, model=LDP(1.0), n_samples=50_000, random_state=0).passed
+
+
 def test_large_domain_tests_a_subset_of_inputs():
     rr = _fit(RandomizedResponse(epsilon=3.0), 500)
     result = audit(rr, max_inputs=6, n_samples=20_000, random_state=0)
