@@ -3,7 +3,9 @@
 The foundation's mechanisms are listed here; the other mechanisms come from the helper-provided
 modules ``tests/instances_*.py``, each with a module-level list ``INSTANCES`` of configured,
 unfitted instances (privatizers with a small public domain in ``categories``, and
-estimators). Modules that do not exist yet are simply absent from the glob.
+estimators), and optionally a tuple ``SIMPLEX_ESTIMATORS`` of estimator classes whose estimate
+is promised to be a distribution. Modules that do not exist yet are simply absent from the
+glob.
 """
 
 import glob
@@ -25,8 +27,8 @@ PRIVATIZERS = [
     RandomizedResponse(epsilon=4.0, categories=list(range(10))),
 ]
 
-#: Estimators (unfitted); each must accept the reports of every privatizer above that it
-#: supports (see :func:`supports`).
+#: Estimators (unfitted). A test skips a pair whose estimator refuses the mechanism's reports
+#: with a TypeError or NotImplementedError at fit.
 ESTIMATORS = [
     EmpiricalEstimator(),
     ProjectedEstimator(),
@@ -36,8 +38,6 @@ ESTIMATORS = [
 
 #: Estimators whose ``distribution_`` is promised to lie on the simplex.
 SIMPLEX_ESTIMATORS = (ProjectedEstimator, EMEstimator)
-#: Estimators whose ``distribution_`` is the channel's unbiased estimate.
-UNBIASED_ESTIMATORS = (EmpiricalEstimator,)
 
 
 def _helper_modules():
@@ -51,6 +51,7 @@ def _helper_modules():
 
 
 for _module in _helper_modules():
+    SIMPLEX_ESTIMATORS += tuple(getattr(_module, "SIMPLEX_ESTIMATORS", ()))
     for _inst in getattr(_module, "INSTANCES", []):
         if isinstance(_inst, BasePrivatizer):
             PRIVATIZERS.append(_inst)
@@ -98,8 +99,3 @@ def fitted(privatizer, random_state=0):
     if "random_state" in p.get_params(deep=False):
         p.set_params(random_state=random_state)
     return p.fit([[c] for c in domain(privatizer)])
-
-
-def supports(estimator, channel):
-    """Whether ``estimator`` can estimate from ``channel`` (an unbiased estimate needs one)."""
-    return True
