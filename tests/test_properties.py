@@ -194,7 +194,7 @@ def test_output_rows_align_with_input_rows(mechanism, k, n, kind, seed):
     assert out.shape[0] == n
     # With a huge budget, each report is (one of) the most likely under its own row's input.
     channel = privatizer.channels_[0]
-    values = np.asarray(out)
+    values = out.to_numpy(dtype=np.int64)
     values = values[:, 0] if channel.report_kind == "symbol" else values
     L = channel.likelihood(values)
     own = L[np.arange(n), x]
