@@ -203,7 +203,7 @@ def test_output_rows_align_with_input_rows(mechanism, k, n, kind, seed):
 
 @SETTINGS
 @given(mechanism=mechanisms, k=domain_sizes, n=st.integers(1, 100), seed=seeds)
-def test_seeded_transform_is_reproducible_and_prefix_stable_in_shape(mechanism, k, n, seed):
+def test_seeded_transform_is_reproducible(mechanism, k, n, seed):
     privatizer = _build(mechanism, 1.0, k, seed)
     x = np.random.default_rng(seed).integers(0, k, n).reshape(-1, 1)
     a, b = privatizer.transform(x), privatizer.transform(x)
