@@ -351,7 +351,10 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def score(self, X, y=None):
         """Mean log-likelihood of the reports: safe for cross-validation on privatized data."""
-        return float(np.mean(self.score_samples(X)))
+        log_prob = self.score_samples(X)
+        if log_prob.shape[0] == 0:
+            raise ValueError("cannot score zero reports: the mean log-likelihood is undefined")
+        return float(np.mean(log_prob))
 
     def predict_proba(self, X):
         """Posterior of each report's true category under the estimate (one column only).

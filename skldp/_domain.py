@@ -16,8 +16,11 @@ from skldp.exceptions import PrivacyLeakWarning
 _MAX_NAMED = 5
 
 
+_LIST_TYPES = (list, tuple, np.ndarray, pd.Index, pd.Series, range)
+
+
 def _is_list_like(obj):
-    return isinstance(obj, (list, tuple, np.ndarray, pd.Index, pd.Series, range))
+    return isinstance(obj, _LIST_TYPES)
 
 
 def _describe(values):
@@ -36,9 +39,16 @@ def check_category_list(cats, column=0, *, min_size=2, source=""):
         raise TypeError(
             f"categories for column {column} must be a list of values; got {type(cats).__name__}"
         )
-    arr = np.asarray(list(cats) if isinstance(cats, (range, tuple)) else cats)
+    seq = list(cats) if isinstance(cats, (range, tuple)) else cats
+    arr = np.asarray(seq)
     if arr.dtype.kind in "U S":
-        arr = arr.astype(object)
+        if arr.ndim == 1 and not isinstance(seq, np.ndarray) and set(map(type, seq)) - {str, np.str_}:
+            # numpy turned a mix of strings and other values (1, None, NaN) into strings;
+            # keep the values as given so that NaN is seen as missing and 1 stays 1.
+            arr = np.empty(len(seq), dtype=object)
+            arr[:] = list(seq)
+        else:
+            arr = arr.astype(object)
     if arr.ndim != 1:
         raise ValueError(f"categories for column {column} must be one list of values; got shape {arr.shape}")
     if arr.shape[0] < min_size:
@@ -92,8 +102,16 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
         return out
     if not _is_list_like(categories):
         raise TypeError(f"categories must be None or a list; got {type(categories).__name__}")
+    if (
+        n_columns == 1
+        and isinstance(categories, np.ndarray)
+        and categories.ndim == 1
+        and categories.dtype.kind != "O"
+    ):
+        categories = [categories]  # a flat numeric or string domain: no per-element checks
     cats = list(categories)
-    flat = len(cats) > 0 and not any(_is_list_like(c) for c in cats)
+    # One pass in C over the element types (a domain may hold 10**6 categories).
+    flat = len(cats) > 0 and not any(issubclass(t, _LIST_TYPES) for t in set(map(type, cats)))
     if flat:
         if n_columns != 1:
             raise ValueError(

@@ -20,6 +20,8 @@ def _pair(p, q):
     q = np.asarray(q, dtype=float)
     if p.shape != q.shape or p.ndim != 1:
         raise ValueError(f"distributions must be 1-D arrays of one shape; got {p.shape} and {q.shape}")
+    if not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
+        raise ValueError("distributions must have finite entries (no NaN or inf)")
     return p, q
 
 
@@ -74,7 +76,9 @@ def empirical_distribution(values, categories):
     """Frequencies of raw ``values`` over ``categories`` (values outside raise ValueError)."""
     categories = np.asarray(categories)
     idx = encode(np.asarray(values).ravel(), categories)
-    return np.bincount(idx, minlength=categories.shape[0]) / max(idx.shape[0], 1)
+    if idx.shape[0] == 0:
+        raise ValueError("the empirical distribution of zero values is undefined")
+    return np.bincount(idx, minlength=categories.shape[0]) / idx.shape[0]
 
 
 def _raw_columns(X):

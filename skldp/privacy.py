@@ -28,6 +28,8 @@ __all__ = [
     "VerificationResult",
     "tight_epsilon_matrix",
     "verify",
+    "audit",
+    "AuditResult",
 ]
 
 
@@ -79,7 +81,10 @@ class ContextAwareLDP(PrivacyModel):
     """
 
     def __init__(self, E):
-        E = np.array(E, dtype=float)
+        try:
+            E = np.array(E, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"E must be a square matrix of non-negative budgets; got {E!r}") from exc
         if E.ndim != 2 or E.shape[0] != E.shape[1]:
             raise ValueError(f"E must be a square matrix; got shape {E.shape}")
         if np.any(np.isnan(E)) or np.any(E < 0):
@@ -207,7 +212,8 @@ def verify(channel, model):
     Q = _dense(channel)
     k = Q.shape[0]
     E = model.epsilon_matrix(k)
-    bound = np.exp(E)
+    with np.errstate(over="ignore"):
+        bound = np.exp(E)
     violations = []
     for x in range(k):
         with np.errstate(invalid="ignore"):
@@ -215,3 +221,7 @@ def verify(channel, model):
         bad = np.flatnonzero(~ok.all(axis=1))
         violations.extend((x, int(xp)) for xp in bad)
     return VerificationResult(not violations, tight_epsilon_matrix(Q), violations)
+
+
+# The black-box statistical audit lives in its own module; re-exported here.
+from skldp._audit import AuditResult, audit  # noqa: E402

@@ -33,6 +33,54 @@ def floor_to_uniform_grid(prob):
     return np.floor(np.asarray(prob, dtype=float) / _ULP) * _ULP
 
 
+def exp_budget(epsilon):
+    """``e^epsilon`` as the smaller of the two platform values (``math.exp``, ``numpy.exp``).
+
+    The two can differ in the last place; a channel that keeps its ratios within the smaller
+    one passes every floating-point check. Overflow gives ``inf``.
+    """
+    try:
+        a = math.exp(epsilon)
+    except OverflowError:
+        a = math.inf
+    with np.errstate(over="ignore"):
+        b = float(np.exp(epsilon))
+    return min(a, b)
+
+
+def within_ratio(hi, lo, epsilon):
+    """Whether ``hi <= e^epsilon * lo`` holds in every floating-point form a checker may use.
+
+    The forms are the product ``hi <= e^eps * lo`` (as in :func:`skldp.privacy.verify`), the
+    quotient ``hi / lo <= e^eps``, the log difference ``log hi - log lo <= eps`` (as in
+    :func:`skldp.privacy.tight_epsilon_matrix`) and the log quotient ``log(hi / lo) <= eps``,
+    with ``math.exp`` and ``numpy.exp``.
+    Channels lower their larger probability until this holds, so that no stated ratio exceeds
+    the budget after rounding.
+    """
+    hi, lo = float(hi), float(lo)
+    if hi <= lo:
+        return True
+    if lo <= 0.0:
+        return False
+    bound = exp_budget(epsilon)
+    return (
+        hi <= bound * lo
+        and hi / lo <= bound
+        and float(np.log(hi) - np.log(lo)) <= epsilon
+        and math.log(hi / lo) <= epsilon
+    )
+
+
+def _check_n_reports(n):
+    """Return the number of reports ``n`` after checking it is a positive finite number."""
+    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)):
+        raise TypeError(f"n must be a positive number of reports; got {n!r}")
+    if not (math.isfinite(n) and n > 0):
+        raise ValueError(f"cannot estimate from {n!r} reports; n must be positive and finite")
+    return n
+
+
 class Channel:
     """Base class of every mechanism's channel.
 
@@ -86,6 +134,11 @@ class Channel:
         x = np.asarray(x)
         if x.ndim != 1:
             raise ValueError(f"x must be a 1-D array of input indices; got shape {x.shape}")
+        if x.dtype.kind == "f":
+            if not np.all(np.isfinite(x)) or np.any(x != np.round(x)):
+                raise ValueError("input indices must be integers; got non-integer values")
+        elif x.dtype.kind not in "iu":
+            raise ValueError(f"input indices must be integers; got dtype {x.dtype}")
         if x.size and (x.min() < 0 or x.max() >= self.n_inputs):
             raise ValueError(f"input indices must lie in [0, {self.n_inputs}); got values outside")
         return self._sample(x.astype(np.int64, copy=False), rng)
@@ -134,6 +187,8 @@ class Channel:
         p = np.asarray(p, dtype=float)
         if p.shape != (self.n_inputs,):
             raise ValueError(f"p must have shape ({self.n_inputs},); got {p.shape}")
+        if not np.all(np.isfinite(p)):
+            raise ValueError("p must have finite entries")
         return self._forward(p)
 
     def adjoint(self, v):
@@ -141,6 +196,8 @@ class Channel:
         v = np.asarray(v, dtype=float)
         if v.shape != (self.n_statistics,):
             raise ValueError(f"v must have shape ({self.n_statistics},); got {v.shape}")
+        if not np.all(np.isfinite(v)):
+            raise ValueError("v must have finite entries")
         return self._adjoint(v)
 
     def as_linear_operator(self):
@@ -158,8 +215,9 @@ class Channel:
         stats = np.asarray(stats, dtype=float)
         if stats.shape != (self.n_statistics,):
             raise ValueError(f"statistics must have shape ({self.n_statistics},); got {stats.shape}")
-        if n <= 0:
-            raise ValueError("cannot estimate from zero reports")
+        if not np.all(np.isfinite(stats)):
+            raise ValueError("statistics must have finite entries")
+        n = _check_n_reports(n)
         return self._unbiased(stats, n)
 
     def _unbiased(self, stats, n):
@@ -169,7 +227,7 @@ class Channel:
     def variance(self, p, n):
         """Exact variance of each entry of :meth:`unbiased` for ``n`` reports from ``p``."""
         p = check_probability_vector(p, self.n_inputs)
-        return self._variance(p, n)
+        return self._variance(p, _check_n_reports(n))
 
     def _variance(self, p, n):
         # Generic: the unbiased estimator is G s/n for a matrix G; multinomial covariance.
@@ -189,8 +247,17 @@ class Channel:
     def log_likelihood(self, reports, p):
         """log P(y_i) of each report when inputs follow ``p``."""
         reports = self.check_reports(reports)
+        p = self._check_prior(p)
         with np.errstate(divide="ignore"):
-            return np.log(self._report_probability(reports, np.asarray(p, dtype=float)))
+            return np.log(self._report_probability(reports, p))
+
+    def _check_prior(self, p):
+        p = np.asarray(p, dtype=float)
+        if p.shape != (self.n_inputs,):
+            raise ValueError(f"p must have shape ({self.n_inputs},); got {p.shape}")
+        if not np.all(np.isfinite(p)) or np.any(p < 0):
+            raise ValueError("p must have finite non-negative entries")
+        return p
 
     def _report_probability(self, reports, p):
         if self.report_kind == "symbol":
@@ -200,7 +267,7 @@ class Channel:
     def posterior(self, reports, p):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
-        joint = self._likelihood(reports) * np.asarray(p, dtype=float)
+        joint = self._likelihood(reports) * self._check_prior(p)
         total = joint.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
@@ -225,6 +292,8 @@ class Channel:
         """
         stats = np.asarray(stats, dtype=float)
         n = stats.sum()
+        if not n > 0:
+            raise ValueError("an EM step needs statistics of at least one report")
         m = self._forward(p)
         seen = stats > 0
         ratio = np.zeros_like(m)

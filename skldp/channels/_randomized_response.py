@@ -6,24 +6,44 @@ import numpy as np
 
 from skldp._validation import check_epsilon, check_int
 from skldp.privacy import LDP
-from skldp.channels._base import SymbolChannel, floor_to_uniform_grid
+from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
+
+
+def rr_truth(epsilon, k):
+    """Return (truth, keep, other) of k-RR as sampled.
+
+    k-RR is sampled as a mixture: report x with probability ``truth``, otherwise a category
+    drawn uniformly from all k (possibly x itself). So ``other = (1 - truth) / k`` and
+    ``keep = truth + other``, which equal ``1 / (e^eps + k - 1)`` and
+    ``e^eps / (e^eps + k - 1)`` for ``truth = (e^eps - 1) / (e^eps - 1 + k)``.
+
+    ``truth`` is rounded down to a multiple of 2**-53 (the grid of uniform draws, so the event
+    ``u < truth`` has exactly that probability) and lowered until ``keep <= e^eps * other``
+    holds in every floating-point form (see :func:`~skldp.channels._base.within_ratio`). The
+    reverse ratio needs no care: ``other <= keep`` always. (Rounding ``keep`` itself to the grid
+    cannot work for tiny epsilon and large k: the interval of valid ``keep`` values is then
+    narrower than the grid, and ``other / keep`` would exceed ``e^eps``.)
+    """
+    em1 = math.expm1(epsilon) if epsilon < 709.0 else math.inf
+    truth = 1.0 if math.isinf(em1) else em1 / (em1 + k)
+    truth = min(float(floor_to_uniform_grid(truth)), 1.0 - 2.0**-53)
+    while True:
+        other = (1.0 - truth) / k
+        keep = truth + other
+        if within_ratio(keep, other, epsilon):
+            return truth, keep, other
+        truth -= 2.0**-53
 
 
 def rr_probabilities(epsilon, k):
     """Return (keep, other) of k-RR as sampled: P(y = x) and P(y = x') for each x' != x.
 
-    keep is ``e^eps / (e^eps + k - 1)`` rounded down to a multiple of 2**-53 (the grid of
-    uniform draws) and then lowered until ``keep <= e^eps * other`` holds in floating point;
-    ``other = (1 - keep) / (k - 1)``. So the channel that is sampled is the channel that is
-    stated, and no floating-point ratio exceeds e^eps.
+    See :func:`rr_truth`: no floating-point ratio exceeds e^eps in either direction (in
+    product, quotient or log form, see :func:`~skldp.channels._base.within_ratio`), and a
+    sampler that reports x with probability ``truth`` and otherwise a uniform category
+    samples exactly this channel.
     """
-    keep = float(floor_to_uniform_grid(1.0 / (1.0 + (k - 1) * math.exp(-epsilon))))
-    keep = min(keep, 1.0 - 2.0**-53)
-    bound = math.exp(epsilon)
-    other = (1.0 - keep) / (k - 1)
-    while keep > bound * other:
-        keep -= 2.0**-53
-        other = (1.0 - keep) / (k - 1)
+    _, keep, other = rr_truth(epsilon, k)
     return keep, other
 
 
@@ -54,7 +74,7 @@ class RandomizedResponseChannel(SymbolChannel):
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         self.n_outputs = self.n_inputs
-        self.keep, self.other = rr_probabilities(self.epsilon, self.n_inputs)
+        self.truth, self.keep, self.other = rr_truth(self.epsilon, self.n_inputs)
         # forward(p) = a p + b sum(p)
         self._a = self.keep - self.other
         self._b = self.other
@@ -69,12 +89,10 @@ class RandomizedResponseChannel(SymbolChannel):
         return (type(self), (self.epsilon, self.n_inputs))
 
     def _sample(self, x, rng):
-        k = self.n_inputs
+        # Report x with probability `truth`, else a uniform category of all k (maybe x).
         out = x.copy()
-        flip = np.flatnonzero(rng.random(x.shape[0]) >= self.keep)
-        other = rng.integers(0, k - 1, size=flip.shape[0])
-        other += other >= x[flip]
-        out[flip] = other
+        redraw = np.flatnonzero(rng.random(x.shape[0]) >= self.truth)
+        out[redraw] = rng.integers(0, self.n_inputs, size=redraw.shape[0])
         return out
 
     def _forward(self, p):

@@ -53,9 +53,13 @@ class RandomizedResponse(BasePrivatizer):
         Q(y \mid x) = \begin{cases} \dfrac{e^\varepsilon}{e^\varepsilon + k - 1} & y = x \\[1ex]
         \dfrac{1}{e^\varepsilon + k - 1} & y \ne x \end{cases}
 
-    The keep probability is rounded down to a multiple of :math:`2^{-53}` (the grid of the
-    uniform draws), so the channel that is sampled is exactly the channel that is stated, and
-    each report takes :math:`\lceil \log_2 k \rceil` bits.
+    Each value is sampled as a mixture: the truth with probability
+    :math:`\lambda = (e^\varepsilon - 1)/(e^\varepsilon - 1 + k)`, otherwise a category drawn
+    uniformly from all k. :math:`\lambda` is rounded down to a multiple of :math:`2^{-53}` (the
+    grid of the uniform draws), so the channel that is sampled is exactly the channel that is
+    stated, and no floating-point ratio of its probabilities exceeds :math:`e^\varepsilon`
+    in either direction, even for tiny epsilon and huge k. Each report takes
+    :math:`\lceil \log_2 k \rceil` bits.
 
     References
     ----------

@@ -1,0 +1,610 @@
+r"""A black-box statistical audit of a privatizer's privacy guarantee.
+
+:func:`skldp.privacy.verify` checks a channel exactly from its stated probabilities. The audit
+checks what a privatizer actually *does*: it feeds chosen inputs through ``transform`` many
+times and bounds, from the reports alone, the privacy loss of each pair of inputs.
+
+For inputs x and x' and an output event A, any eps-LDP mechanism has
+:math:`P(A \mid x) \le e^{\varepsilon} P(A \mid x')`, so
+
+.. math::
+
+    \hat\varepsilon_{\mathrm{low}}(x, x', A) = \log
+        \frac{\underline{P}(A \mid x)}{\overline{P}(A \mid x')}
+
+with a lower confidence bound :math:`\underline P` and an upper one :math:`\overline P` is a
+lower confidence bound on the epsilon the mechanism achieves for that pair. The bounds are
+exact binomial (Clopper-Pearson) bounds. The event A of each ordered pair is chosen on the
+first half of the samples (outputs ranked on the first quarter, the event picked among the
+candidates on the second) and its probabilities are estimated on the second half, so the
+choice does not bias the bound; one bound per ordered pair is tested, with a Bonferroni
+correction over all of them. Under a mechanism that keeps its promise the audit therefore
+fails with probability at most ``alpha``. This is the approach of the DP auditing literature
+(e.g. Ding, Wang, Wang, Zhang and Kifer, "Detecting Violations of Differential Privacy",
+CCS 2018; Jagielski, Ullman and Oprea, NeurIPS 2020), specialised to local mechanisms whose
+inputs are a finite domain.
+
+Events, chosen on the first half (candidates from the first quarter, the best of them by the
+bound on the second quarter):
+
+* symbol reports (one value per row): the outputs are ranked by the smoothed ratio of their
+  counts under x and x'; A is the prefix (a union of outputs, possibly one output) that
+  maximises the bound;
+* bit-vector reports (0/1 rows): reports are scored by a naive-Bayes log-likelihood ratio on
+  the bits whose frequency differs significantly between x and x' (optimal when the bits are
+  independent given the input, as in RAPPOR and unary encodings), and A is a threshold set
+  ``score >= t``; the whole vector, hashed to one symbol, is ranked as for symbol reports, and
+  the family with the larger second-quarter bound is used.
+
+For utility-optimized models (sensitive inputs, protected outputs), events are restricted to
+protected outputs, where every pair of inputs is promised epsilon.
+"""
+
+import copy
+import numbers
+
+import numpy as np
+import pandas as pd
+from scipy.stats import beta, norm
+
+__all__ = ["AuditResult", "audit", "clopper_pearson"]
+
+#: Largest domain for which the model's dense budget matrix is built.
+DENSE_BUDGET_LIMIT = 4096
+#: Default cap on (reports x report width) fed through transform in one audit.
+_DEFAULT_ENTRIES = 12_000_000
+_MAX_DEFAULT_SAMPLES = 200_000
+_MIN_DEFAULT_SAMPLES = 4_000
+
+
+def clopper_pearson(count, n, level):
+    """One-sided exact binomial bounds: ``(lower, upper)``, each holding with ``1 - level``.
+
+    ``lower`` is the ``level`` quantile of Beta(c, n - c + 1) (0 when c = 0), ``upper`` the
+    ``1 - level`` quantile of Beta(c + 1, n - c) (1 when c = n).
+
+    Parameters
+    ----------
+    count : array-like of int
+        Successes.
+    n : array-like of int
+        Trials (positive).
+    level : float
+        Error probability of each one-sided bound, in (0, 1).
+
+    Returns
+    -------
+    lower, upper : ndarray of float
+    """
+    count = np.asarray(count, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore"):
+        lower = np.where(count > 0, beta.ppf(level, np.maximum(count, 1), n - count + 1), 0.0)
+        upper = np.where(count < n, beta.ppf(1 - level, count + 1, np.maximum(n - count, 1)), 1.0)
+    return lower, upper
+
+
+def _epsilon_bound(lower_a, upper_b):
+    with np.errstate(divide="ignore"):
+        eps = np.log(np.asarray(lower_a, dtype=float)) - np.log(np.asarray(upper_b, dtype=float))
+    return np.maximum(eps, 0.0)
+
+
+class AuditResult:
+    """The outcome of :func:`audit`.
+
+    Attributes
+    ----------
+    passed : bool
+        No tested pair shows a privacy loss above its budget at confidence ``1 - alpha``
+        (Bonferroni over the pairs).
+    epsilon_lower_bound : float
+        The largest per-pair lower confidence bound on the privacy loss: with probability at
+        least ``1 - alpha`` the mechanism's true epsilon is at least this for some pair.
+    model : PrivacyModel
+        The guarantee audited against.
+    pairs : pandas.DataFrame
+        One row per ordered pair of tested inputs: ``x`` and ``x_prime`` (category values),
+        ``budget`` (the promised epsilon for the pair), ``epsilon_lower_bound``, ``event``
+        (how the event was built), ``p_x`` and ``p_x_prime`` (estimated event probabilities on
+        the second half of the samples), ``passed``.
+    n_samples : int
+        Reports drawn per tested input (half choose the events, half test them).
+    alpha : float
+        Family-wise error level.
+    """
+
+    def __init__(self, passed, epsilon_lower_bound, model, pairs, n_samples, alpha):
+        self.passed = bool(passed)
+        self.epsilon_lower_bound = float(epsilon_lower_bound)
+        self.model = model
+        self.pairs = pairs
+        self.n_samples = int(n_samples)
+        self.alpha = float(alpha)
+
+    def __bool__(self):
+        return self.passed
+
+    @property
+    def violations(self):
+        """The rows of :attr:`pairs` whose lower bound exceeds the budget."""
+        return self.pairs[~self.pairs["passed"]]
+
+    def __repr__(self):
+        return (
+            f"AuditResult(passed={self.passed}, epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
+            f"model={self.model!r}, pairs={len(self.pairs)}, n_samples={self.n_samples})"
+        )
+
+
+# -- reading the privatizer ---------------------------------------------------------------------
+def _check_alpha(alpha):
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
+    return float(alpha)
+
+
+def _domain(privatizer):
+    cats = getattr(privatizer, "categories_", None)
+    if cats is None:
+        raise ValueError(
+            f"{type(privatizer).__name__} is not fitted: fit it on its public domain before "
+            "auditing it (the audit needs categories_)"
+        )
+    if isinstance(cats, list):
+        if len(cats) != 1:
+            raise ValueError(
+                f"the audit checks one privatized column at a time; this privatizer has {len(cats)} "
+                "columns (audit a privatizer fitted on one column)"
+            )
+        cats = cats[0]
+    return np.asarray(cats)
+
+
+def _resolve_model(privatizer, model):
+    from skldp.privacy import LDP, PrivacyModel, SequentialComposition
+
+    if model is None:
+        model = getattr(privatizer, "privacy_", None)
+        if model is None:
+            raise TypeError(
+                f"{type(privatizer).__name__} states no guarantee (no privacy_ attribute); "
+                "pass model= (a privacy model or an epsilon)"
+            )
+    if isinstance(model, numbers.Real) and not isinstance(model, bool):
+        model = LDP(model)
+    if not isinstance(model, PrivacyModel) and not hasattr(model, "epsilon_matrix"):
+        raise TypeError(f"model must be a privacy model or an epsilon; got {type(model).__name__}")
+    if isinstance(model, SequentialComposition):
+        raise ValueError(
+            "a composition of several columns cannot be audited at once; audit each column"
+        )
+    return model
+
+
+def _protection(model, channel):
+    """A function mapping a 2-D report array to a protected-output mask, or None.
+
+    The model's own ``is_protected``/``protected_outputs`` come first; the channel's are used
+    only when the model is not plain or context-aware LDP (which cover every output).
+    """
+    from skldp.privacy import LDP, ContextAwareLDP
+
+    sources = [model]
+    if not isinstance(model, (LDP, ContextAwareLDP)):
+        sources.append(channel)
+    for obj in sources:
+        if obj is None:
+            continue
+        fn = getattr(obj, "is_protected", None)
+        if callable(fn):
+            return lambda reports, fn=fn: np.asarray(
+                fn(reports[:, 0] if reports.shape[1] == 1 else reports), dtype=bool
+            ).reshape(-1)
+        prot = getattr(obj, "protected_outputs", None)
+        if callable(prot):
+            prot = prot()
+        if prot is not None:
+            prot = np.asarray(prot)
+            if prot.dtype == bool:
+                return lambda reports, prot=prot: prot[reports[:, 0].astype(np.int64)]
+            return lambda reports, prot=prot: np.isin(reports[:, 0], prot)
+    return None
+
+
+def _budget_matrix(model, k, inputs, protected):
+    """Budgets of the tested inputs: (m, m) with +inf for no promise."""
+    from skldp.privacy import LDP
+
+    m = len(inputs)
+    if protected is not None or isinstance(model, LDP):
+        eps = getattr(model, "epsilon", None)
+        if eps is None:
+            raise ValueError(f"{model!r} has protected outputs but no epsilon")
+        E = np.full((m, m), float(eps))
+        np.fill_diagonal(E, 0.0)
+        return E
+    if hasattr(model, "pair_budgets"):
+        ii, jj = np.meshgrid(inputs, inputs, indexing="ij")
+        return np.asarray(model.pair_budgets(ii.ravel(), jj.ravel()), dtype=float).reshape(m, m)
+    if k > DENSE_BUDGET_LIMIT:
+        raise ValueError(
+            f"the audit builds {model!r}'s budget matrix only for domains up to "
+            f"{DENSE_BUDGET_LIMIT} categories; got {k}"
+        )
+    return np.asarray(model.epsilon_matrix(k), dtype=float)[np.ix_(inputs, inputs)]
+
+
+def _choose_inputs(model, k, max_inputs, protected):
+    """Input indices to test: all for a small domain; else anchors and a finite-budget partner."""
+    if k <= max_inputs:
+        return np.arange(k)
+    n_anchor = max(1, max_inputs // 2)
+    anchors = np.unique(np.linspace(0, k - 1, n_anchor).round().astype(np.int64))
+    E = None
+    if protected is None and k <= DENSE_BUDGET_LIMIT and hasattr(model, "epsilon_matrix"):
+        E = np.asarray(model.epsilon_matrix(k), dtype=float)
+    chosen = []
+    for a in anchors:
+        chosen.append(int(a))
+        if E is None:
+            partner = a + 1 if a + 1 < k else a - 1
+        else:
+            finite = np.flatnonzero(np.isfinite(E[a]) & (np.arange(k) != a))
+            if finite.size == 0:
+                continue
+            partner = finite[np.argmin(np.abs(finite - a))]
+        chosen.append(int(partner))
+    return np.unique(np.asarray(chosen, dtype=np.int64))[:max_inputs]
+
+
+def _as_report_array(out, n_rows):
+    if isinstance(out, pd.Series):
+        out = out.to_frame()
+    if isinstance(out, pd.DataFrame):
+        arr = np.column_stack([np.asarray(out.iloc[:, j]) for j in range(out.shape[1])])
+    elif hasattr(out, "toarray"):
+        arr = out.toarray()
+    else:
+        arr = np.asarray(out)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[0] != n_rows:
+        raise ValueError(
+            f"transform returned shape {arr.shape} for {n_rows} rows; the audit needs one report per row"
+        )
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.int64)
+        except (TypeError, ValueError):
+            pass
+    return arr
+
+
+# -- events -------------------------------------------------------------------------------------
+_MAX_CANDIDATES = 256
+
+
+def _candidate_ends(sorted_scores):
+    """Prefix lengths to try: the ends of tie groups of a descending score list, at most 256."""
+    ends = np.flatnonzero(np.diff(sorted_scores) != 0) + 1
+    ends = np.append(ends, sorted_scores.shape[0])
+    if ends.shape[0] > _MAX_CANDIDATES:
+        pick = np.unique(np.geomspace(1, ends.shape[0], _MAX_CANDIDATES).astype(np.int64) - 1)
+        ends = ends[pick]
+    return ends
+
+
+class _Counts:
+    """Counts of integer keys, stored sparsely: sorted distinct keys and their counts."""
+
+    def __init__(self, keys):
+        self.keys, self.counts = np.unique(keys, return_counts=True)
+
+    def at(self, keys):
+        """Counts of ``keys`` (0 for keys never seen)."""
+        if self.keys.shape[0] == 0:
+            return np.zeros(np.shape(keys), dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.keys, keys), self.keys.shape[0] - 1)
+        return np.where(self.keys[pos] == keys, self.counts[pos], 0)
+
+
+class _Family:
+    """Reports of all tested inputs, split three ways per input.
+
+    The first quarter ranks outputs (or fits bit weights), the second quarter picks the event
+    among the candidates, and the second half tests it; so the tested event is independent of
+    the reports that test it.
+    """
+
+    def __init__(self, keys, bits, protected, m, n):
+        # keys: (m * n,) integer key per report (the whole report), grouped by input.
+        self.m, self.n = m, n
+        q, h = n // 4, n // 2
+        self.parts = (slice(0, q), slice(q, h), slice(h, n))
+        self.sizes = (q, h - q, n - h)
+        self.n_test = n - h
+        self.keys = keys.reshape(m, n)
+        self.bits = None if bits is None else bits.reshape(m, n, -1)
+        self.protected = None if protected is None else protected.reshape(m, n)
+        # Sparse counts: for each part and input, its sorted distinct keys and their counts
+        # (memory linear in the reports, whatever the size of the output alphabet).
+        self.counts = [[_Counts(self.keys[x, part]) for x in range(m)] for part in self.parts]
+        self.protected_keys = None
+        if self.protected is not None:
+            self.protected_keys = np.unique(self.keys[self.protected])
+        if self.bits is not None:
+            self.bit_means = self.bits[:, self.parts[0]].mean(axis=1)  # (m, width)
+
+    def symbol_event(self, a, b, level):
+        """Unions of outputs ranked by their count ratio under a and b."""
+        support, count_a = self.counts[0][a].keys, self.counts[0][a].counts
+        if self.protected_keys is not None:
+            keep = np.isin(support, self.protected_keys)
+            support, count_a = support[keep], count_a[keep]
+        if support.size == 0:
+            return 0.0, None
+        ratio = (count_a + 0.5) / (self.counts[0][b].at(support) + 0.5)
+        order_in = np.argsort(-ratio, kind="stable")
+        order = support[order_in]
+        ends = _candidate_ends(-ratio[order_in])
+        n_pick = self.sizes[1]
+        lo, _ = clopper_pearson(np.cumsum(self.counts[1][a].at(order))[ends - 1], n_pick, level)
+        _, hi = clopper_pearson(np.cumsum(self.counts[1][b].at(order))[ends - 1], n_pick, level)
+        eps = _epsilon_bound(lo, hi)
+        best = int(np.argmax(eps))
+        chosen = order[: ends[best]]
+        kind = "one output" if chosen.size == 1 else f"union of {chosen.size} outputs"
+
+        def counts(chosen=chosen):
+            return int(self.counts[2][a].at(chosen).sum()), int(self.counts[2][b].at(chosen).sum())
+
+        return float(eps[best]), (kind, counts)
+
+    def bits_event(self, a, b, level):
+        """Thresholds of a naive-Bayes log-likelihood-ratio score on the differing bits."""
+        r = self.sizes[0]
+        ma = (self.bit_means[a] * r + 0.5) / (r + 1)
+        mb = (self.bit_means[b] * r + 0.5) / (r + 1)
+        se = np.sqrt(ma * (1 - ma) / r + mb * (1 - mb) / r)
+        z_cut = norm.isf(0.01 / (2 * ma.shape[0]))
+        cols = np.flatnonzero(np.abs(ma - mb) > z_cut * se)
+        if cols.size == 0:
+            return 0.0, None
+        w = (np.log(ma[cols]) - np.log1p(-ma[cols])) - (np.log(mb[cols]) - np.log1p(-mb[cols]))
+
+        def scores(x, part):
+            s = self.bits[x, self.parts[part]][:, cols] @ w
+            if self.protected is not None:
+                s = np.where(self.protected[x, self.parts[part]], s, -np.inf)
+            return s
+
+        sa, sb = np.sort(scores(a, 1))[::-1], np.sort(scores(b, 1))
+        sa = sa[np.isfinite(sa)]
+        if sa.size == 0:
+            return 0.0, None
+        thresholds = sa[_candidate_ends(sa) - 1]
+        n_pick = self.sizes[1]
+        count_a = sa.size - np.searchsorted(sa[::-1], thresholds, side="left")
+        count_b = sb.size - np.searchsorted(sb, thresholds, side="left")
+        lo, _ = clopper_pearson(count_a, n_pick, level)
+        _, hi = clopper_pearson(count_b, n_pick, level)
+        eps = _epsilon_bound(lo, hi)
+        best = int(np.argmax(eps))
+        t = thresholds[best]
+
+        def counts(t=t):
+            return int(np.sum(scores(a, 2) >= t)), int(np.sum(scores(b, 2) >= t))
+
+        return float(eps[best]), (f"bit score on {cols.size} bits", counts)
+
+
+def _keys_of(arr):
+    """One integer key per report row (exact for symbols and narrow bit vectors)."""
+    if arr.shape[1] == 1:
+        _, keys = np.unique(arr[:, 0], return_inverse=True)
+        return keys.reshape(-1)
+    a = arr.astype(np.int64, copy=False)
+    if arr.shape[1] <= 62 and a.size and a.min() >= 0 and a.max() <= 1:
+        packed = a @ (np.int64(1) << np.arange(arr.shape[1], dtype=np.int64))
+    else:
+        mult = np.random.default_rng(0x5EED).integers(
+            1, 2**63, size=arr.shape[1], dtype=np.uint64
+        ) | np.uint64(1)
+        with np.errstate(over="ignore"):
+            packed = (a.astype(np.uint64) * mult).sum(axis=1, dtype=np.uint64)
+    _, keys = np.unique(packed, return_inverse=True)
+    return keys.reshape(-1)
+
+
+def audit(
+    privatizer,
+    model=None,
+    *,
+    n_samples=None,
+    alpha=0.05,
+    inputs=None,
+    max_inputs=8,
+    random_state=None,
+):
+    r"""Audit a fitted privatizer's guarantee from its reports alone (a black-box test).
+
+    Each tested input is fed ``n_samples`` times through ``transform`` (in one call). For each
+    ordered pair (x, x') with a finite budget, an output event A is chosen on the first half of
+    the reports and an exact lower confidence bound on
+    :math:`\log P(A \mid x) / P(A \mid x')` is computed on the second half. The audit fails
+    when some bound exceeds the pair's budget; with a correct mechanism this happens with
+    probability at most ``alpha`` (Clopper-Pearson bounds, Bonferroni over the pairs). See the
+    module docstring for the events.
+
+    Read more in the :ref:`User Guide <privacy_audit>`.
+
+    Parameters
+    ----------
+    privatizer : fitted transformer
+        Anything with ``transform`` and ``categories_`` (one column). Its ``random_state`` is
+        replaced on a copy when ``random_state`` is given; the privatizer itself is not changed.
+    model : PrivacyModel, float or None, default=None
+        The guarantee to audit; None uses the privatizer's own ``privacy_``. A float means
+        ``LDP(epsilon)``. Budgets come from ``model.epsilon_matrix(k)`` (LDP, context-aware,
+        block-structured, high-low); a model or channel with ``is_protected`` or
+        ``protected_outputs`` (utility-optimized) is audited on protected outputs only.
+    n_samples : int or None, default=None
+        Reports per tested input. None takes ``12e6 / (n_inputs * report_width)`` clipped to
+        [4000, 200000].
+    alpha : float, default=0.05
+        Probability that a correct mechanism fails the audit (family-wise).
+    inputs : array-like of category values or None, default=None
+        Inputs to test. None takes the whole domain if it has at most ``max_inputs``
+        categories, and otherwise spread-out anchors each with a nearby input that shares a
+        finite budget with it.
+    max_inputs : int, default=8
+        Most inputs tested when ``inputs`` is None.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the privatizer's noise for the audit (on a copy); None keeps its own setting.
+
+    Returns
+    -------
+    AuditResult
+        With ``passed``, ``epsilon_lower_bound`` and per-pair detail in ``pairs``.
+
+    Raises
+    ------
+    ValueError
+        If the privatizer is not fitted, has several columns, or arguments are invalid.
+    TypeError
+        If no guarantee is given or stated.
+
+    Examples
+    --------
+    >>> from skldp import RandomizedResponse
+    >>> from skldp.privacy import audit
+    >>> rr = RandomizedResponse(epsilon=1.0, categories=["a", "b", "c"]).fit(["a", "b", "c"])
+    >>> result = audit(rr, n_samples=20000, random_state=0)
+    >>> result.passed, 0.8 < result.epsilon_lower_bound <= 1.0
+    (True, True)
+    """
+    from skldp._random import check_random_state
+
+    alpha = _check_alpha(alpha)
+    if not hasattr(privatizer, "transform"):
+        raise TypeError(
+            f"the audit needs an object with transform; got {type(privatizer).__name__}"
+        )
+    cats = _domain(privatizer)
+    k = cats.shape[0]
+    model = _resolve_model(privatizer, model)
+    channel = getattr(privatizer, "channel_", None)
+    if isinstance(channel, list):
+        channel = channel[0] if len(channel) == 1 else None
+    protection = _protection(model, channel)
+
+    if inputs is None:
+        if (
+            isinstance(max_inputs, bool)
+            or not isinstance(max_inputs, numbers.Integral)
+            or max_inputs < 2
+        ):
+            raise ValueError(f"max_inputs must be an integer >= 2; got {max_inputs!r}")
+        idx = _choose_inputs(model, k, int(max_inputs), protection)
+    else:
+        from skldp._domain import encode
+
+        values = np.asarray(inputs, dtype=cats.dtype if cats.dtype != object else object).reshape(
+            -1
+        )
+        idx = np.unique(encode(values, cats, 0))
+        if idx.size < 2:
+            raise ValueError("inputs must name at least two distinct categories of the domain")
+    m = idx.size
+    E = _budget_matrix(model, k, idx, protection)
+
+    X_one = np.asarray(cats[idx[:1]]).reshape(-1, 1)
+    if X_one.dtype.kind in "US":
+        X_one = X_one.astype(object)
+    width = _as_report_array(privatizer.transform(X_one), 1).shape[1]  # black box: probe once
+    if n_samples is None:
+        n = int(
+            np.clip(
+                _DEFAULT_ENTRIES // (m * max(width, 1)), _MIN_DEFAULT_SAMPLES, _MAX_DEFAULT_SAMPLES
+            )
+        )
+    else:
+        if (
+            isinstance(n_samples, bool)
+            or not isinstance(n_samples, numbers.Integral)
+            or n_samples < 100
+        ):
+            raise ValueError(f"n_samples must be an integer >= 100; got {n_samples!r}")
+        n = int(n_samples)
+
+    target = privatizer
+    if random_state is not None:
+        rng = check_random_state(random_state)
+        if hasattr(privatizer, "set_params") and "random_state" in privatizer.get_params(
+            deep=False
+        ):
+            target = copy.deepcopy(privatizer)
+            target.set_params(random_state=int(rng.integers(2**32)))
+    X = np.repeat(cats[idx], n).reshape(-1, 1)
+    if X.dtype.kind in "US":
+        X = X.astype(object)
+    reports = _as_report_array(target.transform(X), m * n)
+
+    is_bits = (
+        reports.shape[1] > 1
+        and reports.dtype.kind in "iub"
+        and (reports.size == 0 or (reports.min() >= 0 and reports.max() <= 1))
+    )
+    protected = protection(reports) if protection is not None else None
+    family = _Family(
+        _keys_of(reports),
+        reports.astype(np.uint8) if is_bits else None,
+        protected,
+        m,
+        n,
+    )
+
+    pairs = [(a, b) for a in range(m) for b in range(m) if a != b and np.isfinite(E[a, b])]
+    n_tests = max(len(pairs), 1)
+    level = alpha / (2 * n_tests)
+    rows = []
+    for a, b in pairs:
+        candidates = [family.symbol_event(a, b, level)]
+        if is_bits:
+            candidates.append(family.bits_event(a, b, level))
+        _, event = max(candidates, key=lambda c: c[0])
+        if event is None:
+            kind, ca, cb = "none", 0, 0
+        else:
+            kind, counts = event
+            ca, cb = counts()
+        lo, _ = clopper_pearson(ca, family.n_test, level)
+        _, hi = clopper_pearson(cb, family.n_test, level)
+        eps = float(_epsilon_bound(lo, hi))
+        rows.append(
+            {
+                "x": cats[idx[a]],
+                "x_prime": cats[idx[b]],
+                "budget": float(E[a, b]),
+                "epsilon_lower_bound": eps,
+                "event": kind,
+                "p_x": ca / family.n_test,
+                "p_x_prime": cb / family.n_test,
+                "passed": bool(eps <= E[a, b]),
+            }
+        )
+    columns = [
+        "x",
+        "x_prime",
+        "budget",
+        "epsilon_lower_bound",
+        "event",
+        "p_x",
+        "p_x_prime",
+        "passed",
+    ]
+    table = pd.DataFrame(rows, columns=columns)
+    passed = bool(table["passed"].all()) if len(table) else True
+    eps_low = float(table["epsilon_lower_bound"].max()) if len(table) else 0.0
+    return AuditResult(passed, eps_low, model, table, n, alpha)

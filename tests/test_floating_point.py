@@ -1,0 +1,165 @@
+"""Floating point: no stated ratio exceeds e^epsilon after rounding, for every mechanism.
+
+Each mechanism of the registry is built at epsilon near 0, at 1 and at 50, for k = 2 and
+k = 10**6. Small channels are checked exactly with :func:`skldp.privacy.verify` (product
+form) and :func:`skldp.privacy.tight_epsilon_matrix` (log form); channels too large for a dense
+matrix are checked on the probabilities they state for sampled reports
+(``channel.likelihood``: a column of Q over all k inputs per report), in product, quotient and
+log form. Sampling thresholds lie on the grid of uniform draws and are rounded toward privacy.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from skldp._audit import _protection
+from skldp.channels import RandomizedResponseChannel
+from skldp.channels._base import exp_budget, floor_to_uniform_grid, within_ratio
+from skldp.privacy import LDP, tight_epsilon_matrix, verify
+from tests.registry import MECHANISMS, instance_id
+
+EPSILONS = [1e-12, 1.0, 50.0]
+DENSE_LIMIT = 1_000_000
+
+
+def build(privatizer, epsilon, k):
+    """The privatizer's channel for a domain of k categories and budget epsilon (or skip)."""
+    p = clone(privatizer)
+    params = p.get_params(deep=False)
+    eps_params = {name: epsilon for name in params if name.startswith("epsilon")}
+    if not eps_params:
+        pytest.skip(f"{type(p).__name__} has no epsilon parameter")
+    try:
+        p.set_params(categories=np.arange(k), **eps_params)
+        p.fit([[0]])
+    except ValueError as exc:
+        pytest.skip(f"{instance_id(privatizer)} does not fit a domain of {k}: {exc}")
+    return p.channel_, p.privacy_
+
+
+def _dense_ok(channel):
+    width = channel.report_width
+    if channel.report_kind != "symbol" and width > 16:
+        return False
+    return channel.n_inputs * channel.n_outputs <= DENSE_LIMIT
+
+
+def check_stated_rows(L, epsilon):
+    """Every row of L (one output, all inputs) keeps max <= e^eps * min in every form."""
+    hi, lo = L.max(axis=1), L.min(axis=1)
+    assert np.all(lo > 0), "an output has probability zero under some input"
+    assert np.all(hi <= np.exp(epsilon) * lo)
+    if epsilon < 709:
+        assert np.all(hi <= math.exp(epsilon) * lo)
+    assert np.all(hi / lo <= np.exp(epsilon))
+    assert np.all(np.log(hi) - np.log(lo) <= epsilon)
+
+
+@pytest.mark.parametrize("k", [2, 10**6])
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
+def test_no_stated_ratio_exceeds_budget(privatizer, epsilon, k):
+    channel, model = build(privatizer, epsilon, k)
+    if _dense_ok(channel):
+        assert verify(channel, model).passed
+        if hasattr(model, "epsilon_matrix") and not hasattr(model, "verify"):
+            E = model.epsilon_matrix(channel.n_inputs)
+            assert np.all(tight_epsilon_matrix(channel) <= E)
+        return
+    if not (isinstance(model, LDP) or _protection(model, channel) is not None):
+        pytest.skip(f"{model!r} at k={k}: only LDP-type budgets are checked without a dense matrix")
+    rng = np.random.default_rng(0)
+    x = np.array([0, 1, k - 1, *rng.integers(0, k, 3)])
+    reports = channel.sample(x, rng)
+    protected = _protection(model, channel)
+    if protected is not None:
+        reports2d = reports.reshape(reports.shape[0], -1)
+        reports = reports[protected(reports2d)]
+        if reports.shape[0] == 0:
+            reports = channel.sample(np.zeros(200, dtype=np.int64), rng)
+            reports = reports[protected(reports.reshape(reports.shape[0], -1))][:3]
+    L = channel.likelihood(reports)
+    assert L.shape == (reports.shape[0], k)
+    check_stated_rows(L, model.epsilon)
+
+
+@pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
+def test_huge_epsilon_builds_and_samples_without_overflow(privatizer):
+    # Any positive finite budget is accepted, so none may overflow inside the mechanism.
+    channel, model = build(privatizer, 1e3, 4)
+    reports = channel.sample(np.array([0, 1, 2, 3]), np.random.default_rng(0))
+    assert reports.shape[0] == 4
+    assert verify(channel, model).passed
+
+
+# -- randomized response, by its stated probabilities ----------------------------------------------
+@pytest.mark.parametrize("k", [2, 3, 1000, 10**6])
+@pytest.mark.parametrize(
+    "epsilon", [5e-324, 1e-300, 1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 0.7, 36.0, 50.0, 700.0, 1e308]
+)
+def test_randomized_response_ratios_in_both_directions(epsilon, k):
+    ch = RandomizedResponseChannel(epsilon, k)
+    assert 0 < ch.other <= ch.keep <= 1
+    assert within_ratio(ch.keep, ch.other, epsilon)
+    assert ch.keep <= exp_budget(epsilon) * ch.other
+    assert ch.keep / ch.other <= exp_budget(epsilon)
+    # Rounding toward privacy: never more truthful than the exact mechanism.
+    exact_truth = math.expm1(epsilon) / (math.expm1(epsilon) + k) if epsilon < 700 else 1.0
+    assert ch.truth <= exact_truth
+
+
+def test_randomized_response_random_budgets():
+    rng = np.random.default_rng(1)
+    for eps in np.concatenate([rng.uniform(0, 50, 300), 10 ** rng.uniform(-15, 2.5, 300)]):
+        for k in (2, 7, 10**6):
+            ch = RandomizedResponseChannel(float(eps), k)
+            assert ch.other <= ch.keep <= np.exp(eps) * ch.other
+            assert math.log(ch.keep / ch.other) <= eps
+            assert np.log(ch.keep) - np.log(ch.other) <= eps
+
+
+def test_tiny_epsilon_large_domain_keeps_reverse_ratio():
+    # Rounding the keep probability itself to the 2**-53 grid made other/keep exceed e^eps here.
+    ch = RandomizedResponseChannel(1e-12, 10**6)
+    assert ch.other <= math.exp(1e-12) * ch.keep
+
+
+# -- sampling thresholds -------------------------------------------------------------------------------
+def test_floor_to_uniform_grid_rounds_down_onto_the_grid():
+    rng = np.random.default_rng(2)
+    p = np.concatenate(
+        [rng.random(1000), 10 ** rng.uniform(-300, 0, 1000), [0.0, 1.0, 2.0**-53, 0.5]]
+    )
+    g = floor_to_uniform_grid(p)
+    ulp = 2.0**-53
+    assert np.all(g <= p)
+    assert np.all(p - g < ulp)
+    assert np.all(g / ulp == np.floor(g / ulp))
+
+
+def test_generator_draws_lie_on_the_grid():
+    u = np.random.default_rng(3).random(10_000)
+    assert np.all(u * 2.0**53 == np.floor(u * 2.0**53))
+
+
+class _FixedUniform:
+    """A stand-in generator whose uniform draws are given."""
+
+    def __init__(self, u):
+        self.u = np.asarray(u, dtype=float)
+
+    def random(self, n):
+        return self.u[:n]
+
+    def integers(self, low, high, size):
+        return np.full(size, high - 1)
+
+
+def test_randomized_response_threshold_is_strict():
+    # Report the truth iff u < truth: the event has probability exactly `truth` on the grid.
+    ch = RandomizedResponseChannel(1.0, 5)
+    u = [ch.truth - 2.0**-53, ch.truth, 0.0]
+    out = ch.sample(np.array([0, 0, 0]), _FixedUniform(u))
+    assert out.tolist() == [0, 4, 0]
