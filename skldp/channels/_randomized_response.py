@@ -76,7 +76,7 @@ class RandomizedResponseChannel(SymbolChannel):
         self.n_outputs = self.n_inputs
         self.truth, self.keep, self.other = rr_truth(self.epsilon, self.n_inputs)
         # forward(p) = a p + b sum(p)
-        self._a = self.keep - self.other
+        self._a = self.truth  # keep - other, exactly as sampled
         self._b = self.other
 
     def _key(self):
