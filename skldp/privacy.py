@@ -215,7 +215,8 @@ def verify(channel, model):
     bound = np.exp(E)
     violations = []
     for x in range(k):
-        ok = np.isinf(bound[x])[:, None] | (Q[x][None, :] <= bound[x][:, None] * Q)
+        with np.errstate(invalid="ignore"):  # inf * 0 where the budget is infinite
+            ok = np.isinf(bound[x])[:, None] | (Q[x][None, :] <= bound[x][:, None] * Q)
         bad = np.flatnonzero(~ok.all(axis=1))
         violations.extend((x, int(xp)) for xp in bad)
     return VerificationResult(not violations, tight_epsilon_matrix(Q), violations)
