@@ -22,7 +22,7 @@ Communication", AISTATS 2019.
 
 import numpy as np
 
-from skldp._fwht import fwht, hadamard_entry, next_power_of_two
+from skldp._fwht import _popcount, fwht, hadamard_entry, next_power_of_two
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import SymbolChannel, floor_to_uniform_grid
 from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP, partition_labels, sensitive_indices
@@ -56,12 +56,32 @@ def _highest_bit(r):
     return v - (v >> 1)
 
 
-def _hadamard_sample(rows, size, flip, u, a, rng):
-    """In-block columns for Hadamard rows ``rows`` of sizes ``size`` given uniforms ``u``."""
-    c = rng.integers(0, size, size=rows.shape[0], dtype=np.int64)
-    in_set = hadamard_entry(rows, c) == 1
-    wrong = in_set != (u < a)
-    c ^= np.where(wrong, flip, 0)
+def _bit_count(v):
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(v)
+    return _popcount(v)
+
+
+def _column_dtype(max_size):
+    """Smallest unsigned dtype holding columns and rows below ``max_size`` (less memory traffic)."""
+    for dtype in (np.uint16, np.uint32):
+        if max_size <= np.iinfo(dtype).max + 1:
+            return dtype
+    return np.uint64
+
+
+def _hadamard_sample(rows, size, flip, u, a, rng, dtype):
+    """In-block columns for Hadamard rows ``rows`` of sizes ``size`` given uniforms ``u``.
+
+    A uniform column c is kept when its membership in S_x (``popcount(r & c)`` even) is the
+    one drawn (``u < a``), and otherwise has the highest bit of r flipped, which toggles the
+    membership: a uniform column of the drawn set either way.
+    """
+    c = rng.integers(0, size, size=rows.shape[0], dtype=dtype)
+    odd = _bit_count(rows & c)
+    odd &= 1
+    wrong = odd == (u < a)  # odd parity means c lies outside S_x
+    np.bitwise_xor(c, flip, out=c, where=wrong)
     return c
 
 
@@ -129,7 +149,9 @@ class BlockHadamardResponseChannel(SymbolChannel):
         pos = np.empty(self.n_inputs, dtype=np.int64)
         pos[order] = np.arange(self.n_inputs) - np.repeat(starts, self.block_sizes)
         self.rows = pos + 1
-        self._flip = _highest_bit(self.rows)
+        self._dtype = _column_dtype(int(self.block_outputs.max()))
+        self._rows_t = self.rows.astype(self._dtype)
+        self._flip = _highest_bit(self.rows).astype(self._dtype)
         self._in_size = self.block_outputs[labels]
         self._in_offset = self.block_offsets[labels]
         self._single_size = np.unique(self.block_outputs).shape[0] == 1
@@ -184,9 +206,9 @@ class BlockHadamardResponseChannel(SymbolChannel):
         n = x.shape[0]
         u = rng.random(n)
         size = int(self.block_outputs[0]) if self._single_size else self._in_size[x]
-        c = _hadamard_sample(self.rows[x], size, self._flip[x], u, self.keep, rng)
+        c = _hadamard_sample(self._rows_t[x], size, self._flip[x], u, self.keep, rng, self._dtype)
         if self.n_blocks == 1:
-            return c
+            return c.astype(np.int64)
         return self._in_offset[x] + c
 
     # -- the linear map ----------------------------------------------------------------------
@@ -339,7 +361,9 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         self.rows[self.sensitive] = np.arange(1, s + 1)
         self.own_symbol = np.full(k, -1, dtype=np.int64)
         self.own_symbol[self.public] = S + np.arange(k - s)
-        self._flip = np.where(self.rows > 0, _highest_bit(np.maximum(self.rows, 1)), 0)
+        self._dtype = _column_dtype(S)
+        self._rows_t = self.rows.astype(self._dtype)
+        self._flip = np.where(self.rows > 0, _highest_bit(np.maximum(self.rows, 1)), 0).astype(self._dtype)
         self.keep = hadamard_keep_probability(self.epsilon)
         self._slope = 2.0 * self.keep - 1.0  # exact: also the probability of revealing
         self._spread = 2.0 * (1.0 - self.keep)  # exact: mass a public input puts on [S]
@@ -363,8 +387,7 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         n = x.shape[0]
         S = self.hadamard_size
         u = rng.random(n)
-        rows = self.rows[x]
-        c = _hadamard_sample(rows, S, self._flip[x], u, self.keep, rng)
+        c = _hadamard_sample(self._rows_t[x], S, self._flip[x], u, self.keep, rng, self._dtype)
         # A public input emits the uniform column c (which the flip left untouched, its row
         # being 0) with probability 2(1 - a), else its own symbol.
         public = np.where(u < self._spread, c, self.own_symbol[x])
