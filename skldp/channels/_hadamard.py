@@ -25,8 +25,14 @@ import numpy as np
 from skldp._fwht import _popcount, fwht, hadamard_entry, next_power_of_two
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import SymbolChannel, floor_to_uniform_grid
-from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP, partition_labels, sensitive_indices
-from skldp.privacy import _format_sizes
+from skldp.privacy import (
+    LDP,
+    BlockStructuredLDP,
+    HighLowLDP,
+    _format_sizes,
+    partition_labels,
+    sensitive_indices,
+)
 
 _ULP = 2.0**-53
 
@@ -428,7 +434,6 @@ class HighLowHadamardResponseChannel(SymbolChannel):
 
     def _likelihood(self, reports):
         S = self.hadamard_size
-        n = reports.shape[0]
         head = reports < S
         col = np.where(head, reports, 0)
         in_set = hadamard_entry(self.rows[None, :], col[:, None]) == 1

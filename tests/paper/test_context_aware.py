@@ -367,7 +367,10 @@ def test_10_block_count_scaling_and_monotonicity():
         assert np.all(np.diff(risks) < 0), name
     # Un-normalized d_TV ratio for uniform p (Gaussian approximation): about 1/sqrt(m).
     u = dists["uniform"]
-    sd = lambda ch: np.sum(np.sqrt(ch.variance(u, 512_000)))  # noqa: E731
+
+    def sd(ch):
+        return np.sum(np.sqrt(ch.variance(u, 512_000)))
+
     ratio = sd(BlockHadamardResponseChannel(eps, equal_blocks(k, 100))) / sd(HadamardResponseChannel(eps, k))
     assert_allclose(ratio, 0.100, atol=1e-3)
 
