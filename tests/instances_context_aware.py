@@ -1,7 +1,7 @@
 """Configured privatizers of the context-aware issue for the common scikit-learn checks.
 
 The checks feed random numeric data and no domain, so these instances infer their domain (as
-the common RandomizedResponse instance does); the sensitive set is a picklable function of the
+the common RandomizedResponse instance does); the sensitive set is a picklable rule on the
 category, and the partition is contiguous (``n_blocks``), so both fit any inferred domain.
 """
 
@@ -13,15 +13,23 @@ from skldp import (
 )
 
 
-def sensitive_every_third(category):
-    """A fixed, picklable rule marking about two thirds of numeric categories sensitive."""
-    return int(abs(float(category)) * 7919) % 3 != 0
+class SensitiveRule:
+    """A fixed, picklable rule marking about two thirds of numeric categories sensitive.
+
+    A class rather than a function so that its repr, and so the test ids, are stable.
+    """
+
+    def __call__(self, category):
+        return int(abs(float(category)) * 7919) % 3 != 0
+
+    def __repr__(self):
+        return "SensitiveRule()"
 
 
 INSTANCES = [
     HadamardResponse(epsilon=1.0, random_state=0),
     BlockHadamardResponse(epsilon=1.0, n_blocks=2, random_state=0),
-    HighLowHadamardResponse(epsilon=1.0, sensitive=sensitive_every_third, random_state=0),
+    HighLowHadamardResponse(epsilon=1.0, sensitive=SensitiveRule(), random_state=0),
     BinaryRandomizedResponse(epsilon_01=0.5, epsilon_10=2.0, random_state=0),
 ]
 
