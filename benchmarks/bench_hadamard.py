@@ -13,7 +13,9 @@ Three levels are timed:
 
 Usage::
 
-    python benchmarks/bench_hadamard.py [--n 1000000] [--k 43750] [--repeat 5]
+    taskset -c 0 python benchmarks/bench_hadamard.py [--n 1000000] [--k 43750] [--repeat 5]
+
+(``taskset -c 0`` pins the process to one core on Linux.)
 """
 
 import argparse
