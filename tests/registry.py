@@ -50,11 +50,31 @@ def _helper_modules():
         yield module
 
 
+def _with_domain(privatizer):
+    """A registry copy with a public domain: the instance itself, or one with categories set.
+
+    ``INSTANCES`` made for scikit-learn's checks infer their domain; here the first small
+    integer domain that the mechanism accepts (8 values, else 2) is set explicitly.
+    """
+    if getattr(privatizer, "categories", None) is not None:
+        return privatizer
+    for k in (8, 2):
+        candidate = clone(privatizer).set_params(categories=list(range(k)))
+        try:
+            clone(candidate).fit([[i] for i in range(k)])
+        except ValueError:
+            continue
+        return candidate
+    return None
+
+
 for _module in _helper_modules():
     SIMPLEX_ESTIMATORS += tuple(getattr(_module, "SIMPLEX_ESTIMATORS", ()))
-    for _inst in getattr(_module, "INSTANCES", []):
+    for _inst in getattr(_module, "REGISTRY", getattr(_module, "INSTANCES", [])):
         if isinstance(_inst, BasePrivatizer):
-            PRIVATIZERS.append(_inst)
+            _inst = _with_domain(_inst)
+            if _inst is not None:
+                PRIVATIZERS.append(_inst)
         elif isinstance(_inst, BaseDistributionEstimator):
             ESTIMATORS.append(_inst)
 
