@@ -131,6 +131,8 @@ def _gallery_page():
         "Runnable scripts in the ``examples/`` folder of the repository, most of them reproducing a",
         "table or a figure of the papers. Each one prints its numbers and writes its figure;",
         "the figures below are the ones committed with the scripts (rerun a script to refresh it).",
+        "A figure is shown when a PNG named after the script (``examples/<script>*.png``), or",
+        "named in the script, is in ``examples/``, ``examples/figures/`` or ``examples/images/``.",
         "",
     ]
     if not examples:
@@ -140,12 +142,13 @@ def _gallery_page():
         title, _, body = doc.partition("\n")
         title = title.strip().rstrip(".") or path.stem
         lines += [title, "-" * len(title), "", body.strip(), ""] if body.strip() else [title, "-" * len(title), ""]
+        # an example's figures: PNGs named after the script, or named in it as a literal
+        # (``--output figure2.png``), found in examples/, examples/figures/ or examples/images/
+        named = set(re.findall(r"([\w.-]+\.png)\b", path.read_text(encoding="utf-8")))
+        folders = (path.parent, path.parent / "figures", path.parent / "images")
         figures = sorted(
-            {
-                p
-                for folder in (path.parent, path.parent / "figures", path.parent / "images")
-                for p in folder.glob(f"{path.stem}*.png")
-            }
+            {p for folder in folders for p in folder.glob(f"{path.stem}*.png")}
+            | {folder / name for folder in folders for name in named if (folder / name).is_file()}
         )
         for fig in figures:
             shutil.copy(fig, out_dir / fig.name)

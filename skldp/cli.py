@@ -402,7 +402,7 @@ def _cmd_demo(args):
     )
     mechanisms = _demo_mechanisms(args.epsilon, data["grid_shape"], k, args.seed)
     missing = sorted({note for _, _, make, note in mechanisms if make is None})
-    privatizers, kinds, guarantees = {}, {}, {}
+    privatizers, kinds = {}, {}
     for label, kind, make, _ in mechanisms:
         if make is None:
             continue
@@ -414,7 +414,6 @@ def _cmd_demo(args):
             continue
         privatizers[label] = priv
         kinds[label] = kind
-        guarantees[label] = repr(priv.privacy_)
     if missing:
         print(
             "  not in this build (skipped): " + ", ".join(missing)
@@ -454,7 +453,7 @@ def _cmd_demo(args):
         for label in dict.fromkeys(["k-RR", best]):
             priv = privatizers[label].set_params(random_state=args.seed)
             est = ProjectedEstimator().fit(priv.fit_transform(rows_x))
-            estimates[f"{label} estimate ({guarantees[label]})"] = est.distribution_
+            estimates[f"{label} estimate ({kinds[label]}, epsilon={args.epsilon:g})"] = est.distribution_
         print(_demo_plot(args.plot, data, estimates, table))
     print(f"total time: {time.perf_counter() - start:.1f} s")
     return 0
