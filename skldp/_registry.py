@@ -29,8 +29,9 @@ class Mechanism:
         The privacy guarantee in words.
     paper : str
         The paper it comes from.
-    required : tuple of str
-        Parameters without a usable default (the command line asks for them).
+    required : tuple of str or of tuples of str
+        Parameters without a usable default (the command line asks for them); a tuple inside
+        lists alternatives, one of which is needed.
     """
 
     name: str
@@ -53,6 +54,20 @@ class Mechanism:
     def available(self):
         return self.cls is not None
 
+    def describe_required(self):
+        """The required parameters in words, e.g. ``"sensitive"`` or ``"blocks or n_blocks"``."""
+        parts = [r if isinstance(r, str) else " or ".join(r) for r in self.required]
+        return ", ".join(parts)
+
+    def missing(self, params):
+        """The requirements that ``params`` (a dict) does not meet, in words."""
+        out = []
+        for r in self.required:
+            options = (r,) if isinstance(r, str) else r
+            if not any(o in params for o in options):
+                out.append(" or ".join(f"{o}=..." for o in options))
+        return out
+
 
 _MECHANISMS = [
     Mechanism("krr", "RandomizedResponse", "randomized response",
@@ -69,7 +84,7 @@ _MECHANISMS = [
               "epsilon-LDP", "Acharya, Sun and Zhang, AISTATS 2019"),
     Mechanism("block-hadamard", "BlockHadamardResponse", "context-aware",
               "block-structured LDP: epsilon inside each block, no promise across blocks",
-              "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020", ("blocks",)),
+              "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020", (("blocks", "n_blocks", "block_size"),)),
     Mechanism("high-low-hadamard", "HighLowHadamardResponse", "context-aware",
               "high-low LDP: epsilon for pairs involving a sensitive value, none between others",
               "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020", ("sensitive",)),

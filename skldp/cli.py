@@ -152,7 +152,7 @@ def _cmd_mechanisms(args):
                 "class": m.class_name,
                 "family": m.family,
                 "guarantee": m.guarantee,
-                "required": ", ".join(m.required) or "-",
+                "required": m.describe_required() or "-",
                 "available": "yes" if m.available else "no (not in this build)",
             }
         )
@@ -177,9 +177,9 @@ def _cmd_privatize(args):
     for reserved in ("categories", "random_state"):
         if reserved in params:
             raise CLIError(f"set {reserved} with its own option, not with --param")
-    missing = [p for p in entry.required if p not in params]
+    missing = entry.missing(params)
     if missing:
-        raise CLIError(f"mechanism {entry.name!r} needs --param {', '.join(f'{p}=...' for p in missing)}")
+        raise CLIError(f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)")
 
     _file_format(args.output, what="output file")
     frame = _read_table(args.input, what="input file", dtype=str)
