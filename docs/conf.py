@@ -112,7 +112,7 @@ def _api_page():
 
 def _docstring(path):
     text = path.read_text(encoding="utf-8")
-    match = re.match(r'\s*(?:[rRuU]?)("""|\'\'\')(.*?)\1', text, re.S)
+    match = re.match(r'\s*(?:[rRuU]?)("""|\'\'\')(.*?)\1', text, re.DOTALL)
     return match.group(2).strip() if match else ""
 
 
