@@ -116,6 +116,28 @@ def _docstring(path):
     return match.group(2).strip() if match else ""
 
 
+def _as_rst(text):
+    """The example's description as reStructuredText; escaped when it is not clean rst.
+
+    Example docstrings are written as plain prose, where ``|X_S|`` or ``a_i*b`` would be rst
+    markup; such a description is shown with every markup character escaped instead.
+    """
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    try:
+        tree = publish_doctree(
+            text, settings_overrides={"report_level": 5, "halt_level": 5, "warning_stream": False}
+        )
+        messages = list(tree.findall(nodes.system_message)) + tree.parse_messages + tree.transform_messages
+        clean = not any(m["level"] >= 2 for m in messages) and not any(tree.findall(nodes.problematic))
+    except Exception:  # noqa: BLE001 - anything docutils cannot take is shown escaped
+        clean = False
+    if clean:
+        return text
+    return re.sub(r"([\\`*_|\[\]])", r"\\\1", text)
+
+
 def _gallery_page():
     examples = sorted((ROOT / "examples").glob("*.py"))
     out_dir = HERE / "gallery"
@@ -141,7 +163,10 @@ def _gallery_page():
         doc = _docstring(path)
         title, _, body = doc.partition("\n")
         title = title.strip().rstrip(".") or path.stem
-        lines += [title, "-" * len(title), "", body.strip(), ""] if body.strip() else [title, "-" * len(title), ""]
+        title = _as_rst(title)
+        lines += [title, "-" * len(title), ""]
+        if body.strip():
+            lines += [_as_rst(body.strip()), ""]
         # an example's figures: PNGs named after the script, or named in it as a literal
         # (``--output figure2.png``), found in examples/, examples/figures/ or examples/images/
         named = set(re.findall(r"([\w.-]+\.png)\b", path.read_text(encoding="utf-8")))

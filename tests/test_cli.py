@@ -182,8 +182,10 @@ def test_bad_reports_and_metadata(people, tmp_path, capsys):
     check("is not valid JSON")
     sidecar.write_text(json.dumps({"format": "other"}))
     check("was not written by 'skldp privatize'")
-    sidecar.write_text(json.dumps({**meta, "mechanism": "rappor"}))
-    check("not available in this build")
+    sidecar.write_text(json.dumps({**meta, "mechanism": "nonesuch"}))
+    check("unknown mechanism 'nonesuch'")
+    sidecar.write_text(json.dumps({**meta, "params": {"epsilon": -1}}))
+    check("epsilon must be a positive finite number")
     del meta["categories"]
     sidecar.write_text(json.dumps(meta))
     check("lacks the field 'categories'")
