@@ -29,6 +29,9 @@ class Mechanism:
         The privacy guarantee in words.
     paper : str
         The paper it comes from.
+    open_alphabet : bool
+        Values need no list of categories when privatized (hashed mechanisms); the server
+        asks about candidate values afterwards.
     required : tuple of str or of tuples of str
         Parameters without a usable default (the command line asks for them); a tuple inside
         lists alternatives, one of which is needed.
@@ -40,6 +43,7 @@ class Mechanism:
     guarantee: str
     paper: str
     required: tuple = field(default_factory=tuple)
+    open_alphabet: bool = False
 
     @property
     def cls(self):
@@ -96,10 +100,10 @@ _MECHANISMS = [
               "Murakami and Kawamoto, USENIX Security 2019", ("sensitive",)),
     Mechanism("hashed-rr", "HashedRR", "open alphabet",
               "epsilon-LDP over an open alphabet (O-RR, hashed with cohorts)",
-              "Kairouz, Bonawitz and Ramage, ICML 2016"),
+              "Kairouz, Bonawitz and Ramage, ICML 2016", open_alphabet=True),
     Mechanism("hashed-rappor", "HashedRAPPOR", "open alphabet",
               "epsilon-LDP over an open alphabet (O-RAPPOR, hashed with cohorts)",
-              "Kairouz, Bonawitz and Ramage, ICML 2016"),
+              "Kairouz, Bonawitz and Ramage, ICML 2016", open_alphabet=True),
     Mechanism("one-bit-compressive", "OneBitCompressive", "compressive",
               "epsilon-LDP, one bit per report", "Xiong, Sun, Mao et al., compressive privatization"),
     Mechanism("symmetric-compressive", "SymmetricCompressive", "compressive",
@@ -116,6 +120,7 @@ ESTIMATORS = {
     "projected": ("ProjectedEstimator", {}),
     "em": ("EMEstimator", {}),
     "sparse": ("SparseEstimator", {}),
+    "candidate": ("CandidateEstimator", {}),
 }
 
 

@@ -104,17 +104,29 @@ def _parse_params(pairs):
     return params
 
 
+def _read_list(inline, path, *, what):
+    if inline is not None and path is not None:
+        raise CLIError(f"give the {what} once: inline or from a file")
+    if inline is not None:
+        items = [c.strip() for c in inline.split(",")]
+    else:
+        if not os.path.isfile(path):
+            raise CLIError(f"{what} file {path!r} does not exist")
+        with open(path, encoding="utf-8") as fh:
+            items = [line.strip() for line in fh if line.strip()]
+    if len(set(items)) != len(items):
+        raise CLIError(f"the {what} contain duplicates")
+    if not items or any(not c for c in items):
+        raise CLIError(f"the {what} contain an empty value")
+    return items
+
+
 def _categories(args, column_values):
     given = [args.categories is not None, args.categories_file is not None, args.infer_categories]
     if sum(given) > 1:
         raise CLIError("give the domain once: --categories, --categories-file or --infer-categories")
-    if args.categories is not None:
-        cats = [c.strip() for c in args.categories.split(",")]
-    elif args.categories_file is not None:
-        if not os.path.isfile(args.categories_file):
-            raise CLIError(f"categories file {args.categories_file!r} does not exist")
-        with open(args.categories_file, encoding="utf-8") as fh:
-            cats = [line.strip() for line in fh if line.strip()]
+    if args.categories is not None or args.categories_file is not None:
+        cats = _read_list(args.categories, args.categories_file, what="categories")
     elif args.infer_categories:
         print(
             "skldp privatize: warning: the domain is inferred from the raw column, which reveals "
@@ -130,8 +142,6 @@ def _categories(args, column_values):
         )
     if len(cats) < 2:
         raise CLIError(f"the domain needs at least 2 categories; got {len(cats)}")
-    if len(set(cats)) != len(cats):
-        raise CLIError("the categories contain duplicates")
     return cats
 
 
@@ -193,13 +203,16 @@ def _cmd_privatize(args):
     if len(column) == 0:
         raise CLIError(f"input file {args.input!r} has no rows")
     values = column.to_numpy(dtype=object)
-    cats = _categories(args, values)
-    outside = column[~column.isin(cats)].value_counts()
+    open_alphabet = entry.open_alphabet and args.categories is None and args.categories_file is None
+    cats = None if open_alphabet else _categories(args, values)
+    outside = column[~column.isin(cats)].value_counts() if cats is not None else ()
     if len(outside):
         shown = ", ".join(f"{v!r} ({c} rows)" for v, c in outside.head(5).items())
         more = f" and {len(outside) - 5} more" if len(outside) > 5 else ""
         raise CLIError(f"column {args.column!r} has values outside the categories: {shown}{more}")
-    privatizer = make_privatizer(entry.name, **params, categories=[cats], random_state=args.seed)
+    privatizer = make_privatizer(
+        entry.name, **params, categories=None if cats is None else [cats], random_state=args.seed
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)
         reports = privatizer.fit_transform(values.reshape(-1, 1))
@@ -216,7 +229,7 @@ def _cmd_privatize(args):
         "mechanism": entry.name,
         "class": entry.class_name,
         "params": recorded,
-        "categories": list(cats),
+        "categories": None if cats is None else list(cats),
         "column": args.column,
         "source": os.path.basename(args.input),
         "n_reports": int(data.shape[0]),
@@ -273,10 +286,26 @@ def _cmd_estimate(args):
         raise CLIError(f"reports file {args.reports!r} has missing report values")
     if not all(pd.api.types.is_integer_dtype(t) for t in block.dtypes):
         raise CLIError(f"reports in {args.reports!r} must be integers, as 'skldp privatize' writes them")
-    cats = np.asarray(meta["categories"], dtype=object)
-    privatizer = make_privatizer(meta["mechanism"], **meta["params"], categories=[list(cats)])
-    privatizer.fit(cats.reshape(-1, 1))
-    estimator = make_estimator(args.estimator, **_parse_params(args.param), channel=privatizer)
+    est_params = _parse_params(args.param)
+    if meta["categories"] is None:  # an open alphabet: the server names the candidates
+        if args.candidates is None and args.candidates_file is None:
+            raise CLIError(
+                f"the reports come from {meta['mechanism']!r} over an open alphabet: name the "
+                "values to estimate with --candidates a,b,c or --candidates-file FILE"
+            )
+        cats = np.asarray(_read_list(args.candidates, args.candidates_file, what="candidates"), dtype=object)
+        privatizer = make_privatizer(meta["mechanism"], **meta["params"], categories=None)
+        privatizer.fit(cats[:1].reshape(-1, 1))
+        name = args.estimator or "candidate"
+        est_params["candidates"] = list(cats)
+    else:
+        if args.candidates is not None or args.candidates_file is not None:
+            raise CLIError("--candidates is for reports over an open alphabet; these reports have a fixed domain")
+        cats = np.asarray(meta["categories"], dtype=object)
+        privatizer = make_privatizer(meta["mechanism"], **meta["params"], categories=[list(cats)])
+        privatizer.fit(cats.reshape(-1, 1))
+        name = args.estimator or "projected"
+    estimator = make_estimator(name, **est_params, channel=privatizer)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -546,7 +575,10 @@ def build_parser():
         help="another mechanism parameter, VALUE read as JSON when it parses (repeatable), "
         "e.g. -p 'sensitive=[\"a\",\"b\"]'",
     )
-    priv.add_argument("--categories", help="the public domain, comma-separated")
+    priv.add_argument(
+        "--categories",
+        help="the public domain, comma-separated (optional for open-alphabet mechanisms such as hashed-rr)",
+    )
     priv.add_argument("--categories-file", help="the public domain, one category per line")
     priv.add_argument("--infer-categories", action="store_true", help="read the domain off the data (leaks it)")
     priv.add_argument("--seed", type=_seed, help="seed for reproducible noise (never recorded; default: OS entropy)")
@@ -563,9 +595,12 @@ def build_parser():
     est.add_argument("reports", help="reports file (.csv, .csv.gz or .parquet)")
     est.add_argument("--metadata", help="metadata file (default: REPORTS.json)")
     est.add_argument(
-        "-e", "--estimator", default="projected",
-        help="empirical (unbiased), projected (onto the simplex; default) or em (maximum likelihood)",
+        "-e", "--estimator",
+        help="empirical (unbiased), projected (onto the simplex; the default) or em (maximum "
+        "likelihood); candidate (the default) for reports over an open alphabet",
     )
+    est.add_argument("--candidates", help="open alphabet: the values to estimate, comma-separated")
+    est.add_argument("--candidates-file", help="open alphabet: the values to estimate, one per line")
     est.add_argument("-p", "--param", action="append", metavar="KEY=VALUE", help="an estimator parameter (repeatable)")
     est.add_argument("-o", "--output", help="output CSV (default: standard output)")
     est.set_defaults(func=_cmd_estimate)
