@@ -214,3 +214,29 @@ def test_console_entry_point_in_a_subprocess(people, tmp_path):
     assert out.returncode == 2 and out.stderr.startswith("skldp privatize: error: input file")
     assert "Traceback" not in out.stderr
     assert build_parser().prog == "skldp"
+
+
+def test_candidates_are_only_for_open_alphabets(people, tmp_path, capsys):
+    path, _ = people
+    reports = tmp_path / "r.csv"
+    assert run(["privatize", path, "-c", "city", "--categories", "paris,lyon,nice", "-o", reports], capsys)[0] == 0
+    code, _, err = run(["estimate", reports, "--candidates", "paris,rome"], capsys)
+    assert code == 2 and "--candidates is for reports over an open alphabet" in err
+
+
+def test_open_alphabet_round_trip(people, tmp_path, capsys):
+    from skldp._registry import MECHANISMS
+
+    if not MECHANISMS["hashed-rr"].available:
+        pytest.skip("HashedRR is not part of this build")
+    path, frame = people
+    reports = tmp_path / "h.csv"
+    code, _, _ = run(["privatize", path, "-c", "city", "-m", "hashed-rr", "--epsilon", "4", "-p", "n_buckets=8",
+                      "-p", "n_cohorts=4", "--seed", "0", "-o", reports], capsys)
+    assert code == 0 and json.loads((tmp_path / "h.csv.json").read_text())["categories"] is None
+    code, _, err = run(["estimate", reports], capsys)
+    assert code == 2 and "--candidates" in err
+    code, out, _ = run(["estimate", reports, "--candidates", "paris,lyon,nice,rome"], capsys)
+    dist = pd.read_csv(pd.io.common.StringIO(out)).set_index("category")["probability"]
+    truth = frame["city"].value_counts(normalize=True)
+    assert code == 0 and abs(dist["paris"] - truth["paris"]) < 0.05 and dist["rome"] < 0.05
