@@ -46,15 +46,25 @@ def _file_format(path, *, what):
     raise CLIError(f"{what} {path!r}: unknown file type; use a .csv, .csv.gz or .parquet file")
 
 
-def _read_table(path, *, what, dtype=None):
+def _read_table(path, *, what, column=None):
+    """Read a CSV or Parquet file; with ``column``, only that column, as text (missing kept)."""
     fmt = _file_format(path, what=what)
     if not os.path.isfile(path):
         raise CLIError(f"{what} {path!r} does not exist")
     try:
         if fmt == "csv":
-            return pd.read_csv(path, dtype=dtype)
+            if column is None:
+                return pd.read_csv(path)
+            header = pd.read_csv(path, nrows=0).columns
+            if column not in header:
+                raise CLIError(f"{what} {path!r} has no column {column!r}; its columns are {list(header)}")
+            return pd.read_csv(path, usecols=[column], dtype=str)
         frame = pd.read_parquet(path)
-        return frame.astype(dtype) if dtype is not None else frame
+        if column is None:
+            return frame
+        if column not in frame.columns:
+            raise CLIError(f"{what} {path!r} has no column {column!r}; its columns are {list(frame.columns)}")
+        return frame[[column]].astype("string")
     except ImportError as exc:
         raise CLIError(f"reading {path!r} needs a Parquet engine: pip install pyarrow ({exc})") from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError, ValueError) as exc:
@@ -192,17 +202,14 @@ def _cmd_privatize(args):
         raise CLIError(f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)")
 
     _file_format(args.output, what="output file")
-    frame = _read_table(args.input, what="input file", dtype=str)
-    if args.column not in frame.columns:
-        raise CLIError(f"input file {args.input!r} has no column {args.column!r}; its columns are {list(frame.columns)}")
-    column = frame[args.column]
+    column = _read_table(args.input, what="input file", column=args.column)[args.column]
     missing_rows = np.flatnonzero(column.isna().to_numpy())
     if missing_rows.size:
         shown = ", ".join(str(r + 1) for r in missing_rows[:5])
         raise CLIError(f"column {args.column!r} has {missing_rows.size} missing values (data rows {shown}); remove or fill them first")
     if len(column) == 0:
         raise CLIError(f"input file {args.input!r} has no rows")
-    values = column.to_numpy(dtype=object)
+    values = column.astype(object).to_numpy()
     open_alphabet = entry.open_alphabet and args.categories is None and args.categories_file is None
     cats = None if open_alphabet else _categories(args, values)
     outside = column[~column.isin(cats)].value_counts() if cats is not None else ()

@@ -240,3 +240,14 @@ def test_open_alphabet_round_trip(people, tmp_path, capsys):
     dist = pd.read_csv(pd.io.common.StringIO(out)).set_index("category")["probability"]
     truth = frame["city"].value_counts(normalize=True)
     assert code == 0 and abs(dist["paris"] - truth["paris"]) < 0.05 and dist["rome"] < 0.05
+
+
+def test_parquet_missing_values_are_reported_not_stringified(tmp_path, capsys):
+    path = tmp_path / "p.parquet"
+    pd.DataFrame({"city": ["paris", None, "lyon"], "n": [1, 2, 3]}).to_parquet(path)
+    code, _, err = run(["privatize", path, "-c", "city", "--categories", "paris,lyon", "-o", tmp_path / "r.csv"], capsys)
+    assert code == 2 and "has 1 missing values (data rows 2)" in err
+    code, _, err = run(["privatize", path, "-c", "n", "--categories", "1,2,3", "-o", tmp_path / "r.csv"], capsys)
+    assert code == 0  # integers are compared with the categories as text
+    code, _, err = run(["privatize", path, "-c", "town", "--categories", "1,2", "-o", tmp_path / "r.csv"], capsys)
+    assert code == 2 and "has no column 'town'; its columns are ['city', 'n']" in err
