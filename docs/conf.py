@@ -187,8 +187,35 @@ def _gallery_page():
     _write_if_changed(HERE / "gallery.rst", "\n".join(lines))
 
 
+def _mechanisms_table():
+    """The registry of ``skldp mechanisms`` as a table: what this build offers."""
+    from skldp._registry import MECHANISMS
+
+    rows = [
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: 16 22 40 22",
+        "",
+        "   * - name",
+        "     - class",
+        "     - guarantee",
+        "     - paper",
+    ]
+    for m in MECHANISMS.values():
+        if not m.available:
+            continue
+        rows += [
+            f"   * - ``{m.name}``",
+            f"     - :class:`~skldp.{m.class_name}`",
+            f"     - {m.guarantee}" + (f" (needs ``{m.describe_required()}``)" if m.required else ""),
+            f"     - {m.paper}",
+        ]
+    _write_if_changed(HERE / "mechanisms_table.rst.inc", "\n".join(rows) + "\n")
+
+
 _api_page()
 _gallery_page()
+_mechanisms_table()
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 # ------------------------------------------------------------------------------------------------
