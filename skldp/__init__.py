@@ -4,7 +4,7 @@ Privatizers (transformers) randomize each person's value on their device; estima
 the distribution from the reports through the mechanism's channel.
 """
 
-from skldp import channels, metrics, privacy, projection
+from skldp import channels, datasets, metrics, privacy, projection
 from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.privatizers import (
@@ -31,6 +31,7 @@ __all__ = [
     "PrivacyLeakWarning",
     "ChannelMismatchError",
     "channels",
+    "datasets",
     "metrics",
     "privacy",
     "projection",

@@ -1,0 +1,397 @@
+"""Simulation studies: run a grid of mechanisms and estimators, in parallel, into a tidy table.
+
+:func:`run_experiment` privatizes raw samples drawn from a distribution or a bundled data set
+with every (privatizer, parameters, number of people, repetition), estimates the distribution
+with every estimator, and returns one row per run with the errors and timings.
+:func:`summarize` turns those rows into means with confidence intervals, the input of
+:mod:`skldp.plotting`.
+
+Randomness: every task gets its own :class:`numpy.random.SeedSequence`, derived from
+``random_state`` and the task's position in the grid (never from the order in which workers
+pick tasks up), so results do not depend on ``n_jobs`` or scheduling. The raw sample of a
+(n_samples, repetition) pair is shared by all mechanisms and parameters (common random
+numbers), which makes their comparison sharper.
+
+This module is edge code: joblib is imported when a run starts, and the progress bar uses tqdm
+only when it is installed.
+"""
+
+import itertools
+import numbers
+import secrets
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _stats
+from sklearn.base import clone
+from sklearn.model_selection import ParameterGrid
+
+from skldp import metrics as _metrics
+
+__all__ = ["run_experiment", "summarize"]
+
+_ERROR_METRICS = {
+    "tv": _metrics.total_variation,
+    "l1": _metrics.l1_distance,
+    "l2": _metrics.l2_distance,
+    "linf": _metrics.linf_distance,
+    "kl": _metrics.kl_divergence,
+}
+
+
+def _named(items, kind):
+    """Normalize a single object, a list, or a dict into an ordered {name: object} dict."""
+    if items is None:
+        return {}
+    if isinstance(items, dict):
+        out = dict(items)
+    else:
+        if not isinstance(items, (list, tuple)):
+            items = [items]
+        out = {}
+        for item in items:
+            base = item if isinstance(item, str) else type(item).__name__
+            name, i = base, 2
+            while name in out:
+                name, i = f"{base}-{i}", i + 1
+            out[name] = item
+    if not out:
+        raise ValueError(f"give at least one {kind}")
+    return out
+
+
+def _resolve_privatizer(item):
+    if isinstance(item, str):
+        from skldp._registry import make_privatizer
+
+        return make_privatizer(item)
+    if not (hasattr(item, "fit") and hasattr(item, "transform") and hasattr(item, "get_params")):
+        raise TypeError(f"privatizers must be privatizer instances or registry names; got {type(item).__name__}")
+    return item
+
+
+def _resolve_estimator(item):
+    if isinstance(item, str):
+        from skldp._registry import make_estimator
+
+        return make_estimator(item)
+    if not (hasattr(item, "fit") and hasattr(item, "get_params")):
+        raise TypeError(f"estimators must be estimator instances or names; got {type(item).__name__}")
+    return item
+
+
+def _resolve_data(data):
+    """Return (probabilities, categories, name, counts or None) for the supported data kinds."""
+    from skldp.datasets import CountTable, Distribution
+
+    if isinstance(data, CountTable):
+        counts = np.asarray(data["counts"], dtype=np.int64)
+        return counts / counts.sum(), np.asarray(data["categories"]), data["name"], counts
+    if isinstance(data, Distribution):
+        return data.probabilities, data.categories, data.name, None
+    if isinstance(data, pd.Series):
+        values = data.to_numpy(dtype=float)
+        if np.any(values < 0) or not np.all(np.isfinite(values)) or values.sum() <= 0:
+            raise ValueError("a Series of counts or probabilities must be finite, non-negative and not all zero")
+        return values / values.sum(), data.index.to_numpy(), data.name or "data", None
+    p = np.asarray(data, dtype=float)
+    if p.ndim != 1 or p.shape[0] < 2:
+        raise ValueError(
+            "data must be a Distribution, a CountTable, a Series of counts, or a 1-D probability "
+            f"vector over at least 2 categories; got shape {p.shape}"
+        )
+    dist = Distribution(p, name="data")
+    return dist.probabilities, dist.categories, dist.name, None
+
+
+def _check_n_samples(n_samples, counts, sampling):
+    values = [n_samples] if isinstance(n_samples, numbers.Integral) else list(n_samples)
+    if not values:
+        raise ValueError("n_samples must hold at least one number of people")
+    out = []
+    for n in values:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n_samples must be positive integers; got {n!r}")
+        if sampling == "records" and counts is not None and n > counts.sum():
+            raise ValueError(f"n_samples={n} exceeds the {int(counts.sum())} records of the data set (sampling='records')")
+        out.append(int(n))
+    return out
+
+
+def _draw(p, counts, n, sampling, rng):
+    if sampling == "records" and counts is not None:
+        drawn = rng.multivariate_hypergeometric(counts, n, method="marginals")
+    else:
+        drawn = rng.multinomial(n, p)
+    return rng.permutation(np.repeat(np.arange(p.shape[0]), drawn)), drawn
+
+
+def _run_task(task, p, counts, categories, sampling, reference, metrics, entropy):
+    """One (privatizer, parameters, n, repetition): privatize once, then every estimator."""
+    key, priv_name, privatizer, params, estimators, n, (i_priv, i_par, i_n, rep) = task
+    data_seed = np.random.SeedSequence(entropy, spawn_key=(0, i_n, rep))
+    noise_seed = np.random.SeedSequence(entropy, spawn_key=(1, i_priv, i_par, i_n, rep))
+    idx, drawn = _draw(p, counts, n, sampling, np.random.default_rng(data_seed))
+    x = idx if categories is None else categories[idx]
+    domain = np.arange(p.shape[0]) if categories is None else categories
+    truth = p if reference == "population" else drawn / n
+
+    priv = clone(privatizer).set_params(**params)
+    extra = {"random_state": np.random.default_rng(noise_seed)}
+    if "categories" in priv.get_params(deep=False):
+        extra["categories"] = [domain]
+    priv.set_params(**extra)
+    start = time.perf_counter()
+    reports = priv.fit(x.reshape(-1, 1)).transform(x.reshape(-1, 1))
+    privatize_time = time.perf_counter() - start
+    bits = getattr(priv, "bits_per_report", np.nan)
+
+    rows = []
+    for est_name, estimator in estimators.items():
+        est = clone(estimator)
+        start = time.perf_counter()
+        est.fit(reports)
+        estimate_time = time.perf_counter() - start
+        estimate = np.asarray(est.distribution_, dtype=float)
+        row = {
+            "privatizer": priv_name,
+            "estimator": est_name,
+            **{f"param_{k}": v for k, v in params.items()},
+            "n_samples": n,
+            "repeat": rep,
+        }
+        for name in metrics:
+            func = _ERROR_METRICS[name] if isinstance(name, str) else name
+            label = name if isinstance(name, str) else getattr(name, "__name__", "metric")
+            try:
+                row[label] = func(truth, estimate)
+            except ValueError:  # e.g. KL of an estimate off the simplex
+                row[label] = np.nan
+        row["privatize_time"] = privatize_time
+        row["estimate_time"] = estimate_time
+        row["bits_per_report"] = bits
+        row["_key"] = key + (list(estimators).index(est_name),)
+        rows.append(row)
+    return rows
+
+
+class _TextProgress:
+    """A minimal progress line on stderr, used when tqdm is not installed."""
+
+    def __init__(self, total, desc):
+        self.total, self.done, self.desc = total, 0, desc
+
+    def update(self, k=1):
+        self.done += k
+        sys.stderr.write(f"\r{self.desc}: {self.done}/{self.total}")
+        if self.done >= self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    def close(self):
+        pass
+
+
+def _progress_bar(total, desc, enabled):
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - depends on the environment
+        return _TextProgress(total, desc)
+    return tqdm(total=total, desc=desc, unit="run", leave=False)
+
+
+def run_experiment(
+    privatizers,
+    estimators="projected",
+    data=None,
+    *,
+    n_samples,
+    n_repeats=10,
+    param_grid=None,
+    metrics=("tv", "l1", "l2", "linf"),
+    reference="population",
+    sampling="iid",
+    n_jobs=None,
+    progress=True,
+    random_state=None,
+):
+    """Run every (privatizer, parameters, n, repetition) and score every estimator on it.
+
+    Each run draws ``n`` raw values from ``data``, privatizes them with a clone of the
+    privatizer (its domain set to the data's categories and its ``random_state`` to the run's
+    own seed), fits a clone of each estimator on the reports, and measures the distance between
+    each estimate and the truth.
+
+    Parameters
+    ----------
+    privatizers : privatizer, str, list or dict
+        Unfitted privatizers, or registry names such as ``"krr"`` (see ``skldp mechanisms``).
+        A dict gives them names; otherwise they are named after their class.
+    estimators : estimator, str, list or dict, default="projected"
+        Distribution estimators, or names (``"empirical"``, ``"projected"``, ``"em"``).
+    data : Distribution, CountTable, pandas.Series or array-like
+        The population: a synthetic :class:`~skldp.datasets.Distribution`, a bundled
+        :class:`~skldp.datasets.CountTable`, a Series of counts or probabilities indexed by
+        category, or a probability vector over the categories ``0 .. k-1``.
+    n_samples : int or list of int
+        Numbers of people per run.
+    n_repeats : int, default=10
+        Repetitions of each setting, with independent samples and noise.
+    param_grid : dict, list of dicts or None, default=None
+        Privatizer parameters to vary, as for :class:`sklearn.model_selection.ParameterGrid`,
+        e.g. ``{"epsilon": [0.5, 1, 2]}``; they are set on every privatizer. The values appear
+        in columns ``param_<name>``.
+    metrics : sequence of str or callable, default=("tv", "l1", "l2", "linf")
+        Distances ``metric(truth, estimate)``: names among ``tv``, ``l1``, ``l2``, ``linf``,
+        ``kl``, or callables (named after ``__name__``).
+    reference : {'population', 'sample'}, default='population'
+        Compare with the population distribution, or with the empirical distribution of the
+        raw values drawn in the run (the error due to privatization alone).
+    sampling : {'iid', 'records'}, default='iid'
+        Draw people i.i.d. from the distribution, or (for a CountTable) without replacement
+        from its records.
+    n_jobs : int or None, default=None
+        Processes for :class:`joblib.Parallel` (None: one, -1: all cores).
+    progress : bool, default=True
+        Show a progress bar (tqdm when installed, a plain counter on stderr otherwise).
+    random_state : int, numpy.random.SeedSequence or None, default=None
+        Root of every run's seed. None draws fresh entropy, recorded in
+        ``results.attrs["entropy"]`` so the run can be replayed.
+
+    Returns
+    -------
+    results : pandas.DataFrame
+        One row per (privatizer, parameters, n, repetition, estimator), in grid order, with
+        columns ``data``, ``privatizer``, ``estimator``, ``param_*``, ``n_samples``,
+        ``repeat``, one column per metric, ``privatize_time`` and ``estimate_time`` (seconds,
+        wall clock, including fit), and ``bits_per_report``.
+
+    See Also
+    --------
+    summarize, skldp.plotting.plot_error
+
+    Examples
+    --------
+    >>> from skldp import RandomizedResponse
+    >>> from skldp.datasets import make_zipf
+    >>> from skldp.experiments import run_experiment
+    >>> results = run_experiment(RandomizedResponse(), ["empirical", "projected"], make_zipf(10),
+    ...                          n_samples=[1000, 10000], n_repeats=3,
+    ...                          param_grid={"epsilon": [1.0, 4.0]}, progress=False, random_state=0)
+    >>> results.shape
+    (24, 13)
+    >>> results.groupby("param_epsilon")["tv"].mean().is_monotonic_decreasing
+    True
+    """
+    if data is None:
+        raise ValueError("data is required: a Distribution, a CountTable, a Series of counts or a probability vector")
+    if reference not in ("population", "sample"):
+        raise ValueError(f"reference must be 'population' or 'sample'; got {reference!r}")
+    if sampling not in ("iid", "records"):
+        raise ValueError(f"sampling must be 'iid' or 'records'; got {sampling!r}")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer; got {n_repeats!r}")
+    for m in metrics:
+        if isinstance(m, str) and m not in _ERROR_METRICS:
+            raise ValueError(f"unknown metric {m!r}; choose among {sorted(_ERROR_METRICS)} or pass a callable")
+        if not isinstance(m, str) and not callable(m):
+            raise TypeError(f"metrics must be names or callables; got {m!r}")
+
+    privs = {k: _resolve_privatizer(v) for k, v in _named(privatizers, "privatizer").items()}
+    ests = {k: _resolve_estimator(v) for k, v in _named(estimators, "estimator").items()}
+    p, categories, data_name, counts = _resolve_data(data)
+    ns = _check_n_samples(n_samples, counts, sampling)
+    grid = list(ParameterGrid(param_grid if param_grid is not None else {}))
+    for name, priv in privs.items():
+        own = priv.get_params(deep=False)
+        for params in grid:
+            missing = sorted(set(params) - set(own))
+            if missing:
+                raise ValueError(f"privatizer {name!r} has no parameter {', '.join(missing)} of param_grid")
+
+    if random_state is None:
+        entropy = secrets.randbits(128)
+    elif isinstance(random_state, np.random.SeedSequence):
+        entropy = random_state.entropy
+    elif isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+        entropy = int(random_state)
+    else:
+        raise TypeError(f"random_state must be None, a non-negative int or a SeedSequence; got {random_state!r}")
+
+    if categories is not None and np.array_equal(categories, np.arange(p.shape[0])):
+        categories = None  # indices are the categories: the fast integer path
+    tasks = []
+    for (i_priv, (pname, priv)), (i_par, params), (i_n, n), rep in itertools.product(
+        enumerate(privs.items()), enumerate(grid), enumerate(ns), range(n_repeats)
+    ):
+        key = (i_priv, i_par, i_n, rep)
+        tasks.append((key, pname, priv, params, ests, n, key))
+
+    bar = _progress_bar(len(tasks), f"skldp {data_name}", progress)
+    args = (p, counts, categories, sampling, reference, list(metrics), entropy)
+    rows = []
+    try:
+        if n_jobs in (None, 1):
+            for task in tasks:
+                rows.extend(_run_task(task, *args))
+                if bar is not None:
+                    bar.update(1)
+        else:
+            from joblib import Parallel, delayed
+
+            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            for out in parallel(delayed(_run_task)(task, *args) for task in tasks):
+                rows.extend(out)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+    rows.sort(key=lambda r: r["_key"])
+    frame = pd.DataFrame(rows).drop(columns="_key")
+    frame.insert(0, "data", data_name)
+    frame.attrs["entropy"] = entropy
+    frame.attrs["reference"] = reference
+    return frame
+
+
+def summarize(results, metric="tv", *, by=None, confidence=0.95):
+    """Mean of a metric per setting with a t confidence interval of the mean.
+
+    Parameters
+    ----------
+    results : DataFrame
+        The output of :func:`run_experiment`.
+    metric : str, default="tv"
+        The column to summarize (a metric or a timing).
+    by : list of str or None, default=None
+        Grouping columns; None uses every setting column (``data``, ``privatizer``,
+        ``estimator``, ``param_*``, ``n_samples``).
+    confidence : float, default=0.95
+        Level of the interval.
+
+    Returns
+    -------
+    summary : DataFrame
+        Columns ``by`` + ``mean``, ``std``, ``count``, ``lower``, ``upper`` (the interval is
+        ``mean`` itself when a group has one row).
+    """
+    if metric not in results.columns:
+        raise ValueError(f"results have no column {metric!r}; columns are {list(results.columns)}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1); got {confidence}")
+    if by is None:
+        by = [c for c in results.columns if c in ("data", "privatizer", "estimator", "n_samples") or c.startswith("param_")]
+    grouped = results.groupby(list(by), sort=False, dropna=False)[metric]
+    out = grouped.agg(["mean", "std", "count"]).reset_index()
+    sem = out["std"].fillna(0.0) / np.sqrt(out["count"])
+    t = _stats.t.ppf(0.5 + confidence / 2, np.maximum(out["count"] - 1, 1))
+    half = np.where(out["count"] > 1, t * sem, 0.0)
+    out["lower"] = out["mean"] - half
+    out["upper"] = out["mean"] + half
+    return out

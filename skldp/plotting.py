@@ -1,0 +1,190 @@
+"""Plots of experiment results and distributions (matplotlib, an optional extra).
+
+matplotlib is imported inside each function, so ``import skldp.plotting`` works without it;
+calling a function without it raises an ImportError that says how to install it
+(``pip install "skldp[plot]"``). Every function draws on ``ax`` (a new figure when None) and
+returns the axes.
+"""
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["plot_error", "plot_distribution", "plot_grid_heatmap"]
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            'skldp.plotting needs matplotlib, an optional extra: pip install "skldp[plot]"'
+        ) from exc
+    return plt
+
+
+def _axes(ax, figsize=(6.4, 4.2)):
+    if ax is not None:
+        return ax
+    plt = _pyplot()
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def _setting_columns(results):
+    return [c for c in results.columns if c in ("data", "privatizer", "estimator") or c.startswith("param_")]
+
+
+def plot_error(results, *, x="n_samples", metric="tv", hue=None, confidence=0.95, ax=None, logx=True, logy=True):
+    """Mean error against n (or a parameter) with a confidence band, one line per setting.
+
+    Parameters
+    ----------
+    results : DataFrame
+        The output of :func:`skldp.experiments.run_experiment`.
+    x : str, default="n_samples"
+        The column on the horizontal axis, e.g. ``"n_samples"`` or ``"param_epsilon"``.
+    metric : str, default="tv"
+        The error column on the vertical axis.
+    hue : list of str or None, default=None
+        Columns whose combinations get one line each; None uses every setting column (data,
+        privatizer, estimator, ``param_*``) that takes more than one value, other than ``x``.
+    confidence : float, default=0.95
+        Level of the band: a t interval of the mean over repetitions.
+    ax : matplotlib Axes or None, default=None
+    logx, logy : bool, default=True
+        Logarithmic axes.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+    """
+    from skldp.experiments import summarize
+
+    if x not in results.columns:
+        raise ValueError(f"results have no column {x!r}")
+    if hue is None:
+        hue = [c for c in _setting_columns(results) if c != x and results[c].nunique(dropna=False) > 1]
+    hue = list(hue)
+    summary = summarize(results, metric, by=hue + [x], confidence=confidence)
+    ax = _axes(ax)
+    groups = summary.groupby(hue, sort=False) if hue else [((), summary)]
+    for key, group in groups:
+        group = group.sort_values(x)
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{c.removeprefix('param_')}={v}" if c.startswith("param_") else str(v) for c, v in zip(hue, key))
+        (line,) = ax.plot(group[x], group["mean"], marker="o", markersize=3, label=label or metric)
+        ax.fill_between(group[x], group["lower"], group["upper"], color=line.get_color(), alpha=0.2, linewidth=0)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel("number of people" if x == "n_samples" else x.removeprefix("param_"))
+    ax.set_ylabel(f"{metric} error (mean, {confidence:.0%} band)")
+    if hue:
+        ax.legend(fontsize="small")
+    return ax
+
+
+def plot_distribution(true, estimates=None, *, categories=None, top=None, ax=None):
+    """A true distribution as bars, with estimates drawn over it as markers.
+
+    Parameters
+    ----------
+    true : array-like or Series of shape (n_categories,)
+        The reference distribution (a Series gives the category labels).
+    estimates : array-like, dict of name to array-like, or None, default=None
+        One estimate or several by name.
+    categories : array-like or None, default=None
+        Labels; default the Series index or ``0 .. k-1``.
+    top : int or None, default=None
+        Show only the ``top`` most probable categories of ``true`` (in decreasing order).
+    ax : matplotlib Axes or None, default=None
+
+    Returns
+    -------
+    ax : matplotlib Axes
+    """
+    if isinstance(true, pd.Series) and categories is None:
+        categories = true.index.to_numpy()
+    p = np.asarray(true, dtype=float)
+    if p.ndim != 1:
+        raise ValueError(f"true must be one distribution (1-D); got shape {p.shape}")
+    categories = np.arange(p.shape[0]) if categories is None else np.asarray(categories)
+    if estimates is None:
+        estimates = {}
+    elif not isinstance(estimates, dict):
+        estimates = {"estimate": estimates}
+    estimates = {k: np.asarray(v, dtype=float) for k, v in estimates.items()}
+    for name, q in estimates.items():
+        if q.shape != p.shape:
+            raise ValueError(f"estimate {name!r} has shape {q.shape}; the true distribution has {p.shape}")
+    order = np.argsort(-p, kind="stable")[:top] if top is not None else np.arange(p.shape[0])
+    pos = np.arange(order.shape[0])
+    ax = _axes(ax)
+    ax.bar(pos, p[order], color="0.8", label="true")
+    for name, q in estimates.items():
+        ax.plot(pos, q[order], marker="o", linestyle="none", markersize=4, label=name)
+    if order.shape[0] <= 40:
+        ax.set_xticks(pos, [str(c) for c in categories[order]], rotation=90, fontsize="small")
+    ax.set_xlabel("category" + (f" (top {order.shape[0]} by true probability)" if top is not None else ""))
+    ax.set_ylabel("probability")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_grid_heatmap(values, grid_shape=None, *, ax=None, log=True, title=None, cmap="viridis"):
+    """A heat map of counts or probabilities over a spatial grid (check-in cells).
+
+    Parameters
+    ----------
+    values : CountTable, Series or array-like of shape (rows * cols,) or (rows, cols)
+        Per-cell values with cell id ``row * cols + col`` (row 0 at the bottom, as latitude
+        index 0). A CountTable from :func:`~skldp.datasets.load_gowalla` or
+        :func:`~skldp.datasets.load_foursquare_manhattan` gives its counts and shape.
+    grid_shape : tuple of int or None, default=None
+        (rows, cols), needed for flat arrays.
+    ax : matplotlib Axes or None, default=None
+    log : bool, default=True
+        Logarithmic colour scale; cells at or below zero are left blank.
+    title : str or None, default=None
+    cmap : str, default="viridis"
+
+    Returns
+    -------
+    ax : matplotlib Axes
+    """
+    from skldp.datasets import CountTable
+
+    if isinstance(values, CountTable):
+        grid_shape = grid_shape or values["grid_shape"]
+        title = title if title is not None else values["name"]
+        values = values["counts"]
+        if grid_shape is None:
+            raise ValueError("this table is not a spatial grid (its grid_shape is None)")
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 1:
+        if grid_shape is None:
+            raise ValueError("grid_shape=(rows, cols) is needed for a flat array of cells")
+        rows, cols = grid_shape
+        if arr.shape[0] != rows * cols:
+            raise ValueError(f"{arr.shape[0]} values do not fill a {rows} x {cols} grid")
+        arr = arr.reshape(rows, cols)
+    elif arr.ndim != 2:
+        raise ValueError(f"values must be flat or 2-D; got shape {arr.shape}")
+    plt = _pyplot()
+    from matplotlib.colors import LogNorm
+
+    ax = _axes(ax, figsize=(7.5, 3.6))
+    if log:
+        shown = np.ma.masked_less_equal(arr, 0)
+        positive = arr[arr > 0]
+        norm = LogNorm(vmin=positive.min(), vmax=positive.max()) if positive.size else None
+    else:
+        shown, norm = arr, None
+    image = ax.imshow(shown, origin="lower", cmap=cmap, norm=norm, interpolation="nearest", aspect="auto")
+    plt.colorbar(image, ax=ax, shrink=0.85)
+    ax.set_xlabel("longitude index")
+    ax.set_ylabel("latitude index")
+    if title:
+        ax.set_title(title, fontsize="medium")
+    return ax

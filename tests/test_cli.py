@@ -1,0 +1,253 @@
+"""End-to-end tests of the ``skldp`` command on temporary files, good input and bad."""
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skldp.cli import _grid_blocks, build_parser, main
+
+
+@pytest.fixture
+def people(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"id": np.arange(4000), "city": rng.choice(["paris", "lyon", "nice"], 4000, p=[0.5, 0.3, 0.2])})
+    path = tmp_path / "people.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
+    path, frame = people
+    reports = tmp_path / "reports.csv"
+    code, _, err = run(["privatize", path, "-c", "city", "-m", "krr", "--epsilon", "2",
+                        "--categories", "paris,lyon,nice", "--seed", "3", "-o", reports], capsys)
+    assert code == 0 and "LDP(epsilon=2)" in err
+    written = pd.read_csv(reports)
+    assert list(written.columns) == ["report"] and len(written) == 4000
+    assert written["report"].between(0, 2).all()
+    meta = json.loads((tmp_path / "reports.csv.json").read_text())
+    assert meta["mechanism"] == "krr" and meta["params"] == {"epsilon": 2.0}
+    assert meta["categories"] == ["paris", "lyon", "nice"] and meta["n_reports"] == 4000
+    assert "random_state" not in meta["params"] and "seed" not in json.dumps(meta)
+    # rows stay aligned: at epsilon 2 with k = 3, about e^2 / (e^2 + 2) = 79% of reports are true
+    truth = frame["city"].map({"paris": 0, "lyon": 1, "nice": 2})
+    kept = (written["report"] == truth).mean()
+    assert abs(kept - np.exp(2) / (np.exp(2) + 2)) < 5 * np.sqrt(0.79 * 0.21 / 4000)
+    # the same seed replays the same noise
+    again = tmp_path / "again.csv"
+    run(["privatize", path, "-c", "city", "--epsilon", "2", "--categories", "paris,lyon,nice", "--seed", "3", "-o", again], capsys)
+    assert pd.read_csv(again).equals(written)
+
+    out_csv = tmp_path / "dist.csv"
+    for estimator in ["projected", "empirical", "em"]:
+        code, _, err = run(["estimate", reports, "-e", estimator, "-o", out_csv], capsys)
+        assert code == 0 and "4000 reports" in err
+        dist = pd.read_csv(out_csv)
+        assert dist["category"].tolist() == ["paris", "lyon", "nice"]
+        assert dist["probability"].sum() == pytest.approx(1.0)
+        empirical = frame["city"].value_counts(normalize=True)[dist["category"]].to_numpy()
+        assert np.all(np.abs(dist["probability"].to_numpy() - empirical) < 0.05)
+    # standard output when no -o is given
+    code, out, _ = run(["estimate", reports], capsys)
+    assert code == 0 and out.splitlines()[0] == "category,probability,std"
+
+
+def test_parquet_categories_file_and_params(people, tmp_path, capsys):
+    _, frame = people
+    pq = tmp_path / "people.parquet"
+    frame.to_parquet(pq)
+    cats = tmp_path / "cats.txt"
+    cats.write_text("paris\nlyon\n\nnice\nrome\n")
+    reports = tmp_path / "r.parquet"
+    meta = tmp_path / "meta.json"
+    code, _, _ = run(["privatize", pq, "-c", "city", "--categories-file", cats, "-p", "epsilon=0.5",
+                      "-o", reports, "--metadata", meta], capsys)
+    assert code == 0
+    assert json.loads(meta.read_text())["categories"] == ["paris", "lyon", "nice", "rome"]
+    code, out, _ = run(["estimate", reports, "--metadata", meta, "-e", "em", "-p", "max_iter=5000"], capsys)
+    assert code == 0
+    assert pd.read_csv(pd.io.common.StringIO(out))["category"].tolist() == ["paris", "lyon", "nice", "rome"]
+
+
+def test_infer_categories_warns(people, tmp_path, capsys):
+    path, _ = people
+    code, _, err = run(["privatize", path, "-c", "city", "--infer-categories", "-o", tmp_path / "r.csv"], capsys)
+    assert code == 0 and "reveals the values" in err
+    assert json.loads((tmp_path / "r.csv.json").read_text())["categories"] == ["lyon", "nice", "paris"]
+
+
+def test_mechanisms_lists_guarantees(capsys):
+    code, out, _ = run(["mechanisms"], capsys)
+    assert code == 0 and "krr" in out and "epsilon-LDP" in out
+    code, out, _ = run(["mechanisms", "--all"], capsys)
+    assert code == 0
+    for name in ["block-hadamard", "high-low-hadamard", "urr", "rappor", "hashed-rr", "one-bit-compressive"]:
+        assert name in out
+
+
+def test_demo_prints_the_table_and_writes_a_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "demo.png"
+    code, out, _ = run(["demo", "--repeats", "2", "--plot", plot, "--no-progress"], capsys)
+    assert code == 0
+    assert "k = 43750 cells, n = 143296 people" in out
+    assert "TV error (95% CI)" in out and "k-RR" in out and "LDP" in out
+    assert plot.stat().st_size > 10_000 and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_grid_blocks_partition_the_grid():
+    blocks = _grid_blocks((125, 350), 5, 7)
+    assert len(blocks) == 35 and all(len(b) == 25 * 50 for b in blocks)
+    assert sorted(c for b in blocks for c in b) == list(range(43_750))
+    # block 1 is rows 0-24, columns 50-99
+    assert min(blocks[1]) == 50 and max(blocks[1]) == 24 * 350 + 99
+    assert [len(b) for b in _grid_blocks((125, 350), 25, 70)] == [25] * 1750
+
+
+def _bad_cases(tmp_path, people_path):
+    good = ["--categories", "paris,lyon,nice", "-o", tmp_path / "x.csv"]
+    garbage = tmp_path / "garbage.parquet"
+    garbage.write_bytes(b"not a parquet file")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    holes = tmp_path / "holes.csv"
+    holes.write_text("id,city\n1,paris\n2,\n3,lyon\n")
+    return [
+        (["privatize", tmp_path / "missing.csv", "-c", "city", *good], "does not exist"),
+        (["privatize", garbage, "-c", "city", *good], "cannot read input file"),
+        (["privatize", empty, "-c", "city", *good], "cannot read input file"),
+        (["privatize", tmp_path / "people.xlsx", "-c", "city", *good], "unknown file type"),
+        (["privatize", people_path, "-c", "town", *good], "has no column 'town'; its columns are"),
+        (["privatize", holes, "-c", "city", *good], "has 1 missing values"),
+        (["privatize", people_path, "-c", "city", "-o", tmp_path / "x.csv"], "domain is public knowledge"),
+        (["privatize", people_path, "-c", "city", "--categories", "paris,lyon", "-o", tmp_path / "x.csv"],
+         "values outside the categories: 'nice'"),
+        (["privatize", people_path, "-c", "city", "--categories", "paris,paris", "-o", tmp_path / "x.csv"], "duplicates"),
+        (["privatize", people_path, "-c", "city", "--categories", "paris", "-o", tmp_path / "x.csv"], "at least 2"),
+        (["privatize", people_path, "-c", "city", "--categories", "a,b", "--infer-categories", "-o", tmp_path / "x.csv"],
+         "give the domain once"),
+        (["privatize", people_path, "-c", "city", "-m", "nonesuch", *good], "unknown mechanism 'nonesuch'"),
+        (["privatize", people_path, "-c", "city", "-p", "theta=2", *good], "has no parameter 'theta'"),
+        (["privatize", people_path, "-c", "city", "-p", "epsilon=abc", *good], "epsilon must be a positive finite number"),
+        (["privatize", people_path, "-c", "city", "-p", "epsilon", *good], "key=value"),
+        (["privatize", people_path, "-c", "city", "-p", "random_state=1", *good], "set random_state with its own option"),
+        (["privatize", people_path, "-c", "city", "--categories", "a,b", "-o", tmp_path / "x.xlsx"], "unknown file type"),
+        (["privatize", people_path, "-c", "city", *good[:2], "-o", tmp_path / "no" / "dir" / "x.csv"], "cannot write"),
+        (["estimate", people_path], "metadata file .* does not exist"),
+    ]
+
+
+def test_bad_input_exits_2_with_a_message(people, tmp_path, capsys):
+    path, _ = people
+    for argv, message in _bad_cases(tmp_path, path):
+        code, _, err = run(argv, capsys)
+        assert code == 2, argv
+        assert "Traceback" not in err and err.startswith(f"skldp {argv[0]}: error: "), err
+        assert re.search(message, err), (argv, err)
+
+
+def test_bad_reports_and_metadata(people, tmp_path, capsys):
+    path, _ = people
+    reports = tmp_path / "r.csv"
+    assert run(["privatize", path, "-c", "city", "--categories", "paris,lyon,nice", "-o", reports], capsys)[0] == 0
+    sidecar = tmp_path / "r.csv.json"
+    meta = json.loads(sidecar.read_text())
+
+    def check(message, *extra):
+        code, _, err = run(["estimate", reports, *extra], capsys)
+        assert code == 2 and message in err and "Traceback" not in err, err
+
+    check("unknown estimator 'magic'", "-e", "magic")
+    check("tol must be a non-negative number", "-e", "em", "-p", "tol=-1")
+    frame = pd.read_csv(reports)
+    frame.assign(report=frame["report"] + 5).to_csv(reports, index=False)
+    check("outside")  # symbols the channel cannot emit
+    frame.rename(columns={"report": "other"}).to_csv(reports, index=False)
+    check("lacks the report columns ['report']")
+    frame.astype({"report": float}).assign(report=0.5).to_csv(reports, index=False)
+    check("must be integers")
+    frame.to_csv(reports, index=False)
+    sidecar.write_text("{not json")
+    check("is not valid JSON")
+    sidecar.write_text(json.dumps({"format": "other"}))
+    check("was not written by 'skldp privatize'")
+    sidecar.write_text(json.dumps({**meta, "mechanism": "nonesuch"}))
+    check("unknown mechanism 'nonesuch'")
+    sidecar.write_text(json.dumps({**meta, "params": {"epsilon": -1}}))
+    check("epsilon must be a positive finite number")
+    del meta["categories"]
+    sidecar.write_text(json.dumps(meta))
+    check("lacks the field 'categories'")
+
+
+@pytest.mark.parametrize("command", [[], ["demo"], ["privatize"], ["estimate"], ["mechanisms"]])
+def test_help_on_every_command(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--help"])
+    assert exc.value.code == 0
+    assert "usage: skldp" in capsys.readouterr().out
+
+
+def test_argument_errors_exit_2(capsys):
+    for argv in [[], ["frobnicate"], ["privatize", "x.csv"], ["demo", "--epsilon", "-1"], ["demo", "--repeats", "0"]]:
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        assert "error" in capsys.readouterr().err
+
+
+def test_console_entry_point_in_a_subprocess(people, tmp_path):
+    path, _ = people
+    out = subprocess.run([sys.executable, "-m", "skldp.cli", "privatize", str(path), "-c", "nope", "--categories", "a,b",
+                          "-o", str(tmp_path / "x.csv")], capture_output=True, text=True, check=False)
+    assert out.returncode == 2 and out.stderr.startswith("skldp privatize: error: input file")
+    assert "Traceback" not in out.stderr
+    assert build_parser().prog == "skldp"
+
+
+def test_candidates_are_only_for_open_alphabets(people, tmp_path, capsys):
+    path, _ = people
+    reports = tmp_path / "r.csv"
+    assert run(["privatize", path, "-c", "city", "--categories", "paris,lyon,nice", "-o", reports], capsys)[0] == 0
+    code, _, err = run(["estimate", reports, "--candidates", "paris,rome"], capsys)
+    assert code == 2 and "--candidates is for reports over an open alphabet" in err
+
+
+def test_open_alphabet_round_trip(people, tmp_path, capsys):
+    from skldp._registry import MECHANISMS
+
+    if not MECHANISMS["hashed-rr"].available:
+        pytest.skip("HashedRR is not part of this build")
+    path, frame = people
+    reports = tmp_path / "h.csv"
+    code, _, _ = run(["privatize", path, "-c", "city", "-m", "hashed-rr", "--epsilon", "4", "-p", "n_buckets=8",
+                      "-p", "n_cohorts=4", "--seed", "0", "-o", reports], capsys)
+    assert code == 0 and json.loads((tmp_path / "h.csv.json").read_text())["categories"] is None
+    code, _, err = run(["estimate", reports], capsys)
+    assert code == 2 and "--candidates" in err
+    code, out, _ = run(["estimate", reports, "--candidates", "paris,lyon,nice,rome"], capsys)
+    dist = pd.read_csv(pd.io.common.StringIO(out)).set_index("category")["probability"]
+    truth = frame["city"].value_counts(normalize=True)
+    assert code == 0 and abs(dist["paris"] - truth["paris"]) < 0.05 and dist["rome"] < 0.05
+
+
+def test_parquet_missing_values_are_reported_not_stringified(tmp_path, capsys):
+    path = tmp_path / "p.parquet"
+    pd.DataFrame({"city": ["paris", None, "lyon"], "n": [1, 2, 3]}).to_parquet(path)
+    code, _, err = run(["privatize", path, "-c", "city", "--categories", "paris,lyon", "-o", tmp_path / "r.csv"], capsys)
+    assert code == 2 and "has 1 missing values (data rows 2)" in err
+    code, _, err = run(["privatize", path, "-c", "n", "--categories", "1,2,3", "-o", tmp_path / "r.csv"], capsys)
+    assert code == 0  # integers are compared with the categories as text
+    code, _, err = run(["privatize", path, "-c", "town", "--categories", "1,2", "-o", tmp_path / "r.csv"], capsys)
+    assert code == 2 and "has no column 'town'; its columns are ['city', 'n']" in err

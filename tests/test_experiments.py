@@ -1,0 +1,151 @@
+import subprocess
+import sys
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+
+from skldp import EmpiricalEstimator, ProjectedEstimator, RandomizedResponse
+from skldp.channels import RandomizedResponseChannel
+from skldp.datasets import load_foursquare_manhattan, make_geometric, make_zipf
+from skldp.experiments import run_experiment, summarize
+
+
+def _small(**kw):
+    args = dict(n_samples=[200, 2000], n_repeats=2, param_grid={"epsilon": [0.5, 2.0]}, progress=False, random_state=1)
+    args.update(kw)
+    return run_experiment(RandomizedResponse(), ["empirical", "projected"], make_zipf(6), **args)
+
+
+def test_grid_shape_columns_and_order():
+    res = _small()
+    assert len(res) == 2 * 2 * 2 * 2  # epsilons x n x repeats x estimators
+    assert list(res.columns) == [
+        "data", "privatizer", "estimator", "param_epsilon", "n_samples", "repeat",
+        "tv", "l1", "l2", "linf", "privatize_time", "estimate_time", "bits_per_report",
+    ]
+    assert res["data"].unique().tolist() == ["Zipf(1)"]
+    assert res["param_epsilon"].tolist()[:8] == [0.5] * 8
+    assert np.allclose(res["tv"], res["l1"] / 2)
+    assert (res["privatize_time"] > 0).all() and (res["bits_per_report"] == 3).all()
+    assert res.attrs["entropy"] == 1
+
+
+def test_reproducible_and_independent_of_parallelism():
+    timing = ["privatize_time", "estimate_time"]
+    a = _small().drop(columns=timing)
+    pd.testing.assert_frame_equal(a, _small().drop(columns=timing))
+    # joblib's thread backend keeps the test fast on a loaded machine; tasks complete out of order
+    # all the same (generator_unordered), which is what the seeding must withstand
+    with joblib.parallel_config(backend="threading"):
+        pd.testing.assert_frame_equal(a, _small(n_jobs=2).drop(columns=timing))
+    assert not a.equals(_small(random_state=2).drop(columns=timing))
+
+
+def test_unseeded_runs_record_their_entropy():
+    res = _small(random_state=None, n_samples=[100], n_repeats=1)
+    replay = _small(random_state=int(res.attrs["entropy"]), n_samples=[100], n_repeats=1)
+    assert res["tv"].tolist() == replay["tv"].tolist()
+
+
+def test_mean_squared_error_matches_the_exact_variance(seed):
+    # E ||p_hat - p||_2^2 of the unbiased estimate is the sum of the channel's variances
+    dist = make_geometric(5, lam=0.7)
+    n, eps, reps = 500, 1.0, 400
+    res = run_experiment(RandomizedResponse(epsilon=eps), EmpiricalEstimator(), dist, n_samples=n,
+                         n_repeats=reps, progress=False, random_state=seed)
+    sq = res["l2"].to_numpy() ** 2
+    expected = RandomizedResponseChannel(eps, 5).variance(dist.probabilities, n).sum()
+    assert abs(sq.mean() - expected) <= 5 * sq.std() / np.sqrt(reps)
+    # a planted wrong answer (the variance at twice the budget) is far outside that band
+    wrong = RandomizedResponseChannel(2 * eps, 5).variance(dist.probabilities, n).sum()
+    assert abs(sq.mean() - wrong) > 5 * sq.std() / np.sqrt(reps)
+
+
+def test_sample_reference_isolates_the_privatization_error():
+    # at epsilon = 50 the reports equal the raw values, so the error against the drawn sample is 0
+    res = run_experiment(RandomizedResponse(epsilon=50), EmpiricalEstimator(), make_zipf(8), n_samples=300,
+                         n_repeats=3, reference="sample", progress=False, random_state=0)
+    assert res["tv"].max() < 1e-9
+    pop = run_experiment(RandomizedResponse(epsilon=50), EmpiricalEstimator(), make_zipf(8), n_samples=300,
+                         n_repeats=3, progress=False, random_state=0)
+    assert pop["tv"].min() > 0.005  # sampling error remains against the population
+
+
+def test_count_table_records_and_named_mechanisms():
+    data = load_foursquare_manhattan()
+    res = run_experiment({"k-RR": "krr"}, {"proj": ProjectedEstimator(), "clip": "projected"}, data,
+                         n_samples=[1000, data.n_records], n_repeats=1, sampling="records",
+                         metrics=["tv", "kl"], progress=False, random_state=0)
+    assert set(res["privatizer"]) == {"k-RR"} and res["estimator"].tolist()[:2] == ["proj", "clip"]
+    assert res["data"].iloc[0] == "Foursquare (Manhattan grid)"
+    # all records, no privacy noise worth mentioning at large epsilon: check the records path
+    exact = run_experiment(RandomizedResponse(epsilon=50), EmpiricalEstimator(), data, n_samples=data.n_records,
+                           n_repeats=1, sampling="records", progress=False, random_state=0)
+    assert exact["tv"].iloc[0] < 1e-9
+
+
+def test_string_categories_from_a_series():
+    counts = pd.Series([50, 30, 20], index=["paris", "lyon", "nice"], name="cities")
+    res = run_experiment(RandomizedResponse(), "projected", counts, n_samples=500, n_repeats=2,
+                         progress=False, random_state=0)
+    assert res["data"].iloc[0] == "cities" and res["tv"].between(0, 1).all()
+
+
+def test_progress_bar_runs(capsys):
+    _small(progress=True, n_samples=[100], n_repeats=1)
+    assert "skldp Zipf(1)" in capsys.readouterr().err
+
+
+def test_summarize_confidence_interval():
+    res = _small(n_repeats=4)
+    summ = summarize(res, "tv")
+    assert list(summ.columns[:5]) == ["data", "privatizer", "estimator", "param_epsilon", "n_samples"]
+    assert len(summ) == 8 and (summ["count"] == 4).all()
+    group = res[(res.estimator == "empirical") & (res.param_epsilon == 0.5) & (res.n_samples == 200)]["tv"]
+    row = summ.iloc[0]
+    half = 3.182446305284263 * group.std() / 2  # t_{0.975, 3} * s / sqrt(4)
+    assert row["mean"] == pytest.approx(group.mean()) and row["upper"] - row["mean"] == pytest.approx(half)
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        summarize(res, "nope")
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(data=None), ValueError, "data is required"),
+        (dict(data=[1.0]), ValueError, "1-D probability vector over at least 2"),
+        (dict(param_grid={"theta": [1]}), ValueError, "has no parameter theta"),
+        (dict(metrics=["mse"]), ValueError, "unknown metric 'mse'"),
+        (dict(reference="truth"), ValueError, "reference must be"),
+        (dict(sampling="bootstrap"), ValueError, "sampling must be"),
+        (dict(n_samples=[0]), ValueError, "n_samples must be positive integers"),
+        (dict(n_repeats=0), ValueError, "n_repeats must be a positive integer"),
+        (dict(privatizers="nonesuch"), ValueError, "unknown mechanism 'nonesuch'"),
+        (dict(estimators="magic"), ValueError, "unknown estimator 'magic'"),
+        (dict(privatizers=[3]), TypeError, "privatizers must be"),
+        (dict(random_state="seed"), TypeError, "random_state must be"),
+    ],
+)
+def test_bad_input(kwargs, error, match):
+    args = dict(privatizers=RandomizedResponse(), estimators="projected", data=make_zipf(4), n_samples=10,
+                n_repeats=1, progress=False)
+    args.update(kwargs)
+    with pytest.raises(error, match=match):
+        run_experiment(**args)
+
+
+def test_too_many_records():
+    data = load_foursquare_manhattan()
+    with pytest.raises(ValueError, match="exceeds the 74471 records"):
+        run_experiment("krr", "projected", data, n_samples=10**6, sampling="records", progress=False)
+
+
+def test_edge_modules_are_not_imported_by_the_core():
+    code = (
+        "import sys, skldp, skldp.datasets, skldp.experiments, skldp.plotting, skldp.cli;"
+        "print(sorted(m for m in ('matplotlib', 'tqdm') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,53 @@
+"""The mechanism registry picks up privatizers by name as soon as skldp exports them."""
+
+import pytest
+
+import skldp
+from skldp import RandomizedResponse
+from skldp._registry import (
+    MECHANISMS,
+    available_estimators,
+    available_mechanisms,
+    get_mechanism,
+    make_estimator,
+    make_privatizer,
+)
+
+
+class _FakeHadamard(RandomizedResponse):
+    """Stands in for a privatizer that another part of the project exports."""
+
+
+def test_builtin_entries():
+    assert "krr" in available_mechanisms()
+    assert get_mechanism("krr").cls is RandomizedResponse
+    assert get_mechanism("RandomizedResponse").name == "krr"  # class names work too
+    rr = make_privatizer("krr", epsilon=2.0)
+    assert isinstance(rr, RandomizedResponse) and rr.epsilon == 2.0
+    assert {"empirical", "projected", "em"} <= set(available_estimators())
+    assert make_estimator("projected", method="clip").method == "clip"
+
+
+def test_a_newly_exported_privatizer_becomes_available(monkeypatch):
+    if MECHANISMS["hadamard"].available:
+        pytest.skip("HadamardResponse is part of this build")
+    with pytest.raises(ValueError, match="not available in this build"):
+        get_mechanism("hadamard")
+    monkeypatch.setattr(skldp, "HadamardResponse", _FakeHadamard, raising=False)
+    assert "hadamard" in available_mechanisms()
+    assert isinstance(make_privatizer("hadamard", epsilon=1.5), _FakeHadamard)
+
+
+def test_requirements_and_bad_names():
+    block = MECHANISMS["block-hadamard"]
+    assert block.describe_required() == "blocks or n_blocks or block_size"
+    assert block.missing({"epsilon": 1}) == ["blocks=... or n_blocks=... or block_size=..."]
+    assert block.missing({"n_blocks": 3}) == []
+    with pytest.raises(ValueError, match="unknown mechanism 'x'; available: krr"):
+        get_mechanism("x")
+    with pytest.raises(ValueError, match="has no parameter 'theta'"):
+        make_privatizer("krr", theta=1)
+    with pytest.raises(ValueError, match="unknown estimator"):
+        make_estimator("bayes")
+    with pytest.raises(ValueError, match="EMEstimator has no parameter 'method'"):
+        make_estimator("em", method="simplex")
