@@ -5,7 +5,7 @@ pure-LDP and multi-freq-ldpy are installed only in a throwaway environment
 and is wrapped in a tiny object with ``categories_`` and ``transform``, so the audit sees only
 its reports. They are never a dependency of skldp.
 
-    python benchmarks/audit_peers.py --print   # writes docs/user_guide/audit_peers_table.rst
+    python benchmarks/audit_peers.py --print   # writes docs/user_guide/audit_peers_table.rst.inc
 
 Figures measured on a shared, loaded 2-core machine.
 """
@@ -27,7 +27,7 @@ from skldp.privacy import LDP, audit  # noqa: E402
 K = 8
 EPSILON = 1.0
 N_SAMPLES = 20_000
-OUT = os.path.join(ROOT, "docs", "user_guide", "audit_peers_table.rst")
+OUT = os.path.join(ROOT, "docs", "user_guide", "audit_peers_table.rst.inc")
 
 # Runs in the peers' environment: privatize the inputs in x.npy one by one (their API is per
 # user) and save the reports.

@@ -7,7 +7,7 @@ probability) is audited too, to show a failure.
 
 Run from the repository root::
 
-    python benchmarks/audit_table.py            # writes docs/user_guide/audit_table.rst
+    python benchmarks/audit_table.py            # writes docs/user_guide/audit_table.rst.inc
     python benchmarks/audit_table.py --print    # also prints it
 
 Timings depend on the machine; the figures in the docs were measured on a shared, loaded
@@ -30,7 +30,7 @@ from skldp.privacy import audit, tight_epsilon_matrix  # noqa: E402
 K = 8
 N_SAMPLES = 100_000
 BUDGETS = (1.0, 4.0)
-OUT = os.path.join(ROOT, "docs", "user_guide", "audit_table.rst")
+OUT = os.path.join(ROOT, "docs", "user_guide", "audit_table.rst.inc")
 
 
 def mechanisms():
