@@ -5,14 +5,16 @@ the distribution from the reports through the mechanism's channel.
 """
 
 from skldp import channels, metrics, privacy, projection
-from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator
+from skldp.estimators import CandidateEstimator, EMEstimator, EmpiricalEstimator, ProjectedEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
-from skldp.privatizers import RandomizedResponse
+from skldp.privatizers import HashedRR, RandomizedResponse
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "RandomizedResponse",
+    "HashedRR",
+    "CandidateEstimator",
     "EmpiricalEstimator",
     "ProjectedEstimator",
     "EMEstimator",

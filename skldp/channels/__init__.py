@@ -2,5 +2,6 @@
 
 from skldp.channels._base import Channel, SymbolChannel
 from skldp.channels._randomized_response import RandomizedResponseChannel
+from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
 
-__all__ = ["Channel", "SymbolChannel", "RandomizedResponseChannel"]
+__all__ = ["Channel", "SymbolChannel", "RandomizedResponseChannel", "CohortRRChannel", "HashedRRChannel", "OpenAlphabetChannel"]

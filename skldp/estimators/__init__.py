@@ -1,7 +1,8 @@
 """Distribution estimators: recover p from reports through the channel interface."""
 
+from skldp.estimators._candidates import CandidateEstimator
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
 from skldp.estimators._projected import ProjectedEstimator
 
-__all__ = ["EmpiricalEstimator", "ProjectedEstimator", "EMEstimator"]
+__all__ = ["EmpiricalEstimator", "ProjectedEstimator", "EMEstimator", "CandidateEstimator"]
