@@ -93,6 +93,15 @@ def value_digests(values, hash_seed):
     values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
     if values.ndim != 1:
         raise ValueError(f"values must be one-dimensional; got shape {values.shape}")
+    if values.dtype.kind == "O" and pd.api.types.infer_dtype(values, skipna=False) not in ("string", "bytes"):
+        # Mixed objects: factorize their texts, since 1, 1.0 and True are equal under ==.
+        missing = pd.isna(values)
+        if missing.any():
+            raise ValueError(
+                f"values contain {int(missing.sum())} missing values (None or NaN); an open "
+                "alphabet has no entry for a missing value"
+            )
+        values = np.array([_text(v) for v in values] or [b""][:0], dtype=object)
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     if codes.size and codes.min() < 0:
         raise ValueError(
