@@ -54,7 +54,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
             return super().fit(X)
         columns, _ = self._read_columns(X, reset=True)
         channels = [self._open_channel(j) for j in range(len(columns))]
-        self.categories_ = _single_or_list([None] * len(columns))
+        self.categories_ = [None] * len(columns)
         self.channel_ = _single_or_list(channels)
         parts = [ch.guarantee() for ch in channels]
         self.privacy_ = parts[0] if len(parts) == 1 else SequentialComposition(parts)
@@ -144,8 +144,8 @@ class HashedRR(_OpenAlphabetPrivatizer):
     ----------
     channel_ : HashedRRChannel or CohortRRChannel, or a list of them
         The open channel of each column (``CohortRRChannel`` for a closed alphabet).
-    categories_ : None or ndarray
-        None for an open alphabet; the domain for a closed one.
+    categories_ : list
+        One entry per column: None for an open alphabet, the domain (ndarray) for a closed one.
     privacy_ : LDP or SequentialComposition
         ``LDP(epsilon)`` per column; the sum over columns.
     n_features_in_ : int
