@@ -1,5 +1,6 @@
 """Privatizers: scikit-learn transformers that randomize each row on the client."""
 
 from skldp.privatizers._randomized_response import RandomizedResponse
+from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
 
-__all__ = ["RandomizedResponse"]
+__all__ = ["RandomizedResponse", "RAPPOR", "OptimizedUnaryEncoding"]
