@@ -7,12 +7,14 @@ the distribution from the reports through the mechanism's channel.
 from skldp import channels, metrics, privacy, projection
 from skldp.estimators import CandidateEstimator, EMEstimator, EmpiricalEstimator, ProjectedEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
-from skldp.privatizers import HashedRR, RandomizedResponse
+from skldp.privatizers import RAPPOR, HashedRR, OptimizedUnaryEncoding, RandomizedResponse
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "RandomizedResponse",
+    "RAPPOR",
+    "OptimizedUnaryEncoding",
     "HashedRR",
     "CandidateEstimator",
     "EmpiricalEstimator",

@@ -1,7 +1,22 @@
 """Channels: each mechanism as a conditional distribution Q(y | x), the math behind it."""
 
 from skldp.channels._base import Channel, SymbolChannel
+from skldp.channels._bits import BitVectorChannel, PackedBitReports, bernoulli_bits
 from skldp.channels._randomized_response import RandomizedResponseChannel
+from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
 
-__all__ = ["Channel", "SymbolChannel", "RandomizedResponseChannel", "CohortRRChannel", "HashedRRChannel", "OpenAlphabetChannel"]
+__all__ = [
+    "Channel",
+    "SymbolChannel",
+    "BitVectorChannel",
+    "PackedBitReports",
+    "bernoulli_bits",
+    "RandomizedResponseChannel",
+    "UnaryEncodingChannel",
+    "RAPPORChannel",
+    "OptimizedUnaryEncodingChannel",
+    "OpenAlphabetChannel",
+    "HashedRRChannel",
+    "CohortRRChannel",
+]

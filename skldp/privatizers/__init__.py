@@ -1,6 +1,7 @@
 """Privatizers: scikit-learn transformers that randomize each row on the client."""
 
 from skldp.privatizers._randomized_response import RandomizedResponse
+from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
 from skldp.privatizers._hashed import HashedRR
 
-__all__ = ["RandomizedResponse", "HashedRR"]
+__all__ = ["RandomizedResponse", "RAPPOR", "OptimizedUnaryEncoding", "HashedRR"]
