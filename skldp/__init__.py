@@ -7,7 +7,7 @@ the distribution from the reports through the mechanism's channel.
 from skldp import channels, metrics, privacy, projection
 from skldp.estimators import CandidateEstimator, EMEstimator, EmpiricalEstimator, ProjectedEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
-from skldp.privatizers import RAPPOR, HashedRR, OptimizedUnaryEncoding, RandomizedResponse
+from skldp.privatizers import RAPPOR, HashedRAPPOR, HashedRR, OptimizedUnaryEncoding, RandomizedResponse
 
 __version__ = "0.1.0.dev0"
 
@@ -16,6 +16,7 @@ __all__ = [
     "RAPPOR",
     "OptimizedUnaryEncoding",
     "HashedRR",
+    "HashedRAPPOR",
     "CandidateEstimator",
     "EmpiricalEstimator",
     "ProjectedEstimator",

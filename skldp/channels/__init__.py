@@ -5,6 +5,7 @@ from skldp.channels._bits import BitVectorChannel, PackedBitReports, bernoulli_b
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
+from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChannel
 
 __all__ = [
     "Channel",
@@ -19,4 +20,6 @@ __all__ = [
     "OpenAlphabetChannel",
     "HashedRRChannel",
     "CohortRRChannel",
+    "HashedRAPPORChannel",
+    "CohortRAPPORChannel",
 ]

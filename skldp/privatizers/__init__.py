@@ -2,6 +2,6 @@
 
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
-from skldp.privatizers._hashed import HashedRR
+from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
 
-__all__ = ["RandomizedResponse", "RAPPOR", "OptimizedUnaryEncoding", "HashedRR"]
+__all__ = ["RandomizedResponse", "RAPPOR", "OptimizedUnaryEncoding", "HashedRR", "HashedRAPPOR"]

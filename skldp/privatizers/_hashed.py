@@ -8,7 +8,7 @@ from skldp._hashing import check_hash_seed, cohort_permutations
 from skldp._random import check_random_state
 from skldp._reports import Reports, ReportSpec, to_frame
 from skldp._validation import check_epsilon, check_int
-from skldp.channels import CohortRRChannel, HashedRRChannel
+from skldp.channels import CohortRAPPORChannel, CohortRRChannel, HashedRAPPORChannel, HashedRRChannel
 from skldp.privacy import SequentialComposition
 
 _OPEN = np.empty(0, dtype=object)
@@ -216,3 +216,114 @@ class HashedRR(_OpenAlphabetPrivatizer):
     def _closed_channel(self, n_categories, column):
         perms = cohort_permutations(n_categories, self.n_cohorts, self.hash_seed)
         return CohortRRChannel(self.epsilon, self.n_buckets, (perms % self.n_buckets).T)
+
+
+class HashedRAPPOR(_OpenAlphabetPrivatizer):
+    r"""Hashed RAPPOR with cohorts (O-RAPPOR): Bloom filters of cohort hashes, then RAPPOR.
+
+    Each row draws a cohort ``c`` uniformly from ``n_cohorts``; the cohort's ``n_hashes``
+    hash functions set up to ``n_hashes`` of ``n_bits`` Bloom-filter bits, and every bit is
+    reported through its own RAPPOR coin. The report is the ``n_bits`` noisy bits followed by
+    the cohort in :math:`\lceil \log_2 C \rceil` binary bits. Estimate the frequencies of a
+    candidate dictionary with :class:`skldp.CandidateEstimator`.
+
+    With ``categories`` the alphabet is closed (Sec. 5.4): each hash is a keyed random
+    permutation of the categories followed by ``mod n_bits``.
+
+    Read more in the :ref:`User Guide <open_alphabet>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of one report; a positive finite number.
+    n_bits : int, default=32
+        k >= 2: the Bloom filter size.
+    n_hashes : int, default=1
+        h >= 1: hashes per cohort. Each bit uses the budget epsilon / h (two filters differ in
+        at most 2h bits). The paper found h = 1 always best.
+    n_cohorts : int, default=8
+        C >= 1.
+    categories : None or list of values, default=None
+        None for an open alphabet; the public categories for the closed-alphabet variant.
+    hash_seed : int, default=0
+        Selects the hash family (or the permutations); the server must use the same seed.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise on every call; an int makes ``transform``
+        reproducible.
+
+    Attributes
+    ----------
+    channel_ : HashedRAPPORChannel or CohortRAPPORChannel, or a list of them
+    categories_ : list
+        One entry per column: None for an open alphabet, the domain for a closed one.
+    privacy_ : LDP or SequentialComposition
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    skldp.HashedRR : Hashed k-RR, usually better at mid-range epsilon.
+    skldp.RAPPOR : Basic one-time RAPPOR over a known alphabet (C = 1, h = 1, k = S).
+    skldp.CandidateEstimator
+
+    Notes
+    -----
+    Bit j of the report is one with probability :math:`\theta` if the cohort's Bloom filter
+    :math:`B_c(s)` has bit j set and :math:`\psi` otherwise, with
+    :math:`\theta = e^{\varepsilon/(2h)} / (1 + e^{\varepsilon/(2h)})` and
+    :math:`\psi = 1 - \theta` (rounded so that every floating-point ratio stays within
+    :math:`e^{\varepsilon}`). It is epsilon-LDP: the factor 1/C of the cohort cancels, and
+    two filters differ in at most 2h bits, each contributing :math:`e^{\varepsilon/(2h)}`.
+
+    References
+    ----------
+    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
+       privacy-preserving ordinal response", CCS 2014.
+    .. [2] P. Kairouz, K. Bonawitz and D. Ramage, "Discrete Distribution Estimation under
+       Local Privacy", ICML 2016, Sec. 5.2.
+
+    Examples
+    --------
+    >>> from skldp import HashedRAPPOR, CandidateEstimator
+    >>> orap = HashedRAPPOR(epsilon=4.0, n_bits=16, n_cohorts=4, random_state=0)
+    >>> reports = orap.fit_transform(["cat"] * 500 + ["dog"] * 300 + ["emu"] * 200)
+    >>> reports.shape
+    (1000, 18)
+    >>> est = CandidateEstimator(candidates=["cat", "dog", "emu", "yak"]).fit(reports)
+    >>> est.distribution_.round(1)
+    array([0.5, 0.3, 0.2, 0. ])
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        *,
+        n_bits=32,
+        n_hashes=1,
+        n_cohorts=8,
+        categories=None,
+        hash_seed=0,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.n_bits = n_bits
+        self.n_hashes = n_hashes
+        self.n_cohorts = n_cohorts
+        self.categories = categories
+        self.hash_seed = hash_seed
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        check_int(self.n_bits, "n_bits", min_value=2)
+        check_int(self.n_hashes, "n_hashes", min_value=1)
+        check_int(self.n_cohorts, "n_cohorts", min_value=1)
+        check_hash_seed(self.hash_seed)
+
+    def _open_channel(self, column):
+        return HashedRAPPORChannel(self.epsilon, self.n_bits, self.n_hashes, self.n_cohorts, self.hash_seed)
+
+    def _closed_channel(self, n_categories, column):
+        C, h = self.n_cohorts, self.n_hashes
+        perms = cohort_permutations(n_categories, C * h, self.hash_seed).reshape(C, h, n_categories)
+        return CohortRAPPORChannel(self.epsilon, self.n_bits, (perms % self.n_bits).transpose(2, 0, 1))
