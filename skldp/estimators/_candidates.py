@@ -10,6 +10,7 @@ from skldp._base import BaseDistributionEstimator
 from skldp._domain import check_category_list
 from skldp._reports import ReportSpec
 from skldp._validation import check_int
+from skldp.channels._hashed import _CohortLeastSquares
 from skldp.estimators._em import em
 from skldp.projection import project_simplex
 
@@ -17,7 +18,10 @@ _METHODS = ("projected", "least_squares", "em")
 
 
 def _candidate_array(candidates):
-    cands = check_category_list(candidates, 0, min_size=1)
+    try:
+        cands = check_category_list(candidates, 0, min_size=1)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(str(exc).replace("categories for column 0", "candidates")) from None
     texts = np.array([c.decode("utf-8", "replace") if isinstance(c, bytes) else str(c) for c in cands])
     if np.unique(texts).shape[0] != texts.shape[0]:
         _, first, counts = np.unique(texts, return_index=True, return_counts=True)
@@ -53,8 +57,9 @@ class CandidateEstimator(BaseDistributionEstimator):
     is solved (minimum norm when H is rank deficient) and, by default, projected onto the
     simplex (Kairouz, Bonawitz and Ramage, ICML 2016, Sec. 5.1.1 and 5.2).
 
-    Candidates whose estimate the projection cuts get an exact zero, including candidates
-    nobody holds. Candidates that share their bucket in every cohort (identical columns of H)
+    A candidate none of whose cohort buckets (or Bloom bits) received a single report is fixed
+    at an exact zero, left out of the least-squares system and listed in ``unreported_``;
+    the projection also gives exact zeros to the candidates it cuts. Candidates that share their bucket in every cohort (identical columns of H)
     cannot be told apart by any estimator: least squares splits their total evenly, and they
     are listed in ``indistinguishable_``. Values outside the dictionary still add to the
     bucket counts; the estimate describes the candidates as if they were the whole alphabet.
@@ -86,6 +91,8 @@ class CandidateEstimator(BaseDistributionEstimator):
         The least-squares solution before projection.
     indistinguishable_ : list of ndarray
         Groups of candidates that collide in every cohort (each group an array of values).
+    unreported_ : ndarray
+        Candidates whose buckets received no report; their estimate is exactly zero.
     channel_ : Channel
         The channel restricted to the candidates (a list for several columns).
     categories_ : ndarray of shape (n_candidates,)
@@ -134,6 +141,13 @@ class CandidateEstimator(BaseDistributionEstimator):
             cache[key] = channel.restrict(cands)
         return cache[key]
 
+    def _given_specs(self):
+        given = self.channel
+        items = given if isinstance(given, (list, tuple)) else [given]
+        if given is not None and all(getattr(i, "n_inputs", 0) is None and hasattr(i, "restrict") for i in items):
+            return tuple(ReportSpec(i, np.empty(0, dtype=object)) for i in items)
+        return super()._given_specs()
+
     def _read(self, X):
         values, specs = super()._read(X)
         out = []
@@ -166,9 +180,26 @@ class CandidateEstimator(BaseDistributionEstimator):
     # -- estimation ------------------------------------------------------------------------------
     def _estimate(self, channel, stats, n):
         plain = channel.statistics_from_em(stats) if self.method == "em" else stats
-        p_ls = channel.unbiased(plain, n)
+        unreported = np.zeros(channel.n_inputs, dtype=bool)
+        if hasattr(channel, "incidence"):
+            # A candidate none of whose cohort buckets (or Bloom bits) was reported is fixed
+            # at an exact zero and left out of the least-squares system.
+            unreported = np.asarray(channel.incidence.T @ np.asarray(plain, dtype=float)) == 0
+        if unreported.any():
+            p_ls = np.zeros(channel.n_inputs)
+            keep = np.flatnonzero(~unreported)
+            if keep.size:
+                sub = _CohortLeastSquares(channel.incidence[:, keep])
+                p_ls[keep] = sub.solve(channel.least_squares_target(plain, n))
+        else:
+            p_ls = channel.unbiased(plain, n)
         groups = channel.indistinguishable_groups() if hasattr(channel, "indistinguishable_groups") else []
-        out = {"unbiased_distribution_": p_ls, "channel_": channel, "_groups": groups}
+        out = {
+            "unbiased_distribution_": p_ls,
+            "channel_": channel,
+            "_groups": groups,
+            "_unreported": np.flatnonzero(unreported),
+        }
         if self.method == "least_squares":
             out["distribution_"] = p_ls
         elif self.method == "projected":
@@ -176,6 +207,8 @@ class CandidateEstimator(BaseDistributionEstimator):
         else:
             k = channel.n_inputs
             p0 = 0.9 * project_simplex(p_ls) + 0.1 / k
+            p0[unreported] = 0.0
+            p0 /= p0.sum()
             p, n_iter, converged, history = em(
                 channel, stats, p0, tol=self.tol, max_iter=self.max_iter, accelerate=True
             )
@@ -201,10 +234,12 @@ class CandidateEstimator(BaseDistributionEstimator):
         self
         """
         super().partial_fit(X)
-        groups, cats = self._groups, self.categories_
+        groups, unrep, cats = self._groups, self._unreported, self.categories_
         if isinstance(cats, list):
             self.indistinguishable_ = [[np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)]
+            self.unreported_ = [np.asarray(c)[u] for u, c in zip(unrep, cats)]
         else:
             self.indistinguishable_ = [np.asarray(cats)[g] for g in groups]
-        del self._groups
+            self.unreported_ = np.asarray(cats)[unrep]
+        del self._groups, self._unreported
         return self
