@@ -158,7 +158,7 @@ def test_candidates_refused_for_closed_reports():
     "cands, match",
     [
         (["a", "a"], "candidates contain duplicates"),
-        ([1.0, "1.0"], "distinct as text"),
+        (np.array([1.0, "1.0"], dtype=object), "distinct as text"),
         (["a", None], "missing"),
         ("abc", "list"),
     ],
