@@ -1,6 +1,7 @@
 """Hashed k-ary randomized response with cohorts (O-RR) as a scikit-learn transformer."""
 
 import numpy as np
+import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BasePrivatizer, _single_or_list
@@ -12,6 +13,21 @@ from skldp.channels import CohortRAPPORChannel, CohortRRChannel, HashedRAPPORCha
 from skldp.privacy import SequentialComposition
 
 _OPEN = np.empty(0, dtype=object)
+
+
+def _check_open_column(col, column):
+    """Reject missing and infinite values: they name no value of the alphabet."""
+    if col.dtype.kind == "f":
+        bad = ~np.isfinite(col)
+    elif col.dtype.kind == "O":
+        bad = np.asarray(pd.isna(col), dtype=bool)
+    else:
+        return
+    if bad.any():
+        raise ValueError(
+            f"column {column} contains {int(bad.sum())} missing or infinite values (None, NaN or "
+            "inf); an open alphabet has no entry for them"
+        )
 
 
 class _OpenAlphabetPrivatizer(BasePrivatizer):
@@ -53,6 +69,8 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
         if not self._is_open():
             return super().fit(X)
         columns, _ = self._read_columns(X, reset=True)
+        for j, col in enumerate(columns):
+            _check_open_column(col, j)
         channels = [self._open_channel(j) for j in range(len(columns))]
         self.categories_ = [None] * len(columns)
         self.channel_ = _single_or_list(channels)
@@ -89,6 +107,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
         rng = check_random_state(self.random_state)
         parts = []
         for j, (col, ch) in enumerate(zip(columns, self.channels_)):
+            _check_open_column(col, j)
             try:
                 parts.append(ch.sample_values(col, rng))
             except ValueError as exc:

@@ -84,6 +84,8 @@ def test_missing_value_is_an_error_naming_the_column():
     priv = HashedRR(epsilon=1.0, random_state=0).fit(np.array(["a", "b"], dtype=object))
     with pytest.raises(ValueError, match="column 0.*missing"):
         priv.transform(np.array(["a", None], dtype=object))
+    with pytest.raises(ValueError, match="column 1.*infinite"):
+        priv.fit(np.array([[1.0, 2.0], [3.0, np.inf]]))
 
 
 @pytest.mark.parametrize(
