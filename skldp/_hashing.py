@@ -93,7 +93,8 @@ def value_digests(values, hash_seed):
     values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
     if values.ndim != 1:
         raise ValueError(f"values must be one-dimensional; got shape {values.shape}")
-    if values.dtype.kind == "O" and pd.api.types.infer_dtype(values, skipna=False) not in ("string", "bytes"):
+    kind = pd.api.types.infer_dtype(values, skipna=False) if values.dtype.kind == "O" else None
+    if kind is not None and kind not in ("string", "bytes"):
         # Mixed objects: factorize their texts, since 1, 1.0 and True are equal under ==.
         missing = pd.isna(values)
         if missing.any():
@@ -109,14 +110,20 @@ def value_digests(values, hash_seed):
             "alphabet has no entry for a missing value"
         )
     key = master_key(hash_seed)
-    proto = hashlib.blake2b(key=key, digest_size=16)
+    copy = hashlib.blake2b(key=key, digest_size=16).copy  # a keyed prototype: cheaper than re-keying
 
-    def one(text, copy=proto.copy):
-        h = copy()
-        h.update(text)
-        return h.digest()
+    if kind == "string":
+        def one(value):
+            h = copy()
+            h.update(value.encode("utf-8"))
+            return h.digest()
+    else:
+        def one(value):
+            h = copy()
+            h.update(_text(value))
+            return h.digest()
 
-    raw = b"".join([one(_text(u)) for u in np.asarray(uniques, dtype=object)])
+    raw = b"".join(map(one, np.asarray(uniques, dtype=object).tolist()))
     digests = np.frombuffer(raw, dtype="<u8").astype(np.uint64).reshape(-1, 2)
     return codes.astype(np.intp, copy=False), digests
 

@@ -38,7 +38,7 @@ from skldp.privacy import LDP
 
 #: Largest ``min(n_inputs, C k)`` for which the least-squares solve is direct (a pseudo-inverse
 #: of the smaller Gram matrix); above it LSQR iterates on the sparse H.
-DIRECT_SOLVE_LIMIT = 2500
+DIRECT_SOLVE_LIMIT = 300
 
 
 def cohort_rr_probabilities(epsilon, k, n_cohorts):

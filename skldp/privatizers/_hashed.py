@@ -15,11 +15,14 @@ from skldp.privacy import SequentialComposition
 _OPEN = np.empty(0, dtype=object)
 
 
-def _check_open_column(col, column):
-    """Reject missing and infinite values: they name no value of the alphabet."""
+def _check_open_column(col, column, *, objects=True):
+    """Reject missing and infinite values: they name no value of the alphabet.
+
+    ``objects=False`` skips object columns (the hashing rejects their missing values anyway).
+    """
     if col.dtype.kind == "f":
         bad = ~np.isfinite(col)
-    elif col.dtype.kind == "O":
+    elif col.dtype.kind == "O" and objects:
         bad = np.asarray(pd.isna(col), dtype=bool)
     else:
         return
@@ -107,7 +110,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
         rng = check_random_state(self.random_state)
         parts = []
         for j, (col, ch) in enumerate(zip(columns, self.channels_)):
-            _check_open_column(col, j)
+            _check_open_column(col, j, objects=False)
             try:
                 parts.append(ch.sample_values(col, rng))
             except ValueError as exc:
