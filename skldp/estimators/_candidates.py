@@ -101,6 +101,8 @@ class CandidateEstimator(BaseDistributionEstimator):
         EM iterations (``method='em'`` only).
     converged_ : bool
         Whether EM met ``tol`` (``method='em'`` only).
+    log_likelihood_ : float
+        Mean log-likelihood of the reports at the estimate (``method='em'`` only).
     n_reports_ : int
     n_features_in_ : int
 

@@ -10,8 +10,8 @@ from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
-from skldp import CandidateEstimator, EMEstimator, HashedRR, ProjectedEstimator
-from skldp.channels import CohortRRChannel, HashedRRChannel
+from skldp import RAPPOR, CandidateEstimator, EMEstimator, HashedRAPPOR, HashedRR, ProjectedEstimator
+from skldp.channels import CohortRAPPORChannel, CohortRRChannel, HashedRAPPORChannel, HashedRRChannel
 from skldp.privacy import LDP, SequentialComposition
 
 VOCAB = np.array([f"word{i}" for i in range(40)], dtype=object)
@@ -128,3 +128,36 @@ class TestClosedAlphabet:
         Q = priv.channel_.to_dense()
         assert np.all(np.sort(Q, axis=1)[:, -1] == priv.channel_.keep)
         assert_array_equal(np.sort(Q.argmax(axis=1)), np.arange(5))
+
+
+class TestHashedRAPPOR:
+    def test_open_reports_pandas_and_estimation(self):
+        X, p = _data(20000, seed=3)
+        priv = HashedRAPPOR(epsilon=4.0, n_bits=32, n_hashes=1, n_cohorts=4, random_state=0)
+        out = priv.fit_transform(pd.Series(X, name="w"))
+        assert isinstance(priv.channel_, HashedRAPPORChannel) and priv.channel_.width == 34
+        assert list(out.columns) == [f"w_{j}" for j in range(34)]
+        assert priv.bits_per_report == 34 and priv.privacy_ == LDP(4.0)
+        est = CandidateEstimator(candidates=VOCAB).fit(out)
+        assert np.abs(est.distribution_ - p).sum() < 0.25
+        arr = HashedRAPPOR(epsilon=4.0, n_bits=32, n_cohorts=4, random_state=0).fit_transform(X)
+        assert arr.dtype == np.uint8 and arr.shape == (20000, 34)
+
+    def test_closed_alphabet_and_reduction_to_rappor(self):
+        cats = list(VOCAB[:6])
+        priv = HashedRAPPOR(epsilon=2.0, n_bits=6, n_hashes=1, n_cohorts=1, categories=cats, random_state=0).fit(cats)
+        ch = priv.channel_
+        assert isinstance(ch, CohortRAPPORChannel)
+        perm = ch.buckets[:, 0, 0]
+        assert_array_equal(np.sort(perm), np.arange(6))
+        Q = ch.to_dense()
+        R = RAPPOR(epsilon=2.0, categories=cats).fit(cats).channel_.to_dense()
+        # Output o of the permuted channel carries bit perm[x] for category x.
+        outs = ((np.arange(64)[:, None] >> np.arange(6)) & 1)[:, perm]
+        codes = outs @ (1 << np.arange(6))
+        np.testing.assert_allclose(Q, R[:, codes], rtol=1e-12)
+        X, p = _data(20000, seed=4)
+        big = HashedRAPPOR(epsilon=3.0, n_bits=16, n_hashes=2, n_cohorts=4, categories=list(VOCAB), random_state=0)
+        reports = big.fit_transform(X)
+        for est in (ProjectedEstimator(), CandidateEstimator()):
+            assert np.abs(est.fit(reports).distribution_ - p).sum() < 0.35
