@@ -67,7 +67,9 @@ def main(argv=None):
         f"decode against {args.candidates:,} candidates (hash them, build H, least squares, "
         f"projection): {t_decode:.3f} s  (target < 1 s); l1 to the truth {l1:.3f}"
     )
-    print("(measured on a shared machine; see the report for the load)")
+    print("top five candidates, estimate / true frequency:",
+          ", ".join(f"{est.distribution_[i]:.3f}/{truth[i]:.3f}" for i in range(5)))
+    print("(timings from a shared machine: compare runs, not absolute numbers)")
 
 
 if __name__ == "__main__":

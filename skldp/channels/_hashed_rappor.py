@@ -24,7 +24,13 @@ from scipy import sparse
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._bits import BitVectorChannel, bernoulli_bits
-from skldp.channels._hashed import OpenAlphabetChannel, _CohortLeastSquares, _digest_array, collision_groups
+from skldp.channels._hashed import (
+    OpenAlphabetChannel,
+    _CohortLeastSquares,
+    _digest_array,
+    _no_variance,
+    collision_groups,
+)
 from skldp.channels._unary import rappor_probabilities
 from skldp.privacy import LDP
 
@@ -179,10 +185,14 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
     def guarantee(self):
         return LDP(self.epsilon)
 
+    @property
+    def _ls_blocks(self):
+        return (self.n_cohorts, self.n_bits) if self.n_hashes == 1 else None
+
     def _solver(self):
         solver = self.__dict__.get("_ls")
         if solver is None:
-            solver = _CohortLeastSquares(self.incidence)
+            solver = _CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
             self.__dict__["_ls"] = solver
         return solver
 
@@ -209,7 +219,10 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
     def _variance(self, p, n):
         # p_hat is linear in the per-report statistic z (z_(c,j) = [cohort c] y_j): its
         # covariance is block-diagonal over cohorts, each block a mixture over inputs.
-        G = self._solver().pseudo_inverse() * (self.n_cohorts / self._diff)
+        Hp = self._solver().pseudo_inverse()
+        if Hp is None:
+            return _no_variance(self.incidence.shape)
+        G = Hp * (self.n_cohorts / self._diff)
         C, k = self.n_cohorts, self.n_bits
         X = self.incidence.toarray()
         m = self._forward(p)

@@ -191,7 +191,7 @@ class CandidateEstimator(BaseDistributionEstimator):
             p_ls = np.zeros(channel.n_inputs)
             keep = np.flatnonzero(~unreported)
             if keep.size:
-                sub = _CohortLeastSquares(channel.incidence[:, keep])
+                sub = _CohortLeastSquares(channel.incidence[:, keep], blocks=getattr(channel, "_ls_blocks", None))
                 p_ls[keep] = sub.solve(channel.least_squares_target(plain, n))
         else:
             p_ls = channel.unbiased(plain, n)

@@ -207,3 +207,30 @@ class TestOpenChannel:
         fin = ch.restrict(["a", "b"])
         assert pickle.loads(pickle.dumps(fin)) == fin
         assert fin == ch.restrict(["a", "b"]) and fin != ch.restrict(["b", "a"])
+
+
+def test_variance_on_the_iterative_path_and_beyond_the_limit(monkeypatch):
+    S, k, C = 12, 4, 3
+    B = candidate_buckets([f"z{i}" for i in range(S)], k, C, 1)[:, :, 0]
+    p = simplex_point(S)
+    exact = CohortRRChannel(1.0, k, B).variance(p, 100)
+    monkeypatch.setattr(_hashed, "DIRECT_SOLVE_LIMIT", 0)
+    assert_allclose(CohortRRChannel(1.0, k, B).variance(p, 100), exact, rtol=1e-10)
+    monkeypatch.setattr(_hashed, "VARIANCE_LIMIT", 5)
+    with pytest.warns(RuntimeWarning, match="pseudo-inverse"):
+        assert np.all(np.isnan(CohortRRChannel(1.0, k, B).variance(p, 100)))
+
+
+@pytest.mark.parametrize("S, k, C", [(40, 4, 8), (33, 8, 4), (25, 5, 5), (60, 3, 6)])
+def test_cholesky_path_with_known_null_space_is_the_minimum_norm_solution(S, k, C):
+    # Wide H (C k < S or near-square): H H^T is singular along the cohort differences; the
+    # factorization with those directions added gives the same point as an SVD.
+    B = candidate_buckets([f"q{i}" for i in range(S)], k, C, 3)[:, :, 0]
+    ch = CohortRRChannel(1.5, k, B)
+    solver = ch._solver()
+    assert solver.direct
+    N = np.random.default_rng(S).integers(0, 60, C * k)
+    b = ch.least_squares_target(N, N.sum())
+    ref = np.linalg.lstsq(ch.incidence.toarray(), b, rcond=None)[0]
+    assert_allclose(ch.unbiased(N, N.sum()), ref, rtol=1e-9, atol=1e-10)
+    assert_allclose(solver.pseudo_inverse(), np.linalg.pinv(ch.incidence.toarray()), atol=1e-10)
