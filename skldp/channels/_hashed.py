@@ -41,6 +41,10 @@ from skldp.privacy import LDP
 #: of the smaller Gram matrix); above it LSQR iterates on the sparse H.
 DIRECT_SOLVE_LIMIT = 300
 
+#: Stopping tolerance of LSQR (relative residual of the normal equations): far below the
+#: statistical error of any estimate.
+LSQR_TOL = 1e-10
+
 #: Largest ``min(n_inputs, C k)`` for which exact variances form the pseudo-inverse of H.
 VARIANCE_LIMIT = 3000
 
@@ -91,15 +95,25 @@ def collision_groups(signatures):
     sig = np.ascontiguousarray(signatures, dtype=np.int64).reshape(signatures.shape[0], -1)
     if sig.shape[0] == 0:
         return []
-    _, inverse, counts = np.unique(sig, axis=0, return_inverse=True, return_counts=True)
+    # Rows are first compared by a 64-bit random linear fingerprint; only rows whose
+    # fingerprints repeat are compared exactly.
+    mult = np.random.default_rng(0x5EED).integers(1, 2**63, size=sig.shape[1], dtype=np.uint64) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        fp = (sig.astype(np.uint64) * mult).sum(axis=1, dtype=np.uint64)
+    _, inv_fp, counts_fp = np.unique(fp, return_inverse=True, return_counts=True)
+    candidates = np.flatnonzero(counts_fp[inv_fp.ravel()] > 1)
+    if candidates.size == 0:
+        return []
+    _, inverse, counts = np.unique(sig[candidates], axis=0, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
     shared = counts[inverse] > 1
     if not shared.any():
         return []
-    idx = np.flatnonzero(shared)
-    order = np.argsort(inverse[idx], kind="stable")
-    idx = idx[order]
-    cuts = np.flatnonzero(np.diff(inverse[idx])) + 1
+    idx = candidates[shared]
+    inv = inverse[shared]
+    order = np.argsort(inv, kind="stable")
+    idx, inv = idx[order], inv[order]
+    cuts = np.flatnonzero(np.diff(inv)) + 1
     groups = np.split(idx, cuts)
     groups.sort(key=lambda g: g[0])
     return groups
@@ -187,7 +201,7 @@ class _CohortLeastSquares:
         if self.__dict__.get("_op") is None:
             HT = H.T.tocsr()  # both products on CSR matrices
             self._op = LinearOperator(H.shape, matvec=lambda x: H @ x, rmatvec=lambda y: HT @ y, dtype=float)
-        return lsqr(self._op, b, atol=1e-14, btol=1e-14, conlim=1e12, iter_lim=20 * max(H.shape))[0]
+        return lsqr(self._op, b, atol=LSQR_TOL, btol=LSQR_TOL, conlim=1e12, iter_lim=20 * max(H.shape))[0]
 
     def pseudo_inverse(self):
         """H^+ as a dense (S, R) array, or None when ``min(S, R) > VARIANCE_LIMIT``."""
@@ -253,10 +267,12 @@ class CohortRRChannel(SymbolChannel):
         self.n_outputs = self.n_cohorts * self.n_buckets
         self.keep, self.other = cohort_rr_probabilities(self.epsilon, self.n_buckets, self.n_cohorts)
         self._a = self.keep - self.other
+        # Column s of H holds one 1 per cohort, at rows c * k + buckets[s, c] (increasing in c):
+        # that is H in compressed-column form, built without sorting.
         rows = (np.arange(self.n_cohorts)[None, :] * self.n_buckets + b).ravel()
-        cols = np.repeat(np.arange(self.n_inputs), self.n_cohorts)
-        self.incidence = sparse.csr_matrix(
-            (np.ones(rows.shape[0]), (rows, cols)), shape=(self.n_outputs, self.n_inputs)
+        indptr = np.arange(0, rows.shape[0] + 1, self.n_cohorts)
+        self.incidence = sparse.csc_matrix(
+            (np.ones(rows.shape[0]), rows, indptr), shape=(self.n_outputs, self.n_inputs)
         )
         self._digest = _digest_array(b)
 
