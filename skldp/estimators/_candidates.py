@@ -64,6 +64,11 @@ class CandidateEstimator(BaseDistributionEstimator):
     are listed in ``indistinguishable_``. Values outside the dictionary still add to the
     bucket counts; the estimate describes the candidates as if they were the whole alphabet.
 
+    The system has at most :math:`C(k-1)+1` independent rows (every cohort's rows add up to
+    the same total). With more candidates than that it is underdetermined, and the
+    minimum-norm solution spreads the mass over the candidates; choose enough cohorts and
+    buckets for the dictionary (``method='em'`` is no cure: the likelihood is flat too).
+
     Read more in the :ref:`User Guide <open_alphabet>`.
 
     Parameters
