@@ -129,6 +129,27 @@ def test_claim7_krr_sums_to_one_rappor_only_in_expectation():
     assert abs(sums_ra.mean() - 1) < 5 * sums_ra.std(ddof=1) / math.sqrt(T)
 
 
+# -- 8. unbiasedness ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["k-RR", "k-RAPPOR", "O-RR", "O-RAPPOR"])
+def test_claim8_unbiased_within_standard_errors(name):
+    ch = CHANNELS[name](1.0)
+    S = ch.n_inputs
+    if hasattr(ch, "incidence"):
+        assert np.linalg.matrix_rank(ch.incidence.toarray()) == S  # full column rank
+    p = np.random.default_rng(8).dirichlet(np.ones(S))
+    n, T = 2000, 300
+    rng = np.random.default_rng(80)
+    wrong = CHANNELS[name](2.0)  # a planted wrong channel: decoding with the wrong epsilon
+    ests, biased = [], []
+    for _ in range(T):
+        stats = ch.statistics(ch.sample(rng.choice(S, n, p=p), rng))
+        ests.append(ch.unbiased(stats, n))
+        biased.append(wrong.unbiased(stats, n))
+    se = np.sqrt(ch.variance(p, n) / T)
+    assert np.all(np.abs(np.mean(ests, axis=0) - p) <= 4.5 * se)
+    assert np.any(np.abs(np.mean(biased, axis=0) - p) > 4.5 * se)
+
+
 # -- 9. exact l2 risk (Props. 3 and 4) ---------------------------------------------------------------
 CASES_9 = [
     (6, 1.0, 2000, np.array([0.5, 0.2, 0.1, 0.1, 0.05, 0.05]), 0.0083328, 0.0120956),
