@@ -51,7 +51,9 @@ def main(argv=None):
     values = vocab[ranks]
     distinct = np.array([f"user-{i:07d}" for i in range(args.n)], dtype=object)
 
-    priv = HashedRR(epsilon=args.epsilon, n_buckets=args.buckets, n_cohorts=args.cohorts, random_state=1)
+    priv = HashedRR(
+        epsilon=args.epsilon, n_buckets=args.buckets, n_cohorts=args.cohorts, random_state=1
+    )
     priv.fit(values[:10])
     t_priv, reports = best_of(lambda: priv.transform(values), args.repeat)
     t_distinct, _ = best_of(lambda: priv.transform(distinct), 1)
@@ -69,14 +71,18 @@ def main(argv=None):
         f"HashedRR(epsilon={args.epsilon}, n_buckets={args.buckets}, n_cohorts={args.cohorts}); "
         f"C(k-1)+1 = {args.cohorts * (args.buckets - 1) + 1} cells for {args.candidates} candidates"
     )
-    print(f"privatize {args.n:,} strings ({len(set(ranks.tolist())):,} distinct): {t_priv:.3f} s  (target < 1 s)")
+    print(
+        f"privatize {args.n:,} strings ({len(set(ranks.tolist())):,} distinct): {t_priv:.3f} s  (target < 1 s)"
+    )
     print(f"privatize {args.n:,} all-distinct strings (information): {t_distinct:.3f} s")
     print(
         f"decode against {args.candidates:,} candidates (hash them, build H, least squares, "
         f"projection): {t_decode:.3f} s  (target < 1 s); l1 to the truth {l1:.3f}"
     )
-    print("top five candidates, estimate / true frequency:",
-          ", ".join(f"{est.distribution_[i]:.3f}/{truth[i]:.3f}" for i in range(5)))
+    print(
+        "top five candidates, estimate / true frequency:",
+        ", ".join(f"{est.distribution_[i]:.3f}/{truth[i]:.3f}" for i in range(5)),
+    )
     print("(timings from a shared machine: compare runs, not absolute numbers)")
 
 

@@ -16,7 +16,7 @@ import argparse
 
 import numpy as np
 
-from skldp.channels import RAPPORChannel, RandomizedResponseChannel
+from skldp.channels import RandomizedResponseChannel, RAPPORChannel
 from skldp.theory import krr_l2_risk, krr_rappor_break_even, rappor_l2_risk
 
 
@@ -48,8 +48,16 @@ def main(argv=None):
     if args.quick:
         sim_k, sim_eps, n, trials = [4, 16, 64], [0.5, 2.0, 4.0], 1000, 20
     else:
-        sim_k, sim_eps, n, trials = [4, 8, 16, 32, 64, 128, 256], [0.25, 0.5, 1, 1.5, 2, 3, 4, 5, 6], 2000, 100
-    print("break-even epsilon*(k):", {int(k): round(krr_rappor_break_even(int(k)), 3) for k in (6, 8, 16, 64, 256, 1024)})
+        sim_k, sim_eps, n, trials = (
+            [4, 8, 16, 32, 64, 128, 256],
+            [0.25, 0.5, 1, 1.5, 2, 3, 4, 5, 6],
+            2000,
+            100,
+        )
+    print(
+        "break-even epsilon*(k):",
+        {int(k): round(krr_rappor_break_even(int(k)), 3) for k in (6, 8, 16, 64, 256, 1024)},
+    )
     points = []
     for k in sim_k:
         for eps in sim_eps:
@@ -71,7 +79,14 @@ def main(argv=None):
     ax.plot(curve_k, np.log(curve_k), "k--", lw=0.8, label="ln k")
     ax.plot(curve_k, 2 / 3 * np.log(curve_k), "k:", lw=0.8, label="(2/3) ln k")
     for k, eps, rr_wins in points:
-        ax.plot(k, eps, "o" if rr_wins else "x", color="tab:blue" if rr_wins else "tab:red", ms=6, mfc="none")
+        ax.plot(
+            k,
+            eps,
+            "o" if rr_wins else "x",
+            color="tab:blue" if rr_wins else "tab:red",
+            ms=6,
+            mfc="none",
+        )
     ax.plot([], [], "o", color="tab:blue", mfc="none", label="simulation: k-RR better")
     ax.plot([], [], "x", color="tab:red", label="simulation: RAPPOR better")
     ax.set_xscale("log", base=2)

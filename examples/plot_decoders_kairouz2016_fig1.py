@@ -18,7 +18,7 @@ import argparse
 
 import numpy as np
 
-from skldp.channels import RAPPORChannel, RandomizedResponseChannel
+from skldp.channels import RandomizedResponseChannel, RAPPORChannel
 from skldp.projection import clip_normalize, project_simplex
 
 
@@ -71,8 +71,10 @@ def plot(ks, epsilons, rr_gap, ra_gap, out):
 
     lim = max(np.abs(rr_gap).max(), np.abs(ra_gap).max())
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
-    for ax, gap, title in [(axes[0], rr_gap, "k-RR: projected - best(ML, normalized)"),
-                           (axes[1], ra_gap, "RAPPOR: projected - best(standard, normalized)")]:
+    for ax, gap, title in [
+        (axes[0], rr_gap, "k-RR: projected - best(ML, normalized)"),
+        (axes[1], ra_gap, "RAPPOR: projected - best(standard, normalized)"),
+    ]:
         im = ax.imshow(gap, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
         ax.set_xticks(range(len(epsilons)), [f"{e:g}" for e in epsilons])
         ax.set_yticks(range(len(ks)), [str(k) for k in ks])

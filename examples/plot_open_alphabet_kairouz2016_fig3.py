@@ -19,10 +19,18 @@ Run ``python examples/plot_open_alphabet_kairouz2016_fig3.py [--quick] [--out fi
 
 import argparse
 import itertools
+from functools import partial
 
 import numpy as np
 
-from skldp import RAPPOR, CandidateEstimator, HashedRAPPOR, HashedRR, ProjectedEstimator, RandomizedResponse
+from skldp import (
+    RAPPOR,
+    CandidateEstimator,
+    HashedRAPPOR,
+    HashedRR,
+    ProjectedEstimator,
+    RandomizedResponse,
+)
 
 
 def distributions(S):
@@ -37,7 +45,7 @@ def l1_runs(make, estimator, values, p, reps, rng):
     out = []
     for _ in range(reps):
         x = values[rng.choice(values.shape[0], NUM_USERS, p=p)]
-        reports = make(rng).fit_transform(x)
+        reports = make(random_state=rng).fit_transform(x)
         out.append(np.abs(estimator.fit(reports).distribution_ - p).sum())
     return np.array(out)
 
@@ -51,6 +59,31 @@ def tuned(configs, build, values, p, reps, rng):
         if best is None or np.median(runs) < np.median(best[1]):
             best = (cfg, runs)
     return best
+
+
+def build_orr(cfg, *, eps, values, cache):
+    """O-RR with (k, C) = cfg; one CandidateEstimator per configuration (it caches H)."""
+    est = cache.setdefault(("rr",) + cfg, CandidateEstimator(candidates=values))
+    return partial(HashedRR, epsilon=eps, n_buckets=cfg[0], n_cohorts=cfg[1]), est
+
+
+def build_orap(cfg, *, eps, values, cache):
+    """O-RAPPOR with (k, C, h) = cfg."""
+    est = cache.setdefault(("rap",) + cfg, CandidateEstimator(candidates=values))
+    make = partial(HashedRAPPOR, epsilon=eps, n_bits=cfg[0], n_cohorts=cfg[1], n_hashes=cfg[2])
+    return make, est
+
+
+def build_closed(cfg, *, eps, values):
+    """Closed-alphabet O-RR (permutations) with (k, C) = cfg."""
+    make = partial(
+        HashedRR, epsilon=eps, n_buckets=cfg[0], n_cohorts=cfg[1], categories=list(values)
+    )
+    return make, ProjectedEstimator()
+
+
+def known_alphabet(*, cls, eps, values, random_state):
+    return cls(epsilon=eps, categories=list(values), random_state=random_state)
 
 
 def main(argv=None):
@@ -73,7 +106,9 @@ def main(argv=None):
     rng = np.random.default_rng(args.seed)
     results = {}
     for dname, p in distributions(S).items():
-        res = results[dname] = {m: [] for m in ("O-RR", "O-RAPPOR", "k-RR", "RAPPOR", "O-RR closed")}
+        res = results[dname] = {
+            m: [] for m in ("O-RR", "O-RAPPOR", "k-RR", "RAPPOR", "O-RR closed")
+        }
         base_np, base_unif = [], np.abs(np.full(S, 1 / S) - p).sum()
         for _ in range(reps):
             hist = np.bincount(rng.choice(S, NUM_USERS, p=p), minlength=S) / NUM_USERS
@@ -81,30 +116,18 @@ def main(argv=None):
         res["non-private"] = np.mean(base_np)
         res["uniform"] = base_unif
         for eps in epsilons:
-            estimators = {}
-
-            def build_orr(cfg, eps=eps):
-                key = ("rr",) + cfg
-                estimators.setdefault(key, CandidateEstimator(candidates=values))
-                return (lambda g: HashedRR(epsilon=eps, n_buckets=cfg[0], n_cohorts=cfg[1], random_state=g)), estimators[key]
-
-            def build_orap(cfg, eps=eps):
-                key = ("rap",) + cfg
-                estimators.setdefault(key, CandidateEstimator(candidates=values))
-                return (lambda g: HashedRAPPOR(epsilon=eps, n_bits=cfg[0], n_cohorts=cfg[1], n_hashes=cfg[2], random_state=g)), estimators[key]
-
-            def build_closed(cfg, eps=eps):
-                return (lambda g: HashedRR(epsilon=eps, n_buckets=cfg[0], n_cohorts=cfg[1], categories=list(values), random_state=g)), ProjectedEstimator()
-
+            cache = {}
             line = [f"{dname:22s} eps={eps:3.1f}"]
-            for name, grid, build in [("O-RR", rr_grid, build_orr), ("O-RAPPOR", rap_grid, build_orap), ("O-RR closed", rr_grid, build_closed)]:
+            for name, grid, build in [
+                ("O-RR", rr_grid, partial(build_orr, eps=eps, values=values, cache=cache)),
+                ("O-RAPPOR", rap_grid, partial(build_orap, eps=eps, values=values, cache=cache)),
+                ("O-RR closed", rr_grid, partial(build_closed, eps=eps, values=values)),
+            ]:
                 cfg, runs = tuned(grid, build, values, p, reps, rng)
                 res[name].append(runs)
                 line.append(f"{name} {np.median(runs):.3f} {cfg}")
-            for name, make in [
-                ("k-RR", lambda g: RandomizedResponse(epsilon=eps, categories=list(values), random_state=g)),
-                ("RAPPOR", lambda g: RAPPOR(epsilon=eps, categories=list(values), random_state=g)),
-            ]:
+            for name, cls in [("k-RR", RandomizedResponse), ("RAPPOR", RAPPOR)]:
+                make = partial(known_alphabet, cls=cls, eps=eps, values=values)
                 runs = l1_runs(make, ProjectedEstimator(), values, p, reps, rng)
                 res[name].append(runs)
                 line.append(f"{name} {np.median(runs):.3f}")
@@ -116,8 +139,13 @@ def main(argv=None):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True, sharey=True)
-    styles = {"O-RR": ("tab:blue", "-"), "O-RAPPOR": ("tab:orange", "-"), "k-RR": ("tab:green", "-"),
-              "RAPPOR": ("tab:red", "-"), "O-RR closed": ("tab:blue", "--")}
+    styles = {
+        "O-RR": ("tab:blue", "-"),
+        "O-RAPPOR": ("tab:orange", "-"),
+        "k-RR": ("tab:green", "-"),
+        "RAPPOR": ("tab:red", "-"),
+        "O-RR closed": ("tab:blue", "--"),
+    }
     for ax, (dname, res) in zip(axes, results.items()):
         for name, (color, ls) in styles.items():
             runs = np.array(res[name])

@@ -110,14 +110,18 @@ def value_digests(values, hash_seed):
             "alphabet has no entry for a missing value"
         )
     key = master_key(hash_seed)
-    copy = hashlib.blake2b(key=key, digest_size=16).copy  # a keyed prototype: cheaper than re-keying
+    copy = hashlib.blake2b(
+        key=key, digest_size=16
+    ).copy  # a keyed prototype: cheaper than re-keying
 
     if kind == "string":
+
         def one(value):
             h = copy()
             h.update(value.encode("utf-8"))
             return h.digest()
     else:
+
         def one(value):
             h = copy()
             h.update(_text(value))

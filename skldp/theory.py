@@ -30,10 +30,10 @@ from skldp._validation import check_epsilon, check_int
 
 __all__ = [
     "krr_excess_risk",
-    "rappor_excess_risk",
     "krr_l2_risk",
-    "rappor_l2_risk",
     "krr_rappor_break_even",
+    "rappor_excess_risk",
+    "rappor_l2_risk",
 ]
 
 

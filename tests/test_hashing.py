@@ -32,7 +32,9 @@ def _fmix(z):
 
 def _reference_bucket(text, cohort, i, k, seed):
     """The construction of skldp._hashing's docstring, written out in pure Python."""
-    key = hashlib.blake2b(b"skldp.cohort-hash.v1" + seed.to_bytes(16, "little"), digest_size=32).digest()
+    key = hashlib.blake2b(
+        b"skldp.cohort-hash.v1" + seed.to_bytes(16, "little"), digest_size=32
+    ).digest()
     d = hashlib.blake2b(text.encode("utf-8"), key=key, digest_size=16).digest()
     lo, hi = int.from_bytes(d[:8], "little"), int.from_bytes(d[8:], "little")
     kd = hashlib.blake2b(
@@ -78,19 +80,28 @@ def test_hashes_identical_in_a_fresh_process(pythonhashseed="4242"):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps(WORDS)],
-        capture_output=True, text=True, check=True, env=env, cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=root,
     )
     child_buckets, child_perms = json.loads(out.stdout)
-    assert_array_equal(np.array(child_buckets), candidate_buckets(WORDS, 1000003, 6, 99, n_hashes=2))
+    assert_array_equal(
+        np.array(child_buckets), candidate_buckets(WORDS, 1000003, 6, 99, n_hashes=2)
+    )
     assert_array_equal(np.array(child_perms), cohort_permutations(20, 3, 99))
 
 
 def test_pinned_values_do_not_drift():
     # A change of construction must be deliberate (and bump the version tag).
-    assert master_key(0).hex()[:16] == hashlib.blake2b(
-        b"skldp.cohort-hash.v1" + bytes(16), digest_size=32
-    ).hexdigest()[:16]
-    assert candidate_buckets(["apple"], 2**31, 1, 0)[0, 0, 0] == _reference_bucket("apple", 0, 0, 2**31, 0)
+    assert (
+        master_key(0).hex()[:16]
+        == hashlib.blake2b(b"skldp.cohort-hash.v1" + bytes(16), digest_size=32).hexdigest()[:16]
+    )
+    assert candidate_buckets(["apple"], 2**31, 1, 0)[0, 0, 0] == _reference_bucket(
+        "apple", 0, 0, 2**31, 0
+    )
 
 
 def test_values_are_identified_by_their_text():
@@ -100,7 +111,9 @@ def test_values_are_identified_by_their_text():
     # 7.0, True and 1 are equal under == but are other texts.
     for s, text in [(3, "7.0"), (4, "True"), (5, "1")]:
         assert B[s, 0, 0] == _reference_bucket(text, 0, 0, 997, 0)
-    assert_array_equal(candidate_buckets(np.arange(3), 997, 3, 0), candidate_buckets(["0", "1", "2"], 997, 3, 0))
+    assert_array_equal(
+        candidate_buckets(np.arange(3), 997, 3, 0), candidate_buckets(["0", "1", "2"], 997, 3, 0)
+    )
 
 
 def test_each_distinct_value_hashed_once():
@@ -115,7 +128,9 @@ def test_missing_values_raise():
         value_digests(np.array(["a", None], dtype=object), 0)
 
 
-@pytest.mark.parametrize("bad, err", [(-1, ValueError), (2**128, ValueError), (1.5, TypeError), (True, TypeError)])
+@pytest.mark.parametrize(
+    "bad, err", [(-1, ValueError), (2**128, ValueError), (1.5, TypeError), (True, TypeError)]
+)
 def test_bad_hash_seed(bad, err):
     with pytest.raises(err, match="hash_seed"):
         check_hash_seed(bad)
@@ -134,7 +149,10 @@ def test_buckets_uniform_and_cohorts_independent():
     keep = i != j
     coll = B[i[keep]] == B[j[keep]]
     n = coll.shape[0]
-    for rate, expected in [(coll.mean(axis=0), 1 / k), ((coll[:, 0] & coll[:, 1]).mean(), 1 / k**2)]:
+    for rate, expected in [
+        (coll.mean(axis=0), 1 / k),
+        ((coll[:, 0] & coll[:, 1]).mean(), 1 / k**2),
+    ]:
         assert np.all(np.abs(rate - expected) < 5 * np.sqrt(expected / n) * 3)
     # Different seeds give unrelated hash families.
     B2 = candidate_buckets([f"s{i}" for i in range(S)], k, C, 6)[:, :, 0]

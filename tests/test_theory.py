@@ -11,9 +11,13 @@ from skldp.theory import krr_l2_risk, krr_rappor_break_even, rappor_l2_risk
 def test_uniform_is_the_worst_case():
     k, eps, n = 7, 1.5, 100
     e = math.exp(eps)
-    assert_allclose(krr_l2_risk(k, eps, n), (k - 1) * (k - 1 + e) ** 2 / (n * k * (e - 1) ** 2), rtol=1e-12)
+    assert_allclose(
+        krr_l2_risk(k, eps, n), (k - 1) * (k - 1 + e) ** 2 / (n * k * (e - 1) ** 2), rtol=1e-12
+    )
     c = math.exp(eps / 2)
-    assert_allclose(rappor_l2_risk(k, eps, n), (k - 1) / (n * k) + k * c / (n * (c - 1) ** 2), rtol=1e-12)
+    assert_allclose(
+        rappor_l2_risk(k, eps, n), (k - 1) / (n * k) + k * c / (n * (c - 1) ** 2), rtol=1e-12
+    )
     rng = np.random.default_rng(0)
     for _ in range(20):
         p = rng.dirichlet(np.ones(k))

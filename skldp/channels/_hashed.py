@@ -97,7 +97,9 @@ def collision_groups(signatures):
         return []
     # Rows are first compared by a 64-bit random linear fingerprint; only rows whose
     # fingerprints repeat are compared exactly.
-    mult = np.random.default_rng(0x5EED).integers(1, 2**63, size=sig.shape[1], dtype=np.uint64) | np.uint64(1)
+    mult = np.random.default_rng(0x5EED).integers(
+        1, 2**63, size=sig.shape[1], dtype=np.uint64
+    ) | np.uint64(1)
     with np.errstate(over="ignore"):
         fp = (sig.astype(np.uint64) * mult).sum(axis=1, dtype=np.uint64)
     _, inv_fp, counts_fp = np.unique(fp, return_inverse=True, return_counts=True)
@@ -167,7 +169,9 @@ class _CohortLeastSquares:
         self.H = H
         R, S = H.shape
         small, large = min(R, S), max(R, S)
-        self.direct = small <= DIRECT_SOLVE_LIMIT or (small <= VARIANCE_LIMIT and 2 * small >= large)
+        self.direct = small <= DIRECT_SOLVE_LIMIT or (
+            small <= VARIANCE_LIMIT and 2 * small >= large
+        )
         self.tall = S <= R
         self.blocks = blocks
         self._gram = None
@@ -200,8 +204,12 @@ class _CohortLeastSquares:
             return H.T @ self._gram.apply(b)
         if self.__dict__.get("_op") is None:
             HT = H.T.tocsr()  # both products on CSR matrices
-            self._op = LinearOperator(H.shape, matvec=lambda x: H @ x, rmatvec=lambda y: HT @ y, dtype=float)
-        return lsqr(self._op, b, atol=LSQR_TOL, btol=LSQR_TOL, conlim=1e12, iter_lim=20 * max(H.shape))[0]
+            self._op = LinearOperator(
+                H.shape, matvec=lambda x: H @ x, rmatvec=lambda y: HT @ y, dtype=float
+            )
+        return lsqr(
+            self._op, b, atol=LSQR_TOL, btol=LSQR_TOL, conlim=1e12, iter_lim=20 * max(H.shape)
+        )[0]
 
     def pseudo_inverse(self):
         """H^+ as a dense (S, R) array, or None when ``min(S, R) > VARIANCE_LIMIT``."""
@@ -258,14 +266,18 @@ class CohortRRChannel(SymbolChannel):
         self.n_buckets = check_int(n_buckets, "n_buckets", min_value=2)
         b = np.array(buckets, dtype=np.int64)
         if b.ndim != 2 or b.shape[0] < 1 or b.shape[1] < 1:
-            raise ValueError(f"buckets must be a 2-D array (n_inputs, n_cohorts); got shape {b.shape}")
+            raise ValueError(
+                f"buckets must be a 2-D array (n_inputs, n_cohorts); got shape {b.shape}"
+            )
         if b.min() < 0 or b.max() >= self.n_buckets:
             raise ValueError(f"buckets must lie in [0, {self.n_buckets})")
         b.setflags(write=False)
         self.buckets = b
         self.n_inputs, self.n_cohorts = b.shape
         self.n_outputs = self.n_cohorts * self.n_buckets
-        self.keep, self.other = cohort_rr_probabilities(self.epsilon, self.n_buckets, self.n_cohorts)
+        self.keep, self.other = cohort_rr_probabilities(
+            self.epsilon, self.n_buckets, self.n_cohorts
+        )
         self._a = self.keep - self.other
         # Column s of H holds one 1 per cohort, at rows c * k + buckets[s, c] (increasing in c):
         # that is H in compressed-column form, built without sorting.
@@ -446,7 +458,9 @@ class HashedRRChannel(OpenAlphabetChannel):
         self.n_cohorts = check_int(n_cohorts, "n_cohorts", min_value=1)
         self.hash_seed = check_hash_seed(hash_seed)
         self.n_outputs = self.n_cohorts * self.n_buckets
-        self.keep, self.other = cohort_rr_probabilities(self.epsilon, self.n_buckets, self.n_cohorts)
+        self.keep, self.other = cohort_rr_probabilities(
+            self.epsilon, self.n_buckets, self.n_cohorts
+        )
 
     def _key(self):
         return (self.epsilon, self.n_buckets, self.n_cohorts, self.hash_seed)
@@ -466,7 +480,9 @@ class HashedRRChannel(OpenAlphabetChannel):
 
     def candidate_buckets(self, candidates):
         """Bucket of each candidate in each cohort: int array (n_candidates, n_cohorts)."""
-        return candidate_buckets(candidates, self.n_buckets, self.n_cohorts, self.hash_seed)[:, :, 0]
+        return candidate_buckets(candidates, self.n_buckets, self.n_cohorts, self.hash_seed)[
+            :, :, 0
+        ]
 
     def restrict(self, candidates):
         """The channel over ``candidates``: a :class:`CohortRRChannel` with their buckets."""

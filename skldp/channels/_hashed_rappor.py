@@ -69,12 +69,15 @@ class _CohortBitReports:
 
     def check_reports(self, reports):
         reports = BitVectorChannel.check_reports(self, reports)
-        if reports.size and self.width > self.n_bits:
-            if np.any(self.decode_cohorts(reports) >= self.n_cohorts):
-                raise ValueError(
-                    f"some reports name a cohort outside [0, {self.n_cohorts}); they cannot come "
-                    f"from {self!r}"
-                )
+        if (
+            reports.size
+            and self.width > self.n_bits
+            and np.any(self.decode_cohorts(reports) >= self.n_cohorts)
+        ):
+            raise ValueError(
+                f"some reports name a cohort outside [0, {self.n_cohorts}); they cannot come "
+                f"from {self!r}"
+            )
         return reports
 
     def decode_cohorts(self, reports):
@@ -314,12 +317,16 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
         """Randomize raw values into uint8 reports of width ``n_bits + ceil(log2 C)``."""
         values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
         cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
-        idx = row_buckets(values, cohorts, self.n_bits, self.n_cohorts, self.hash_seed, self.n_hashes)
+        idx = row_buckets(
+            values, cohorts, self.n_bits, self.n_cohorts, self.hash_seed, self.n_hashes
+        )
         return self._assemble(cohorts, _draw_bits(idx, self.n_bits, self.theta, self.psi, rng))
 
     def candidate_buckets(self, candidates):
         """Bloom positions of each candidate: int array (n_candidates, n_cohorts, n_hashes)."""
-        return candidate_buckets(candidates, self.n_bits, self.n_cohorts, self.hash_seed, self.n_hashes)
+        return candidate_buckets(
+            candidates, self.n_bits, self.n_cohorts, self.hash_seed, self.n_hashes
+        )
 
     def restrict(self, candidates):
         """The channel over ``candidates``: a :class:`CohortRAPPORChannel`."""

@@ -1,6 +1,7 @@
 """Estimation over a candidate dictionary given at estimation time (open alphabets)."""
 
 import hashlib
+import numbers
 import warnings
 
 import numpy as np
@@ -22,7 +23,9 @@ def _candidate_array(candidates):
         cands = check_category_list(candidates, 0, min_size=1)
     except (TypeError, ValueError) as exc:
         raise type(exc)(str(exc).replace("categories for column 0", "candidates")) from None
-    texts = np.array([c.decode("utf-8", "replace") if isinstance(c, bytes) else str(c) for c in cands])
+    texts = np.array(
+        [c.decode("utf-8", "replace") if isinstance(c, bytes) else str(c) for c in cands]
+    )
     if np.unique(texts).shape[0] != texts.shape[0]:
         _, first, counts = np.unique(texts, return_index=True, return_counts=True)
         dup = texts[first[counts > 1]][:5]
@@ -59,9 +62,10 @@ class CandidateEstimator(BaseDistributionEstimator):
 
     A candidate none of whose cohort buckets (or Bloom bits) received a single report is fixed
     at an exact zero, left out of the least-squares system and listed in ``unreported_``;
-    the projection also gives exact zeros to the candidates it cuts. Candidates that share their bucket in every cohort (identical columns of H)
-    cannot be told apart by any estimator: least squares splits their total evenly, and they
-    are listed in ``indistinguishable_``. Values outside the dictionary still add to the
+    the projection also gives exact zeros to the candidates it cuts (with ``method='em'``, EM
+    runs over the other candidates). Candidates that share their bucket in every cohort
+    (identical columns of H) cannot be told apart by any estimator: least squares splits their
+    total evenly, and they are listed in ``indistinguishable_``. Values outside the dictionary still add to the
     bucket counts; the estimate describes the candidates as if they were the whole alphabet.
 
     The system has at most :math:`C(k-1)+1` independent rows (every cohort's rows add up to
@@ -125,7 +129,9 @@ class CandidateEstimator(BaseDistributionEstimator):
     (array([0.5, 0.3, 0.2, 0. ]), [])
     """
 
-    def __init__(self, candidates=None, *, method="projected", tol=1e-10, max_iter=10000, channel=None):
+    def __init__(
+        self, candidates=None, *, method="projected", tol=1e-10, max_iter=10000, channel=None
+    ):
         self.candidates = candidates
         self.method = method
         self.tol = tol
@@ -135,7 +141,11 @@ class CandidateEstimator(BaseDistributionEstimator):
     def _check_params(self):
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {list(_METHODS)}; got {self.method!r}")
-        if not isinstance(self.tol, (int, float)) or isinstance(self.tol, bool) or not self.tol >= 0:
+        if (
+            not isinstance(self.tol, numbers.Real)
+            or isinstance(self.tol, bool)
+            or not self.tol >= 0
+        ):
             raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
         check_int(self.max_iter, "max_iter", min_value=1)
 
@@ -151,7 +161,9 @@ class CandidateEstimator(BaseDistributionEstimator):
     def _given_specs(self):
         given = self.channel
         items = given if isinstance(given, (list, tuple)) else [given]
-        if given is not None and all(getattr(i, "n_inputs", 0) is None and hasattr(i, "restrict") for i in items):
+        if given is not None and all(
+            getattr(i, "n_inputs", 0) is None and hasattr(i, "restrict") for i in items
+        ):
             return tuple(ReportSpec(i, np.empty(0, dtype=object)) for i in items)
         return super()._given_specs()
 
@@ -196,11 +208,17 @@ class CandidateEstimator(BaseDistributionEstimator):
             p_ls = np.zeros(channel.n_inputs)
             keep = np.flatnonzero(~unreported)
             if keep.size:
-                sub = _CohortLeastSquares(channel.incidence[:, keep], blocks=getattr(channel, "_ls_blocks", None))
+                sub = _CohortLeastSquares(
+                    channel.incidence[:, keep], blocks=getattr(channel, "_ls_blocks", None)
+                )
                 p_ls[keep] = sub.solve(channel.least_squares_target(plain, n))
         else:
             p_ls = channel.unbiased(plain, n)
-        groups = channel.indistinguishable_groups() if hasattr(channel, "indistinguishable_groups") else []
+        groups = (
+            channel.indistinguishable_groups()
+            if hasattr(channel, "indistinguishable_groups")
+            else []
+        )
         out = {
             "unbiased_distribution_": p_ls,
             "channel_": channel,
@@ -225,7 +243,9 @@ class CandidateEstimator(BaseDistributionEstimator):
                     ConvergenceWarning,
                     stacklevel=4,
                 )
-            out.update(distribution_=p, n_iter_=n_iter, converged_=converged, log_likelihood_=history[-1])
+            out.update(
+                distribution_=p, n_iter_=n_iter, converged_=converged, log_likelihood_=history[-1]
+            )
         return out
 
     def partial_fit(self, X, y=None):
@@ -243,7 +263,9 @@ class CandidateEstimator(BaseDistributionEstimator):
         super().partial_fit(X)
         groups, unrep, cats = self._groups, self._unreported, self.categories_
         if isinstance(cats, list):
-            self.indistinguishable_ = [[np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)]
+            self.indistinguishable_ = [
+                [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)
+            ]
             self.unreported_ = [np.asarray(c)[u] for u, c in zip(unrep, cats)]
         else:
             self.indistinguishable_ = [np.asarray(cats)[g] for g in groups]

@@ -9,7 +9,12 @@ from skldp._hashing import check_hash_seed, cohort_permutations
 from skldp._random import check_random_state
 from skldp._reports import Reports, ReportSpec, to_frame
 from skldp._validation import check_epsilon, check_int
-from skldp.channels import CohortRAPPORChannel, CohortRRChannel, HashedRAPPORChannel, HashedRRChannel
+from skldp.channels import (
+    CohortRAPPORChannel,
+    CohortRRChannel,
+    HashedRAPPORChannel,
+    HashedRRChannel,
+)
 from skldp.privacy import SequentialComposition
 
 _OPEN = np.empty(0, dtype=object)
@@ -343,9 +348,13 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         check_hash_seed(self.hash_seed)
 
     def _open_channel(self, column):
-        return HashedRAPPORChannel(self.epsilon, self.n_bits, self.n_hashes, self.n_cohorts, self.hash_seed)
+        return HashedRAPPORChannel(
+            self.epsilon, self.n_bits, self.n_hashes, self.n_cohorts, self.hash_seed
+        )
 
     def _closed_channel(self, n_categories, column):
         C, h = self.n_cohorts, self.n_hashes
         perms = cohort_permutations(n_categories, C * h, self.hash_seed).reshape(C, h, n_categories)
-        return CohortRAPPORChannel(self.epsilon, self.n_bits, (perms % self.n_bits).transpose(2, 0, 1))
+        return CohortRAPPORChannel(
+            self.epsilon, self.n_bits, (perms % self.n_bits).transpose(2, 0, 1)
+        )

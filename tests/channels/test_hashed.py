@@ -8,8 +8,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skldp._hashing import candidate_buckets, cohort_permutations
-from skldp.channels import CohortRRChannel, HashedRRChannel, RandomizedResponseChannel
-from skldp.channels import _hashed
+from skldp.channels import CohortRRChannel, HashedRRChannel, RandomizedResponseChannel, _hashed
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
 from tests.channel_contract import ChannelContract
 from tests.conftest import simplex_point
@@ -188,13 +187,21 @@ class TestOpenChannel:
         assert np.all(np.abs(stats - n * m) <= 5 * np.sqrt(n * m * (1 - m)))
         # ... and sampling indices through the restricted channel gives the same law.
         x = np.array([list(cands).index(v) for v in values])
-        assert_array_equal(fin.sample(x, np.random.default_rng(1)), ch.sample_values(values, np.random.default_rng(1)))
+        assert_array_equal(
+            fin.sample(x, np.random.default_rng(1)),
+            ch.sample_values(values, np.random.default_rng(1)),
+        )
 
     @pytest.mark.parametrize("method", ["forward", "to_dense", "unbiased", "posterior", "sample"])
     def test_open_alphabet_has_no_input_set(self, method):
         ch = HashedRRChannel(1.0, 4, 2)
-        args = {"forward": (np.ones(2),), "to_dense": (), "unbiased": (np.ones(8), 8),
-                "posterior": (np.zeros(2, int), np.ones(2) / 2), "sample": (np.zeros(2, int), None)}[method]
+        args = {
+            "forward": (np.ones(2),),
+            "to_dense": (),
+            "unbiased": (np.ones(8), 8),
+            "posterior": (np.zeros(2, int), np.ones(2) / 2),
+            "sample": (np.zeros(2, int), None),
+        }[method]
         with pytest.raises(TypeError, match="restrict"):
             getattr(ch, method)(*args)
 

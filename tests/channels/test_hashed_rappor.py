@@ -57,7 +57,10 @@ class TestCohortRAPPORContract(ChannelContract):
         n = 700
         base = channel.unbiased(np.zeros(channel.n_statistics), n)
         G = np.column_stack(
-            [channel.unbiased(np.eye(channel.n_statistics)[j], n) - base for j in range(channel.n_statistics)]
+            [
+                channel.unbiased(np.eye(channel.n_statistics)[j], n) - base
+                for j in range(channel.n_statistics)
+            ]
         )
         Q, S = channel.to_dense(), channel.output_statistics()
         py = Q.T @ p

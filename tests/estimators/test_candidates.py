@@ -116,7 +116,7 @@ def test_em_maximizes_the_likelihood(privatizer):
         em = CandidateEstimator(candidates=VOCAB[:12], method="em", tol=1e-9).fit(reports)
     proj = CandidateEstimator(candidates=VOCAB[:12]).fit(reports)
     assert em.distribution_.min() >= 0 and abs(em.distribution_.sum() - 1) < 1e-9
-    ll = lambda e, p: e.channel_.log_likelihood(np.asarray(reports), p).sum()  # noqa: E731
+    ll = lambda e, p: e.channel_.log_likelihood(np.asarray(reports), p).sum()
     p_proj = np.maximum(proj.distribution_, 1e-300)
     assert ll(em, em.distribution_) >= ll(em, p_proj / p_proj.sum()) - 1e-6
     assert em.score(reports) == pytest.approx(ll(em, em.distribution_) / 3000, rel=1e-9)
@@ -148,7 +148,9 @@ def test_candidates_required_for_open_reports():
 
 
 def test_candidates_refused_for_closed_reports():
-    reports = RandomizedResponse(epsilon=1.0, categories=["a", "b"], random_state=0).fit_transform(["a", "b"])
+    reports = RandomizedResponse(epsilon=1.0, categories=["a", "b"], random_state=0).fit_transform(
+        ["a", "b"]
+    )
     with pytest.raises(ValueError, match="leave candidates=None"):
         CandidateEstimator(candidates=["a", "b"]).fit(reports)
     assert CandidateEstimator().fit(reports).distribution_.shape == (2,)
@@ -169,7 +171,10 @@ def test_bad_candidates(cands, match):
         CandidateEstimator(candidates=cands).fit(reports)
 
 
-@pytest.mark.parametrize("params, match", [({"method": "lasso"}, "method"), ({"tol": -1}, "tol"), ({"max_iter": 0}, "max_iter")])
+@pytest.mark.parametrize(
+    "params, match",
+    [({"method": "lasso"}, "method"), ({"tol": -1}, "tol"), ({"max_iter": 0}, "max_iter")],
+)
 def test_bad_parameters(params, match):
     reports = HashedRR(epsilon=1.0, random_state=0).fit_transform(["a", "b"])
     with pytest.raises((ValueError, TypeError), match=match):

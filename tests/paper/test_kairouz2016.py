@@ -14,7 +14,12 @@ from scipy.optimize import minimize
 
 from skldp import EMEstimator
 from skldp._hashing import candidate_buckets, cohort_permutations
-from skldp.channels import CohortRAPPORChannel, CohortRRChannel, RandomizedResponseChannel, RAPPORChannel
+from skldp.channels import (
+    CohortRAPPORChannel,
+    CohortRRChannel,
+    RandomizedResponseChannel,
+    RAPPORChannel,
+)
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
 from skldp.projection import clip_normalize, project_simplex
 from skldp.theory import (
@@ -32,11 +37,15 @@ def geometric(k, ratio=0.7):
 
 
 def _o_rr(eps, S=9, k=4, C=3, seed=0):
-    return CohortRRChannel(eps, k, candidate_buckets([f"s{i}" for i in range(S)], k, C, seed)[:, :, 0])
+    return CohortRRChannel(
+        eps, k, candidate_buckets([f"s{i}" for i in range(S)], k, C, seed)[:, :, 0]
+    )
 
 
 def _o_rappor(eps, S=5, k=4, C=2, h=2, seed=0):
-    return CohortRAPPORChannel(eps, k, candidate_buckets([f"s{i}" for i in range(S)], k, C, seed, n_hashes=h))
+    return CohortRAPPORChannel(
+        eps, k, candidate_buckets([f"s{i}" for i in range(S)], k, C, seed, n_hashes=h)
+    )
 
 
 CHANNELS = {
@@ -99,7 +108,11 @@ def test_claim2_o_rappor_calibrated_per_bit_and_negative_case(h):
 @pytest.mark.parametrize("eps", [0.2, 1.0, 3.0])
 def test_claim3_binary_krr_is_warner(eps):
     e = math.exp(eps)
-    assert_allclose(RandomizedResponseChannel(eps, 2).to_dense(), np.array([[e, 1], [1, e]]) / (1 + e), rtol=1e-14)
+    assert_allclose(
+        RandomizedResponseChannel(eps, 2).to_dense(),
+        np.array([[e, 1], [1, e]]) / (1 + e),
+        rtol=1e-14,
+    )
 
 
 # -- 6. closed-form inverse --------------------------------------------------------------------------
@@ -107,7 +120,9 @@ def test_claim3_binary_krr_is_warner(eps):
 def test_claim6_closed_form_inverse(k, eps):
     e = math.exp(eps)
     closed = ((k - 1 + e) * np.eye(k) - np.ones((k, k))) / (e - 1)
-    assert_allclose(closed, np.linalg.inv(RandomizedResponseChannel(eps, k).to_dense()), rtol=1e-10, atol=1e-12)
+    assert_allclose(
+        closed, np.linalg.inv(RandomizedResponseChannel(eps, k).to_dense()), rtol=1e-10, atol=1e-12
+    )
 
 
 # -- 7. sums of the empirical estimates ----------------------------------------------------------------
@@ -162,8 +177,12 @@ def test_claim9_exact_risk_formulas_and_reference_values(k, eps, n, p, ref_rr, r
     assert_allclose(krr_l2_risk(k, eps, n, p), ref_rr, rtol=1e-4)
     assert_allclose(rappor_l2_risk(k, eps, n, p), ref_ra, rtol=1e-4)
     # The channels' exact variances add up to the same risks (the estimators are unbiased).
-    assert_allclose(RandomizedResponseChannel(eps, k).variance(p, n).sum(), krr_l2_risk(k, eps, n, p), rtol=1e-9)
-    assert_allclose(RAPPORChannel(eps, k).variance(p, n).sum(), rappor_l2_risk(k, eps, n, p), rtol=1e-9)
+    assert_allclose(
+        RandomizedResponseChannel(eps, k).variance(p, n).sum(), krr_l2_risk(k, eps, n, p), rtol=1e-9
+    )
+    assert_allclose(
+        RAPPORChannel(eps, k).variance(p, n).sum(), rappor_l2_risk(k, eps, n, p), rtol=1e-9
+    )
 
 
 @pytest.mark.parametrize("k, eps, n, p, ref_rr, ref_ra", CASES_9)
@@ -193,7 +212,9 @@ def test_claim12_fixed_input_risk_is_data_independent(k, eps):
     scale = 1.0 / rr._a
     per_person_rr = scale**2 * (1 - (Q**2).sum(axis=1))  # the same for every input
     assert_allclose(per_person_rr, per_person_rr[0], rtol=1e-12)
-    assert_allclose(per_person_rr[0] / n, (k - 1) * (k + 2 * (e - 1)) / (n * (e - 1) ** 2), rtol=1e-9)
+    assert_allclose(
+        per_person_rr[0] / n, (k - 1) * (k + 2 * (e - 1)) / (n * (e - 1) ** 2), rtol=1e-9
+    )
     assert_allclose(per_person_rr[0], krr_excess_risk(k, eps), rtol=1e-9)
     per_bit = ra.on * (1 - ra.on) + (k - 1) * ra.off * (1 - ra.off)
     per_person_ra = per_bit / (ra.on - ra.off) ** 2
@@ -216,7 +237,12 @@ def test_claim12_fixed_input_risk_is_data_independent(k, eps):
 # -- 14-16. decoders -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "v, expected",
-    [([0.5, 0.5], [0.5, 0.5]), ([1, 1], [0.5, 0.5]), ([2, 0], [1, 0]), ([-1, 0.5, 0.8], [0, 0.35, 0.65])],
+    [
+        ([0.5, 0.5], [0.5, 0.5]),
+        ([1, 1], [0.5, 0.5]),
+        ([2, 0], [1, 0]),
+        ([-1, 0.5, 0.8], [0, 0.35, 0.65]),
+    ],
 )
 def test_claim14_projection_hand_examples(v, expected):
     assert_allclose(project_simplex(v), expected, atol=1e-15)
@@ -231,8 +257,12 @@ def test_claim14_projection_in_simplex_idempotent_and_equal_to_qp():
         assert q.min() >= 0 and abs(q.sum() - 1) < 1e-12
         assert_allclose(project_simplex(q), q, atol=1e-15)
         res = minimize(
-            lambda z: np.sum((z - v) ** 2), np.full(k, 1 / k), jac=lambda z: 2 * (z - v), method="SLSQP",
-            bounds=[(0, None)] * k, constraints=[{"type": "eq", "fun": lambda z: z.sum() - 1}],
+            lambda z, v=v: np.sum((z - v) ** 2),
+            np.full(k, 1 / k),
+            jac=lambda z, v=v: 2 * (z - v),
+            method="SLSQP",
+            bounds=[(0, None)] * k,
+            constraints=[{"type": "eq", "fun": lambda z: z.sum() - 1}],
             options={"ftol": 1e-14, "maxiter": 500},
         )
         assert_allclose(q, res.x, atol=1e-6)
@@ -261,7 +291,7 @@ def test_claim15_projected_decoder_has_smaller_l1_on_a_skewed_distribution():
     rng = np.random.default_rng(150)
     rr, ra = RandomizedResponseChannel(eps, k), RAPPORChannel(eps, k)
     d = {"rr_norm": [], "rr_ml": [], "ra_norm": [], "ra_std": []}
-    l1 = lambda q: np.abs(q - p).sum()  # noqa: E731
+    l1 = lambda q: np.abs(q - p).sum()
     for _ in range(T):
         x = rng.choice(k, n, p=p)
         N = rr.statistics(rr.sample(x, rng))
@@ -307,8 +337,11 @@ def test_claim17_ml_decoder_maximizes_likelihood_and_em_reaches_it(k, eps, n):
     assert np.abs(em.distribution_ - ml).sum() < 1e-6
     # A generic constrained optimizer finds no better point.
     res = minimize(
-        lambda q: -_loglik(ch, N, q), np.full(k, 1 / k), method="SLSQP",
-        bounds=[(0, 1)] * k, constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1}],
+        lambda q: -_loglik(ch, N, q),
+        np.full(k, 1 / k),
+        method="SLSQP",
+        bounds=[(0, 1)] * k,
+        constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1}],
         options={"ftol": 1e-15, "maxiter": 1000},
     )
     assert _loglik(ch, N, ml) >= -res.fun - 1e-6
@@ -333,13 +366,25 @@ def test_claim18_reductions():
     S, eps = 6, 1.2
     N = np.array([40, 3, 0, 20, 7, 30])
     ident = CohortRRChannel(eps, S, np.arange(S)[:, None])
-    assert_allclose(ident.unbiased(N, N.sum()), RandomizedResponseChannel(eps, S).unbiased(N, N.sum()), rtol=1e-12)
+    assert_allclose(
+        ident.unbiased(N, N.sum()),
+        RandomizedResponseChannel(eps, S).unbiased(N, N.sum()),
+        rtol=1e-12,
+    )
     perm = cohort_permutations(S, 1, 2)[0]
     permuted = CohortRRChannel(eps, S, perm[:, None])
-    assert_allclose(permuted.unbiased(N, N.sum()), RandomizedResponseChannel(eps, S).unbiased(N[perm], N.sum()), rtol=1e-12)
+    assert_allclose(
+        permuted.unbiased(N, N.sum()),
+        RandomizedResponseChannel(eps, S).unbiased(N[perm], N.sum()),
+        rtol=1e-12,
+    )
     rap = CohortRAPPORChannel(eps, S, perm[:, None, None])
     assert_allclose(rap.unbiased(N, 100), RAPPORChannel(eps, S).unbiased(N[perm], 100), rtol=1e-12)
-    assert_allclose(CohortRAPPORChannel(eps, S, np.arange(S)[:, None, None]).to_dense(), RAPPORChannel(eps, S).to_dense(), rtol=1e-12)
+    assert_allclose(
+        CohortRAPPORChannel(eps, S, np.arange(S)[:, None, None]).to_dense(),
+        RAPPORChannel(eps, S).to_dense(),
+        rtol=1e-12,
+    )
 
 
 # -- 19. the O-RR incidence matrix --------------------------------------------------------------------------
@@ -359,8 +404,20 @@ def test_claim19_incidence_columns_and_permutation_average():
 
 
 # -- 20. Prop. 5: k-RR versus RAPPOR ------------------------------------------------------------------------
-TABLE_20 = {6: 0.344, 7: 0.591, 8: 0.781, 10: 1.062, 16: 1.558, 32: 2.161, 64: 2.692, 100: 3.015,
-            128: 3.190, 256: 3.671, 512: 4.144, 1024: 4.612}
+TABLE_20 = {
+    6: 0.344,
+    7: 0.591,
+    8: 0.781,
+    10: 1.062,
+    16: 1.558,
+    32: 2.161,
+    64: 2.692,
+    100: 3.015,
+    128: 3.190,
+    256: 3.671,
+    512: 4.144,
+    1024: 4.612,
+}
 
 
 def test_claim20_krr_better_for_every_eps_above_ln_k():

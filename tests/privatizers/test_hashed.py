@@ -10,8 +10,20 @@ from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
-from skldp import RAPPOR, CandidateEstimator, EMEstimator, HashedRAPPOR, HashedRR, ProjectedEstimator
-from skldp.channels import CohortRAPPORChannel, CohortRRChannel, HashedRAPPORChannel, HashedRRChannel
+from skldp import (
+    RAPPOR,
+    CandidateEstimator,
+    EMEstimator,
+    HashedRAPPOR,
+    HashedRR,
+    ProjectedEstimator,
+)
+from skldp.channels import (
+    CohortRAPPORChannel,
+    CohortRRChannel,
+    HashedRAPPORChannel,
+    HashedRRChannel,
+)
 from skldp.privacy import LDP, SequentialComposition
 
 VOCAB = np.array([f"word{i}" for i in range(40)], dtype=object)
@@ -51,7 +63,9 @@ def test_transform_reports_and_reproducibility():
 
 def test_cohorts_are_uniform_and_independent_of_the_value():
     X = np.array(["a"] * 20000 + ["b"] * 20000, dtype=object)
-    r = np.asarray(HashedRR(epsilon=1.0, n_buckets=4, n_cohorts=5, random_state=0).fit_transform(X))[:, 0]
+    r = np.asarray(
+        HashedRR(epsilon=1.0, n_buckets=4, n_cohorts=5, random_state=0).fit_transform(X)
+    )[:, 0]
     for half in (r[:20000], r[20000:]):
         counts = np.bincount(half // 4, minlength=5)
         assert np.all(np.abs(counts - 4000) < 5 * np.sqrt(20000 * 0.2 * 0.8))
@@ -64,7 +78,9 @@ def test_pandas_index_kept_and_pipeline():
     out = priv.fit_transform(s)
     assert isinstance(out, pd.DataFrame) and list(out.columns) == ["city"]
     assert_array_equal(out.index, s.index)
-    pipe = Pipeline([("privatize", clone(priv)), ("estimate", CandidateEstimator(candidates=VOCAB))])
+    pipe = Pipeline(
+        [("privatize", clone(priv)), ("estimate", CandidateEstimator(candidates=VOCAB))]
+    )
     pipe.fit(s)
     assert np.abs(pipe[-1].distribution_ - p).sum() < 0.15
 
@@ -105,7 +121,9 @@ def test_bad_parameters(params, match):
 
 class TestClosedAlphabet:
     def test_channel_is_permutation_o_rr(self):
-        priv = HashedRR(epsilon=1.0, n_buckets=3, n_cohorts=2, categories=list(VOCAB[:6])).fit(VOCAB[:6])
+        priv = HashedRR(epsilon=1.0, n_buckets=3, n_cohorts=2, categories=list(VOCAB[:6])).fit(
+            VOCAB[:6]
+        )
         ch = priv.channel_
         assert isinstance(ch, CohortRRChannel) and ch.n_inputs == 6 and ch.n_outputs == 6
         assert_array_equal(priv.categories_[0], VOCAB[:6])
@@ -117,14 +135,18 @@ class TestClosedAlphabet:
 
     def test_every_estimator_works(self):
         X, p = _data(30000, seed=2)
-        reports = HashedRR(epsilon=3.0, n_buckets=16, n_cohorts=8, categories=list(VOCAB), random_state=0).fit_transform(X)
+        reports = HashedRR(
+            epsilon=3.0, n_buckets=16, n_cohorts=8, categories=list(VOCAB), random_state=0
+        ).fit_transform(X)
         for est in (ProjectedEstimator(), EMEstimator(), CandidateEstimator()):
             assert np.abs(est.fit(reports).distribution_ - p).sum() < 0.2
 
     def test_single_cohort_full_width_is_permuted_krr_in_law(self):
         # C = 1, k = S: each category keeps its own symbol pi(x) with probability e/(e+S-1).
         cats = list(VOCAB[:5])
-        priv = HashedRR(epsilon=2.0, n_buckets=5, n_cohorts=1, categories=cats, random_state=0).fit(cats)
+        priv = HashedRR(epsilon=2.0, n_buckets=5, n_cohorts=1, categories=cats, random_state=0).fit(
+            cats
+        )
         Q = priv.channel_.to_dense()
         assert np.all(np.sort(Q, axis=1)[:, -1] == priv.channel_.keep)
         assert_array_equal(np.sort(Q.argmax(axis=1)), np.arange(5))
@@ -145,7 +167,9 @@ class TestHashedRAPPOR:
 
     def test_closed_alphabet_and_reduction_to_rappor(self):
         cats = list(VOCAB[:6])
-        priv = HashedRAPPOR(epsilon=2.0, n_bits=6, n_hashes=1, n_cohorts=1, categories=cats, random_state=0).fit(cats)
+        priv = HashedRAPPOR(
+            epsilon=2.0, n_bits=6, n_hashes=1, n_cohorts=1, categories=cats, random_state=0
+        ).fit(cats)
         ch = priv.channel_
         assert isinstance(ch, CohortRAPPORChannel)
         perm = ch.buckets[:, 0, 0]
@@ -157,7 +181,9 @@ class TestHashedRAPPOR:
         codes = outs @ (1 << np.arange(6))
         np.testing.assert_allclose(Q, R[:, codes], rtol=1e-12)
         X, p = _data(20000, seed=4)
-        big = HashedRAPPOR(epsilon=3.0, n_bits=16, n_hashes=2, n_cohorts=4, categories=list(VOCAB), random_state=0)
+        big = HashedRAPPOR(
+            epsilon=3.0, n_bits=16, n_hashes=2, n_cohorts=4, categories=list(VOCAB), random_state=0
+        )
         reports = big.fit_transform(X)
         for est in (ProjectedEstimator(), CandidateEstimator()):
             assert np.abs(est.fit(reports).distribution_ - p).sum() < 0.35
