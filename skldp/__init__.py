@@ -7,7 +7,13 @@ the distribution from the reports through the mechanism's channel.
 from skldp import channels, metrics, privacy, projection
 from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
-from skldp.privatizers import OptimizedUnaryEncoding, RAPPOR, RandomizedResponse
+from skldp.privatizers import (
+    RAPPOR,
+    OptimizedUnaryEncoding,
+    RandomizedResponse,
+    UtilityOptimizedRAPPOR,
+    UtilityOptimizedRR,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -15,6 +21,8 @@ __all__ = [
     "RandomizedResponse",
     "RAPPOR",
     "OptimizedUnaryEncoding",
+    "UtilityOptimizedRR",
+    "UtilityOptimizedRAPPOR",
     "EmpiricalEstimator",
     "ProjectedEstimator",
     "EMEstimator",

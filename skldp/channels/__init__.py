@@ -4,6 +4,7 @@ from skldp.channels._base import Channel, SymbolChannel
 from skldp.channels._bits import BitVectorChannel, PackedBitReports, bernoulli_bits
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
+from skldp.channels._utility_optimized import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
 
 __all__ = [
     "Channel",
@@ -15,4 +16,6 @@ __all__ = [
     "UnaryEncodingChannel",
     "RAPPORChannel",
     "OptimizedUnaryEncodingChannel",
+    "UtilityOptimizedRRChannel",
+    "UtilityOptimizedRAPPORChannel",
 ]

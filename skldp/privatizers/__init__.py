@@ -2,5 +2,12 @@
 
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
+from skldp.privatizers._utility_optimized import UtilityOptimizedRAPPOR, UtilityOptimizedRR
 
-__all__ = ["RandomizedResponse", "RAPPOR", "OptimizedUnaryEncoding"]
+__all__ = [
+    "RandomizedResponse",
+    "RAPPOR",
+    "OptimizedUnaryEncoding",
+    "UtilityOptimizedRR",
+    "UtilityOptimizedRAPPOR",
+]
