@@ -5,11 +5,12 @@ the distribution from the reports through the mechanism's channel.
 """
 
 from skldp import channels, metrics, privacy, projection
-from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator
+from skldp.estimators import EMEstimator, EmpiricalEstimator, PersonalizedEstimator, ProjectedEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.privatizers import (
     RAPPOR,
     OptimizedUnaryEncoding,
+    PersonalizedULDP,
     RandomizedResponse,
     UtilityOptimizedRAPPOR,
     UtilityOptimizedRR,
@@ -23,6 +24,8 @@ __all__ = [
     "OptimizedUnaryEncoding",
     "UtilityOptimizedRR",
     "UtilityOptimizedRAPPOR",
+    "PersonalizedULDP",
+    "PersonalizedEstimator",
     "EmpiricalEstimator",
     "ProjectedEstimator",
     "EMEstimator",

@@ -2,6 +2,7 @@
 
 from skldp.channels._base import Channel, SymbolChannel
 from skldp.channels._bits import BitVectorChannel, PackedBitReports, bernoulli_bits
+from skldp.channels._personalized import PersonalizedChannel
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._utility_optimized import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
@@ -18,4 +19,5 @@ __all__ = [
     "OptimizedUnaryEncodingChannel",
     "UtilityOptimizedRRChannel",
     "UtilityOptimizedRAPPORChannel",
+    "PersonalizedChannel",
 ]

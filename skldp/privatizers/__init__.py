@@ -1,5 +1,6 @@
 """Privatizers: scikit-learn transformers that randomize each row on the client."""
 
+from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
 from skldp.privatizers._utility_optimized import UtilityOptimizedRAPPOR, UtilityOptimizedRR
@@ -10,4 +11,5 @@ __all__ = [
     "OptimizedUnaryEncoding",
     "UtilityOptimizedRR",
     "UtilityOptimizedRAPPOR",
+    "PersonalizedULDP",
 ]
