@@ -66,22 +66,28 @@ def bernoulli_bits(rng, n_rows, probs):
     out = np.empty((n_rows, width), dtype=np.uint8)
     if n_rows == 0 or width == 0:
         return out
-    rows_per_chunk = max(1, (1 << 18) // width)
+    # The same probability in every column (RAPPOR, OUE): compare with a scalar, which numpy
+    # vectorizes better than a broadcast row.
+    uniform = bool(np.all(probs == probs[0]))
+    h_scalar = np.uint8(hi_u8[0])
+    rows_per_chunk = max(1, (1 << 20) // width)
     bitgen = rng.bit_generator
     for start in range(0, n_rows, rows_per_chunk):
         stop = min(n_rows, start + rows_per_chunk)
         m = (stop - start) * width
         raw = bitgen.random_raw((m + 7) // 8).view(np.uint8)[:m].reshape(stop - start, width)
         block = out[start:stop]
-        np.less(raw, hi_u8, out=block.view(bool))
+        np.less(raw, h_scalar if uniform else hi_u8, out=block.view(bool))
         if tie_cols.size:
             if tie_cols.size == width:
-                r, c = np.nonzero(raw == hi_u8)
+                flat = np.flatnonzero(raw == (h_scalar if uniform else hi_u8))
+                c = flat % width
             else:
-                r, cc = np.nonzero(raw[:, tie_cols] == hi_u8[tie_cols])
-                c = tie_cols[cc]
-            if r.size:
-                block[r, c] = rng.random(r.size) < frac[c]
+                sub = np.flatnonzero(raw[:, tie_cols] == hi_u8[tie_cols])
+                c = tie_cols[sub % tie_cols.size]
+                flat = (sub // tie_cols.size) * width + c
+            if flat.size:
+                block.reshape(-1)[flat] = rng.random(flat.size) < frac[c]
     if np.any(always):
         out[:, always] = 1
     return out
