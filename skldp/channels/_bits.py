@@ -110,12 +110,13 @@ class PackedBitReports:
     width : int
     """
 
-    __slots__ = ("packed", "sums", "width")
+    __slots__ = ("packed", "sums", "width", "_byte_matrix")
 
     def __init__(self, packed, sums, width):
         self.packed = packed
         self.sums = sums
         self.width = width
+        self._byte_matrix = None
 
     @classmethod
     def from_bits(cls, bits):
@@ -137,23 +138,32 @@ class PackedBitReports:
         rows = self.packed[:, start:stop].T
         return np.unpackbits(rows, axis=1, count=self.width, bitorder="little")
 
+    def _bytes_matrix(self):
+        # One-hot of every report's byte values: row i has a one in column 256 b + (byte b of
+        # report i). Products with it are bit products with per-byte tables: ceil(width / 8)
+        # entries per report instead of one per set bit. Built once, on the first EM step.
+        if self._byte_matrix is None:
+            nbytes, n = self.packed.shape
+            cols = self.packed.T.astype(np.int32)
+            cols += (256 * np.arange(nbytes, dtype=np.int32))[None, :]
+            self._byte_matrix = sparse.csr_matrix(
+                (np.ones(cols.size), cols.ravel(), np.arange(0, cols.size + 1, nbytes, dtype=np.int64)),
+                shape=(n, 256 * nbytes),
+            )
+        return self._byte_matrix
+
     def row_dot(self, w):
-        """``bits @ w`` for every report, by per-byte table look-ups (no unpacking)."""
+        """``bits @ w`` for every report, through per-byte look-up tables."""
         nbytes = self.packed.shape[0]
         padded = np.zeros(nbytes * 8)
         padded[: self.width] = w
         tables = padded.reshape(nbytes, 8) @ _BYTE_BITS.T  # (nbytes, 256)
-        out = np.zeros(self.n)
-        for b in range(nbytes):
-            out += tables[b].take(self.packed[b])
-        return out
+        return self._bytes_matrix() @ tables.ravel()
 
     def weighted_bit_sums(self, weights):
         """``weights @ bits``: for each bit, the sum of the weights of the reports with it set."""
         nbytes = self.packed.shape[0]
-        hist = np.empty((nbytes, 256))
-        for b in range(nbytes):
-            hist[b] = np.bincount(self.packed[b], weights=weights, minlength=256)
+        hist = (self._bytes_matrix().T @ weights).reshape(nbytes, 256)
         return (hist @ _BYTE_BITS).ravel()[: self.width]
 
     def __reduce__(self):
