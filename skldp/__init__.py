@@ -5,9 +5,24 @@ the distribution from the reports through the mechanism's channel.
 """
 
 from skldp import channels, metrics, privacy, projection
-from skldp.estimators import CandidateEstimator, EMEstimator, EmpiricalEstimator, ProjectedEstimator
+from skldp.estimators import (
+    CandidateEstimator,
+    EMEstimator,
+    EmpiricalEstimator,
+    PersonalizedEstimator,
+    ProjectedEstimator,
+)
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
-from skldp.privatizers import RAPPOR, HashedRAPPOR, HashedRR, OptimizedUnaryEncoding, RandomizedResponse
+from skldp.privatizers import (
+    RAPPOR,
+    HashedRAPPOR,
+    HashedRR,
+    OptimizedUnaryEncoding,
+    PersonalizedULDP,
+    RandomizedResponse,
+    UtilityOptimizedRAPPOR,
+    UtilityOptimizedRR,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -15,6 +30,10 @@ __all__ = [
     "RandomizedResponse",
     "RAPPOR",
     "OptimizedUnaryEncoding",
+    "UtilityOptimizedRR",
+    "UtilityOptimizedRAPPOR",
+    "PersonalizedULDP",
+    "PersonalizedEstimator",
     "HashedRR",
     "HashedRAPPOR",
     "CandidateEstimator",

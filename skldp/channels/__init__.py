@@ -2,8 +2,10 @@
 
 from skldp.channels._base import Channel, SymbolChannel
 from skldp.channels._bits import BitVectorChannel, PackedBitReports, bernoulli_bits
+from skldp.channels._personalized import PersonalizedChannel
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
+from skldp.channels._utility_optimized import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
 from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
 from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChannel
 
@@ -17,6 +19,9 @@ __all__ = [
     "UnaryEncodingChannel",
     "RAPPORChannel",
     "OptimizedUnaryEncodingChannel",
+    "UtilityOptimizedRRChannel",
+    "UtilityOptimizedRAPPORChannel",
+    "PersonalizedChannel",
     "OpenAlphabetChannel",
     "HashedRRChannel",
     "CohortRRChannel",

@@ -66,22 +66,28 @@ def bernoulli_bits(rng, n_rows, probs):
     out = np.empty((n_rows, width), dtype=np.uint8)
     if n_rows == 0 or width == 0:
         return out
-    rows_per_chunk = max(1, (1 << 18) // width)
+    # The same probability in every column (RAPPOR, OUE): compare with a scalar, which numpy
+    # vectorizes better than a broadcast row.
+    uniform = bool(np.all(probs == probs[0]))
+    h_scalar = np.uint8(hi_u8[0])
+    rows_per_chunk = max(1, (1 << 20) // width)
     bitgen = rng.bit_generator
     for start in range(0, n_rows, rows_per_chunk):
         stop = min(n_rows, start + rows_per_chunk)
         m = (stop - start) * width
         raw = bitgen.random_raw((m + 7) // 8).view(np.uint8)[:m].reshape(stop - start, width)
         block = out[start:stop]
-        np.less(raw, hi_u8, out=block.view(bool))
+        np.less(raw, h_scalar if uniform else hi_u8, out=block.view(bool))
         if tie_cols.size:
             if tie_cols.size == width:
-                r, c = np.nonzero(raw == hi_u8)
+                flat = np.flatnonzero(raw == (h_scalar if uniform else hi_u8))
+                c = flat % width
             else:
-                r, cc = np.nonzero(raw[:, tie_cols] == hi_u8[tie_cols])
-                c = tie_cols[cc]
-            if r.size:
-                block[r, c] = rng.random(r.size) < frac[c]
+                sub = np.flatnonzero(raw[:, tie_cols] == hi_u8[tie_cols])
+                c = tie_cols[sub % tie_cols.size]
+                flat = (sub // tie_cols.size) * width + c
+            if flat.size:
+                block.reshape(-1)[flat] = rng.random(flat.size) < frac[c]
     if np.any(always):
         out[:, always] = 1
     return out
@@ -104,12 +110,13 @@ class PackedBitReports:
     width : int
     """
 
-    __slots__ = ("packed", "sums", "width")
+    __slots__ = ("packed", "sums", "width", "_byte_matrix")
 
     def __init__(self, packed, sums, width):
         self.packed = packed
         self.sums = sums
         self.width = width
+        self._byte_matrix = None
 
     @classmethod
     def from_bits(cls, bits):
@@ -131,23 +138,32 @@ class PackedBitReports:
         rows = self.packed[:, start:stop].T
         return np.unpackbits(rows, axis=1, count=self.width, bitorder="little")
 
+    def _bytes_matrix(self):
+        # One-hot of every report's byte values: row i has a one in column 256 b + (byte b of
+        # report i). Products with it are bit products with per-byte tables: ceil(width / 8)
+        # entries per report instead of one per set bit. Built once, on the first EM step.
+        if self._byte_matrix is None:
+            nbytes, n = self.packed.shape
+            cols = self.packed.T.astype(np.int32)
+            cols += (256 * np.arange(nbytes, dtype=np.int32))[None, :]
+            self._byte_matrix = sparse.csr_matrix(
+                (np.ones(cols.size), cols.ravel(), np.arange(0, cols.size + 1, nbytes, dtype=np.int64)),
+                shape=(n, 256 * nbytes),
+            )
+        return self._byte_matrix
+
     def row_dot(self, w):
-        """``bits @ w`` for every report, by per-byte table look-ups (no unpacking)."""
+        """``bits @ w`` for every report, through per-byte look-up tables."""
         nbytes = self.packed.shape[0]
         padded = np.zeros(nbytes * 8)
         padded[: self.width] = w
         tables = padded.reshape(nbytes, 8) @ _BYTE_BITS.T  # (nbytes, 256)
-        out = np.zeros(self.n)
-        for b in range(nbytes):
-            out += tables[b].take(self.packed[b])
-        return out
+        return self._bytes_matrix() @ tables.ravel()
 
     def weighted_bit_sums(self, weights):
         """``weights @ bits``: for each bit, the sum of the weights of the reports with it set."""
         nbytes = self.packed.shape[0]
-        hist = np.empty((nbytes, 256))
-        for b in range(nbytes):
-            hist[b] = np.bincount(self.packed[b], weights=weights, minlength=256)
+        hist = (self._bytes_matrix().T @ weights).reshape(nbytes, 256)
         return (hist @ _BYTE_BITS).ravel()[: self.width]
 
     def __reduce__(self):

@@ -18,6 +18,7 @@ Sec. 4.3): for RAPPOR :math:`\ell(y \mid x) \propto e^{\varepsilon y_x}`. A bit 
 """
 
 import math
+import weakref
 
 import numpy as np
 
@@ -94,7 +95,7 @@ class _UnaryEMStatistics:
     reports bit-packed.
     """
 
-    __slots__ = ("n", "sums", "pinned", "hist", "packed")
+    __slots__ = ("n", "sums", "pinned", "hist", "packed", "__weakref__")
 
     def __init__(self, n, sums, pinned, hist, packed):
         self.n = n
@@ -255,6 +256,20 @@ class UnaryEncodingChannel(BitVectorChannel):
         For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
         so one step is a product of the reports with a k-vector and its transpose.
         """
+        # EM with SQUAREM evaluates the accepted extrapolation twice (for its likelihood, then
+        # as the next iterate); remember the last steps on these statistics.
+        key = (id(stats), stats.n, p.tobytes())
+        memo = self.__dict__.setdefault("_em_memo", {})
+        hit = memo.get(key)
+        if hit is not None and hit[0]() is stats:
+            return hit[1].copy(), hit[2]
+        nxt, ll = self._em_step(stats, p)
+        if len(memo) >= 2:
+            memo.pop(next(iter(memo)))
+        memo[key] = (weakref.ref(stats), nxt.copy(), ll)
+        return nxt, ll
+
+    def _em_step(self, stats, p):
         n = stats.n
         free = self._free
         base = float(np.dot(self._r0, p))
