@@ -165,3 +165,12 @@ def test_cohort_permutations_are_permutations_and_differ():
         assert_array_equal(np.sort(row), np.arange(50))
     assert len({tuple(r) for r in P}) == 4
     assert_array_equal(P, cohort_permutations(50, 4, 1))
+
+
+def test_numpy_unicode_arrays_hash_like_object_arrays():
+    a = np.array(["x", "yy", "x", "zzz"])
+    assert_array_equal(candidate_buckets(a, 97, 3, 0), candidate_buckets(list(a), 97, 3, 0))
+    cohorts = np.array([0, 1, 2, 0])
+    assert_array_equal(
+        row_buckets(a, cohorts, 97, 3, 0), row_buckets(a.astype(object), cohorts, 97, 3, 0)
+    )
