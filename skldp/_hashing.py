@@ -17,7 +17,8 @@ The construction, fixed and documented here (version 1):
 3. Each distinct value gets a 128-bit digest ``(lo, hi) = blake2b(text, key=K, digest_size=16)``
    read as two little-endian 64-bit words; each distinct value is hashed once per call.
 4. Hash ``i`` of cohort ``c`` has two 64-bit keys ``(a, b)`` read from
-   ``blake2b(b"cohort" + c.to_bytes(8) + i.to_bytes(8), key=K, digest_size=16)``, and
+   ``blake2b(b"cohort" + c.to_bytes(8, "little") + i.to_bytes(8, "little"), key=K,
+   digest_size=16)`` (two little-endian words), and
    ``H_{c,i}(s) = f(f(lo XOR a) XOR hi XOR b)`` where ``f`` is the 64-bit finalizer of
    MurmurHash3 (``z ^= z >> 33; z *= 0xff51afd7ed558ccd; z ^= z >> 33;
    z *= 0xc4ceb93e53fca34d; z ^= z >> 33``), a bijection with full avalanche.
