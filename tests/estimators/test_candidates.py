@@ -198,3 +198,21 @@ def test_restricted_channel_cached_and_refreshed():
     est.set_params(candidates=["a", "b", "c"]).fit(reports)
     assert est.channel_.n_inputs == 3
     assert est.channel_ == HashedRRChannel(1.0, 16, 8).restrict(["a", "b", "c"])
+
+
+def test_grid_search_over_the_number_of_buckets():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import Pipeline
+
+    from skldp.metrics import make_distribution_scorer
+
+    X = _values(4000, seed=5).reshape(-1, 1)
+    pipe = Pipeline(
+        [
+            ("privatize", HashedRR(epsilon=3.0, n_cohorts=8, random_state=0)),
+            ("estimate", CandidateEstimator(candidates=VOCAB)),
+        ]
+    )
+    grid = {"privatize__n_buckets": [2, 32]}
+    gs = GridSearchCV(pipe, grid, cv=2, scoring=make_distribution_scorer("l1")).fit(X)
+    assert gs.best_params_ == {"privatize__n_buckets": 32}
