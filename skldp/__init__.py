@@ -5,14 +5,27 @@ the distribution from the reports through the mechanism's channel.
 """
 
 from skldp import channels, datasets, metrics, privacy, projection
-from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator
+from skldp.estimators import (
+    CandidateEstimator,
+    EMEstimator,
+    EmpiricalEstimator,
+    PersonalizedEstimator,
+    ProjectedEstimator,
+)
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.privatizers import (
+    RAPPOR,
     BinaryRandomizedResponse,
     BlockHadamardResponse,
     HadamardResponse,
+    HashedRAPPOR,
+    HashedRR,
     HighLowHadamardResponse,
+    OptimizedUnaryEncoding,
+    PersonalizedULDP,
     RandomizedResponse,
+    UtilityOptimizedRAPPOR,
+    UtilityOptimizedRR,
     grid_blocks,
 )
 
@@ -25,9 +38,18 @@ __all__ = [
     "BlockHadamardResponse",
     "HighLowHadamardResponse",
     "grid_blocks",
+    "RAPPOR",
+    "OptimizedUnaryEncoding",
+    "UtilityOptimizedRR",
+    "UtilityOptimizedRAPPOR",
+    "PersonalizedULDP",
+    "HashedRR",
+    "HashedRAPPOR",
     "EmpiricalEstimator",
     "ProjectedEstimator",
     "EMEstimator",
+    "PersonalizedEstimator",
+    "CandidateEstimator",
     "PrivacyLeakWarning",
     "ChannelMismatchError",
     "channels",

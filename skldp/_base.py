@@ -127,7 +127,8 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         if index is not None or self._pandas_output():
             names = self._output_names(specs)
             return to_frame(parts, specs, index, names)
-        data = np.column_stack([p.reshape(p.shape[0], -1) for p in parts])
+        blocks = [p.reshape(p.shape[0], -1) for p in parts]
+        data = blocks[0] if len(blocks) == 1 else np.column_stack(blocks)  # one column: no copy
         return Reports(data, specs)
 
     def _output_names(self, specs):

@@ -33,6 +33,9 @@ __all__ = [
     "VerificationResult",
     "tight_epsilon_matrix",
     "verify",
+    "UtilityOptimizedLDP",
+    "ZeroBits",
+    "ULDPVerificationResult",
     "audit",
     "AuditResult",
 ]
@@ -463,6 +466,178 @@ class BinaryContextAwareLDP(PrivacyModel):
 
     def __repr__(self):
         return f"BinaryContextAwareLDP(epsilon_01={self.epsilon_01:g}, epsilon_10={self.epsilon_10:g})"
+
+
+# -- utility-optimized LDP (Murakami and Kawamoto, USENIX Security 2019) --------------------------------
+
+
+class ZeroBits:
+    """The bit-vector outputs whose bits at the given positions are all zero.
+
+    uRAP's protected outputs are the reports with every non-sensitive bit zero; this names
+    that set without listing its 2^w members. Output o of a width-w channel (a column of
+    ``to_dense()``) has bit j equal to ``(o >> j) & 1``.
+
+    Parameters
+    ----------
+    bits : array-like of int
+        Positions that must be zero.
+    """
+
+    def __init__(self, bits):
+        self.bits = tuple(sorted(int(b) for b in np.unique(np.asarray(bits, dtype=np.int64))))
+        if self.bits and self.bits[0] < 0:
+            raise ValueError(f"bit positions must be non-negative; got {self.bits[0]}")
+
+    def mask(self, n_outputs):
+        """Boolean mask over the outputs ``0 .. n_outputs - 1`` (n_outputs a power of two)."""
+        width = int(n_outputs).bit_length() - 1
+        if 2**width != n_outputs:
+            raise ValueError(f"a bit-vector channel has 2**width outputs; got {n_outputs}")
+        if self.bits and self.bits[-1] >= width:
+            raise ValueError(f"bit {self.bits[-1]} does not exist in reports of width {width}")
+        pattern = sum(1 << b for b in self.bits)
+        return (np.arange(n_outputs) & pattern) == 0
+
+    def __eq__(self, other):
+        return isinstance(other, ZeroBits) and self.bits == other.bits
+
+    def __hash__(self):
+        return hash(("ZeroBits", self.bits))
+
+    def __repr__(self):
+        return f"ZeroBits({list(self.bits)})"
+
+
+class ULDPVerificationResult(VerificationResult):
+    """The outcome of :meth:`UtilityOptimizedLDP.verify`.
+
+    Attributes
+    ----------
+    passed : bool
+        Both conditions hold.
+    epsilon_matrix : ndarray of shape (k, k)
+        The tightest budget matrix over the protected outputs only.
+    violations : list of tuple
+        ``(x, x')`` pairs whose ratio on some protected output exceeds e^epsilon.
+    invertibility_violations : list of int
+        Invertible outputs (in the support, not protected) that more than one input can
+        produce, or that a sensitive input can produce.
+    """
+
+    def __init__(self, passed, epsilon_matrix, violations, invertibility_violations):
+        super().__init__(passed, epsilon_matrix, violations)
+        self.invertibility_violations = invertibility_violations
+
+    def __repr__(self):
+        return (
+            f"ULDPVerificationResult(passed={self.passed}, violations={len(self.violations)}, "
+            f"invertibility_violations={len(self.invertibility_violations)})"
+        )
+
+
+class UtilityOptimizedLDP(PrivacyModel):
+    r"""(X_S, Y_P, epsilon)-utility-optimized LDP (ULDP) of Murakami and Kawamoto (2019).
+
+    A channel Q is ULDP for the sensitive inputs X_S and the protected outputs Y_P when
+
+    1. every other output (an *invertible* output) can come from exactly one input, and
+       that input is not sensitive: it reveals a non-sensitive value exactly;
+    2. on protected outputs, :math:`Q(y \mid x) \le e^\varepsilon Q(y \mid x')` for **all**
+       inputs x, x'.
+
+    A sensitive value is therefore as protected as under epsilon-LDP: it only ever produces
+    protected outputs, which cannot tell it apart from any other input by more than
+    :math:`e^\varepsilon`. A non-sensitive value gets no guarantee: it may be reported
+    exactly. Outputs of probability zero under every input are outside the mechanism's
+    support and are ignored (uRAP never sets two non-sensitive bits).
+
+    Parameters
+    ----------
+    sensitive : array-like of int
+        Indices of the sensitive inputs X_S.
+    protected_outputs : array-like of int or ZeroBits
+        The protected outputs Y_P: output symbols, or for a bit-vector channel a
+        :class:`ZeroBits` set.
+    epsilon : float
+        The budget on protected outputs, positive and finite.
+
+    References
+    ----------
+    .. [1] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
+       Mechanisms for Distribution Estimation", USENIX Security 2019, Def. 2.
+    """
+
+    def __init__(self, sensitive, protected_outputs, epsilon):
+        self.sensitive = tuple(int(s) for s in np.unique(np.asarray(sensitive, dtype=np.int64)))
+        if isinstance(protected_outputs, ZeroBits):
+            self.protected_outputs = protected_outputs
+        else:
+            self.protected_outputs = tuple(
+                int(s) for s in np.unique(np.asarray(protected_outputs, dtype=np.int64))
+            )
+        self.epsilon = check_epsilon(epsilon)
+
+    def _key(self):
+        return (self.sensitive, self.protected_outputs, self.epsilon)
+
+    def __repr__(self):
+        return (
+            f"UtilityOptimizedLDP(sensitive={list(self.sensitive)}, "
+            f"protected_outputs={self.protected_outputs!r}, epsilon={self.epsilon:g})"
+        )
+
+    def epsilon_matrix(self, n_inputs):
+        raise ValueError(
+            "utility-optimized LDP is not a budget matrix: invertible outputs reveal "
+            "non-sensitive inputs exactly; use UtilityOptimizedLDP.verify"
+        )
+
+    def protected_mask(self, n_outputs):
+        """Boolean mask of the protected outputs among ``0 .. n_outputs - 1``."""
+        if isinstance(self.protected_outputs, ZeroBits):
+            return self.protected_outputs.mask(n_outputs)
+        mask = np.zeros(n_outputs, dtype=bool)
+        idx = np.asarray(self.protected_outputs, dtype=np.int64)
+        if idx.size and (idx[0] < 0 or idx[-1] >= n_outputs):
+            raise ValueError(f"protected outputs must lie in [0, {n_outputs})")
+        mask[idx] = True
+        return mask
+
+    def verify(self, channel):
+        """Check both ULDP conditions exactly on the dense channel (no tolerance).
+
+        Parameters
+        ----------
+        channel : Channel or array-like of shape (k, n_outputs)
+
+        Returns
+        -------
+        ULDPVerificationResult
+        """
+        Q = _dense(channel)
+        k, m = Q.shape
+        sens = np.zeros(k, dtype=bool)
+        idx = np.asarray(self.sensitive, dtype=np.int64)
+        if idx.size and (idx[0] < 0 or idx[-1] >= k):
+            raise ValueError(f"sensitive inputs must lie in [0, {k})")
+        sens[idx] = True
+        protected = self.protected_mask(m)
+        support = Q.max(axis=0) > 0
+        P = Q[:, protected & support]
+        bound = np.exp(self.epsilon)
+        violations = []
+        for x in range(k):
+            ok = P[x][None, :] <= bound * P
+            bad = np.flatnonzero(~ok.all(axis=1))
+            violations.extend((x, int(xp)) for xp in bad)
+        inv = np.flatnonzero(support & ~protected)
+        positive = Q[:, inv] > 0
+        bad_inv = (positive.sum(axis=0) != 1) | (positive & sens[:, None]).any(axis=0)
+        inv_violations = [int(y) for y in inv[bad_inv]]
+        passed = not violations and not inv_violations
+        E = tight_epsilon_matrix(P) if P.shape[1] else np.zeros((k, k))
+        return ULDPVerificationResult(passed, E, violations, inv_violations)
 
 
 # The black-box statistical audit lives in its own module; re-exported here.

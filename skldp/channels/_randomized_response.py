@@ -47,6 +47,28 @@ def rr_probabilities(epsilon, k):
     return keep, other
 
 
+def _water_fill(m_hat, floor, slope):
+    """Water-filling for the k-RR likelihood: see RandomizedResponseChannel.maximum_likelihood.
+
+    The free set is the j largest frequencies for the largest j whose level
+    ``tau_j = (1 - (k - j) floor) / (sum of the j largest)`` keeps the j-th one above ``floor``.
+    """
+    k = m_hat.shape[0]
+    order = np.argsort(m_hat)[::-1]
+    top = m_hat[order]
+    j = np.arange(1, k + 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = (1.0 - (k - j) * floor) / np.cumsum(top)
+    ok = np.flatnonzero((top > 0) & (tau * top > floor))
+    if ok.size == 0:  # pragma: no cover - impossible for a distribution m_hat
+        return np.full(k, 1.0 / k)
+    jj = ok[-1]
+    mu = np.full(k, floor)
+    mu[order[: jj + 1]] = tau[jj] * top[: jj + 1]
+    p = np.maximum((mu - floor) / slope, 0.0)
+    return p / p.sum()
+
+
 class RandomizedResponseChannel(SymbolChannel):
     r"""The channel of k-ary randomized response.
 
@@ -108,6 +130,40 @@ class RandomizedResponseChannel(SymbolChannel):
     def _variance(self, p, n):
         m = self._forward(p)
         return m * (1.0 - m) / (n * self._a**2)
+
+    def maximum_likelihood(self, stats):
+        r"""The maximum-likelihood estimate of p from output counts, in closed form.
+
+        Maximizes :math:`\sum_y N_y \log (Q^T q)_y` over the simplex (the k-RR decoder of
+        Kairouz, Bonawitz and Ramage, ICML 2016, Supp. F.1, reconstructed). The image of the
+        simplex is :math:`\{\mu : \mu_y \ge q_{other}, \sum_y \mu_y = 1\}`, and the KKT
+        conditions give the water-filling solution
+
+        .. math::
+
+            \mu_y = \max(q_{other}, \tau\, N_y / n), \qquad
+            \hat p_y = \frac{\mu_y - q_{other}}{q_{keep} - q_{other}},
+
+        with :math:`\tau \in (0, 1]` the unique level at which the :math:`\mu_y` sum to one
+        (found by sorting, O(k log k)). When the empirical estimate lies in the simplex,
+        :math:`\tau = 1` and the two coincide. EM (:class:`skldp.EMEstimator`) converges to
+        the same point.
+
+        Parameters
+        ----------
+        stats : array-like of shape (k,)
+            Output counts N (or frequencies), not all zero.
+
+        Returns
+        -------
+        p : ndarray of shape (k,)
+        """
+        N = np.asarray(stats, dtype=float)
+        if N.shape != (self.n_inputs,):
+            raise ValueError(f"statistics must have shape ({self.n_inputs},); got {N.shape}")
+        if np.any(N < 0) or not np.all(np.isfinite(N)) or N.sum() <= 0:
+            raise ValueError("statistics must be non-negative counts with a positive total")
+        return _water_fill(N / N.sum(), self.other, self._a)
 
     def _likelihood(self, reports):
         L = np.full((reports.shape[0], self.n_inputs), self.other)

@@ -1,7 +1,17 @@
 """Distribution estimators: recover p from reports through the channel interface."""
 
+from skldp.estimators._candidates import CandidateEstimator
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
-from skldp.estimators._projected import ProjectedEstimator
+from skldp.estimators._personalized import PersonalizedEstimator, personalized_reconstruction
+from skldp.estimators._projected import ProjectedEstimator, significance_threshold
 
-__all__ = ["EmpiricalEstimator", "ProjectedEstimator", "EMEstimator"]
+__all__ = [
+    "EmpiricalEstimator",
+    "ProjectedEstimator",
+    "EMEstimator",
+    "PersonalizedEstimator",
+    "personalized_reconstruction",
+    "significance_threshold",
+    "CandidateEstimator",
+]

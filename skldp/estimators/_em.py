@@ -8,6 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
 from skldp._validation import check_int
+from skldp.estimators._projected import significance_threshold, zero_frequency_variance
 from skldp.projection import project_simplex
 
 
@@ -115,9 +116,11 @@ class EMEstimator(BaseDistributionEstimator):
         Stop when the l1 change of the estimate in one iteration falls below ``tol``.
     max_iter : int, default=10000
         Most iterations; a ConvergenceWarning says when they ran out.
-    init : {'uniform', 'empirical'} or array-like of shape (n_categories,), default='uniform'
+    init : {'uniform', 'empirical', 'threshold'} or array-like of shape (n_categories,), default='uniform'
         Starting point: uniform, the projected empirical estimate mixed 9:1 with uniform (EM
-        cannot revive a zero entry), or a given distribution with positive entries.
+        cannot revive a zero entry), the significance-threshold estimate (alpha = 0.05, as
+        in Murakami and Kawamoto 2019) mixed with 1e-6 uniform, or a given distribution
+        with positive entries.
     accelerate : bool, default=True
         Use SQUAREM extrapolation, kept only when it does not lower the likelihood.
     channel : Channel, fitted privatizer, list of them, or None, default=None
@@ -163,8 +166,8 @@ class EMEstimator(BaseDistributionEstimator):
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
             raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
         check_int(self.max_iter, "max_iter", min_value=1)
-        if isinstance(self.init, str) and self.init not in ("uniform", "empirical"):
-            raise ValueError(f"init must be 'uniform', 'empirical' or an array; got {self.init!r}")
+        if isinstance(self.init, str) and self.init not in ("uniform", "empirical", "threshold"):
+            raise ValueError(f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}")
 
     def _chunk_statistics(self, channel, values):
         return channel.em_statistics(values)
@@ -177,6 +180,10 @@ class EMEstimator(BaseDistributionEstimator):
         if isinstance(self.init, str):
             if self.init == "uniform":
                 return np.full(k, 1.0 / k)
+            if self.init == "threshold":
+                p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
+                sigma0 = np.sqrt(zero_frequency_variance(channel, n))
+                return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, 0.05) + 1e-6 / k
             p = project_simplex(channel.unbiased(channel.statistics_from_em(stats), n))
             return 0.9 * p + 0.1 / k
         p = np.asarray(self.init, dtype=float)

@@ -1,10 +1,67 @@
 """The unbiased estimate post-processed into a distribution."""
 
+import numbers
+
+import numpy as np
+from scipy.stats import norm
+
 from skldp._base import BaseDistributionEstimator
 from skldp.estimators._empirical import _plug_in_std
 from skldp.projection import clip_normalize, norm_sub, project_simplex
 
-_METHODS = {"simplex": project_simplex, "clip": clip_normalize, "norm-sub": norm_sub}
+_METHODS = {"simplex": project_simplex, "clip": clip_normalize, "norm-sub": norm_sub, "threshold": None}
+
+
+def zero_frequency_variance(channel, n):
+    r"""Variance of each unbiased coordinate when that category has frequency zero.
+
+    Wang et al.'s :math:`\mathrm{Var}^*`. Evaluated at point masses on category 0 (for every
+    other category) and on category 1 (for category 0); exact for channels whose coordinate
+    variance depends only on that coordinate's frequency (RR, uRR, unary encodings).
+    """
+    k = channel.n_inputs
+    p = np.zeros(k)
+    p[0] = 1.0
+    var = np.array(channel.variance(p, n), dtype=float)
+    p[0], p[1] = 0.0, 1.0
+    var[0] = channel.variance(p, n)[0]
+    return np.maximum(var, 0.0)
+
+
+def significance_threshold(p_hat, sigma0, alpha=0.05):
+    r"""Keep the significant entries of an unbiased estimate; spread the rest uniformly.
+
+    With the Bonferroni level :math:`z = \Phi^{-1}(1 - \alpha / k)`, an entry is kept when
+    :math:`\hat p_x > z \sigma_0(x)` (:math:`\sigma_0` the standard deviation of a
+    zero-frequency category); the mass left, :math:`1 - \sum_{\text{kept}} \hat p`, is shared
+    equally by the others (Wang et al., USENIX Security 2017; the "emp+thr" of Murakami and
+    Kawamoto, USENIX Security 2019, Sec. 6.2). If the kept entries sum above one they are
+    rescaled to one and the others get zero; if nothing is kept the result is uniform.
+
+    Parameters
+    ----------
+    p_hat : array-like of shape (k,)
+    sigma0 : array-like of shape (k,)
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    q : ndarray of shape (k,)
+        Non-negative, summing to one.
+    """
+    p_hat = np.asarray(p_hat, dtype=float)
+    k = p_hat.shape[0]
+    z = norm.ppf(1.0 - alpha / k)
+    kept = p_hat > z * np.asarray(sigma0, dtype=float)
+    q = np.where(kept, p_hat, 0.0)
+    if not kept.any():
+        return np.full(k, 1.0 / k)
+    left = 1.0 - q.sum()
+    n_below = k - int(kept.sum())
+    if left < 0 or n_below == 0:
+        return q / q.sum()
+    q[~kept] = left / n_below
+    return q
 
 
 class ProjectedEstimator(BaseDistributionEstimator):
@@ -20,6 +77,11 @@ class ProjectedEstimator(BaseDistributionEstimator):
       amount from the rest until they sum to one. It equals the simplex projection when the
       positive entries sum to at least one, and differs (it never revives a negative entry)
       when they sum to less.
+    - ``"threshold"``: the significance threshold ("emp+thr"): keep the entries above
+      :math:`\Phi^{-1}(1 - \alpha/k)\,\sigma_0(x)`, with :math:`\sigma_0(x)` the exact
+      standard deviation of the unbiased estimate of a zero-frequency category (Bonferroni
+      over the k categories), and share the rest of the mass equally among the others
+      (:func:`significance_threshold`).
 
     Post-processing costs no privacy.
 
@@ -27,8 +89,10 @@ class ProjectedEstimator(BaseDistributionEstimator):
 
     Parameters
     ----------
-    method : {'simplex', 'clip', 'norm-sub'}, default='simplex'
+    method : {'simplex', 'clip', 'norm-sub', 'threshold'}, default='simplex'
         How to map the unbiased estimate onto the simplex.
+    alpha : float, default=0.05
+        Family-wise significance level of ``method='threshold'``; in (0, 1).
     channel : Channel, fitted privatizer, list of them, or None, default=None
         For reports that do not carry their channel.
 
@@ -49,18 +113,26 @@ class ProjectedEstimator(BaseDistributionEstimator):
     EmpiricalEstimator, EMEstimator
     """
 
-    def __init__(self, method="simplex", *, channel=None):
+    def __init__(self, method="simplex", *, alpha=0.05, channel=None):
         self.method = method
+        self.alpha = alpha
         self.channel = channel
 
     def _check_params(self):
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {sorted(_METHODS)}; got {self.method!r}")
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must lie in (0, 1); got {self.alpha!r}")
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)
+        if self.method == "threshold":
+            sigma0 = np.sqrt(zero_frequency_variance(channel, n))
+            dist = significance_threshold(p_hat, sigma0, self.alpha)
+        else:
+            dist = _METHODS[self.method](p_hat)
         return {
-            "distribution_": _METHODS[self.method](p_hat),
+            "distribution_": dist,
             "unbiased_distribution_": p_hat,
             "distribution_std_": _plug_in_std(channel, p_hat, n),
         }

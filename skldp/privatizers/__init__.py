@@ -7,7 +7,11 @@ from skldp.privatizers._hadamard import (
     HighLowHadamardResponse,
     grid_blocks,
 )
+from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
+from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._randomized_response import RandomizedResponse
+from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
+from skldp.privatizers._utility_optimized import UtilityOptimizedRAPPOR, UtilityOptimizedRR
 
 __all__ = [
     "RandomizedResponse",
@@ -16,4 +20,11 @@ __all__ = [
     "BlockHadamardResponse",
     "HighLowHadamardResponse",
     "grid_blocks",
+    "RAPPOR",
+    "OptimizedUnaryEncoding",
+    "UtilityOptimizedRR",
+    "UtilityOptimizedRAPPOR",
+    "PersonalizedULDP",
+    "HashedRR",
+    "HashedRAPPOR",
 ]

@@ -1,0 +1,194 @@
+r"""Stable keyed hashing of arbitrary values into cohort buckets (open alphabets).
+
+The open-alphabet mechanisms (hashed k-RR and hashed RAPPOR, Kairouz, Bonawitz and Ramage,
+ICML 2016, Sec. 5) give each cohort ``c`` its own hash functions ``H_{c,i}`` and report a bucket
+``H_{c,i}(s) mod k``. The server recomputes the same buckets for its candidate strings, so the
+hashes must be identical on every machine, in every process and in every Python version:
+Python's built-in ``hash`` is salted per process and is never used.
+
+The construction, fixed and documented here (version 1):
+
+1. A value is identified by its text: ``bytes`` as given, anything else as the UTF-8 encoding of
+   ``str(value)`` (so ``7`` and ``"7"`` are the same value, ``7.0`` is another).
+2. A 32-byte master key is derived from ``hash_seed`` (a non-negative integer)::
+
+       K = blake2b(b"skldp.cohort-hash.v1" + hash_seed.to_bytes(16, "little"), digest_size=32)
+
+3. Each distinct value gets a 128-bit digest ``(lo, hi) = blake2b(text, key=K, digest_size=16)``
+   read as two little-endian 64-bit words; each distinct value is hashed once per call.
+4. Hash ``i`` of cohort ``c`` has two 64-bit keys ``(a, b)`` read from
+   ``blake2b(b"cohort" + c.to_bytes(8, "little") + i.to_bytes(8, "little"), key=K,
+   digest_size=16)`` (two little-endian words), and
+   ``H_{c,i}(s) = f(f(lo XOR a) XOR hi XOR b)`` where ``f`` is the 64-bit finalizer of
+   MurmurHash3 (``z ^= z >> 33; z *= 0xff51afd7ed558ccd; z ^= z >> 33;
+   z *= 0xc4ceb93e53fca34d; z ^= z >> 33``), a bijection with full avalanche.
+5. The bucket is ``H_{c,i}(s) mod k`` (bias below ``k / 2^64``).
+
+Step 4 is vectorized in numpy over rows, so hashing costs one keyed BLAKE2b call per distinct
+value plus a few integer operations per row. The hash functions are public: the privacy of the
+mechanisms never depends on them being secret.
+"""
+
+import hashlib
+import numbers
+
+import numpy as np
+import pandas as pd
+
+_DOMAIN_TAG = b"skldp.cohort-hash.v1"
+_M1 = np.uint64(0xFF51AFD7ED558CCD)
+_M2 = np.uint64(0xC4CEB93E53FCA34D)
+_S33 = np.uint64(33)
+
+
+def check_hash_seed(hash_seed):
+    """Return ``hash_seed`` as an int after checking it is a non-negative integer < 2**128."""
+    if isinstance(hash_seed, bool) or not isinstance(hash_seed, numbers.Integral):
+        raise TypeError(f"hash_seed must be a non-negative integer; got {hash_seed!r}")
+    if not 0 <= hash_seed < 2**128:
+        raise ValueError(f"hash_seed must be a non-negative integer below 2**128; got {hash_seed}")
+    return int(hash_seed)
+
+
+def master_key(hash_seed):
+    """The 32-byte BLAKE2b key derived from ``hash_seed`` (step 2 of the module docstring)."""
+    seed = check_hash_seed(hash_seed)
+    return hashlib.blake2b(_DOMAIN_TAG + seed.to_bytes(16, "little"), digest_size=32).digest()
+
+
+def cohort_keys(hash_seed, n_cohorts, n_hashes=1):
+    """The 64-bit key pairs of every (cohort, hash): array of shape (n_cohorts, n_hashes, 2)."""
+    key = master_key(hash_seed)
+    out = bytearray()
+    for c in range(n_cohorts):
+        for i in range(n_hashes):
+            msg = b"cohort" + c.to_bytes(8, "little") + i.to_bytes(8, "little")
+            out += hashlib.blake2b(msg, key=key, digest_size=16).digest()
+    return np.frombuffer(bytes(out), dtype="<u8").astype(np.uint64).reshape(n_cohorts, n_hashes, 2)
+
+
+def _fmix64(z):
+    z = z ^ (z >> _S33)
+    z = z * _M1
+    z = z ^ (z >> _S33)
+    z = z * _M2
+    return z ^ (z >> _S33)
+
+
+def _text(value):
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    return str(value).encode("utf-8")
+
+
+def value_digests(values, hash_seed):
+    """Return ``(codes, digests)``: each value's index into ``digests``, shape (n_unique, 2).
+
+    Distinct values are found with :func:`pandas.factorize` and each is hashed once.
+
+    Raises
+    ------
+    ValueError
+        If a value is missing (None or NaN): a missing value has no text to hash.
+    """
+    values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    if values.ndim != 1:
+        raise ValueError(f"values must be one-dimensional; got shape {values.shape}")
+    kind = pd.api.types.infer_dtype(values, skipna=False) if values.dtype.kind == "O" else None
+    if kind is not None and kind not in ("string", "bytes"):
+        # Mixed objects: factorize their texts, since 1, 1.0 and True are equal under ==.
+        missing = pd.isna(values)
+        if missing.any():
+            raise ValueError(
+                f"values contain {int(missing.sum())} missing values (None or NaN); an open "
+                "alphabet has no entry for a missing value"
+            )
+        values = np.array([_text(v) for v in values] or [b""][:0], dtype=object)
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    if codes.size and codes.min() < 0:
+        raise ValueError(
+            f"values contain {int((codes < 0).sum())} missing values (None or NaN); an open "
+            "alphabet has no entry for a missing value"
+        )
+    key = master_key(hash_seed)
+    copy = hashlib.blake2b(
+        key=key, digest_size=16
+    ).copy  # a keyed prototype: cheaper than re-keying
+
+    if kind == "string":
+
+        def one(value):
+            h = copy()
+            h.update(value.encode("utf-8"))
+            return h.digest()
+    else:
+
+        def one(value):
+            h = copy()
+            h.update(_text(value))
+            return h.digest()
+
+    raw = b"".join(map(one, np.asarray(uniques, dtype=object).tolist()))
+    digests = np.frombuffer(raw, dtype="<u8").astype(np.uint64).reshape(-1, 2)
+    return codes.astype(np.intp, copy=False), digests
+
+
+def _buckets_from_digests(lo, hi, keys, n_buckets):
+    # keys: (..., 2) broadcast against lo, hi.
+    with np.errstate(over="ignore"):
+        z = _fmix64(lo ^ keys[..., 0])
+        z = _fmix64(z ^ hi ^ keys[..., 1])
+    return (z % np.uint64(n_buckets)).astype(np.int64)
+
+
+def row_buckets(values, cohorts, n_buckets, n_cohorts, hash_seed, n_hashes=1):
+    """Buckets of each row's value under the hashes of that row's cohort.
+
+    Parameters
+    ----------
+    values : 1-D array-like of length n
+    cohorts : int array of length n, entries in ``[0, n_cohorts)``
+    n_buckets, n_cohorts, n_hashes : int
+    hash_seed : int
+
+    Returns
+    -------
+    buckets : int64 array of shape (n, n_hashes)
+    """
+    codes, digests = value_digests(values, hash_seed)
+    keys = cohort_keys(hash_seed, n_cohorts, n_hashes)[np.asarray(cohorts)]  # (n, h, 2)
+    d = digests[codes]
+    return _buckets_from_digests(d[:, 0, None], d[:, 1, None], keys, n_buckets)
+
+
+def candidate_buckets(candidates, n_buckets, n_cohorts, hash_seed, n_hashes=1):
+    """Buckets of every candidate in every cohort: int64 array (n_candidates, n_cohorts, n_hashes)."""
+    codes, digests = value_digests(candidates, hash_seed)
+    keys = cohort_keys(hash_seed, n_cohorts, n_hashes)  # (C, h, 2)
+    d = digests[codes]
+    return _buckets_from_digests(d[:, 0, None, None], d[:, 1, None, None], keys[None], n_buckets)
+
+
+def cohort_permutations(n_categories, n_cohorts, hash_seed):
+    """One keyed pseudo-random permutation of ``range(n_categories)`` per cohort.
+
+    For a known (closed) alphabet the paper replaces each cohort's hash by a perfect hash onto
+    the alphabet followed by a random permutation (Sec. 5.4). Here ``pi_c`` orders the indices
+    ``0 .. S-1`` by their 64-bit cohort hash ``H_{c,0}(str(i))`` (ties, of probability about
+    ``S^2 / 2^65``, by index), so ``pi_c[i]`` is the rank of index ``i``. The permutations
+    therefore share the stability of the hashes: the same on every machine and numpy version.
+
+    Returns
+    -------
+    perms : int64 array of shape (n_cohorts, n_categories); row c is a permutation.
+    """
+    codes, digests = value_digests(np.arange(n_categories).astype(str).astype(object), hash_seed)
+    keys = cohort_keys(hash_seed, n_cohorts, 1)[:, 0]  # (C, 2)
+    d = digests[codes]
+    with np.errstate(over="ignore"):
+        z = _fmix64(d[None, :, 0] ^ keys[:, None, 0])
+        z = _fmix64(z ^ d[None, :, 1] ^ keys[:, None, 1])
+    order = np.argsort(z, axis=1, kind="stable")
+    perms = np.empty((n_cohorts, n_categories), dtype=np.int64)
+    np.put_along_axis(perms, order, np.arange(n_categories)[None, :].repeat(n_cohorts, 0), axis=1)
+    return perms

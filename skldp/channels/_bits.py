@@ -1,0 +1,314 @@
+r"""Bit-vector channels: each report is a 0/1 vector (RAPPOR, OUE, uRAP, hashed RAPPOR).
+
+A bit-vector channel of width w maps an input index to a vector in {0, 1}^w. Its statistics
+are the bit sums (additive over chunks), ``forward(p)[j]`` is the probability that bit j is
+one, and the likelihood of one report needs the whole vector. Likelihoods are kept in a
+*scaled* form that never underflows for wide reports:
+
+.. math:: Q(y_i \mid x) = e^{s_i}\, R_{i x},
+
+where the scale :math:`s_i` depends on the report only and the relative likelihood
+:math:`R_{i x}` is of order one. Posteriors and EM steps need only R; log-likelihoods add
+:math:`s_i`. A subclass writes ``_sample``, ``_forward``, ``_adjoint``, ``_log_scale`` and
+``_relative_likelihood`` (plus closed forms where it has them).
+
+Reports are ``uint8`` arrays of shape (n_reports, width): a bit costs one byte in memory and
+is bit-packed (``width / 8`` bytes per report) inside the EM statistics.
+"""
+
+import numpy as np
+from scipy import sparse
+
+from skldp.channels._base import Channel
+
+_ULP = 2.0**-53
+
+#: Rows of reports processed at once by chunked products (bounds the float temporaries).
+_CHUNK_ENTRIES = 1 << 22
+
+# _BYTE_BITS[v, l] is bit l (little-endian) of the byte v.
+_BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)
+
+
+def ceil_to_uniform_grid(prob):
+    """Round a probability up to a multiple of 2**-53 (toward more noise on a zero bit)."""
+    return np.ceil(np.asarray(prob, dtype=float) / _ULP) * _ULP
+
+
+def bernoulli_bits(rng, n_rows, probs):
+    r"""Draw an (n_rows, w) uint8 matrix of independent bits, column j one with ``probs[j]``.
+
+    Exact for probabilities on the grid of multiples of :math:`2^{-53}` (the grid of
+    :meth:`numpy.random.Generator.random`), so the sampled channel is the stated one, and fast:
+    each bit costs one random byte ``B``. Write :math:`256\,q = h + f` with integer h and
+    :math:`0 \le f < 1`; the bit is one when ``B < h``, and when ``B == h`` (probability
+    1/256) when a uniform ``U < f``. So :math:`P(1) = h/256 + f/256 = q` exactly.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_rows : int
+    probs : array-like of shape (w,)
+        Probabilities, each a multiple of 2**-53 in [0, 1].
+
+    Returns
+    -------
+    bits : ndarray of shape (n_rows, w), dtype uint8
+    """
+    probs = np.asarray(probs, dtype=float)
+    width = probs.shape[0]
+    scaled = probs * 256.0
+    hi = np.floor(scaled)
+    frac = scaled - hi  # exact: a multiple of 2**-45
+    always = hi >= 256
+    hi_u8 = np.where(always, 255, hi).astype(np.uint8)
+    tie_cols = np.flatnonzero((frac > 0) & ~always)
+    out = np.empty((n_rows, width), dtype=np.uint8)
+    if n_rows == 0 or width == 0:
+        return out
+    # The same probability in every column (RAPPOR, OUE): compare with a scalar, which numpy
+    # vectorizes better than a broadcast row.
+    uniform = bool(np.all(probs == probs[0]))
+    h_scalar = np.uint8(hi_u8[0])
+    rows_per_chunk = max(1, (1 << 20) // width)
+    bitgen = rng.bit_generator
+    for start in range(0, n_rows, rows_per_chunk):
+        stop = min(n_rows, start + rows_per_chunk)
+        m = (stop - start) * width
+        raw = bitgen.random_raw((m + 7) // 8).view(np.uint8)[:m].reshape(stop - start, width)
+        block = out[start:stop]
+        np.less(raw, h_scalar if uniform else hi_u8, out=block.view(bool))
+        if tie_cols.size:
+            if tie_cols.size == width:
+                flat = np.flatnonzero(raw == (h_scalar if uniform else hi_u8))
+                c = flat % width
+            else:
+                sub = np.flatnonzero(raw[:, tie_cols] == hi_u8[tie_cols])
+                c = tie_cols[sub % tie_cols.size]
+                flat = (sub // tie_cols.size) * width + c
+            if flat.size:
+                block.reshape(-1)[flat] = rng.random(flat.size) < frac[c]
+    if np.any(always):
+        out[:, always] = 1
+    return out
+
+
+class PackedBitReports:
+    """Bit-vector reports kept bit-packed, with their bit sums: the EM statistics of a chunk.
+
+    The exact likelihood of bit-vector reports depends on each whole vector, so EM keeps the
+    reports; packing stores ``ceil(width / 8)`` bytes per report. Chunks merge by
+    concatenation (:meth:`merge`), and ``sums`` adds up.
+
+    Attributes
+    ----------
+    packed : ndarray of shape (ceil(width / 8), n_reports), dtype uint8
+        Byte b of every report, little-endian within a byte (stored byte-major so each
+        byte position is contiguous).
+    sums : ndarray of shape (width,), dtype int64
+        Bit sums.
+    width : int
+    """
+
+    __slots__ = ("packed", "sums", "width", "_byte_matrix")
+
+    def __init__(self, packed, sums, width):
+        self.packed = packed
+        self.sums = sums
+        self.width = width
+        self._byte_matrix = None
+
+    @classmethod
+    def from_bits(cls, bits):
+        bits = np.asarray(bits, dtype=np.uint8)
+        packed = np.ascontiguousarray(np.packbits(bits, axis=1, bitorder="little").T)
+        return cls(packed, bits.sum(axis=0, dtype=np.int64), bits.shape[1])
+
+    @property
+    def n(self):
+        return self.packed.shape[1]
+
+    def merge(self, other):
+        if other.width != self.width:
+            raise ValueError(f"cannot merge reports of width {self.width} and {other.width}")
+        return PackedBitReports(np.hstack([self.packed, other.packed]), self.sums + other.sums, self.width)
+
+    def unpack(self, start=0, stop=None):
+        """Rows ``start:stop`` as an (m, width) uint8 bit matrix."""
+        rows = self.packed[:, start:stop].T
+        return np.unpackbits(rows, axis=1, count=self.width, bitorder="little")
+
+    def _bytes_matrix(self):
+        # One-hot of every report's byte values: row i has a one in column 256 b + (byte b of
+        # report i). Products with it are bit products with per-byte tables: ceil(width / 8)
+        # entries per report instead of one per set bit. Built once, on the first EM step.
+        if self._byte_matrix is None:
+            nbytes, n = self.packed.shape
+            cols = self.packed.T.astype(np.int32)
+            cols += (256 * np.arange(nbytes, dtype=np.int32))[None, :]
+            self._byte_matrix = sparse.csr_matrix(
+                (np.ones(cols.size), cols.ravel(), np.arange(0, cols.size + 1, nbytes, dtype=np.int64)),
+                shape=(n, 256 * nbytes),
+            )
+        return self._byte_matrix
+
+    def row_dot(self, w):
+        """``bits @ w`` for every report, through per-byte look-up tables."""
+        nbytes = self.packed.shape[0]
+        padded = np.zeros(nbytes * 8)
+        padded[: self.width] = w
+        tables = padded.reshape(nbytes, 8) @ _BYTE_BITS.T  # (nbytes, 256)
+        return self._bytes_matrix() @ tables.ravel()
+
+    def weighted_bit_sums(self, weights):
+        """``weights @ bits``: for each bit, the sum of the weights of the reports with it set."""
+        nbytes = self.packed.shape[0]
+        hist = (self._bytes_matrix().T @ weights).reshape(nbytes, 256)
+        return (hist @ _BYTE_BITS).ravel()[: self.width]
+
+    def __reduce__(self):
+        return (PackedBitReports, (self.packed, self.sums, self.width))
+
+
+class BitVectorChannel(Channel):
+    r"""Base class of channels whose reports are 0/1 vectors of a fixed width.
+
+    Subclasses set ``n_inputs`` and ``width`` and write ``_sample`` (returning a uint8
+    matrix, e.g. with :func:`bernoulli_bits`), ``_forward``/``_adjoint`` (the bit
+    probabilities and their transpose), ``_key``, ``guarantee``, and the scaled likelihood
+    hooks ``_log_scale(reports)`` (shape (m,)) and ``_relative_likelihood(reports)`` (shape
+    (m, n_inputs)) with :math:`Q(y_i \mid x) = e^{s_i} R_{ix}`.
+
+    Provided here: report checking (reports stay ``uint8``), bit-sum statistics, the dense
+    matrix by enumerating the :math:`2^w` outputs (small w only; output o has bit j equal to
+    ``(o >> j) & 1``), posteriors and log-likelihoods that never underflow, and EM on
+    bit-packed reports (:class:`PackedBitReports`), chunked so that no (n, k) matrix is held.
+    Subclasses with more structure override ``em_statistics``/``em_step``.
+    """
+
+    report_kind = "bits"
+    width: int
+
+    # -- shape -----------------------------------------------------------------------------------
+    @property
+    def report_width(self):
+        return self.width
+
+    @property
+    def n_outputs(self):
+        return 2**self.width
+
+    @property
+    def n_statistics(self):
+        return self.width
+
+    @property
+    def bits_per_report(self):
+        return self.width
+
+    # -- reports -------------------------------------------------------------------------------------
+    def check_reports(self, reports):
+        """Return reports as a uint8 (n_reports, width) array after checking they are bits.
+
+        Accepts integer, boolean or integral float arrays, and scipy sparse matrices.
+        """
+        if sparse.issparse(reports):
+            reports = reports.toarray()
+        reports = np.asarray(reports)
+        if reports.ndim != 2 or reports.shape[1] != self.width:
+            raise ValueError(
+                f"reports of {type(self).__name__} are 0/1 rows of width {self.width}; got shape {reports.shape}"
+            )
+        kind = reports.dtype.kind
+        if kind == "b":
+            return reports.view(np.uint8)
+        if kind == "f":
+            if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):
+                raise ValueError("reports must be integers; got non-integer values")
+        elif kind not in "iu":
+            raise ValueError(f"reports must be integers; got dtype {reports.dtype}")
+        if reports.size and (reports.min() < 0 or reports.max() > 1):
+            raise ValueError(
+                f"reports of {self!r} are bits in {{0, 1}}; got values outside: "
+                "were they made by a different mechanism?"
+            )
+        return reports.astype(np.uint8, copy=False)
+
+    def _statistics(self, reports):
+        return reports.sum(axis=0, dtype=np.int64)
+
+    def _rows_per_chunk(self):
+        return max(1, _CHUNK_ENTRIES // max(self.width, self.n_inputs))
+
+    # -- likelihood ------------------------------------------------------------------------------------
+    def _log_scale(self, reports):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _relative_likelihood(self, reports):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _likelihood(self, reports):
+        return np.exp(self._log_scale(reports))[:, None] * self._relative_likelihood(reports)
+
+    def log_likelihood(self, reports, p):
+        """log P(y_i) of each report when inputs follow ``p``, computed without underflow."""
+        reports = self.check_reports(reports)
+        p = np.asarray(p, dtype=float)
+        out = np.empty(reports.shape[0])
+        step = self._rows_per_chunk()
+        with np.errstate(divide="ignore"):
+            for start in range(0, reports.shape[0], step):
+                chunk = reports[start : start + step]
+                out[start : start + step] = self._log_scale(chunk) + np.log(self._relative_likelihood(chunk) @ p)
+        return out
+
+    def posterior(self, reports, p):
+        """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
+        reports = self.check_reports(reports)
+        joint = self._relative_likelihood(reports) * np.asarray(p, dtype=float)
+        total = joint.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
+
+    # -- EM ------------------------------------------------------------------------------------------
+    def em_statistics(self, reports):
+        """The reports bit-packed, with their bit sums (:class:`PackedBitReports`)."""
+        return PackedBitReports.from_bits(self.check_reports(reports))
+
+    def merge_em_statistics(self, a, b):
+        return a.merge(b)
+
+    def statistics_from_em(self, em_stats):
+        return em_stats.sums
+
+    def em_n_reports(self, em_stats):
+        return float(em_stats.n)
+
+    def em_step(self, stats, p):
+        r"""One EM step on bit-packed reports: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
+
+        Generic and chunked: it unpacks blocks of reports and builds their relative
+        likelihoods. Returns the next iterate and the mean log-likelihood at ``p``.
+        """
+        n = stats.n
+        acc = np.zeros(self.n_inputs)
+        total = 0.0
+        step = self._rows_per_chunk()
+        with np.errstate(divide="ignore"):
+            for start in range(0, n, step):
+                bits = stats.unpack(start, start + step)
+                R = self._relative_likelihood(bits)
+                t = R @ p
+                total += float(np.sum(self._log_scale(bits)) + np.sum(np.log(t)))
+                acc += (1.0 / t) @ R
+        nxt = p * acc / n
+        return nxt / nxt.sum(), total / n
+
+    # -- dense form ----------------------------------------------------------------------------------
+    def output_bits(self):
+        """The (2**width, width) matrix of every output vector, row o having bits of o."""
+        o = np.arange(2**self.width)
+        return ((o[:, None] >> np.arange(self.width)) & 1).astype(np.uint8)
+
+    def _to_dense(self):
+        return self._likelihood(self.output_bits()).T

@@ -1,0 +1,489 @@
+r"""Hashed k-ary randomized response with cohorts (O-RR), over an open or a closed alphabet.
+
+Kairouz, Bonawitz and Ramage (ICML 2016, Sec. 5.1): each person draws a cohort ``c`` uniformly
+from ``C`` cohorts, hashes their value with the cohort's own hash into ``k`` buckets, and
+reports the cohort and the bucket randomized by k-RR. The report is one symbol
+``c * k + y`` in ``[0, C k)``.
+
+Two kinds of channel live here:
+
+* :class:`HashedRRChannel` is the channel of the privatizer. Its inputs are arbitrary values
+  (an open alphabet), so it samples and counts reports but has no finite input set;
+  :meth:`HashedRRChannel.restrict` gives the channel over a candidate dictionary.
+* :class:`CohortRRChannel` is O-RR over a finite input set, given by the bucket of every input
+  in every cohort (hashed candidates, or the per-cohort permutations of a closed alphabet,
+  Sec. 5.4). With the cohort-bucket incidence matrix :math:`H \in \{0,1\}^{Ck \times S}`,
+
+  .. math::
+
+      Q((c, y) \mid s) = \frac{1}{C}\,\frac{1 + (e^\varepsilon - 1) H_{(c,y), s}}
+      {e^\varepsilon + k - 1},
+
+  so ``forward`` and ``adjoint`` are sparse products with H plus a constant.
+"""
+
+import hashlib
+import math
+import warnings
+
+import numpy as np
+from scipy import sparse
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, pinvh
+from scipy.sparse.linalg import LinearOperator, lsqr
+
+from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
+from skldp._validation import check_epsilon, check_int
+from skldp.channels._base import Channel, SymbolChannel
+from skldp.channels._randomized_response import rr_probabilities
+from skldp.privacy import LDP
+
+#: Largest ``min(n_inputs, C k)`` for which the least-squares solve is direct (a pseudo-inverse
+#: of the smaller Gram matrix); above it LSQR iterates on the sparse H.
+DIRECT_SOLVE_LIMIT = 300
+
+#: Stopping tolerance of LSQR (relative residual of the normal equations): far below the
+#: statistical error of any estimate.
+LSQR_TOL = 1e-10
+
+#: Largest ``min(n_inputs, C k)`` for which exact variances form the pseudo-inverse of H.
+VARIANCE_LIMIT = 3000
+
+
+def cohort_rr_probabilities(epsilon, k, n_cohorts):
+    """Return ``(keep, other)`` of k-RR as sampled, such that the cohort-scaled entries
+    ``keep / C`` and ``other / C`` also keep their ratio within ``e^eps`` in floating point.
+
+    ``keep`` starts from :func:`~skldp.channels._randomized_response.rr_probabilities` (a
+    multiple of 2**-53 at most ``e^eps * other``) and is lowered on the same grid if needed.
+    """
+    keep, other = rr_probabilities(epsilon, k)
+    bound = math.exp(epsilon)
+    while keep / n_cohorts > bound * (other / n_cohorts) or keep > bound * other:
+        keep -= 2.0**-53
+        other = (1.0 - keep) / (k - 1)
+    return keep, other
+
+
+def _rr_draw(buckets, k, keep, rng):
+    """k-RR on bucket indices: keep with probability ``keep``, else another bucket uniformly."""
+    out = buckets.copy()
+    flip = np.flatnonzero(rng.random(buckets.shape[0]) >= keep)
+    other = rng.integers(0, k - 1, size=flip.shape[0])
+    other += other >= buckets[flip]
+    out[flip] = other
+    return out
+
+
+def _digest_array(a):
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    return (a.shape, hashlib.blake2b(a.tobytes(), digest_size=16).hexdigest())
+
+
+def collision_groups(signatures):
+    """Groups of rows of ``signatures`` that are identical: inputs no report can tell apart.
+
+    Parameters
+    ----------
+    signatures : int array of shape (n_inputs, m)
+        Everything the channel depends on for each input (its bucket in every cohort).
+
+    Returns
+    -------
+    groups : list of int arrays
+        The indices of each group of two or more identical rows, in order of first index.
+    """
+    sig = np.ascontiguousarray(signatures, dtype=np.int64).reshape(signatures.shape[0], -1)
+    if sig.shape[0] == 0:
+        return []
+    # Rows are first compared by a 64-bit random linear fingerprint; only rows whose
+    # fingerprints repeat are compared exactly.
+    mult = np.random.default_rng(0x5EED).integers(
+        1, 2**63, size=sig.shape[1], dtype=np.uint64
+    ) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        fp = (sig.astype(np.uint64) * mult).sum(axis=1, dtype=np.uint64)
+    _, inv_fp, counts_fp = np.unique(fp, return_inverse=True, return_counts=True)
+    candidates = np.flatnonzero(counts_fp[inv_fp.ravel()] > 1)
+    if candidates.size == 0:
+        return []
+    _, inverse, counts = np.unique(sig[candidates], axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    shared = counts[inverse] > 1
+    if not shared.any():
+        return []
+    idx = candidates[shared]
+    inv = inverse[shared]
+    order = np.argsort(inv, kind="stable")
+    idx, inv = idx[order], inv[order]
+    cuts = np.flatnonzero(np.diff(inv)) + 1
+    groups = np.split(idx, cuts)
+    groups.sort(key=lambda g: g[0])
+    return groups
+
+
+class _GramInverse:
+    """Applies the pseudo-inverse of the symmetric Gram matrix G (``apply(B) = G^+ B``).
+
+    ``G + N N^T`` is factored by Cholesky, where the columns of N span a known part of the null
+    space of G (the cohort structure, below); when that matrix is still singular, an
+    eigendecomposition (:func:`scipy.linalg.pinvh`) is used instead. Since ``N N^T`` acts on
+    the orthogonal complement of the range of G, the inverse equals ``G^+`` on that range.
+    """
+
+    def __init__(self, G, null=None):
+        self.null = null
+        M = G if null is None else G + null @ null.T
+        try:
+            self.chol = cho_factor(M, lower=False, check_finite=False)
+            # Cholesky of a singular matrix can succeed in floating point: accept it only if
+            # the factor is well conditioned.
+            d = np.abs(np.diag(self.chol[0]))
+            if d.min() <= 1e-4 * d.max():
+                raise LinAlgError("nearly singular")
+            self.P = None
+        except LinAlgError:
+            self.chol = None
+            self.P = pinvh(G)
+
+    def apply(self, B):
+        if self.chol is not None:
+            return cho_solve(self.chol, B, check_finite=False)
+        return self.P @ B
+
+
+class _CohortLeastSquares:
+    """Minimum-norm least squares ``argmin ||H p - b||_2`` for a sparse 0/1 matrix H.
+
+    Direct when the smaller Gram matrix is small, or H is nearly square (where iterations
+    converge slowly): ``p = (H^T H)^+ H^T b`` (S <= R) or ``p = H^T (H H^T)^+ b``, both the
+    minimum-norm solution ``H^+ b``. Otherwise LSQR from zero, which converges to the same
+    solution.
+
+    ``blocks=(C, k)`` declares that the R = C k rows form C cohorts of k buckets with exactly
+    one 1 per cohort in every column (O-RR; O-RAPPOR with one hash). Then the differences of
+    the cohorts' row indicators and the empty rows lie in the null space of ``H H^T``, which
+    lets a Cholesky factorization replace the eigendecomposition.
+    """
+
+    def __init__(self, H, blocks=None):
+        self.H = H
+        R, S = H.shape
+        small, large = min(R, S), max(R, S)
+        self.direct = small <= DIRECT_SOLVE_LIMIT or (
+            small <= VARIANCE_LIMIT and 2 * small >= large
+        )
+        self.tall = S <= R
+        self.blocks = blocks
+        self._gram = None
+        self._op = None
+        if self.direct:
+            self._gram = self._gram_inverse()
+
+    def _gram_inverse(self):
+        H = self.H
+        if self.tall:
+            return _GramInverse((H.T @ H).toarray())
+        G = (H @ H.T).toarray()
+        null = []
+        if self.blocks is not None:
+            C, k = self.blocks
+            for c in range(1, C):
+                v = np.zeros(C * k)
+                v[:k] = 1.0
+                v[c * k : (c + 1) * k] = -1.0
+                null.append(v)
+        empty = np.flatnonzero(np.diag(G) == 0)
+        null.extend(np.eye(G.shape[0])[empty])
+        return _GramInverse(G, np.array(null).T if null else None)
+
+    def solve(self, b):
+        H = self.H
+        if self.direct:
+            if self.tall:
+                return self._gram.apply(H.T @ b)
+            return H.T @ self._gram.apply(b)
+        if self.__dict__.get("_op") is None:
+            HT = H.T.tocsr()  # both products on CSR matrices
+            self._op = LinearOperator(
+                H.shape, matvec=lambda x: H @ x, rmatvec=lambda y: HT @ y, dtype=float
+            )
+        return lsqr(
+            self._op, b, atol=LSQR_TOL, btol=LSQR_TOL, conlim=1e12, iter_lim=20 * max(H.shape)
+        )[0]
+
+    def pseudo_inverse(self):
+        """H^+ as a dense (S, R) array, or None when ``min(S, R) > VARIANCE_LIMIT``."""
+        H = self.H
+        if min(H.shape) > VARIANCE_LIMIT:
+            return None
+        if self._gram is None:
+            self._gram = self._gram_inverse()
+        if self.tall:
+            return self._gram.apply(H.T.toarray())
+        return H.T.toarray() @ self._gram.apply(np.eye(H.shape[0]))
+
+
+def _no_variance(shape):
+    warnings.warn(
+        f"the exact variance needs the pseudo-inverse of the {shape[0]} x {shape[1]} incidence "
+        f"matrix, which is not formed above {VARIANCE_LIMIT} rows and columns; returning NaN",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+    return np.full(shape[1], np.nan)
+
+
+class CohortRRChannel(SymbolChannel):
+    r"""O-RR over a finite input set: cohort, bucket of the cohort's hash, then k-RR.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget, positive and finite.
+    n_buckets : int
+        k >= 2, the range of each cohort's hash and the alphabet of k-RR.
+    buckets : int array-like of shape (n_inputs, n_cohorts)
+        ``buckets[s, c]`` is the bucket of input s in cohort c, in ``[0, k)``.
+
+    Notes
+    -----
+    A report is the symbol ``c * k + y``. With :math:`a = q_{keep} - q_{other}` and the
+    incidence matrix H (``H[(c, y), s] = 1`` iff ``buckets[s, c] = y``, C ones per column),
+
+    .. math::
+
+        \mathrm{forward}(p) = \frac{a\, H p + q_{other} \sum_s p_s}{C}, \qquad
+        \hat p = H^{+} \frac{C\, N / n - q_{other}}{a},
+
+    the least-squares estimate of eq. (18) of the paper (global normalization; minimum norm
+    when H is rank deficient). It is unbiased when H has full column rank. Every cohort is
+    k-RR on buckets, so each pair of inputs keeps a ratio within :math:`e^\varepsilon`, with
+    equality when some cohort separates them.
+    """
+
+    def __init__(self, epsilon, n_buckets, buckets):
+        self.epsilon = check_epsilon(epsilon)
+        self.n_buckets = check_int(n_buckets, "n_buckets", min_value=2)
+        b = np.array(buckets, dtype=np.int64)
+        if b.ndim != 2 or b.shape[0] < 1 or b.shape[1] < 1:
+            raise ValueError(
+                f"buckets must be a 2-D array (n_inputs, n_cohorts); got shape {b.shape}"
+            )
+        if b.min() < 0 or b.max() >= self.n_buckets:
+            raise ValueError(f"buckets must lie in [0, {self.n_buckets})")
+        b.setflags(write=False)
+        self.buckets = b
+        self.n_inputs, self.n_cohorts = b.shape
+        self.n_outputs = self.n_cohorts * self.n_buckets
+        self.keep, self.other = cohort_rr_probabilities(
+            self.epsilon, self.n_buckets, self.n_cohorts
+        )
+        self._a = self.keep - self.other
+        # Column s of H holds one 1 per cohort, at rows c * k + buckets[s, c] (increasing in c):
+        # that is H in compressed-column form, built without sorting.
+        rows = (np.arange(self.n_cohorts)[None, :] * self.n_buckets + b).ravel()
+        indptr = np.arange(0, rows.shape[0] + 1, self.n_cohorts)
+        self.incidence = sparse.csc_matrix(
+            (np.ones(rows.shape[0]), rows, indptr), shape=(self.n_outputs, self.n_inputs)
+        )
+        self._digest = _digest_array(b)
+
+    def _key(self):
+        return (self.epsilon, self.n_buckets, self._digest)
+
+    def __repr__(self):
+        return (
+            f"{type(self).__name__}(epsilon={self.epsilon:g}, n_buckets={self.n_buckets}, "
+            f"n_inputs={self.n_inputs}, n_cohorts={self.n_cohorts})"
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.epsilon, self.n_buckets, np.asarray(self.buckets)))
+
+    def guarantee(self):
+        return LDP(self.epsilon)
+
+    @property
+    def _ls_blocks(self):
+        return (self.n_cohorts, self.n_buckets)
+
+    def _solver(self):
+        solver = self.__dict__.get("_ls")
+        if solver is None:
+            solver = _CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
+            self.__dict__["_ls"] = solver
+        return solver
+
+    # -- sampling ------------------------------------------------------------------------------
+    def _sample(self, x, rng):
+        C, k = self.n_cohorts, self.n_buckets
+        cohorts = rng.integers(0, C, size=x.shape[0])
+        y = _rr_draw(self.buckets[x, cohorts], k, self.keep, rng)
+        return cohorts * k + y
+
+    # -- linear map ------------------------------------------------------------------------------
+    def _forward(self, p):
+        return (self._a * (self.incidence @ p) + self.other * p.sum()) / self.n_cohorts
+
+    def _adjoint(self, v):
+        return (self._a * (self.incidence.T @ v) + self.other * v.sum()) / self.n_cohorts
+
+    def least_squares_target(self, stats, n):
+        """The right-hand side b of ``H p = b`` (eq. (18)): ``(C N / n - q_other) / a``."""
+        return (self.n_cohorts * np.asarray(stats, dtype=float) / n - self.other) / self._a
+
+    def _unbiased(self, stats, n):
+        return self._solver().solve(self.least_squares_target(stats, n))
+
+    def _variance(self, p, n):
+        Hp = self._solver().pseudo_inverse()
+        if Hp is None:
+            return _no_variance(self.incidence.shape)
+        G = Hp * (self.n_cohorts / self._a)
+        m = self._forward(p)
+        return ((G**2) @ m - (G @ m) ** 2) / n
+
+    # -- likelihood ------------------------------------------------------------------------------
+    def _likelihood(self, reports):
+        c, y = np.divmod(reports, self.n_buckets)
+        hit = self.buckets[:, c].T == y[:, None]
+        return (self.other + self._a * hit) / self.n_cohorts
+
+    def _to_dense(self):
+        C, k = self.n_cohorts, self.n_buckets
+        Q = np.full((self.n_inputs, self.n_outputs), self.other / C)
+        cols = np.arange(C)[None, :] * k + self.buckets
+        np.put_along_axis(Q, cols, self.keep / C, axis=1)
+        return Q
+
+    # -- cohorts ---------------------------------------------------------------------------------
+    def cohort_dense(self, cohort):
+        """The k-RR channel on buckets seen by one cohort: (n_inputs, k), rows sum to 1.
+
+        It is ``C`` times the block of :meth:`to_dense` for the cohort's outputs; privacy can be
+        verified on each cohort separately (the cohort draw does not depend on the input).
+        """
+        cohort = check_int(cohort, "cohort", min_value=0)
+        if cohort >= self.n_cohorts:
+            raise ValueError(f"cohort must lie in [0, {self.n_cohorts}); got {cohort}")
+        Q = np.full((self.n_inputs, self.n_buckets), self.other)
+        Q[np.arange(self.n_inputs), self.buckets[:, cohort]] = self.keep
+        return Q
+
+    def indistinguishable_groups(self):
+        """Groups of inputs that share their bucket in every cohort (identical columns of H)."""
+        return collision_groups(self.buckets)
+
+
+class OpenAlphabetChannel(Channel):
+    """A channel whose inputs are arbitrary values: an open alphabet with no finite input set.
+
+    It samples reports from raw values (:meth:`sample_values`) and counts them
+    (:meth:`statistics`). Everything that needs the input set (``forward``, ``to_dense``,
+    estimation) goes through :meth:`restrict`, which returns the channel over a candidate
+    dictionary.
+    """
+
+    n_inputs = None
+
+    def restrict(self, candidates):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def sample_values(self, values, rng):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _open(self, what):
+        raise TypeError(
+            f"{type(self).__name__} has an open input alphabet, so {what} needs a finite set of "
+            "candidates: use channel.restrict(candidates) or skldp.CandidateEstimator(candidates=...)"
+        )
+
+    def sample(self, x, rng):
+        self._open("sample (of input indices)")
+
+    def forward(self, p):
+        self._open("forward")
+
+    def adjoint(self, v):
+        self._open("adjoint")
+
+    def as_linear_operator(self):
+        self._open("as_linear_operator")
+
+    def unbiased(self, stats, n):
+        self._open("estimation")
+
+    def variance(self, p, n):
+        self._open("variance")
+
+    def likelihood(self, reports):
+        self._open("likelihood")
+
+    def log_likelihood(self, reports, p):
+        self._open("log_likelihood")
+
+    def posterior(self, reports, p):
+        self._open("posterior")
+
+    def em_step(self, stats, p):
+        self._open("EM")
+
+    def to_dense(self):
+        self._open("to_dense")
+
+
+class HashedRRChannel(OpenAlphabetChannel):
+    r"""The channel of hashed k-RR over an open alphabet (O-RR, before candidates are known).
+
+    A value ``s`` in cohort ``c`` is hashed to ``H_c(s) mod k`` (:mod:`skldp._hashing`: keyed
+    BLAKE2b, stable across processes and machines) and the bucket goes through k-RR; the report
+    is ``c * k + y``. :meth:`restrict` gives the :class:`CohortRRChannel` over a candidate set.
+
+    Parameters
+    ----------
+    epsilon : float
+    n_buckets : int
+        k >= 2.
+    n_cohorts : int
+        C >= 1.
+    hash_seed : int, default=0
+        Selects the hash family; the server must use the same one.
+    """
+
+    report_kind = "symbol"
+
+    def __init__(self, epsilon, n_buckets, n_cohorts, hash_seed=0):
+        self.epsilon = check_epsilon(epsilon)
+        self.n_buckets = check_int(n_buckets, "n_buckets", min_value=2)
+        self.n_cohorts = check_int(n_cohorts, "n_cohorts", min_value=1)
+        self.hash_seed = check_hash_seed(hash_seed)
+        self.n_outputs = self.n_cohorts * self.n_buckets
+        self.keep, self.other = cohort_rr_probabilities(
+            self.epsilon, self.n_buckets, self.n_cohorts
+        )
+
+    def _key(self):
+        return (self.epsilon, self.n_buckets, self.n_cohorts, self.hash_seed)
+
+    def __reduce__(self):
+        return (type(self), self._key())
+
+    def guarantee(self):
+        return LDP(self.epsilon)
+
+    def sample_values(self, values, rng):
+        """Randomize raw values (strings or anything with a text form) into one report each."""
+        values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+        cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
+        buckets = row_buckets(values, cohorts, self.n_buckets, self.n_cohorts, self.hash_seed)[:, 0]
+        return cohorts * self.n_buckets + _rr_draw(buckets, self.n_buckets, self.keep, rng)
+
+    def candidate_buckets(self, candidates):
+        """Bucket of each candidate in each cohort: int array (n_candidates, n_cohorts)."""
+        return candidate_buckets(candidates, self.n_buckets, self.n_cohorts, self.hash_seed)[
+            :, :, 0
+        ]
+
+    def restrict(self, candidates):
+        """The channel over ``candidates``: a :class:`CohortRRChannel` with their buckets."""
+        return CohortRRChannel(self.epsilon, self.n_buckets, self.candidate_buckets(candidates))

@@ -1,0 +1,192 @@
+r"""The common channel of the personalized ULDP mechanism (PUM, Murakami and Kawamoto 2019).
+
+Each person maps her own sensitive values to the bot symbol of their semantic tag on her
+device (:math:`f_{pre}^{(i)}`), then runs one public utility-optimized mechanism
+:math:`Q_{cmn}` on the extended domain :math:`Z = X \cup \{\bot_1, \dots, \bot_\kappa\}` whose
+sensitive set is :math:`Z_S = X_S \cup \{\bot_1, \dots, \bot_\kappa\}`. The collector sees
+only :math:`Q_{cmn}`; it never learns which values a person mapped to a bot.
+"""
+
+import numpy as np
+
+from skldp._validation import check_epsilon, check_int
+from skldp.channels._base import Channel
+from skldp.channels._utility_optimized import (
+    UtilityOptimizedRAPPORChannel,
+    UtilityOptimizedRRChannel,
+    check_sensitive_indices,
+)
+
+_BASES = {"urr": UtilityOptimizedRRChannel, "urap": UtilityOptimizedRAPPORChannel}
+
+
+class PersonalizedChannel(Channel):
+    r"""The PUM common channel on Z = X + kappa bots, knowing which inputs are bots.
+
+    Inputs ``0 .. n_values - 1`` are the values X and ``n_values + t`` is the bot of tag t.
+    Every channel operation is that of the common mechanism: (Z_S, epsilon)-uRR or
+    (Z_S, theta, epsilon)-uRAP with :math:`Z_S = X_S \cup \text{bots}`. For a person whose
+    own sensitive values are ``personal`` (value index -> tag index), the effective channel
+    :math:`Q^{(i)}(y \mid x) = Q_{cmn}(y \mid f_{pre}^{(i)}(x))` (eq. (51)) is
+    :meth:`effective_matrix`; it is :math:`(X_S \cup X_S^{(i)}, Y_P,
+    \varepsilon)`-ULDP (Prop. 9), and any two persons' channels are within
+    :math:`e^\varepsilon` of each other on protected outputs (Prop. 10).
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget of the common mechanism, positive and finite.
+    n_values : int
+        Size of the value domain X (>= 1).
+    sensitive : array-like of int
+        Indices (into X) of the values that are sensitive for everyone; may be empty.
+    tags : list of str or int
+        Names of the kappa semantic tags (bot t is tag ``tags[t]``), or their number.
+    base : {'urr', 'urap'}
+        The common mechanism.
+    theta : float or None, default=None
+        uRAP's theta (None: its default); must be None for uRR.
+
+    References
+    ----------
+    .. [1] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
+       Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 5.
+    """
+
+    def __init__(self, epsilon, n_values, sensitive, tags, base="urr", theta=None):
+        self.epsilon = check_epsilon(epsilon)
+        self.n_values = check_int(n_values, "n_values", min_value=1)
+        if isinstance(tags, (int, np.integer)) and not isinstance(tags, bool):
+            tags = [str(t) for t in range(check_int(tags, "tags", min_value=1))]
+        self.tags = tuple(str(t) for t in tags)
+        if not self.tags or len(set(self.tags)) != len(self.tags):
+            raise ValueError(f"tags must be at least one distinct name; got {list(self.tags)}")
+        self.n_tags = len(self.tags)
+        if base not in _BASES:
+            raise ValueError(f"base must be one of {sorted(_BASES)}; got {base!r}")
+        if base == "urr" and theta is not None:
+            raise ValueError("theta applies to base='urap' only")
+        self.base = base
+        self.theta_param = theta
+        self.sensitive = check_sensitive_indices(sensitive, self.n_values)
+        self.n_inputs = self.n_values + self.n_tags
+        z_sensitive = np.concatenate([self.sensitive, np.arange(self.n_values, self.n_inputs)])
+        if base == "urr":
+            self.common = UtilityOptimizedRRChannel(self.epsilon, self.n_inputs, z_sensitive)
+        else:
+            self.common = UtilityOptimizedRAPPORChannel(self.epsilon, self.n_inputs, z_sensitive, theta=theta)
+        self.report_kind = self.common.report_kind
+
+    @property
+    def sensitive_mask(self):
+        """Boolean mask over X of the values sensitive for everyone."""
+        mask = np.zeros(self.n_values, dtype=bool)
+        mask[self.sensitive] = True
+        return mask
+
+    @property
+    def bots(self):
+        """Input indices of the bot symbols, one per tag."""
+        return np.arange(self.n_values, self.n_inputs)
+
+    def _key(self):
+        return (self.epsilon, self.n_values, tuple(self.sensitive.tolist()), self.tags, self.base, self.theta_param)
+
+    def __reduce__(self):
+        return (
+            type(self),
+            (self.epsilon, self.n_values, self.sensitive, self.tags, self.base, self.theta_param),
+        )
+
+    def guarantee(self):
+        """The common mechanism's (Z_S, Y_P, epsilon)-ULDP over Z."""
+        return self.common.guarantee()
+
+    def preprocess(self, x, tag):
+        r"""The pre-processor :math:`f_{pre}`: value indices and tag indices (-1: none) -> Z.
+
+        A value carrying tag t becomes bot t, unless it is sensitive for everyone (then it
+        stays itself: it is protected anyway).
+        """
+        x = np.asarray(x, dtype=np.int64)
+        tag = np.asarray(tag, dtype=np.int64)
+        z = x.copy()
+        mapped = (tag >= 0) & ~np.isin(x, self.sensitive)
+        z[mapped] = self.n_values + tag[mapped]
+        return z
+
+    def effective_matrix(self, personal):
+        """Dense :math:`Q^{(i)}` over X (n_values x n_outputs) for ``personal`` = {value: tag}."""
+        Q = self.common.to_dense()
+        rows = np.arange(self.n_values)
+        common = set(self.sensitive.tolist())
+        for value, tag in dict(personal).items():
+            if value not in common:
+                rows[value] = self.n_values + int(tag)
+        return Q[rows]
+
+    # -- everything else is the common channel --------------------------------------------------------
+    @property
+    def n_outputs(self):
+        return self.common.n_outputs
+
+    @property
+    def report_width(self):
+        return self.common.report_width
+
+    @property
+    def n_statistics(self):
+        return self.common.n_statistics
+
+    @property
+    def bits_per_report(self):
+        return self.common.bits_per_report
+
+    def check_reports(self, reports):
+        return self.common.check_reports(reports)
+
+    def _sample(self, x, rng):
+        return self.common._sample(x, rng)
+
+    def _statistics(self, reports):
+        return self.common._statistics(reports)
+
+    def _forward(self, p):
+        return self.common._forward(p)
+
+    def _adjoint(self, v):
+        return self.common._adjoint(v)
+
+    def _unbiased(self, stats, n):
+        return self.common._unbiased(stats, n)
+
+    def _variance(self, p, n):
+        return self.common._variance(p, n)
+
+    def _likelihood(self, reports):
+        return self.common._likelihood(reports)
+
+    def log_likelihood(self, reports, p):
+        return self.common.log_likelihood(reports, p)
+
+    def posterior(self, reports, p):
+        return self.common.posterior(reports, p)
+
+    def em_statistics(self, reports):
+        return self.common.em_statistics(reports)
+
+    def merge_em_statistics(self, a, b):
+        return self.common.merge_em_statistics(a, b)
+
+    def statistics_from_em(self, em_stats):
+        return self.common.statistics_from_em(em_stats)
+
+    def em_n_reports(self, em_stats):
+        return self.common.em_n_reports(em_stats)
+
+    def em_step(self, stats, p):
+        return self.common.em_step(stats, p)
+
+    def _to_dense(self):
+        return self.common._to_dense()
+

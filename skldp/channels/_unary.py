@@ -1,0 +1,391 @@
+r"""Unary-encoding channels: one-hot encode the input, then flip each bit independently.
+
+Bit j of the report is one with probability ``on[j]`` when the input is j and ``off[j]``
+otherwise. RAPPOR (basic one-time and generalized), optimized unary encoding (OUE) and
+utility-optimized RAPPOR (uRAP) are all of this form, so they share the closed forms here:
+
+.. math::
+
+    \mathrm{forward}(p)_j = \mathrm{off}_j + (\mathrm{on}_j - \mathrm{off}_j)\, p_j, \qquad
+    \hat p_j = \frac{\hat m_j - \mathrm{off}_j}{\mathrm{on}_j - \mathrm{off}_j}, \qquad
+    \mathrm{Var}\,\hat p_j = \frac{m_j (1 - m_j)}{n (\mathrm{on}_j - \mathrm{off}_j)^2},
+
+and the likelihood of a report y given input x is a report-only factor times the ratio of
+bit x's probability under "on" and "off" (Murakami and Kawamoto, USENIX Security 2019,
+Sec. 4.3): for RAPPOR :math:`\ell(y \mid x) \propto e^{\varepsilon y_x}`. A bit with
+``off[j] = 0`` is *decisive*: only input j can set it, so a report with it set pins its input
+(the invertible outputs of uRAP).
+"""
+
+import math
+import weakref
+
+import numpy as np
+
+from skldp._validation import check_epsilon, check_int
+from skldp.channels._base import floor_to_uniform_grid
+from skldp.channels._bits import (
+    BitVectorChannel,
+    PackedBitReports,
+    bernoulli_bits,
+    ceil_to_uniform_grid,
+)
+from skldp.privacy import LDP
+
+_ULP = 2.0**-53
+
+#: Relative slack kept below e^epsilon in every stated ratio, so that products of up to
+#: thousands of floating-point factors still verify without tolerance.
+_MARGIN = 1e-12
+
+#: Up to this many non-decisive bits, EM statistics are a histogram of bit patterns.
+_MAX_PATTERN_BITS = 16
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def rappor_probabilities(epsilon, theta=None):
+    r"""Return ``(theta, psi)`` of (theta, epsilon)-generalized RAPPOR as sampled.
+
+    A one-hot bit is kept at one with probability theta; every other bit is set with
+    probability :math:`\psi = \theta / ((1 - \theta) e^\varepsilon + \theta)`, the smallest
+    value for which the privacy ratio :math:`\theta (1 - \psi) / (\psi (1 - \theta))` is at
+    most :math:`e^\varepsilon`. ``theta=None`` gives basic one-time RAPPOR,
+    :math:`\theta = e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)` and :math:`\psi = 1 - \theta`.
+
+    theta is rounded down and psi up to multiples of 2**-53 (the grid of uniform draws), psi
+    is at least 2**-53, and psi is computed against :math:`e^\varepsilon (1 - 10^{-12})` so
+    that the stated channel, evaluated in floating point, never exceeds the bound.
+    """
+    if theta is None:
+        theta = 1.0 / (1.0 + _exp(-epsilon / 2.0))
+    theta = float(floor_to_uniform_grid(theta))
+    theta = min(max(theta, _ULP), 1.0 - _ULP)
+    bound = _exp(epsilon) * (1.0 - _MARGIN)
+    psi = theta / (theta + bound * (1.0 - theta)) if math.isfinite(bound) else 0.0
+    psi = max(float(ceil_to_uniform_grid(psi)), _ULP)
+    while theta * (1.0 - psi) > bound * psi * (1.0 - theta):
+        psi += _ULP
+    return theta, psi
+
+
+def check_theta(theta):
+    """Validate the generalized-RAPPOR parameter: None or a number in (0, 1)."""
+    if theta is None:
+        return None
+    if isinstance(theta, bool) or not isinstance(theta, (int, float, np.floating, np.integer)):
+        raise TypeError(f"theta must be None or a number in (0, 1); got {theta!r}")
+    value = float(theta)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"theta must lie in the open interval (0, 1); got {theta!r}")
+    return value
+
+
+class _UnaryEMStatistics:
+    """EM statistics of unary reports: additive counts plus the reports EM must keep.
+
+    ``pinned[j]`` counts reports with decisive bit j set (their input is j). The other
+    reports matter to EM only through their non-decisive bits: a histogram of those bit
+    patterns when there are at most 16 such bits (additive, of fixed size), otherwise the
+    reports bit-packed.
+    """
+
+    __slots__ = ("n", "sums", "pinned", "hist", "packed", "__weakref__")
+
+    def __init__(self, n, sums, pinned, hist, packed):
+        self.n = n
+        self.sums = sums
+        self.pinned = pinned
+        self.hist = hist
+        self.packed = packed
+
+    def merge(self, other):
+        return _UnaryEMStatistics(
+            self.n + other.n,
+            self.sums + other.sums,
+            self.pinned + other.pinned,
+            None if self.hist is None else self.hist + other.hist,
+            None if self.packed is None else self.packed.merge(other.packed),
+        )
+
+    def __reduce__(self):
+        return (_UnaryEMStatistics, (self.n, self.sums, self.pinned, self.hist, self.packed))
+
+
+class UnaryEncodingChannel(BitVectorChannel):
+    r"""Base of channels that one-hot encode the input and flip each bit independently.
+
+    Subclasses call ``_setup(on, off)`` with the per-bit probabilities (multiples of
+    2**-53): bit j is one with probability ``on[j]`` when the input is j and ``off[j]``
+    otherwise. Everything else (sampling, the linear maps, the unbiased estimate and its
+    exact variance, likelihoods, a fast EM step) follows from these two vectors.
+
+    EM works on additive statistics where it can: reports that set a decisive bit
+    (``off[j] = 0``) are counted per input, and the rest are reduced to a histogram of their
+    non-decisive bit patterns when there are at most 16 such bits (uRAP with few sensitive
+    values). Otherwise the reports are kept bit-packed, and one EM step costs two passes of
+    per-byte table look-ups over them, never a dense (n, k) or 2^k matrix.
+    """
+
+    def _setup(self, on, off):
+        on = np.asarray(on, dtype=float)
+        off = np.asarray(off, dtype=float)
+        k = on.shape[0]
+        self.n_inputs = k
+        self.width = k
+        decisive = off == 0.0
+        nd = ~decisive
+        diff = on - off
+        r0 = (1.0 - on) / (1.0 - off)
+        r1 = np.where(nd, on / np.where(nd, off, 1.0), 0.0)
+        c = np.where(nd, r1 - r0, 0.0)
+        with np.errstate(divide="ignore"):
+            lo = np.where(nd, np.log(np.where(nd, off, 1.0)) - np.log1p(-off), 0.0)
+        for name, arr in [
+            ("on", on), ("off", off), ("_decisive", decisive), ("_diff", diff), ("_r0", r0), ("_c", c), ("_lo", lo)
+        ]:
+            arr.setflags(write=False)
+            setattr(self, name, arr)
+        self._free = np.flatnonzero(nd)
+        self._pinning = np.flatnonzero(decisive)
+        self._scale0 = float(np.sum(np.log1p(-off[nd])))
+
+    # -- reports -------------------------------------------------------------------------------------
+    def check_reports(self, reports):
+        reports = super().check_reports(reports)
+        if self._pinning.size and reports.size:
+            hits = reports[:, self._pinning].sum(axis=1, dtype=np.int64)
+            if np.any(hits > 1):
+                raise ValueError(
+                    f"some reports set two or more bits that {type(self).__name__} sets only for "
+                    "their own input; they cannot come from this mechanism"
+                )
+        return reports
+
+    def _sample(self, x, rng):
+        n = x.shape[0]
+        out = bernoulli_bits(rng, n, self.off)
+        rows = np.arange(n)
+        out[rows, x] = rng.random(n) < self.on[x]
+        return out
+
+    # -- the linear map -----------------------------------------------------------------------------
+    def _forward(self, p):
+        return self.off * p.sum() + self._diff * p
+
+    def _adjoint(self, v):
+        return np.dot(self.off, v) + self._diff * v
+
+    def _unbiased(self, stats, n):
+        return (stats / n - self.off) / self._diff
+
+    def _variance(self, p, n):
+        m = self._forward(p)
+        return m * (1.0 - m) / (n * self._diff**2)
+
+    # -- likelihood ----------------------------------------------------------------------------------
+    def _log_scale(self, reports):
+        out = np.empty(reports.shape[0])
+        step = self._rows_per_chunk()
+        for start in range(0, reports.shape[0], step):
+            out[start : start + step] = reports[start : start + step] @ self._lo
+        return out + self._scale0
+
+    def _relative_likelihood(self, reports):
+        R = self._r0 + reports * self._c
+        if self._pinning.size:
+            hits = reports[:, self._pinning]
+            count = hits.sum(axis=1)
+            rows = np.flatnonzero(count > 0)
+            if rows.size:
+                R[rows] = 0.0
+                one = rows[count[rows] == 1]
+                cols = self._pinning[np.argmax(hits[one], axis=1)]
+                R[one, cols] = self.on[cols]
+        return R
+
+    def _to_dense(self):
+        outputs = self.output_bits().astype(bool)  # (2^w, w)
+        k = self.n_inputs
+        P1 = np.broadcast_to(self.off, (k, k)).copy()
+        np.fill_diagonal(P1, self.on)
+        factors = np.where(outputs[None, :, :], P1[:, None, :], 1.0 - P1[:, None, :])
+        return np.prod(factors, axis=2)
+
+    # -- EM ------------------------------------------------------------------------------------------
+    def em_statistics(self, reports):
+        """Pinned counts per input plus the free reports (pattern histogram or bit-packed)."""
+        reports = self.check_reports(reports)
+        n = reports.shape[0]
+        sums = reports.sum(axis=0, dtype=np.int64)
+        pinned = np.zeros(self.n_inputs, dtype=np.int64)
+        free_rows = reports
+        if self._pinning.size:
+            hits = reports[:, self._pinning]
+            count = hits.sum(axis=1, dtype=np.int64)
+            one = np.flatnonzero(count == 1)
+            pinned += np.bincount(self._pinning[np.argmax(hits[one], axis=1)], minlength=self.n_inputs)
+            free_rows = reports[count == 0]
+        if self._pinning.size:
+            free_rows = free_rows[:, self._free]
+        f = self._free.size
+        if f <= _MAX_PATTERN_BITS:
+            if f == 0:
+                codes = np.zeros(free_rows.shape[0], dtype=np.int64)
+            else:
+                packed = np.packbits(free_rows, axis=1, bitorder="little").astype(np.int64)
+                codes = packed[:, 0] if packed.shape[1] == 1 else packed[:, 0] + 256 * packed[:, 1]
+            hist = np.bincount(codes, minlength=2**f).astype(np.int64)
+            return _UnaryEMStatistics(n, sums, pinned, hist, None)
+        return _UnaryEMStatistics(n, sums, pinned, None, PackedBitReports.from_bits(free_rows))
+
+    def merge_em_statistics(self, a, b):
+        return a.merge(b)
+
+    def em_n_reports(self, em_stats):
+        return float(em_stats.n)
+
+    def em_step(self, stats, p):
+        r"""One EM step: :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
+
+        For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
+        so one step is a product of the reports with a k-vector and its transpose.
+        """
+        # EM with SQUAREM evaluates the accepted extrapolation twice (for its likelihood, then
+        # as the next iterate); remember the last steps on these statistics.
+        key = (id(stats), stats.n, p.tobytes())
+        memo = self.__dict__.setdefault("_em_memo", {})
+        hit = memo.get(key)
+        if hit is not None and hit[0]() is stats:
+            return hit[1].copy(), hit[2]
+        nxt, ll = self._em_step(stats, p)
+        if len(memo) >= 2:
+            memo.pop(next(iter(memo)))
+        memo[key] = (weakref.ref(stats), nxt.copy(), ll)
+        return nxt, ll
+
+    def _em_step(self, stats, p):
+        n = stats.n
+        free = self._free
+        base = float(np.dot(self._r0, p))
+        wF = self._c[free] * p[free]
+        with np.errstate(divide="ignore"):
+            if stats.hist is not None:
+                idx = np.flatnonzero(stats.hist)
+                counts = stats.hist[idx].astype(float)
+                bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
+                t = base + bits @ wF
+                q = counts / t
+                sum_q = q.sum()
+                sum_qF = q @ bits
+                log_t = float(counts @ np.log(t))
+            else:
+                t = base + stats.packed.row_dot(wF)
+                q = 1.0 / t
+                sum_q = q.sum()
+                sum_qF = stats.packed.weighted_bit_sums(q)
+                log_t = float(np.sum(np.log(t)))
+            acc = self._r0 * sum_q
+            acc[free] += self._c[free] * sum_qF
+            nxt = p * acc + stats.pinned
+            ll = float(np.dot(stats.sums, self._lo)) + n * self._scale0 + log_t
+            pin = np.flatnonzero(stats.pinned)
+            if pin.size:
+                ll += float(stats.pinned[pin] @ np.log(self.on[pin] * p[pin]))
+        return nxt / nxt.sum(), ll / n
+
+
+class RAPPORChannel(UnaryEncodingChannel):
+    r"""The channel of (theta, epsilon)-generalized RAPPOR; basic one-time RAPPOR by default.
+
+    The input x is one-hot encoded and each bit is reported independently:
+
+    .. math::
+
+        P(y_j = 1 \mid x) = \begin{cases} \theta & j = x \\
+        \psi = \dfrac{\theta}{(1 - \theta) e^\varepsilon + \theta} & j \ne x, \end{cases}
+        \qquad Q(y \mid x) = \prod_j P(y_j \mid x).
+
+    Basic one-time RAPPOR [1]_ is :math:`\theta = e^{\varepsilon/2} / (e^{\varepsilon/2} +
+    1)`, which flips every bit with probability :math:`1 / (e^{\varepsilon/2} + 1)`;
+    :math:`\theta = 1/2` is optimized unary encoding. Every theta in (0, 1) gives
+    epsilon-LDP with the ratio :math:`e^\varepsilon` attained [2]_.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget, positive and finite.
+    n_inputs : int
+        Domain size k >= 2; reports have k bits.
+    theta : float or None, default=None
+        Probability of keeping the one-hot bit at one; None is basic one-time RAPPOR.
+
+    References
+    ----------
+    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
+       privacy-preserving ordinal response", CCS 2014.
+    .. [2] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
+       Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 2.4.
+    """
+
+    def __init__(self, epsilon, n_inputs, theta=None):
+        self.epsilon = check_epsilon(epsilon)
+        k = check_int(n_inputs, "n_inputs", min_value=2)
+        self.theta_param = check_theta(theta)
+        self.theta, self.psi = rappor_probabilities(self.epsilon, self.theta_param)
+        self._setup(np.full(k, self.theta), np.full(k, self.psi))
+
+    def _key(self):
+        return (self.epsilon, self.n_inputs, self.theta_param)
+
+    def __reduce__(self):
+        return (type(self), (self.epsilon, self.n_inputs, self.theta_param))
+
+    def guarantee(self):
+        return LDP(self.epsilon)
+
+
+class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
+    r"""The channel of optimized unary encoding (OUE): generalized RAPPOR at theta = 1/2.
+
+    .. math::
+
+        P(y_j = 1 \mid x) = \begin{cases} 1/2 & j = x \\ 1 / (e^\varepsilon + 1) & j \ne x
+        \end{cases}
+
+    Wang, Blocki, Li and Jha [1]_ show that theta = 1/2 minimizes the variance of the
+    unbiased estimate among unary encodings: :math:`4 e^\varepsilon / (n (e^\varepsilon -
+    1)^2)` for a category of frequency near zero. It is epsilon-LDP.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget, positive and finite.
+    n_inputs : int
+        Domain size k >= 2; reports have k bits.
+
+    References
+    ----------
+    .. [1] T. Wang, J. Blocki, N. Li and S. Jha, "Locally Differentially Private Protocols
+       for Frequency Estimation", USENIX Security 2017.
+    """
+
+    def __init__(self, epsilon, n_inputs):
+        self.epsilon = check_epsilon(epsilon)
+        k = check_int(n_inputs, "n_inputs", min_value=2)
+        self.theta, self.psi = rappor_probabilities(self.epsilon, 0.5)
+        self._setup(np.full(k, self.theta), np.full(k, self.psi))
+
+    def _key(self):
+        return (self.epsilon, self.n_inputs)
+
+    def __reduce__(self):
+        return (type(self), (self.epsilon, self.n_inputs))
+
+    def guarantee(self):
+        return LDP(self.epsilon)

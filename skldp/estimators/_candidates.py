@@ -1,0 +1,274 @@
+"""Estimation over a candidate dictionary given at estimation time (open alphabets)."""
+
+import hashlib
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from skldp._base import BaseDistributionEstimator
+from skldp._domain import check_category_list
+from skldp._reports import ReportSpec
+from skldp._validation import check_int
+from skldp.channels._hashed import _CohortLeastSquares
+from skldp.estimators._em import em
+from skldp.projection import project_simplex
+
+_METHODS = ("projected", "least_squares", "em")
+
+
+def _candidate_array(candidates):
+    try:
+        cands = check_category_list(candidates, 0, min_size=1)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(str(exc).replace("categories for column 0", "candidates")) from None
+    texts = np.array(
+        [c.decode("utf-8", "replace") if isinstance(c, bytes) else str(c) for c in cands]
+    )
+    if np.unique(texts).shape[0] != texts.shape[0]:
+        _, first, counts = np.unique(texts, return_index=True, return_counts=True)
+        dup = texts[first[counts > 1]][:5]
+        raise ValueError(
+            f"candidates must be distinct as text (values are hashed through str); these repeat: {list(dup)}"
+        )
+    return cands
+
+
+def _fingerprint(cands):
+    h = hashlib.blake2b(digest_size=16)
+    for c in cands:
+        h.update(repr(c).encode("utf-8", "replace"))
+        h.update(b"\x00")
+    return (cands.shape[0], h.hexdigest())
+
+
+class CandidateEstimator(BaseDistributionEstimator):
+    r"""Frequencies of candidate values from open-alphabet reports (hashed k-RR, hashed RAPPOR).
+
+    An open-alphabet privatizer (:class:`skldp.HashedRR`, :class:`skldp.HashedRAPPOR`) reports
+    hash buckets per cohort, so the server can ask about any dictionary of candidate values
+    after the fact. The channel restricted to the candidates is linear in their frequencies:
+    with the cohort-bucket incidence matrix H (one row per cohort and bucket, C ones per
+    candidate column), the least-squares problem of the paper's eq. (18),
+
+    .. math::
+
+        \hat p = \arg\min_p \lVert H p - b \rVert_2, \qquad
+        b = \frac{C\,N/n - q_{other}}{q_{keep} - q_{other}},
+
+    is solved (minimum norm when H is rank deficient) and, by default, projected onto the
+    simplex (Kairouz, Bonawitz and Ramage, ICML 2016, Sec. 5.1.1 and 5.2).
+
+    A candidate none of whose cohort buckets (or Bloom bits) received a single report is fixed
+    at an exact zero, left out of the least-squares system and listed in ``unreported_``;
+    the projection also gives exact zeros to the candidates it cuts (with ``method='em'``, EM
+    runs over the other candidates). Candidates that share their bucket in every cohort
+    (identical columns of H) cannot be told apart by any estimator: least squares splits their
+    total evenly, and they are listed in ``indistinguishable_``. Values outside the dictionary still add to the
+    bucket counts; the estimate describes the candidates as if they were the whole alphabet.
+
+    The system has at most :math:`C(k-1)+1` independent rows (every cohort's rows add up to
+    the same total). With more candidates than that it is underdetermined, and the
+    minimum-norm solution spreads the mass over the candidates; choose enough cohorts and
+    buckets for the dictionary (``method='em'`` is no cure: the likelihood is flat too).
+
+    Read more in the :ref:`User Guide <open_alphabet>`.
+
+    Parameters
+    ----------
+    candidates : list of values or None, default=None
+        The dictionary to estimate over (the same list is used for every open-alphabet
+        column). None is allowed only for reports of a finite (closed-alphabet) channel,
+        whose categories are then used.
+    method : {'projected', 'least_squares', 'em'}, default='projected'
+        ``'least_squares'``: the least-squares solution (unbiased when H has full column rank,
+        may leave the simplex); ``'projected'``: its Euclidean projection onto the simplex;
+        ``'em'``: maximum likelihood over the candidates by EM (stays in the simplex).
+    tol : float, default=1e-10
+        EM only: stop when the l1 change of an iteration falls below ``tol``.
+    max_iter : int, default=10000
+        EM only: most iterations.
+    channel : Channel, fitted privatizer, list of them, or None, default=None
+        For reports that do not carry their channel.
+
+    Attributes
+    ----------
+    distribution_ : ndarray of shape (n_candidates,)
+        The estimate over ``categories_`` (a list for several columns).
+    unbiased_distribution_ : ndarray of shape (n_candidates,)
+        The least-squares solution before projection.
+    indistinguishable_ : list of ndarray
+        Groups of candidates that collide in every cohort (each group an array of values).
+    unreported_ : ndarray
+        Candidates whose buckets received no report; their estimate is exactly zero.
+    channel_ : Channel
+        The channel restricted to the candidates (a list for several columns).
+    categories_ : ndarray of shape (n_candidates,)
+        The candidates.
+    n_iter_ : int
+        EM iterations (``method='em'`` only).
+    converged_ : bool
+        Whether EM met ``tol`` (``method='em'`` only).
+    log_likelihood_ : float
+        Mean log-likelihood of the reports at the estimate (``method='em'`` only).
+    n_reports_ : int
+    n_features_in_ : int
+
+    See Also
+    --------
+    skldp.HashedRR, skldp.ProjectedEstimator
+
+    Examples
+    --------
+    >>> from skldp import HashedRR, CandidateEstimator
+    >>> orr = HashedRR(epsilon=4.0, n_buckets=8, n_cohorts=4, random_state=0)
+    >>> reports = orr.fit_transform(["cat"] * 500 + ["dog"] * 300 + ["emu"] * 200)
+    >>> est = CandidateEstimator(candidates=["cat", "dog", "emu", "yak"]).fit(reports)
+    >>> est.distribution_.round(1), est.indistinguishable_
+    (array([0.5, 0.3, 0.2, 0. ]), [])
+    """
+
+    def __init__(
+        self, candidates=None, *, method="projected", tol=1e-10, max_iter=10000, channel=None
+    ):
+        self.candidates = candidates
+        self.method = method
+        self.tol = tol
+        self.max_iter = max_iter
+        self.channel = channel
+
+    def _check_params(self):
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {list(_METHODS)}; got {self.method!r}")
+        if (
+            not isinstance(self.tol, numbers.Real)
+            or isinstance(self.tol, bool)
+            or not self.tol >= 0
+        ):
+            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
+        check_int(self.max_iter, "max_iter", min_value=1)
+
+    # -- reading: open channels become channels over the candidates ------------------------------
+    def _restricted(self, channel, cands):
+        cache = self.__dict__.setdefault("_restrict_cache", {})
+        key = (channel, _fingerprint(cands))
+        if key not in cache:
+            cache.clear()
+            cache[key] = channel.restrict(cands)
+        return cache[key]
+
+    def _given_specs(self):
+        given = self.channel
+        items = given if isinstance(given, (list, tuple)) else [given]
+        if given is not None and all(
+            getattr(i, "n_inputs", 0) is None and hasattr(i, "restrict") for i in items
+        ):
+            return tuple(ReportSpec(i, np.empty(0, dtype=object)) for i in items)
+        return super()._given_specs()
+
+    def _read(self, X):
+        values, specs = super()._read(X)
+        out = []
+        cands = None if self.candidates is None else _candidate_array(self.candidates)
+        for spec in specs:
+            if spec.channel.n_inputs is None:
+                if cands is None:
+                    raise ValueError(
+                        "these reports come from an open-alphabet mechanism "
+                        f"({type(spec.channel).__name__}); pass candidates= with the values to "
+                        "estimate"
+                    )
+                out.append(ReportSpec(self._restricted(spec.channel, cands), cands))
+            elif cands is not None:
+                raise ValueError(
+                    f"candidates= applies to open-alphabet reports, but these come from "
+                    f"{type(spec.channel).__name__} over {spec.channel.n_inputs} known categories; "
+                    "leave candidates=None"
+                )
+            else:
+                out.append(spec)
+        return values, tuple(out)
+
+    def _chunk_statistics(self, channel, values):
+        return channel.em_statistics(values) if self.method == "em" else channel.statistics(values)
+
+    def _merge_statistics(self, channel, a, b):
+        return channel.merge_em_statistics(a, b) if self.method == "em" else a + b
+
+    # -- estimation ------------------------------------------------------------------------------
+    def _estimate(self, channel, stats, n):
+        plain = channel.statistics_from_em(stats) if self.method == "em" else stats
+        unreported = np.zeros(channel.n_inputs, dtype=bool)
+        if hasattr(channel, "incidence"):
+            # A candidate none of whose cohort buckets (or Bloom bits) was reported is fixed
+            # at an exact zero and left out of the least-squares system.
+            unreported = np.asarray(channel.incidence.T @ np.asarray(plain, dtype=float)) == 0
+        if unreported.any():
+            p_ls = np.zeros(channel.n_inputs)
+            keep = np.flatnonzero(~unreported)
+            if keep.size:
+                sub = _CohortLeastSquares(
+                    channel.incidence[:, keep], blocks=getattr(channel, "_ls_blocks", None)
+                )
+                p_ls[keep] = sub.solve(channel.least_squares_target(plain, n))
+        else:
+            p_ls = channel.unbiased(plain, n)
+        groups = (
+            channel.indistinguishable_groups()
+            if hasattr(channel, "indistinguishable_groups")
+            else []
+        )
+        out = {
+            "unbiased_distribution_": p_ls,
+            "channel_": channel,
+            "_groups": groups,
+            "_unreported": np.flatnonzero(unreported),
+        }
+        if self.method == "least_squares":
+            out["distribution_"] = p_ls
+        elif self.method == "projected":
+            out["distribution_"] = project_simplex(p_ls)
+        else:
+            k = channel.n_inputs
+            p0 = 0.9 * project_simplex(p_ls) + 0.1 / k
+            p0[unreported] = 0.0
+            p0 /= p0.sum()
+            p, n_iter, converged, history = em(
+                channel, stats, p0, tol=self.tol, max_iter=self.max_iter, accelerate=True
+            )
+            if not converged:
+                warnings.warn(
+                    f"EM did not converge in max_iter={self.max_iter} iterations; raise max_iter or tol",
+                    ConvergenceWarning,
+                    stacklevel=4,
+                )
+            out.update(
+                distribution_=p, n_iter_=n_iter, converged_=converged, log_likelihood_=history[-1]
+            )
+        return out
+
+    def partial_fit(self, X, y=None):
+        """Add a chunk of reports and update the estimate (statistics add up over chunks).
+
+        Parameters
+        ----------
+        X : Reports, DataFrame of reports, or array-like of shape (n_reports, width)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        super().partial_fit(X)
+        groups, unrep, cats = self._groups, self._unreported, self.categories_
+        if isinstance(cats, list):
+            self.indistinguishable_ = [
+                [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)
+            ]
+            self.unreported_ = [np.asarray(c)[u] for u, c in zip(unrep, cats)]
+        else:
+            self.indistinguishable_ = [np.asarray(cats)[g] for g in groups]
+            self.unreported_ = np.asarray(cats)[unrep]
+        del self._groups, self._unreported
+        return self

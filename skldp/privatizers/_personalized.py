@@ -1,0 +1,244 @@
+"""The personalized ULDP mechanism (PUM) as a scikit-learn transformer."""
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from skldp._base import BasePrivatizer
+from skldp._domain import _describe, _is_list_like, encode, resolve_categories
+from skldp._random import check_random_state
+from skldp._reports import Reports, ReportSpec, to_frame
+from skldp._validation import check_epsilon
+from skldp.channels import PersonalizedChannel
+from skldp.channels._unary import check_theta
+from skldp.privatizers._utility_optimized import sensitive_indices
+
+_BASES = ("urr", "urap")
+
+
+def _check_tags(tags):
+    if tags is None:
+        raise TypeError("tags is required: the names of the semantic tags, e.g. ['home', 'work']")
+    if isinstance(tags, str) or not _is_list_like(tags):
+        raise TypeError(f"tags must be a list of tag names; got {tags!r}")
+    arr = np.asarray(list(tags), dtype=object)
+    if arr.size == 0:
+        raise ValueError("tags must name at least one tag")
+    if np.any(pd.isna(arr)):
+        raise ValueError("tags cannot contain a missing value: None marks a row with no tag")
+    if not pd.Index(arr).is_unique:
+        raise ValueError("tags contain duplicates")
+    return arr
+
+
+class PersonalizedULDP(BasePrivatizer):
+    r"""The personalized ULDP mechanism (PUM): each person also hides her own sensitive values.
+
+    Some values are sensitive for everyone (X_S, e.g. hospital cells); others are sensitive
+    only for some people (their home, their workplace), grouped under semantic tags shared
+    by all. On the person's device, a value that is her own sensitive value with tag t is
+    replaced by the bot symbol of tag t; then one public utility-optimized mechanism (uRR or
+    uRAP) runs on the values plus the bots, with the bots and X_S sensitive. The collector
+    learns how many reports came from each tag's bot, but not which value was behind it.
+
+    X has two columns: the value, and the tag of that value if it is one of the person's
+    own sensitive values (None or NaN when it is not).
+
+    Read more in the :ref:`User Guide <utility_optimized>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Budget of the common mechanism on protected outputs; positive and finite.
+    sensitive : list of values, default=()
+        Values sensitive for everyone (X_S); may be empty.
+    tags : list of str
+        The semantic tags (e.g. ``["home", "work"]``); required.
+    base : {'urr', 'urap'}, default='urr'
+        The common mechanism: utility-optimized RR or RAPPOR.
+    theta : float or None, default=None
+        uRAP's keep probability (None: its default); only with ``base='urap'``.
+    categories : list of values or None, default=None
+        The public domain of the value column. None infers it and warns.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise on every call; an int makes ``transform``
+        reproducible. A Generator is used as given.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        The value domain X (one array).
+    tags_ : ndarray of shape (n_tags,)
+        The tags.
+    output_categories_ : ndarray of shape (n_categories + n_tags,)
+        The domain Z of the common mechanism: the values, then ``"bot:<tag>"`` per tag.
+    channel_ : PersonalizedChannel
+        The common channel on Z.
+    privacy_ : UtilityOptimizedLDP
+        The common mechanism's (Z_S, Y_P, epsilon)-ULDP. For a person whose own sensitive
+        values are X_S^(i), her channel on X is (X_S + X_S^(i), Y_P, epsilon)-ULDP.
+    n_features_in_ : int
+        2.
+    feature_names_in_ : ndarray of shape (2,)
+        Column names, when X has string column names.
+
+    See Also
+    --------
+    PersonalizedEstimator : Reconstructs the distribution over the values.
+    UtilityOptimizedRR, UtilityOptimizedRAPPOR : The common mechanisms.
+
+    Notes
+    -----
+    The pre-processor is :math:`f_{pre}^{(i)}(x) = \bot_t` for :math:`x \in X_{S,t}^{(i)}`,
+    and x otherwise (eq. (19)); the reports follow :math:`m = r Q_{cmn}` with r the
+    distribution of the pre-processed values. A value that is sensitive for everyone keeps
+    its symbol even when tagged: it is protected anyway.
+
+    Secrecy caveats (Sec. 5.2 and 7 of the paper): the mapping from a person's values to
+    bots must stay on her device; if it leaks, a bot report reveals her value. A report of a
+    non-sensitive value reveals that value, and so that it is **not** her home (one candidate
+    fewer per such report). Values correlated with a hidden one (a neighbouring cell) are not
+    protected. Several reports per person compose: epsilon adds up.
+
+    References
+    ----------
+    .. [1] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
+       Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 5.
+
+    Examples
+    --------
+    >>> from skldp import PersonalizedULDP, PersonalizedEstimator
+    >>> X = [["a", None], ["b", "home"], ["c", None], ["b", None], ["a", "work"]] * 20
+    >>> pum = PersonalizedULDP(epsilon=2.0, sensitive=["c"], tags=["home", "work"],
+    ...                        categories=["a", "b", "c"], random_state=0)
+    >>> reports = pum.fit_transform(X)
+    >>> reports.shape
+    (100, 1)
+    >>> list(pum.output_categories_)
+    ['a', 'b', 'c', 'bot:home', 'bot:work']
+    >>> est = PersonalizedEstimator().fit(reports)
+    >>> est.distribution_.shape, est.intermediate_distribution_.shape
+    ((3,), (5,))
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        *,
+        sensitive=(),
+        tags=None,
+        base="urr",
+        theta=None,
+        categories=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.sensitive = sensitive
+        self.tags = tags
+        self.base = base
+        self.theta = theta
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        _check_tags(self.tags)
+        if self.base not in _BASES:
+            raise ValueError(f"base must be one of {list(_BASES)}; got {self.base!r}")
+        check_theta(self.theta)
+        if self.base == "urr" and self.theta is not None:
+            raise ValueError("theta applies to base='urap' only")
+
+    def _two_columns(self, X, *, reset):
+        columns, index = self._read_columns(X, reset=reset)
+        if len(columns) != 2:
+            raise ValueError(
+                "PersonalizedULDP takes two columns: the value, and the tag of that value when it "
+                f"is one of the person's own sensitive values (None otherwise); got {len(columns)}"
+            )
+        return columns, index
+
+    def _encode_tags(self, col, tags):
+        col = np.asarray(col, dtype=object)
+        missing = pd.isna(col)
+        idx = np.full(col.shape[0], -1, dtype=np.int64)
+        present = ~missing
+        if np.any(present):
+            found = pd.Index(tags).get_indexer(col[present])
+            if np.any(found < 0):
+                bad = pd.unique(pd.Series(col[present][found < 0]))
+                raise ValueError(f"the tag column contains unknown tags: {_describe(np.asarray(bad))}")
+            idx[present] = found
+        return idx
+
+    def fit(self, X, y=None):
+        """Learn the value domain and build the common channel.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, 2)
+            Values and tags (None for rows whose value is not personally sensitive).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        columns, _ = self._two_columns(X, reset=True)
+        categories = resolve_categories(self.categories, [columns[0]], min_size=1)
+        encode(columns[0], categories[0], 0)
+        tags = _check_tags(self.tags)
+        self._encode_tags(columns[1], tags)
+        sens = sensitive_indices(list(self.sensitive), categories[0], 0, 1, allow_empty=True)
+        self.categories_ = categories
+        self.tags_ = tags
+        self.output_categories_ = np.concatenate(
+            [np.asarray(categories[0], dtype=object), np.asarray([f"bot:{t}" for t in tags], dtype=object)]
+        )
+        self.channel_ = PersonalizedChannel(
+            self.epsilon, len(categories[0]), sens, [str(t) for t in tags], base=self.base, theta=self.theta
+        )
+        self.privacy_ = self.channel_.guarantee()
+        return self
+
+    def report_specs(self):
+        """The one :class:`~skldp._reports.ReportSpec` of the reports (categories Z)."""
+        check_is_fitted(self)
+        return (ReportSpec(self.channel_, self.output_categories_),)
+
+    def transform(self, X):
+        """Pre-process each row (tagged values become their tag's bot) and randomize it.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, 2)
+
+        Returns
+        -------
+        reports : Reports or DataFrame
+            One integer column (uRR) or n_categories + n_tags bit columns (uRAP), carrying
+            the channel.
+        """
+        check_is_fitted(self)
+        columns, index = self._two_columns(X, reset=False)
+        x = encode(columns[0], self.categories_[0], 0)
+        tag = self._encode_tags(columns[1], self.tags_)
+        z = self.channel_.preprocess(x, tag)
+        rng = check_random_state(self.random_state)
+        part = self.channel_.sample(z, rng)
+        specs = self.report_specs()
+        if index is not None or self._pandas_output():
+            return to_frame([part], specs, index, self._output_names(specs))
+        return Reports(part.reshape(part.shape[0], -1), specs)
+
+    def get_feature_names_out(self, input_features=None):
+        """Output column names: the value column's name, or ``name_j`` per bit (uRAP)."""
+        check_is_fitted(self)
+        if input_features is None:
+            input_features = getattr(self, "feature_names_in_", None)
+        name = "x0" if input_features is None else str(input_features[0])
+        width = self.channel_.report_width
+        if width == 1:
+            return np.asarray([name], dtype=object)
+        return np.asarray([f"{name}_{j}" for j in range(width)], dtype=object)

@@ -1,0 +1,245 @@
+"""Utility-optimized privatizers: uRR and uRAP (Murakami and Kawamoto, USENIX Security 2019)."""
+
+import numpy as np
+import pandas as pd
+
+from skldp._base import BasePrivatizer
+from skldp._domain import _describe, _is_list_like
+from skldp._validation import check_epsilon
+from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
+from skldp.channels._unary import check_theta
+
+
+def sensitive_indices(sensitive, categories, column, n_columns, *, allow_empty=False):
+    """Encode the sensitive values of one column as sorted indices into its categories.
+
+    ``sensitive`` is a flat list of values (one column) or one list per column. Every value
+    must be in the column's domain; an unknown value raises a ValueError naming it, because
+    silently dropping it would leave that value unprotected.
+    """
+    if sensitive is None:
+        raise TypeError("sensitive is required: the list of sensitive values to protect")
+    if not _is_list_like(sensitive):
+        raise TypeError(f"sensitive must be a list of values (one list per column); got {type(sensitive).__name__}")
+    items = list(sensitive)
+    nested = len(items) > 0 and any(_is_list_like(s) for s in items)
+    if nested:
+        if len(items) != n_columns:
+            raise ValueError(f"sensitive has {len(items)} lists but X has {n_columns} columns")
+        values = items[column]
+    else:
+        if n_columns != 1:
+            raise ValueError(
+                f"a flat list of sensitive values fits one column, but X has {n_columns} columns; "
+                "pass one list per column"
+            )
+        values = items
+    values = np.asarray(list(values), dtype=object if not len(values) else None)
+    if values.dtype.kind in "US":
+        values = values.astype(object)
+    idx = pd.Index(categories).get_indexer(values) if values.size else np.zeros(0, dtype=np.int64)
+    if np.any(idx < 0):
+        raise ValueError(
+            f"sensitive values of column {column} are not in its categories: {_describe(values[idx < 0])}"
+        )
+    if np.unique(idx).size != idx.size:
+        raise ValueError(f"sensitive values of column {column} contain duplicates")
+    if idx.size == 0 and not allow_empty:
+        raise ValueError(
+            f"column {column} has no sensitive value: every report would reveal its input; "
+            "name at least one sensitive value (or use no privatizer)"
+        )
+    return np.sort(idx.astype(np.int64))
+
+
+class UtilityOptimizedRR(BasePrivatizer):
+    r"""Utility-optimized randomized response (uRR): protect only the sensitive values.
+
+    Every value is reported as itself with probability
+    :math:`(e^\varepsilon - 1) / (d_S + e^\varepsilon - 1)`, and otherwise as a uniformly
+    drawn sensitive value. A sensitive value is protected as under epsilon-LDP (it is k-RR
+    among the d_S sensitive values and only ever produces sensitive outputs); a
+    non-sensitive value is either reported exactly or hidden among the sensitive ones. When
+    few values are sensitive this is nearly as accurate as no privacy at
+    :math:`\varepsilon = \ln k`.
+
+    Read more in the :ref:`User Guide <utility_optimized>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget on the protected outputs; a positive finite number.
+    sensitive : list of values or list of lists
+        The sensitive values X_S (a flat list for one column, one list per column); each must
+        be in the domain. Required: it defines what is protected.
+    categories : list of values, list of lists, or None, default=None
+        The public domain. None infers it from X and warns with a PrivacyLeakWarning.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise on every call; an int makes ``transform``
+        reproducible (and a clone replays the same noise). A Generator is used as given.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        The domain of each column.
+    channel_ : UtilityOptimizedRRChannel or list of them
+        The channel of the column (a list for several columns).
+    privacy_ : UtilityOptimizedLDP or SequentialComposition
+        (X_S, X_S, epsilon)-ULDP, with X_S as category indices.
+    n_features_in_ : int
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X has string column names.
+
+    See Also
+    --------
+    UtilityOptimizedRAPPOR : Better when epsilon is small.
+    RandomizedResponse : The same mechanism with every value sensitive.
+    PersonalizedULDP : Each person also protects her own sensitive values.
+
+    Notes
+    -----
+    With :math:`u = d_S + e^\varepsilon - 1`,
+
+    .. math::
+
+        Q(y \mid x) = \begin{cases} e^\varepsilon / u & x \in X_S,\ y = x \\
+        1 / u & y \in X_S,\ y \ne x \\ (e^\varepsilon - 1)/u & x \notin X_S,\ y = x \\
+        0 & \text{otherwise.} \end{cases}
+
+    It is (X_S, X_S, epsilon)-utility-optimized LDP: a non-sensitive output reveals its
+    value exactly, so **non-sensitive values get no guarantee**, and the collector learns
+    that a person who reported one does not hold a sensitive value. Use it only when each
+    person agrees that the non-sensitive values are not secret. With every value sensitive it
+    is k-RR; with two values and one sensitive it is Mangat's randomized response.
+    The unbiased estimate is :math:`\hat p = (\hat m - 1_{X_S}/u) \cdot u/(e^\varepsilon - 1)`,
+    which sums to one.
+
+    References
+    ----------
+    .. [1] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
+       Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 4.1.
+
+    Examples
+    --------
+    >>> from skldp import UtilityOptimizedRR, EmpiricalEstimator
+    >>> urr = UtilityOptimizedRR(epsilon=1.0, sensitive=["hospital"],
+    ...                          categories=["home", "office", "hospital"], random_state=0)
+    >>> reports = urr.fit_transform(["home"] * 50 + ["office"] * 40 + ["hospital"] * 10)
+    >>> reports.shape
+    (100, 1)
+    >>> urr.privacy_
+    UtilityOptimizedLDP(sensitive=[2], protected_outputs=(2,), epsilon=1)
+    >>> round(float(EmpiricalEstimator().fit(reports).distribution_.sum()), 12)
+    1.0
+    """
+
+    def __init__(self, epsilon=1.0, *, sensitive=None, categories=None, random_state=None):
+        self.epsilon = epsilon
+        self.sensitive = sensitive
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        if self.sensitive is None:
+            raise TypeError("sensitive is required: the list of sensitive values to protect")
+
+    def _make_channel(self, categories, column):
+        idx = sensitive_indices(self.sensitive, categories, column, self.n_features_in_)
+        return UtilityOptimizedRRChannel(self.epsilon, len(categories), idx)
+
+
+class UtilityOptimizedRAPPOR(BasePrivatizer):
+    r"""Utility-optimized RAPPOR (uRAP): RAPPOR on the sensitive bits, truth on the others.
+
+    The value is one-hot encoded over k bits. The bits of sensitive values are randomized
+    as in RAPPOR for every input; a non-sensitive value sets its own bit with probability
+    :math:`1 - d_2` and leaves every other non-sensitive bit at zero. A report whose
+    non-sensitive bits are all zero is protected; one with non-sensitive bit j set reveals j.
+    It is order-optimal among utility-optimized mechanisms as epsilon -> 0.
+
+    Read more in the :ref:`User Guide <utility_optimized>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget on the protected outputs; a positive finite number.
+    sensitive : list of values or list of lists
+        The sensitive values X_S (a flat list for one column, one list per column).
+    theta : float or None, default=None
+        Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
+        default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
+    categories : list of values, list of lists, or None, default=None
+        The public domain. None infers it from X and warns with a PrivacyLeakWarning.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise on every call; an int makes ``transform``
+        reproducible. A Generator is used as given.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        The domain of each column; category i is bit i of the reports.
+    channel_ : UtilityOptimizedRAPPORChannel or list of them
+        The channel of the column (a list for several columns).
+    privacy_ : UtilityOptimizedLDP or SequentialComposition
+        (X_S, Y_P, epsilon)-ULDP with Y_P the reports whose non-sensitive bits are zero.
+    n_features_in_ : int
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when X has string column names.
+
+    See Also
+    --------
+    UtilityOptimizedRR : Better when epsilon is near ln k.
+    RAPPOR : The same mechanism with every value sensitive.
+
+    Notes
+    -----
+    .. math::
+
+        P(y_j = 1 \mid x) = \begin{cases} \theta & j \in X_S,\ j = x \\
+        d_1 = \theta / ((1 - \theta) e^\varepsilon + \theta) & j \in X_S,\ j \ne x \\
+        1 - d_2 = 1 - ((1 - \theta) e^\varepsilon + \theta)/e^\varepsilon & j \notin X_S,\ j = x \\
+        0 & j \notin X_S,\ j \ne x \end{cases}
+
+    Non-sensitive values get no guarantee (see :class:`UtilityOptimizedRR`). On protected
+    reports the likelihood is :math:`\ell(y \mid x) \propto e^{\varepsilon y_x}` for
+    sensitive x and constant otherwise, so EM needs only the histogram of the sensitive bit
+    patterns when there are few sensitive values.
+
+    References
+    ----------
+    .. [1] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
+       Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 4.2.
+
+    Examples
+    --------
+    >>> from skldp import UtilityOptimizedRAPPOR, EMEstimator
+    >>> urap = UtilityOptimizedRAPPOR(epsilon=2.0, sensitive=["c"],
+    ...                               categories=["a", "b", "c"], random_state=0)
+    >>> reports = urap.fit_transform(["a"] * 50 + ["b"] * 40 + ["c"] * 10)
+    >>> reports.shape
+    (100, 3)
+    >>> round(urap.channel_.d2, 4)
+    0.3679
+    >>> bool(EMEstimator().fit(reports).converged_)
+    True
+    """
+
+    def __init__(self, epsilon=1.0, *, sensitive=None, theta=None, categories=None, random_state=None):
+        self.epsilon = epsilon
+        self.sensitive = sensitive
+        self.theta = theta
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        check_theta(self.theta)
+        if self.sensitive is None:
+            raise TypeError("sensitive is required: the list of sensitive values to protect")
+
+    def _make_channel(self, categories, column):
+        idx = sensitive_indices(self.sensitive, categories, column, self.n_features_in_)
+        return UtilityOptimizedRAPPORChannel(self.epsilon, len(categories), idx, theta=self.theta)

@@ -1,0 +1,400 @@
+"""Checkable claims of Murakami and Kawamoto, "Utility-Optimized Local Differential Privacy
+Mechanisms for Distribution Estimation" (USENIX Security 2019); numbering follows Sec. 8 of
+the spec ``utility-optimized-ldp.md``."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skldp import EMEstimator, PersonalizedEstimator, PersonalizedULDP, ProjectedEstimator
+from skldp.channels import (
+    PersonalizedChannel,
+    RandomizedResponseChannel,
+    RAPPORChannel,
+    UtilityOptimizedRAPPORChannel,
+    UtilityOptimizedRRChannel,
+)
+from skldp.estimators import personalized_reconstruction, significance_threshold
+from skldp.estimators._em import em
+from skldp.privacy import UtilityOptimizedLDP, ZeroBits, verify
+
+P6 = np.array([0.1, 0.1, 0.1, 0.2, 0.2, 0.3])
+S3 = [0, 1, 2]
+LN3 = math.log(3)
+
+
+# -- 4. special cases ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 2.0, math.log(8), 5.0])
+def test_urr_with_every_value_sensitive_is_krr(eps):
+    assert_allclose(
+        UtilityOptimizedRRChannel(eps, 8, range(8)).to_dense(),
+        RandomizedResponseChannel(eps, 8).to_dense(),
+        rtol=1e-13,
+        atol=2**-52,
+    )
+
+
+@pytest.mark.parametrize("theta", [None, 0.3, 0.5, 0.8])
+def test_urap_with_every_value_sensitive_is_rappor(theta):
+    a = UtilityOptimizedRAPPORChannel(1.7, 6, range(6), theta=theta)
+    b = RAPPORChannel(1.7, 6, theta=theta)
+    assert_array_equal(a.to_dense(), b.to_dense())
+    if theta is None:
+        assert_allclose(a.d1, 1 - a.theta, rtol=1e-11)  # psi = 1 - theta: basic one-time
+
+
+@pytest.mark.parametrize("eps", [0.2, 1.0, 3.0])
+def test_binary_urr_is_mangat(eps):
+    # X = {0, 1}, X_S = {1}: input 1 always reports 1; input 0 reports 1 w.p. p = e^-eps.
+    Q = UtilityOptimizedRRChannel(eps, 2, [1]).to_dense()
+    p = math.exp(-eps)
+    assert_allclose(Q, [[1 - p, p], [0.0, 1.0]], rtol=1e-12, atol=1e-16)
+    assert verify(Q, UtilityOptimizedLDP([1], [1], math.log(1 / p))).passed
+
+
+def test_urr_without_sensitive_values_is_identity():
+    assert_array_equal(UtilityOptimizedRRChannel(1.0, 4, []).to_dense(), np.eye(4))
+
+
+def test_urap_without_sensitive_values():
+    # x_i gives e_i w.p. 1 - d2 and the all-zero vector (the only protected output) w.p. d2.
+    ch = UtilityOptimizedRAPPORChannel(2.0, 3, [])
+    Q = ch.to_dense()
+    assert_allclose(Q[:, 0], ch.d2)
+    assert_allclose(Q[[0, 1, 2], [1, 2, 4]], 1 - ch.d2)
+    assert verify(ch, ch.guarantee()).passed
+
+
+# -- 6. default constants ----------------------------------------------------------------------
+
+
+def test_urap_default_constants_at_2ln3():
+    ch = UtilityOptimizedRAPPORChannel(2 * LN3, 6, S3)
+    assert_allclose([ch.theta, ch.d1, ch.d2], [0.75, 0.25, 1 / 3], rtol=1e-11)
+
+
+# -- 13. closed-form inverses ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [lambda: UtilityOptimizedRRChannel(0.7, 6, S3), lambda: RandomizedResponseChannel(0.7, 6)])
+def test_emp_closed_form_is_matrix_inverse(make):
+    ch = make()
+    m = np.array([0.3, 0.1, 0.05, 0.25, 0.2, 0.1])
+    est = ch.unbiased(1000 * m, 1000)
+    assert_allclose(est, np.linalg.solve(ch.to_dense().T, m), rtol=1e-10)
+    assert est.sum() == pytest.approx(1.0, abs=1e-14)
+
+
+# -- 15. exact expected l2 ------------------------------------------------------------------------
+
+
+def _eq45(p, n, eps, S):
+    e = math.exp(eps)
+    dS = len(S)
+    return (2 * (e - 1) * (dS - p[S].sum()) + dS * (dS - 1)) / (n * (e - 1) ** 2) + (1 - np.sum(p**2)) / n
+
+
+def _eq47(p, n, eps, S):
+    a = math.exp(eps / 2)
+    dS = len(S)
+    return (1 + ((dS + 1) * a - 1) / (a - 1) ** 2 - p[S].sum() / (a - 1) - np.sum(p**2)) / n
+
+
+@pytest.mark.parametrize(
+    "channel, expected",
+    [
+        (UtilityOptimizedRRChannel(LN3, 6, S3), 0.0050),
+        (UtilityOptimizedRRChannel(2 * LN3, 6, S3), 0.00156875),
+        (UtilityOptimizedRAPPORChannel(2 * LN3, 6, S3), 0.0034),
+        (RandomizedResponseChannel(LN3, 6), 0.0133),
+        (RAPPORChannel(2 * LN3, 6), 0.0053),
+    ],
+    ids=["uRR-ln3", "uRR-2ln3", "uRAP-2ln3", "RR-ln3", "RAPPOR-2ln3"],
+)
+def test_exact_l2_test_vectors(channel, expected):
+    # Spec item 15: n = 1000, p = (.1, .1, .1, .2, .2, .3), X_S = first three.
+    assert channel.variance(P6, 1000).sum() == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.5, 4.0])
+def test_variance_sums_match_eq45_and_eq47(eps):
+    rng = np.random.default_rng(int(10 * eps))
+    p = rng.dirichlet(np.ones(20))
+    S = np.sort(rng.choice(20, 4, replace=False))
+    assert UtilityOptimizedRRChannel(eps, 20, S).variance(p, 2000).sum() == pytest.approx(_eq45(p, 2000, eps, S), rel=1e-10)
+    assert UtilityOptimizedRAPPORChannel(eps, 20, S).variance(p, 2000).sum() == pytest.approx(
+        _eq47(p, 2000, eps, S), rel=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    "channel",
+    [UtilityOptimizedRRChannel(1.5, 20, [2, 7, 11, 19]), UtilityOptimizedRAPPORChannel(1.5, 20, [2, 7, 11, 19])],
+    ids=["uRR", "uRAP"],
+)
+def test_exact_l2_matched_by_simulation(channel):
+    # Monte Carlo with the channel's own sampler: the mean squared l2 error of the unbiased
+    # estimate over R runs lies within 5 standard errors of the exact formula.
+    n, R = 2000, 600
+    p = np.linspace(1, 3, 20)
+    p /= p.sum()
+    rng = np.random.default_rng(15)
+    x = rng.choice(20, size=n * R, p=p)
+    reports = channel.sample(x, rng)
+    errs = np.empty(R)
+    for r in range(R):
+        block = reports[r * n : (r + 1) * n]
+        est = channel.unbiased(channel.statistics(block), n)
+        errs[r] = np.sum((est - p) ** 2)
+    exact = channel.variance(p, n).sum()
+    se = errs.std(ddof=1) / math.sqrt(R)
+    assert abs(errs.mean() - exact) < 5 * se
+    # a planted wrong formula (the other mechanism's) is rejected
+    other = (UtilityOptimizedRAPPORChannel if channel.report_kind == "symbol" else UtilityOptimizedRRChannel)(
+        1.5, 20, [2, 7, 11, 19]
+    )
+    assert abs(errs.mean() - other.variance(p, n).sum()) > 5 * se
+
+
+# -- 16. asymptotic l1 ------------------------------------------------------------------------------
+
+
+def test_asymptotic_l1_values():
+    # sqrt(2/pi) * sum of the exact standard deviations (eqs. (11), (16)).
+    n = 1000
+    l1 = lambda ch: math.sqrt(2 / math.pi) * np.sqrt(ch.variance(P6, n)).sum()  # noqa: E731
+    assert l1(UtilityOptimizedRRChannel(LN3, 6, S3)) == pytest.approx(0.135543, rel=1e-5)
+    assert l1(UtilityOptimizedRAPPORChannel(2 * LN3, 6, S3)) == pytest.approx(0.110244, rel=1e-5)
+
+
+# -- Sec. 6.4 worst-case l2 table -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "eps, rr, rap, urr, urap",
+    [(0.1, 196.5, 1.392, 0.1073, 0.03353), (1.0, 0.740, 0.01364, 4.99e-4, 3.41e-4)],
+)
+def test_worst_case_l2_table_foursquare_shape(eps, rr, rap, urr, urap):
+    # d = 625, d_S = 15, n = 179527; maximizers: uniform (RR, RAPPOR) and p_UN (uRR, uRAP).
+    d, dS, n = 625, 15, 179527
+    uniform = np.full(d, 1 / d)
+    p_un = np.r_[np.zeros(dS), np.full(d - dS, 1 / (d - dS))]
+    assert RandomizedResponseChannel(eps, d).variance(uniform, n).sum() == pytest.approx(rr, rel=2e-3)
+    assert RAPPORChannel(eps, d).variance(uniform, n).sum() == pytest.approx(rap, rel=2e-3)
+    assert UtilityOptimizedRRChannel(eps, d, range(dS)).variance(p_un, n).sum() == pytest.approx(urr, rel=2e-3)
+    assert UtilityOptimizedRAPPORChannel(eps, d, range(dS)).variance(p_un, n).sum() == pytest.approx(urap, rel=2e-3)
+
+
+# -- 21. EM ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "channel",
+    [UtilityOptimizedRRChannel(0.5, 12, [0, 5, 6]), UtilityOptimizedRAPPORChannel(0.5, 12, [0, 5, 6]), RAPPORChannel(0.5, 12)],
+    ids=["uRR", "uRAP", "RAPPOR"],
+)
+def test_em_monotone_and_in_simplex(channel):
+    rng = np.random.default_rng(21)
+    p = rng.dirichlet(np.full(12, 0.3))
+    stats = channel.em_statistics(channel.sample(rng.choice(12, 3000, p=p), rng))
+    q = np.full(12, 1 / 12)
+    prev = -np.inf
+    for _ in range(200):
+        q, ll = channel.em_step(stats, q)
+        assert ll >= prev - 1e-13
+        assert np.all(q >= 0) and q.sum() == pytest.approx(1, abs=1e-12)
+        prev = ll
+
+
+def test_em_equals_emp_for_urr_when_emp_is_in_simplex():
+    ch = UtilityOptimizedRRChannel(3.0, 6, S3)
+    stats = np.round(50_000 * ch.forward(P6)).astype(float)
+    emp = ch.unbiased(stats, stats.sum())
+    assert np.all(emp > 0)
+    est, *_ = em(ch, stats, np.full(6, 1 / 6), tol=1e-13, max_iter=100_000, accelerate=True)
+    assert_allclose(est, emp, atol=1e-6)
+
+
+def test_em_is_nonnegative_when_emp_is_not():
+    ch = UtilityOptimizedRAPPORChannel(0.3, 10, [0, 1, 2, 3])
+    rng = np.random.default_rng(5)
+    p = np.r_[0.0, 0.0, 0.0, 0.01, np.full(6, 0.99 / 6)]
+    reports = ch.sample(rng.choice(10, 400, p=p), rng)
+    emp = ch.unbiased(ch.statistics(reports), 400)
+    assert np.any(emp < 0)
+    q, *_ = em(ch, ch.em_statistics(reports), np.full(10, 0.1), tol=1e-10, max_iter=20_000, accelerate=True)
+    assert np.all(q >= 0) and q.sum() == pytest.approx(1.0)
+    est = EMEstimator(init="threshold", channel=ch).fit(reports).distribution_
+    assert np.all(est >= 0) and est.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("make", [lambda: UtilityOptimizedRAPPORChannel(1.0, 7, [1, 4]), lambda: RAPPORChannel(1.0, 7)])
+def test_closed_form_em_equals_full_matrix_em(make):
+    ch = make()
+    rng = np.random.default_rng(9)
+    reports = ch.sample(rng.integers(0, 7, 1500), rng)
+    Q = ch.to_dense()
+    codes = reports @ (1 << np.arange(7))
+    counts = np.bincount(codes, minlength=Q.shape[1]).astype(float)
+    p_fast = p_dense = np.full(7, 1 / 7)
+    stats = ch.em_statistics(reports)
+    for _ in range(50):
+        p_fast, _ = ch.em_step(stats, p_fast)
+        m = Q.T @ p_dense
+        seen = counts > 0
+        p_dense = p_dense * (Q[:, seen] @ (counts[seen] / m[seen])) / counts.sum()
+    assert_allclose(p_fast, p_dense, rtol=1e-8)
+
+
+# -- 22. emp+thr -------------------------------------------------------------------------------------
+
+
+def test_threshold_nonnegative_and_sums_to_one():
+    rng = np.random.default_rng(22)
+    for _ in range(200):
+        p_hat = rng.normal(0.05, 0.1, size=20)
+        sigma0 = rng.uniform(0, 0.05, size=20)
+        q = significance_threshold(p_hat, sigma0)
+        assert np.all(q >= 0) and q.sum() == pytest.approx(1.0, abs=1e-12)
+        kept = p_hat > norm.ppf(1 - 0.05 / 20) * sigma0
+        if 1 - p_hat[kept].sum() >= 0 and kept.any() and not kept.all():
+            assert_allclose(q[kept], p_hat[kept])
+
+
+def test_threshold_bonferroni_level():
+    # z = 3.775 for |X| = 625 and 3.662 for |X| = 400 (spec 4.2).
+    assert norm.ppf(1 - 0.05 / 625) == pytest.approx(3.775, abs=1e-3)
+    assert norm.ppf(1 - 0.05 / 400) == pytest.approx(3.662, abs=1e-3)
+
+
+def test_threshold_estimator_uses_zero_frequency_variance():
+    # For uRR the zero-frequency variance is (d_S + e - 2)/((e-1)^2 n) on X_S and 0 on X_N.
+    from skldp.estimators._projected import zero_frequency_variance
+
+    ch = UtilityOptimizedRRChannel(1.0, 8, [1, 2, 6])
+    v = zero_frequency_variance(ch, 1000)
+    e = math.e
+    assert_allclose(v[[1, 2, 6]], (3 + e - 2) / ((e - 1) ** 2 * 1000), rtol=1e-12)
+    assert_array_equal(v[[0, 3, 4, 5, 7]], 0)
+    r = RAPPORChannel(1.0, 5)
+    a = math.exp(0.5)
+    assert_allclose(zero_frequency_variance(r, 1000), a / ((a - 1) ** 2 * 1000), rtol=1e-10)
+
+
+# -- 8. PUM privacy (Props. 9 and 10) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("base", ["urr", "urap"])
+def test_pum_prop9_and_prop10(base):
+    eps = 1.0
+    ch = PersonalizedChannel(eps, 8 if base == "urr" else 6, [0, 1], ["home", "work"], base=base)
+    users = [{}, {3: 0}, {3: 0, 5: 1}, {4: 1}, {2: 0, 3: 1}]
+    protected = ch.guarantee().protected_mask(ch.n_outputs)
+    mats = []
+    for personal in users:
+        Qi = ch.effective_matrix(personal)
+        S_i = sorted({0, 1} | set(personal))
+        assert verify(Qi, UtilityOptimizedLDP(S_i, np.flatnonzero(protected), eps)).passed  # Prop. 9
+        mats.append(Qi[:, protected])
+    worst = 0.0
+    for A in mats:
+        for B in mats:
+            assert np.all(A <= math.exp(eps) * B)  # Prop. 10
+            with np.errstate(divide="ignore", invalid="ignore"):
+                worst = max(worst, np.nanmax(np.where(B > 0, A / B, 0)))
+    assert worst == pytest.approx(math.exp(eps), rel=1e-9)  # attained
+
+
+# -- 23. PUM estimation -------------------------------------------------------------------------------
+
+
+def _population(rng, n=20_000, k=10):
+    values = rng.choice(k, size=n, p=rng.dirichlet(np.ones(k)))
+    tags = np.full(n, None, dtype=object)
+    home = rng.random(n) < 0.15
+    work = (~home) & (rng.random(n) < 0.2)
+    tags[home] = "home"
+    tags[work] = "work"
+    return values, tags
+
+
+def test_pum_identity_eq55():
+    rng = np.random.default_rng(55)
+    values, tags = _population(rng)
+    ch = PersonalizedChannel(1.0, 10, [0, 1], ["home", "work"])
+    tag_idx = np.select([tags == "home", tags == "work"], [0, 1], -1)
+    z = ch.preprocess(values, tag_idx)
+    r = np.bincount(z, minlength=12) / z.size
+    pis = [np.bincount(values[z == 10 + t], minlength=10) / np.sum(z == 10 + t) for t in range(2)]
+    p = np.bincount(values, minlength=10) / values.size
+    p_hat, _ = personalized_reconstruction(r, ch, pis)
+    assert_allclose(p_hat, p, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("base", ["urr", "urap"])
+def test_pum_theorem1_in_simulation(base):
+    rng = np.random.default_rng(1)
+    values, tags = _population(rng)
+    X = np.column_stack([values, tags]).astype(object)
+    pum = PersonalizedULDP(np.log(10), sensitive=[0, 1], tags=["home", "work"], base=base, categories=list(range(10)), random_state=0)
+    reports = pum.fit_transform(X)
+    ch = pum.channel_
+    tag_idx = np.select([tags == "home", tags == "work"], [0, 1], -1)
+    z = ch.preprocess(values, tag_idx)
+    r = np.bincount(z, minlength=12) / z.size
+    p = np.bincount(values, minlength=10) / values.size
+    pis = [np.bincount(values[z == 10 + t], minlength=10) / np.sum(z == 10 + t) for t in range(2)]
+    for background in (None, {"home": pis[0], "work": pis[1]}, {"home": np.full(10, 0.1)}):
+        est = PersonalizedEstimator(background=background).fit(reports)
+        r_hat, p_hat = est.intermediate_distribution_, est.distribution_
+        assert np.all(r_hat >= 0) and np.all(p_hat >= 0) and p_hat.sum() == pytest.approx(1.0)
+        second = sum(est.bot_mass_[t] * np.abs(est.background_[t] - pis[t]).sum() for t in range(2))
+        assert np.abs(p_hat - p).sum() <= np.abs(r_hat - r).sum() + second + 1e-12
+        assert second <= 2 * est.bot_mass_.sum() + 1e-12
+    # with the true pi, the reconstruction error is at most the error of r
+    est = PersonalizedEstimator(background=pis).fit(reports)
+    assert np.abs(est.distribution_ - p).sum() <= np.abs(est.intermediate_distribution_ - r).sum() + 1e-12
+
+
+# -- 24. qualitative claims at a paper shape (synthetic, small n) ----------------------------------------
+
+
+def test_uldp_beats_ldp_by_an_order_of_magnitude_when_few_values_are_sensitive():
+    d, dS, n = 625, 15, 179527
+    rng = np.random.default_rng(24)
+    p = rng.dirichlet(np.full(d, 0.5))
+    for eps in (0.1, 1.0):
+        rr = RandomizedResponseChannel(eps, d).variance(p, n).sum()
+        rap = RAPPORChannel(eps, d).variance(p, n).sum()
+        urr = UtilityOptimizedRRChannel(eps, d, range(dS)).variance(p, n).sum()
+        urap = UtilityOptimizedRAPPORChannel(eps, d, range(dS)).variance(p, n).sum()
+        assert min(urr, urap) * 10 < min(rr, rap)
+    # at eps = ln d, uRR is close to no privacy: l2 within (1 + d_S/(d-1))^2 of (1 - sum p^2)/n
+    eps = math.log(d)
+    urr = UtilityOptimizedRRChannel(eps, d, range(dS)).variance(p, n).sum()
+    assert urr <= (1 + dS / (d - 1)) ** 2 * (1 - 1 / d) / n
+    assert urr < 1.1 * (1 - np.sum(p**2)) / n + dS * 2 / (n * (d - 1))
+
+
+def test_pum_estimator_input_errors():
+    pum = PersonalizedULDP(1.0, sensitive=[0], tags=["home"], categories=[0, 1, 2], random_state=0)
+    reports = pum.fit_transform(np.array([[0, None], [1, "home"], [2, None]] * 10, dtype=object))
+    with pytest.raises(ValueError, match="unknown tags"):
+        PersonalizedEstimator(background={"work": [1, 0, 0]}).fit(reports)
+    with pytest.raises(ValueError, match="sum to 1"):
+        PersonalizedEstimator(background=[[0.5, 0.0, 0.0]]).fit(reports)
+    with pytest.raises(ValueError, match="1 tags"):
+        PersonalizedEstimator(background=[None, None]).fit(reports)
+    from skldp import RandomizedResponse
+
+    rr = RandomizedResponse(1.0, categories=[0, 1], random_state=0).fit_transform([0, 1])
+    with pytest.raises(TypeError, match="PersonalizedULDP"):
+        PersonalizedEstimator().fit(rr)
+    with pytest.raises(ValueError, match="method"):
+        PersonalizedEstimator(method="bogus").fit(reports)
+    assert ZeroBits([1]) == ZeroBits([1])
