@@ -28,9 +28,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
-from uldp_common import DATASETS, half, population, tv  # noqa: E402
+from uldp_common import DATASETS, half, population, tv
 
-from skldp import (  # noqa: E402
+from skldp import (
     RAPPOR,
     EMEstimator,
     EmpiricalEstimator,
@@ -59,12 +59,16 @@ def run(dataset, sizes, epsilons, draws, seed, tol, max_iter):
     for eps in epsilons:
         users = half(people, rng)
         out[("no privacy", eps)] = tv(np.bincount(users, minlength=k) / users.size, p)
-        for name, priv in [("RR", RandomizedResponse(eps, categories=cats, random_state=rng)),
-                           ("RAPPOR", RAPPOR(eps, categories=cats, random_state=rng))]:
+        for name, priv in [
+            ("RR", RandomizedResponse(eps, categories=cats, random_state=rng)),
+            ("RAPPOR", RAPPOR(eps, categories=cats, random_state=rng)),
+        ]:
             emp, em = fit_both(priv.fit_transform(users), tol, max_iter)
             out[(name, "emp", eps)], out[(name, "EM", eps)] = tv(emp, p), tv(em, p)
         for size in sizes:
-            acc = {key: [] for key in [("uRR", "emp"), ("uRR", "EM"), ("uRAP", "emp"), ("uRAP", "EM")]}
+            acc = {
+                key: [] for key in [("uRR", "emp"), ("uRR", "EM"), ("uRAP", "emp"), ("uRAP", "EM")]
+            }
             for _ in range(draws):
                 sens = list(np.sort(rng.choice(k, size, replace=False)))
                 users = half(people, rng)
@@ -80,17 +84,25 @@ def run(dataset, sizes, epsilons, draws, seed, tol, max_iter):
 
 def report(dataset, sizes, epsilons, out, counts):
     k = counts.shape[0]
-    print(f"\n{dataset}: |X| = {k}, population {counts.sum()}, n = {counts.sum() // 2}; X_S drawn at random")
+    print(
+        f"\n{dataset}: |X| = {k}, population {counts.sum()}, n = {counts.sum() // 2}; X_S drawn at random"
+    )
     for eps in epsilons:
-        print(f"  eps = {eps:.3g}: no privacy {out[('no privacy', eps)]:.4f}; "
-              + ", ".join(f"{m} {e} {out[(m, e, eps)]:.4f}" for m in ("RR", "RAPPOR") for e in ("emp", "EM")))
+        print(
+            f"  eps = {eps:.3g}: no privacy {out[('no privacy', eps)]:.4f}; "
+            + ", ".join(
+                f"{m} {e} {out[(m, e, eps)]:.4f}" for m in ("RR", "RAPPOR") for e in ("emp", "EM")
+            )
+        )
         print("   |X_S|   uRR:emp    uRR:EM   uRAP:emp   uRAP:EM   best (EM)")
         for size in sizes:
             r_emp, r_em = out[("uRR", "emp", eps, size)], out[("uRR", "EM", eps, size)]
             a_emp, a_em = out[("uRAP", "emp", eps, size)], out[("uRAP", "EM", eps, size)]
             best = "uRR" if r_em < a_em else "uRAP"
             print(f"   {size:5d} {r_emp:9.4f} {r_em:9.4f} {a_emp:10.4f} {a_em:9.4f}   {best}")
-    print("  paper: uRAP best at eps = 0.1, uRR best at eps = ln|X|; at ln|X| uRR ~ no privacy for small |X_S|")
+    print(
+        "  paper: uRAP best at eps = 0.1, uRR best at eps = ln|X|; at ln|X| uRR ~ no privacy for small |X_S|"
+    )
 
 
 def plot(results, sizes_by, epsilons, path):
@@ -99,14 +111,18 @@ def plot(results, sizes_by, epsilons, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(results), len(epsilons), figsize=(10, 4 * len(results)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(results), len(epsilons), figsize=(10, 4 * len(results)), squeeze=False
+    )
     for row, (dataset, (out, counts)) in enumerate(results.items()):
         eps_list = [0.1, math.log(counts.shape[0])]
         sizes = sizes_by[dataset]
         for col, eps in enumerate(eps_list):
             ax = axes[row][col]
             for m in ("uRR", "uRAP"):
-                ax.plot(sizes, [out[(m, "EM", eps, s)] for s in sizes], marker="o", label=f"{m} (EM)")
+                ax.plot(
+                    sizes, [out[(m, "EM", eps, s)] for s in sizes], marker="o", label=f"{m} (EM)"
+                )
             for m, ls in (("RR", "--"), ("RAPPOR", "-.")):
                 ax.axhline(out[(m, "EM", eps)], ls=ls, color="grey", label=f"{m} (EM)")
             ax.axhline(out[("no privacy", eps)], ls=":", color="k", label="no privacy")
@@ -122,9 +138,13 @@ def plot(results, sizes_by, epsilons, path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="Adult only, 4 sizes, 1 draw, EM tol 1e-4")
-    ap.add_argument("--draws", type=int, default=3, help="random sensitive sets per size (paper: 100)")
+    ap.add_argument(
+        "--draws", type=int, default=3, help="random sensitive sets per size (paper: 100)"
+    )
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--max-iter", type=int, default=2000)

@@ -43,9 +43,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
-from uldp_common import load_foursquare  # noqa: E402
+from uldp_common import load_foursquare
 
-from skldp import PersonalizedEstimator, PersonalizedULDP  # noqa: E402
+from skldp import PersonalizedEstimator, PersonalizedULDP
 
 PAPER = {  # l1, first term, second term (Table 1, epsilon = ln|X|, EM, 100 realizations)
     ("uRR", "I"): (6.73e-2, 2.70e-2, 7.34e-2),
@@ -91,12 +91,17 @@ def truth(values, tags, k, sensitive):
     for t, name in enumerate(("home", "work")):
         z[(tags == name) & ~sens] = k + t
     r = np.bincount(z, minlength=k + 2) / z.size
-    pis = {name: np.bincount(values[z == k + t], minlength=k) / np.sum(z == k + t) for t, name in enumerate(("home", "work"))}
+    pis = {
+        name: np.bincount(values[z == k + t], minlength=k) / np.sum(z == k + t)
+        for t, name in enumerate(("home", "work"))
+    }
     return p, r, pis
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="1 realization")
     ap.add_argument("--realizations", type=int, default=10, help="the paper uses 100")
     ap.add_argument("--seed", type=int, default=0)
@@ -106,7 +111,9 @@ def main(argv=None):
     counts, sensitive, df = load_foursquare()
     k = counts.shape[0]
     eps = math.log(k)
-    values, tags = tagged_population(counts, sensitive, df["num_venues"].to_numpy(), np.random.default_rng(1))
+    values, tags = tagged_population(
+        counts, sensitive, df["num_venues"].to_numpy(), np.random.default_rng(1)
+    )
     p, r, pis = truth(values, tags, k, sensitive)
     guesses = public_map(pis, 1000, np.random.default_rng(2))
     print(
@@ -123,8 +130,12 @@ def main(argv=None):
         users = X[rng.permutation(values.size)[: values.size // 2]]
         for base in ("uRR", "uRAP"):
             pum = PersonalizedULDP(
-                eps, sensitive=list(sensitive), tags=["home", "work"], base=base.lower(),
-                categories=list(range(k)), random_state=rng,
+                eps,
+                sensitive=list(sensitive),
+                tags=["home", "work"],
+                base=base.lower(),
+                categories=list(range(k)),
+                random_state=rng,
             )
             reports = pum.fit_transform(users)
             for setting, bg in backgrounds.items():
@@ -138,7 +149,9 @@ def main(argv=None):
                     for t, name in enumerate(("home", "work"))
                 )
                 sums[(base, setting)] += (l1, first, second)
-    print(f"\nTable 1 (epsilon = ln|X| = {eps:.3f}, EM, mean over {realizations} realizations); paper in brackets")
+    print(
+        f"\nTable 1 (epsilon = ln|X| = {eps:.3f}, EM, mean over {realizations} realizations); paper in brackets"
+    )
     print(f"{'method':12s} {'l1(p_hat,p)':>22s} {'first term':>22s} {'second term':>22s}   Thm 1")
     for (base, setting), tot in sums.items():
         l1, first, second = tot / realizations

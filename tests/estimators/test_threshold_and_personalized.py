@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from skldp import EMEstimator, ProjectedEstimator, UtilityOptimizedRR, RAPPOR
+from skldp import RAPPOR, EMEstimator, ProjectedEstimator, UtilityOptimizedRR
 from skldp.channels import RandomizedResponseChannel
 from skldp.estimators import significance_threshold
 from skldp.estimators._projected import zero_frequency_variance
@@ -24,7 +24,9 @@ def test_threshold_keeps_significant_and_spreads_the_rest():
 def test_zero_frequency_variance_rr():
     ch = RandomizedResponseChannel(1.0, 6)
     e = math.e
-    assert_allclose(zero_frequency_variance(ch, 500), (6 + e - 2) / ((e - 1) ** 2 * 500), rtol=1e-12)
+    assert_allclose(
+        zero_frequency_variance(ch, 500), (6 + e - 2) / ((e - 1) ** 2 * 500), rtol=1e-12
+    )
 
 
 def test_projected_threshold_and_em_init():
@@ -32,8 +34,10 @@ def test_projected_threshold_and_em_init():
     cats = list(range(30))
     p = np.r_[np.full(5, 0.18), np.full(25, 0.1 / 25)]
     x = rng.choice(30, 20000, p=p)
-    for priv in (UtilityOptimizedRR(1.0, sensitive=[0, 7, 9], categories=cats, random_state=1),
-                 RAPPOR(1.0, categories=cats, random_state=1)):
+    for priv in (
+        UtilityOptimizedRR(1.0, sensitive=[0, 7, 9], categories=cats, random_state=1),
+        RAPPOR(1.0, categories=cats, random_state=1),
+    ):
         reports = priv.fit_transform(x)
         thr = ProjectedEstimator("threshold").fit(reports)
         assert np.all(thr.distribution_ >= 0) and thr.distribution_.sum() == pytest.approx(1.0)
