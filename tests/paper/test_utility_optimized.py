@@ -436,3 +436,42 @@ def test_pum_estimator_input_errors():
     with pytest.raises(ValueError, match="method"):
         PersonalizedEstimator(method="bogus").fit(reports)
     assert ZeroBits([1]) == ZeroBits([1])
+
+
+# -- 9-11. composition, post-processing, compatibility ----------------------------------------------
+
+
+def test_sequential_composition_of_two_urrs():
+    # (X_S, X_S x X_S, eps1 + eps2)-ULDP; pairs with an invertible part reveal x.
+    S, k = [0, 2], 5
+    A = UtilityOptimizedRRChannel(0.4, k, S).to_dense()
+    B = UtilityOptimizedRRChannel(0.9, k, S).to_dense()
+    Q = np.einsum("xi,xj->xij", A, B).reshape(k, k * k)  # output (i, j) -> i * k + j
+    protected = [i * k + j for i in S for j in S]
+    res = verify(Q, UtilityOptimizedLDP(S, protected, 1.3))
+    assert res.passed
+    assert res.epsilon_matrix.max() == pytest.approx(1.3, rel=1e-9)
+    assert not verify(Q, UtilityOptimizedLDP(S, protected, 1.29)).passed
+
+
+def test_type_preserving_post_processing_keeps_uldp_and_mixing_breaks_it():
+    S, k = [1, 3], 6
+    Q = UtilityOptimizedRRChannel(1.0, k, S).to_dense()
+    perm = np.arange(k)
+    perm[[1, 3]] = [3, 1]  # permute within Y_P, keep Y_I
+    assert verify(Q[:, perm], UtilityOptimizedLDP(S, S, 1.0)).passed
+    mixed = Q.copy()
+    mixed[:, 0] += mixed[:, 2]  # merge two invertible outputs: not type-preserving
+    mixed[:, 2] = 0
+    res = verify(mixed, UtilityOptimizedLDP(S, S, 1.0))
+    assert not res.passed and res.invertibility_violations == [0]
+
+
+def test_compatibility_with_ldp_in_parallel():
+    S, k = [0, 1], 4
+    A = UtilityOptimizedRRChannel(0.7, k, S).to_dense()
+    B = RandomizedResponseChannel(0.5, k).to_dense()
+    Q = np.einsum("xi,xj->xij", A, B).reshape(k, k * k)
+    protected = [i * k + j for i in S for j in range(k)]  # Y_P x Y
+    P = Q[:, protected]
+    assert np.all(P[:, None, :] <= math.exp(1.2) * P[None, :, :])
