@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
-from skldp import RAPPOR, EMEstimator, OptimizedUnaryEncoding  # noqa: E402
+from skldp import RAPPOR, EMEstimator, OptimizedUnaryEncoding
 
 PEER_CODE = r"""
 import json, sys, time
@@ -93,7 +93,11 @@ def bench_oue(n, k, eps, peers_python):
     peers = {}
     if peers_python and os.path.exists(peers_python):
         res = subprocess.run(
-            [peers_python, "-c", PEER_CODE, str(n), str(k), str(eps)], capture_output=True, text=True, timeout=3600
+            [peers_python, "-c", PEER_CODE, str(n), str(k), str(eps)],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
         )
         if res.returncode == 0:
             peers = json.loads(res.stdout.strip().splitlines()[-1])
@@ -119,7 +123,9 @@ def bench_em(n, k, eps, tol):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="n = 10^4 instead of 10^5")
     ap.add_argument("--k", type=int, default=1000)
     ap.add_argument("--epsilon", type=float, default=1.0)
@@ -128,7 +134,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     n = 10_000 if args.quick else 100_000
     k, eps = args.k, args.epsilon
-    print(f"n = {n}, k = {k}, epsilon = {eps}; load average before: {load():.2f} on {os.cpu_count()} CPUs")
+    print(
+        f"n = {n}, k = {k}, epsilon = {eps}; load average before: {load():.2f} on {os.cpu_count()} CPUs"
+    )
 
     ours, peers = bench_oue(n, k, eps, args.peers_python)
     print("\nOUE privatization (seconds):")
@@ -146,7 +154,9 @@ def main(argv=None):
 
     elapsed, n_iter, converged, l1 = bench_em(n, k, eps, args.tol)
     print(f"\nEM for basic one-time RAPPOR (tol = {args.tol:g} on the l1 change):")
-    print(f"  {elapsed:.2f} s, {n_iter} iterations, converged = {converged}, l1 error to p = {l1:.3f}")
+    print(
+        f"  {elapsed:.2f} s, {n_iter} iterations, converged = {converged}, l1 error to p = {l1:.3f}"
+    )
     print(f"\nload average after: {load():.2f}")
 
 

@@ -32,9 +32,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
-from uldp_common import DATASETS, describe, half, population, tv  # noqa: E402
+from uldp_common import DATASETS, describe, half, population, tv
 
-from skldp import (  # noqa: E402
+from skldp import (
     RAPPOR,
     EMEstimator,
     EmpiricalEstimator,
@@ -65,7 +65,9 @@ def estimate_all(reports, tol, max_iter):
         return {
             "emp": EmpiricalEstimator().fit(reports).distribution_,
             "emp+thr": ProjectedEstimator("threshold").fit(reports).distribution_,
-            "EM": EMEstimator(init="threshold", tol=tol, max_iter=max_iter).fit(reports).distribution_,
+            "EM": EMEstimator(init="threshold", tol=tol, max_iter=max_iter)
+            .fit(reports)
+            .distribution_,
         }
 
 
@@ -122,7 +124,9 @@ def plot(results, epsilons, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(results), len(ESTIMATORS), figsize=(12, 4 * len(results)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(results), len(ESTIMATORS), figsize=(12, 4 * len(results)), squeeze=False
+    )
     for row, (dataset, (mean, nonpriv, counts, _)) in enumerate(results.items()):
         for col, est in enumerate(ESTIMATORS):
             ax = axes[row][col]
@@ -142,8 +146,12 @@ def plot(results, epsilons, path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="3 epsilons, 1 realization, Adult table only")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="3 epsilons, 1 realization, Adult table only"
+    )
     ap.add_argument("--realizations", type=int, default=10, help="the paper uses 100")
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     ap.add_argument("--tol", type=float, default=1e-6, help="EM tolerance (l1 change)")
@@ -160,8 +168,13 @@ def main(argv=None):
     t0 = time.perf_counter()
     results = {}
     for dataset in datasets:
-        eps_grid = sorted(set(epsilons) | ({math.log(625)} if dataset == "foursquare" and not args.quick else set()))
-        mean, nonpriv, counts, sensitive = run(dataset, eps_grid, realizations, args.seed, args.tol, args.max_iter)
+        eps_grid = sorted(
+            set(epsilons)
+            | ({math.log(625)} if dataset == "foursquare" and not args.quick else set())
+        )
+        mean, nonpriv, counts, sensitive = run(
+            dataset, eps_grid, realizations, args.seed, args.tol, args.max_iter
+        )
         results[dataset] = (mean, nonpriv, counts, sensitive)
         report(dataset, eps_grid, mean, nonpriv, counts, sensitive)
     print(f"\n{realizations} realization(s), {time.perf_counter() - t0:.1f} s")

@@ -30,7 +30,9 @@ INSTANCES = [
 SPECIAL_INSTANCES = [
     UtilityOptimizedRR(epsilon=1.0, sensitive=[0, 1], categories=[0, 1, 2, 3], random_state=0),
     UtilityOptimizedRAPPOR(epsilon=1.0, sensitive=[0, 1], categories=[0, 1, 2, 3], random_state=0),
-    PersonalizedULDP(epsilon=1.0, sensitive=[0], tags=["home", "work"], categories=[0, 1, 2, 3], random_state=0),
+    PersonalizedULDP(
+        epsilon=1.0, sensitive=[0], tags=["home", "work"], categories=[0, 1, 2, 3], random_state=0
+    ),
     PersonalizedEstimator(),
 ]
 

@@ -110,7 +110,7 @@ class PackedBitReports:
     width : int
     """
 
-    __slots__ = ("packed", "sums", "width", "_byte_matrix")
+    __slots__ = ("_byte_matrix", "packed", "sums", "width")
 
     def __init__(self, packed, sums, width):
         self.packed = packed
@@ -131,7 +131,9 @@ class PackedBitReports:
     def merge(self, other):
         if other.width != self.width:
             raise ValueError(f"cannot merge reports of width {self.width} and {other.width}")
-        return PackedBitReports(np.hstack([self.packed, other.packed]), self.sums + other.sums, self.width)
+        return PackedBitReports(
+            np.hstack([self.packed, other.packed]), self.sums + other.sums, self.width
+        )
 
     def unpack(self, start=0, stop=None):
         """Rows ``start:stop`` as an (m, width) uint8 bit matrix."""
@@ -147,7 +149,11 @@ class PackedBitReports:
             cols = self.packed.T.astype(np.int32)
             cols += (256 * np.arange(nbytes, dtype=np.int32))[None, :]
             self._byte_matrix = sparse.csr_matrix(
-                (np.ones(cols.size), cols.ravel(), np.arange(0, cols.size + 1, nbytes, dtype=np.int64)),
+                (
+                    np.ones(cols.size),
+                    cols.ravel(),
+                    np.arange(0, cols.size + 1, nbytes, dtype=np.int64),
+                ),
                 shape=(n, 256 * nbytes),
             )
         return self._byte_matrix
@@ -259,7 +265,9 @@ class BitVectorChannel(Channel):
         with np.errstate(divide="ignore"):
             for start in range(0, reports.shape[0], step):
                 chunk = reports[start : start + step]
-                out[start : start + step] = self._log_scale(chunk) + np.log(self._relative_likelihood(chunk) @ p)
+                out[start : start + step] = self._log_scale(chunk) + np.log(
+                    self._relative_likelihood(chunk) @ p
+                )
         return out
 
     def posterior(self, reports, p):

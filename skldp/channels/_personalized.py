@@ -74,7 +74,9 @@ class PersonalizedChannel(Channel):
         if base == "urr":
             self.common = UtilityOptimizedRRChannel(self.epsilon, self.n_inputs, z_sensitive)
         else:
-            self.common = UtilityOptimizedRAPPORChannel(self.epsilon, self.n_inputs, z_sensitive, theta=theta)
+            self.common = UtilityOptimizedRAPPORChannel(
+                self.epsilon, self.n_inputs, z_sensitive, theta=theta
+            )
         self.report_kind = self.common.report_kind
 
     @property
@@ -90,7 +92,14 @@ class PersonalizedChannel(Channel):
         return np.arange(self.n_values, self.n_inputs)
 
     def _key(self):
-        return (self.epsilon, self.n_values, tuple(self.sensitive.tolist()), self.tags, self.base, self.theta_param)
+        return (
+            self.epsilon,
+            self.n_values,
+            tuple(self.sensitive.tolist()),
+            self.tags,
+            self.base,
+            self.theta_param,
+        )
 
     def __reduce__(self):
         return (
@@ -189,4 +198,3 @@ class PersonalizedChannel(Channel):
 
     def _to_dense(self):
         return self.common._to_dense()
-

@@ -95,7 +95,7 @@ class _UnaryEMStatistics:
     reports bit-packed.
     """
 
-    __slots__ = ("n", "sums", "pinned", "hist", "packed", "__weakref__")
+    __slots__ = ("__weakref__", "hist", "n", "packed", "pinned", "sums")
 
     def __init__(self, n, sums, pinned, hist, packed):
         self.n = n
@@ -147,7 +147,13 @@ class UnaryEncodingChannel(BitVectorChannel):
         with np.errstate(divide="ignore"):
             lo = np.where(nd, np.log(np.where(nd, off, 1.0)) - np.log1p(-off), 0.0)
         for name, arr in [
-            ("on", on), ("off", off), ("_decisive", decisive), ("_diff", diff), ("_r0", r0), ("_c", c), ("_lo", lo)
+            ("on", on),
+            ("off", off),
+            ("_decisive", decisive),
+            ("_diff", diff),
+            ("_r0", r0),
+            ("_c", c),
+            ("_lo", lo),
         ]:
             arr.setflags(write=False)
             setattr(self, name, arr)
@@ -229,7 +235,9 @@ class UnaryEncodingChannel(BitVectorChannel):
             hits = reports[:, self._pinning]
             count = hits.sum(axis=1, dtype=np.int64)
             one = np.flatnonzero(count == 1)
-            pinned += np.bincount(self._pinning[np.argmax(hits[one], axis=1)], minlength=self.n_inputs)
+            pinned += np.bincount(
+                self._pinning[np.argmax(hits[one], axis=1)], minlength=self.n_inputs
+            )
             free_rows = reports[count == 0]
         if self._pinning.size:
             free_rows = free_rows[:, self._free]

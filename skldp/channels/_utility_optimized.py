@@ -13,7 +13,13 @@ import numpy as np
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import SymbolChannel, floor_to_uniform_grid
 from skldp.channels._bits import ceil_to_uniform_grid
-from skldp.channels._unary import _MARGIN, UnaryEncodingChannel, _exp, check_theta, rappor_probabilities
+from skldp.channels._unary import (
+    _MARGIN,
+    UnaryEncodingChannel,
+    _exp,
+    check_theta,
+    rappor_probabilities,
+)
 from skldp.privacy import UtilityOptimizedLDP, ZeroBits
 
 _ULP = 2.0**-53
@@ -31,7 +37,9 @@ def check_sensitive_indices(sensitive, n_inputs):
     if uniq.size != arr.size:
         raise ValueError("sensitive indices contain duplicates")
     if uniq.size and (uniq[0] < 0 or uniq[-1] >= n_inputs):
-        raise ValueError(f"sensitive indices must lie in [0, {n_inputs}); got {uniq[0]}..{uniq[-1]}")
+        raise ValueError(
+            f"sensitive indices must lie in [0, {n_inputs}); got {uniq[0]}..{uniq[-1]}"
+        )
     uniq.setflags(write=False)
     return uniq
 
@@ -49,8 +57,13 @@ def urr_probabilities(epsilon, n_sensitive):
     """
     if n_sensitive == 0:
         return 1.0, 0.0
-    keep = float(floor_to_uniform_grid(1.0 - n_sensitive / (n_sensitive + math.expm1(epsilon))
-                                       if math.isfinite(_exp(epsilon)) else 1.0))
+    keep = float(
+        floor_to_uniform_grid(
+            1.0 - n_sensitive / (n_sensitive + math.expm1(epsilon))
+            if math.isfinite(_exp(epsilon))
+            else 1.0
+        )
+    )
     keep = min(keep, 1.0 - _ULP)
     bound = _exp(epsilon)
     other = (1.0 - keep) / n_sensitive
@@ -226,4 +239,6 @@ class UtilityOptimizedRAPPORChannel(UnaryEncodingChannel):
         return (type(self), (self.epsilon, self.n_inputs, self.sensitive, self.theta_param))
 
     def guarantee(self):
-        return UtilityOptimizedLDP(self.sensitive, ZeroBits(np.flatnonzero(~self.sensitive_mask)), self.epsilon)
+        return UtilityOptimizedLDP(
+            self.sensitive, ZeroBits(np.flatnonzero(~self.sensitive_mask)), self.epsilon
+        )

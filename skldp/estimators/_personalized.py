@@ -10,7 +10,11 @@ from skldp._validation import check_probability_vector
 from skldp.channels import PersonalizedChannel
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
-from skldp.estimators._projected import ProjectedEstimator, significance_threshold, zero_frequency_variance
+from skldp.estimators._projected import (
+    ProjectedEstimator,
+    significance_threshold,
+    zero_frequency_variance,
+)
 
 _METHODS = ("em", "threshold", "empirical")
 
@@ -57,7 +61,10 @@ def personalized_reconstruction(r, channel, background):
     """
     r = np.asarray(r, dtype=float)
     k = channel.n_values
-    pis = np.array([no_knowledge_distribution(r, channel) if pi is None else pi for pi in background], dtype=float)
+    pis = np.array(
+        [no_knowledge_distribution(r, channel) if pi is None else pi for pi in background],
+        dtype=float,
+    )
     return r[:k] + r[k:] @ pis, pis
 
 
@@ -144,7 +151,9 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     1.0
     """
 
-    def __init__(self, *, method="em", background=None, alpha=0.05, tol=1e-10, max_iter=10000, channel=None):
+    def __init__(
+        self, *, method="em", background=None, alpha=0.05, tol=1e-10, max_iter=10000, channel=None
+    ):
         self.method = method
         self.background = background
         self.alpha = alpha
@@ -155,7 +164,11 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     def _check_params(self):
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {list(_METHODS)}; got {self.method!r}")
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not 0 < self.alpha < 1:
+        if (
+            isinstance(self.alpha, bool)
+            or not isinstance(self.alpha, numbers.Real)
+            or not 0 < self.alpha < 1
+        ):
             raise ValueError(f"alpha must lie in (0, 1); got {self.alpha!r}")
         if self.background is not None and not isinstance(self.background, (dict, list, tuple)):
             raise TypeError(
@@ -198,7 +211,9 @@ class PersonalizedEstimator(BaseDistributionEstimator):
             entries = [lookup.get(t) for t in tags]
         else:
             if len(given) != len(tags):
-                raise ValueError(f"background has {len(given)} entries but there are {len(tags)} tags")
+                raise ValueError(
+                    f"background has {len(given)} entries but there are {len(tags)} tags"
+                )
             entries = list(given)
         out = []
         for tag, pi in zip(tags, entries):

@@ -167,7 +167,9 @@ class PersonalizedULDP(BasePrivatizer):
             found = pd.Index(tags).get_indexer(col[present])
             if np.any(found < 0):
                 bad = pd.unique(pd.Series(col[present][found < 0]))
-                raise ValueError(f"the tag column contains unknown tags: {_describe(np.asarray(bad))}")
+                raise ValueError(
+                    f"the tag column contains unknown tags: {_describe(np.asarray(bad))}"
+                )
             idx[present] = found
         return idx
 
@@ -194,10 +196,18 @@ class PersonalizedULDP(BasePrivatizer):
         self.categories_ = categories
         self.tags_ = tags
         self.output_categories_ = np.concatenate(
-            [np.asarray(categories[0], dtype=object), np.asarray([f"bot:{t}" for t in tags], dtype=object)]
+            [
+                np.asarray(categories[0], dtype=object),
+                np.asarray([f"bot:{t}" for t in tags], dtype=object),
+            ]
         )
         self.channel_ = PersonalizedChannel(
-            self.epsilon, len(categories[0]), sens, [str(t) for t in tags], base=self.base, theta=self.theta
+            self.epsilon,
+            len(categories[0]),
+            sens,
+            [str(t) for t in tags],
+            base=self.base,
+            theta=self.theta,
         )
         self.privacy_ = self.channel_.guarantee()
         return self

@@ -20,7 +20,9 @@ def sensitive_indices(sensitive, categories, column, n_columns, *, allow_empty=F
     if sensitive is None:
         raise TypeError("sensitive is required: the list of sensitive values to protect")
     if not _is_list_like(sensitive):
-        raise TypeError(f"sensitive must be a list of values (one list per column); got {type(sensitive).__name__}")
+        raise TypeError(
+            f"sensitive must be a list of values (one list per column); got {type(sensitive).__name__}"
+        )
     items = list(sensitive)
     nested = len(items) > 0 and any(_is_list_like(s) for s in items)
     if nested:
@@ -227,7 +229,9 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     True
     """
 
-    def __init__(self, epsilon=1.0, *, sensitive=None, theta=None, categories=None, random_state=None):
+    def __init__(
+        self, epsilon=1.0, *, sensitive=None, theta=None, categories=None, random_state=None
+    ):
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.theta = theta

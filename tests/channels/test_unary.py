@@ -35,7 +35,9 @@ class TestUnaryContract(ChannelContract):
         rng = np.random.default_rng(7)
         reports = channel.sample(rng.integers(0, channel.n_inputs, 40), rng)
         codes = reports @ (1 << np.arange(channel.width))
-        assert_allclose(channel.likelihood(reports), channel.to_dense()[:, codes].T, rtol=1e-11, atol=1e-300)
+        assert_allclose(
+            channel.likelihood(reports), channel.to_dense()[:, codes].T, rtol=1e-11, atol=1e-300
+        )
 
     def test_em_step_matches_dense_em(self, channel):
         # One EM step from the fast statistics equals the step on the full 2^k matrix.

@@ -17,8 +17,16 @@ from tests.conftest import simplex_point
 
 EPS = (1e-3, 1.0, 50.0)
 SMALL = (
-    [UtilityOptimizedRRChannel(eps, k, s) for (k, s) in ((2, [1]), (3, [0, 2]), (9, [1, 4, 7]), (5, [])) for eps in EPS]
-    + [UtilityOptimizedRAPPORChannel(eps, k, s) for (k, s) in ((2, [0]), (6, [0, 1, 2]), (7, [5])) for eps in EPS]
+    [
+        UtilityOptimizedRRChannel(eps, k, s)
+        for (k, s) in ((2, [1]), (3, [0, 2]), (9, [1, 4, 7]), (5, []))
+        for eps in EPS
+    ]
+    + [
+        UtilityOptimizedRAPPORChannel(eps, k, s)
+        for (k, s) in ((2, [0]), (6, [0, 1, 2]), (7, [5]))
+        for eps in EPS
+    ]
     + [UtilityOptimizedRAPPORChannel(eps, 5, [1, 3], theta=0.3) for eps in EPS]
 )
 
@@ -33,7 +41,11 @@ class TestUtilityOptimizedContract(ChannelContract):
         rng = np.random.default_rng(7)
         reports = channel.sample(rng.integers(0, channel.n_inputs, 60), rng)
         Q = channel.to_dense()
-        codes = reports if channel.report_kind == "symbol" else reports @ (1 << np.arange(channel.width))
+        codes = (
+            reports
+            if channel.report_kind == "symbol"
+            else reports @ (1 << np.arange(channel.width))
+        )
         assert_allclose(channel.likelihood(reports), Q[:, codes].T, rtol=1e-11, atol=1e-300)
 
     def test_em_step_matches_dense_em(self, channel):
@@ -41,7 +53,11 @@ class TestUtilityOptimizedContract(ChannelContract):
         p = simplex_point(channel.n_inputs)
         reports = channel.sample(rng.choice(channel.n_inputs, 400, p=p), rng)
         Q = channel.to_dense()
-        codes = reports if channel.report_kind == "symbol" else reports @ (1 << np.arange(channel.width))
+        codes = (
+            reports
+            if channel.report_kind == "symbol"
+            else reports @ (1 << np.arange(channel.width))
+        )
         counts = np.bincount(codes, minlength=Q.shape[1]).astype(float)
         q = simplex_point(channel.n_inputs, seed=3)
         m = Q.T @ q
@@ -174,9 +190,13 @@ def test_urap_uldp_tight_on_support(theta):
     outs = ch.output_bits()
     nonsens = outs[:, [1, 4, 5]].sum(axis=1)
     assert np.all(Q[:, nonsens >= 2] == 0)  # never two non-sensitive bits
-    assert np.all(Q[np.ix_([0, 2, 3], np.flatnonzero(nonsens > 0))] == 0)  # sensitive: all zero there
+    assert np.all(
+        Q[np.ix_([0, 2, 3], np.flatnonzero(nonsens > 0))] == 0
+    )  # sensitive: all zero there
     # P(y in Y_I | x in X_N) = 1 - d2
-    assert_allclose(Q[np.ix_([1, 4, 5], np.flatnonzero(nonsens == 1))].sum(axis=1), 1 - ch.d2, rtol=1e-12)
+    assert_allclose(
+        Q[np.ix_([1, 4, 5], np.flatnonzero(nonsens == 1))].sum(axis=1), 1 - ch.d2, rtol=1e-12
+    )
     assert not verify(ch, UtilityOptimizedLDP([0, 2, 3], ZeroBits([1, 4, 5]), 0.99 * eps)).passed
 
 
@@ -219,7 +239,9 @@ def test_urap_em_statistics_are_additive_histograms():
     rng = np.random.default_rng(1)
     reports = ch.sample(rng.integers(0, 40, 5000), rng)
     whole = ch.em_statistics(reports)
-    parts = ch.merge_em_statistics(ch.em_statistics(reports[:1234]), ch.em_statistics(reports[1234:]))
+    parts = ch.merge_em_statistics(
+        ch.em_statistics(reports[:1234]), ch.em_statistics(reports[1234:])
+    )
     assert whole.hist.shape == (8,)
     assert_array_equal(whole.hist, parts.hist)
     assert_array_equal(whole.pinned, parts.pinned)

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import norm
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy.stats import norm
 
-from skldp import EMEstimator, PersonalizedEstimator, PersonalizedULDP, ProjectedEstimator
+from skldp import EMEstimator, PersonalizedEstimator, PersonalizedULDP
 from skldp.channels import (
     PersonalizedChannel,
     RandomizedResponseChannel,
@@ -81,7 +81,10 @@ def test_urap_default_constants_at_2ln3():
 # -- 13. closed-form inverses ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make", [lambda: UtilityOptimizedRRChannel(0.7, 6, S3), lambda: RandomizedResponseChannel(0.7, 6)])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: UtilityOptimizedRRChannel(0.7, 6, S3), lambda: RandomizedResponseChannel(0.7, 6)],
+)
 def test_emp_closed_form_is_matrix_inverse(make):
     ch = make()
     m = np.array([0.3, 0.1, 0.05, 0.25, 0.2, 0.1])
@@ -96,7 +99,9 @@ def test_emp_closed_form_is_matrix_inverse(make):
 def _eq45(p, n, eps, S):
     e = math.exp(eps)
     dS = len(S)
-    return (2 * (e - 1) * (dS - p[S].sum()) + dS * (dS - 1)) / (n * (e - 1) ** 2) + (1 - np.sum(p**2)) / n
+    return (2 * (e - 1) * (dS - p[S].sum()) + dS * (dS - 1)) / (n * (e - 1) ** 2) + (
+        1 - np.sum(p**2)
+    ) / n
 
 
 def _eq47(p, n, eps, S):
@@ -126,7 +131,9 @@ def test_variance_sums_match_eq45_and_eq47(eps):
     rng = np.random.default_rng(int(10 * eps))
     p = rng.dirichlet(np.ones(20))
     S = np.sort(rng.choice(20, 4, replace=False))
-    assert UtilityOptimizedRRChannel(eps, 20, S).variance(p, 2000).sum() == pytest.approx(_eq45(p, 2000, eps, S), rel=1e-10)
+    assert UtilityOptimizedRRChannel(eps, 20, S).variance(p, 2000).sum() == pytest.approx(
+        _eq45(p, 2000, eps, S), rel=1e-10
+    )
     assert UtilityOptimizedRAPPORChannel(eps, 20, S).variance(p, 2000).sum() == pytest.approx(
         _eq47(p, 2000, eps, S), rel=1e-9
     )
@@ -134,7 +141,10 @@ def test_variance_sums_match_eq45_and_eq47(eps):
 
 @pytest.mark.parametrize(
     "channel",
-    [UtilityOptimizedRRChannel(1.5, 20, [2, 7, 11, 19]), UtilityOptimizedRAPPORChannel(1.5, 20, [2, 7, 11, 19])],
+    [
+        UtilityOptimizedRRChannel(1.5, 20, [2, 7, 11, 19]),
+        UtilityOptimizedRAPPORChannel(1.5, 20, [2, 7, 11, 19]),
+    ],
     ids=["uRR", "uRAP"],
 )
 def test_exact_l2_matched_by_simulation(channel):
@@ -155,9 +165,11 @@ def test_exact_l2_matched_by_simulation(channel):
     se = errs.std(ddof=1) / math.sqrt(R)
     assert abs(errs.mean() - exact) < 5 * se
     # a planted wrong formula (the other mechanism's) is rejected
-    other = (UtilityOptimizedRAPPORChannel if channel.report_kind == "symbol" else UtilityOptimizedRRChannel)(
-        1.5, 20, [2, 7, 11, 19]
-    )
+    other = (
+        UtilityOptimizedRAPPORChannel
+        if channel.report_kind == "symbol"
+        else UtilityOptimizedRRChannel
+    )(1.5, 20, [2, 7, 11, 19])
     assert abs(errs.mean() - other.variance(p, n).sum()) > 5 * se
 
 
@@ -167,7 +179,7 @@ def test_exact_l2_matched_by_simulation(channel):
 def test_asymptotic_l1_values():
     # sqrt(2/pi) * sum of the exact standard deviations (eqs. (11), (16)).
     n = 1000
-    l1 = lambda ch: math.sqrt(2 / math.pi) * np.sqrt(ch.variance(P6, n)).sum()  # noqa: E731
+    l1 = lambda ch: math.sqrt(2 / math.pi) * np.sqrt(ch.variance(P6, n)).sum()
     assert l1(UtilityOptimizedRRChannel(LN3, 6, S3)) == pytest.approx(0.135543, rel=1e-5)
     assert l1(UtilityOptimizedRAPPORChannel(2 * LN3, 6, S3)) == pytest.approx(0.110244, rel=1e-5)
 
@@ -184,10 +196,16 @@ def test_worst_case_l2_table_foursquare_shape(eps, rr, rap, urr, urap):
     d, dS, n = 625, 15, 179527
     uniform = np.full(d, 1 / d)
     p_un = np.r_[np.zeros(dS), np.full(d - dS, 1 / (d - dS))]
-    assert RandomizedResponseChannel(eps, d).variance(uniform, n).sum() == pytest.approx(rr, rel=2e-3)
+    assert RandomizedResponseChannel(eps, d).variance(uniform, n).sum() == pytest.approx(
+        rr, rel=2e-3
+    )
     assert RAPPORChannel(eps, d).variance(uniform, n).sum() == pytest.approx(rap, rel=2e-3)
-    assert UtilityOptimizedRRChannel(eps, d, range(dS)).variance(p_un, n).sum() == pytest.approx(urr, rel=2e-3)
-    assert UtilityOptimizedRAPPORChannel(eps, d, range(dS)).variance(p_un, n).sum() == pytest.approx(urap, rel=2e-3)
+    assert UtilityOptimizedRRChannel(eps, d, range(dS)).variance(p_un, n).sum() == pytest.approx(
+        urr, rel=2e-3
+    )
+    assert UtilityOptimizedRAPPORChannel(eps, d, range(dS)).variance(
+        p_un, n
+    ).sum() == pytest.approx(urap, rel=2e-3)
 
 
 # -- 21. EM ------------------------------------------------------------------------------------------------
@@ -195,7 +213,11 @@ def test_worst_case_l2_table_foursquare_shape(eps, rr, rap, urr, urap):
 
 @pytest.mark.parametrize(
     "channel",
-    [UtilityOptimizedRRChannel(0.5, 12, [0, 5, 6]), UtilityOptimizedRAPPORChannel(0.5, 12, [0, 5, 6]), RAPPORChannel(0.5, 12)],
+    [
+        UtilityOptimizedRRChannel(0.5, 12, [0, 5, 6]),
+        UtilityOptimizedRAPPORChannel(0.5, 12, [0, 5, 6]),
+        RAPPORChannel(0.5, 12),
+    ],
     ids=["uRR", "uRAP", "RAPPOR"],
 )
 def test_em_monotone_and_in_simplex(channel):
@@ -227,13 +249,17 @@ def test_em_is_nonnegative_when_emp_is_not():
     reports = ch.sample(rng.choice(10, 400, p=p), rng)
     emp = ch.unbiased(ch.statistics(reports), 400)
     assert np.any(emp < 0)
-    q, *_ = em(ch, ch.em_statistics(reports), np.full(10, 0.1), tol=1e-10, max_iter=20_000, accelerate=True)
+    q, *_ = em(
+        ch, ch.em_statistics(reports), np.full(10, 0.1), tol=1e-10, max_iter=20_000, accelerate=True
+    )
     assert np.all(q >= 0) and q.sum() == pytest.approx(1.0)
     est = EMEstimator(init="threshold", channel=ch).fit(reports).distribution_
     assert np.all(est >= 0) and est.sum() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("make", [lambda: UtilityOptimizedRAPPORChannel(1.0, 7, [1, 4]), lambda: RAPPORChannel(1.0, 7)])
+@pytest.mark.parametrize(
+    "make", [lambda: UtilityOptimizedRAPPORChannel(1.0, 7, [1, 4]), lambda: RAPPORChannel(1.0, 7)]
+)
 def test_closed_form_em_equals_full_matrix_em(make):
     ch = make()
     rng = np.random.default_rng(9)
@@ -299,7 +325,9 @@ def test_pum_prop9_and_prop10(base):
     for personal in users:
         Qi = ch.effective_matrix(personal)
         S_i = sorted({0, 1} | set(personal))
-        assert verify(Qi, UtilityOptimizedLDP(S_i, np.flatnonzero(protected), eps)).passed  # Prop. 9
+        assert verify(
+            Qi, UtilityOptimizedLDP(S_i, np.flatnonzero(protected), eps)
+        ).passed  # Prop. 9
         mats.append(Qi[:, protected])
     worst = 0.0
     for A in mats:
@@ -341,7 +369,14 @@ def test_pum_theorem1_in_simulation(base):
     rng = np.random.default_rng(1)
     values, tags = _population(rng)
     X = np.column_stack([values, tags]).astype(object)
-    pum = PersonalizedULDP(np.log(10), sensitive=[0, 1], tags=["home", "work"], base=base, categories=list(range(10)), random_state=0)
+    pum = PersonalizedULDP(
+        np.log(10),
+        sensitive=[0, 1],
+        tags=["home", "work"],
+        base=base,
+        categories=list(range(10)),
+        random_state=0,
+    )
     reports = pum.fit_transform(X)
     ch = pum.channel_
     tag_idx = np.select([tags == "home", tags == "work"], [0, 1], -1)
@@ -358,7 +393,10 @@ def test_pum_theorem1_in_simulation(base):
         assert second <= 2 * est.bot_mass_.sum() + 1e-12
     # with the true pi, the reconstruction error is at most the error of r
     est = PersonalizedEstimator(background=pis).fit(reports)
-    assert np.abs(est.distribution_ - p).sum() <= np.abs(est.intermediate_distribution_ - r).sum() + 1e-12
+    assert (
+        np.abs(est.distribution_ - p).sum()
+        <= np.abs(est.intermediate_distribution_ - r).sum() + 1e-12
+    )
 
 
 # -- 24. qualitative claims at a paper shape (synthetic, small n) ----------------------------------------
@@ -398,3 +436,42 @@ def test_pum_estimator_input_errors():
     with pytest.raises(ValueError, match="method"):
         PersonalizedEstimator(method="bogus").fit(reports)
     assert ZeroBits([1]) == ZeroBits([1])
+
+
+# -- 9-11. composition, post-processing, compatibility ----------------------------------------------
+
+
+def test_sequential_composition_of_two_urrs():
+    # (X_S, X_S x X_S, eps1 + eps2)-ULDP; pairs with an invertible part reveal x.
+    S, k = [0, 2], 5
+    A = UtilityOptimizedRRChannel(0.4, k, S).to_dense()
+    B = UtilityOptimizedRRChannel(0.9, k, S).to_dense()
+    Q = np.einsum("xi,xj->xij", A, B).reshape(k, k * k)  # output (i, j) -> i * k + j
+    protected = [i * k + j for i in S for j in S]
+    res = verify(Q, UtilityOptimizedLDP(S, protected, 1.3))
+    assert res.passed
+    assert res.epsilon_matrix.max() == pytest.approx(1.3, rel=1e-9)
+    assert not verify(Q, UtilityOptimizedLDP(S, protected, 1.29)).passed
+
+
+def test_type_preserving_post_processing_keeps_uldp_and_mixing_breaks_it():
+    S, k = [1, 3], 6
+    Q = UtilityOptimizedRRChannel(1.0, k, S).to_dense()
+    perm = np.arange(k)
+    perm[[1, 3]] = [3, 1]  # permute within Y_P, keep Y_I
+    assert verify(Q[:, perm], UtilityOptimizedLDP(S, S, 1.0)).passed
+    mixed = Q.copy()
+    mixed[:, 0] += mixed[:, 2]  # merge two invertible outputs: not type-preserving
+    mixed[:, 2] = 0
+    res = verify(mixed, UtilityOptimizedLDP(S, S, 1.0))
+    assert not res.passed and res.invertibility_violations == [0]
+
+
+def test_compatibility_with_ldp_in_parallel():
+    S, k = [0, 1], 4
+    A = UtilityOptimizedRRChannel(0.7, k, S).to_dense()
+    B = RandomizedResponseChannel(0.5, k).to_dense()
+    Q = np.einsum("xi,xj->xij", A, B).reshape(k, k * k)
+    protected = [i * k + j for i in S for j in range(k)]  # Y_P x Y
+    P = Q[:, protected]
+    assert np.all(P[:, None, :] <= math.exp(1.2) * P[None, :, :])

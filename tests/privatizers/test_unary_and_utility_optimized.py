@@ -44,7 +44,11 @@ PRIVATIZERS = [
 
 
 @pytest.mark.parametrize("priv", PRIVATIZERS, ids=lambda p: type(p).__name__)
-@pytest.mark.parametrize("est", [EmpiricalEstimator(), ProjectedEstimator("threshold"), EMEstimator(init="threshold")], ids=repr)
+@pytest.mark.parametrize(
+    "est",
+    [EmpiricalEstimator(), ProjectedEstimator("threshold"), EMEstimator(init="threshold")],
+    ids=repr,
+)
 def test_pipeline_estimates_within_tolerance(priv, est):
     x = _data()
     pipe = Pipeline([("p", clone(priv)), ("e", clone(est))]).fit(x)
@@ -101,7 +105,9 @@ def test_urr_privacy_model_and_sensitive_indices():
 
 def test_two_columns_with_sensitive_lists():
     X = np.array([["a", "x"], ["b", "y"], ["c", "x"]] * 50, dtype=object)
-    urr = UtilityOptimizedRR(1.0, sensitive=[["a"], ["y"]], categories=[CATS[:3], ["x", "y"]], random_state=0)
+    urr = UtilityOptimizedRR(
+        1.0, sensitive=[["a"], ["y"]], categories=[CATS[:3], ["x", "y"]], random_state=0
+    )
     out = urr.fit_transform(X)
     assert out.shape == (150, 2)
     assert urr.privacy_.epsilon == 2.0
@@ -120,7 +126,12 @@ def test_two_columns_with_sensitive_lists():
         (RAPPOR, {"theta": 0.0}, ValueError, "theta"),
         (RAPPOR, {"epsilon": -1}, ValueError, "epsilon"),
         (OptimizedUnaryEncoding, {"epsilon": float("nan")}, ValueError, "epsilon"),
-        (UtilityOptimizedRR, {"sensitive": [["a"], ["b"]]}, ValueError, "2 lists but X has 1 columns"),
+        (
+            UtilityOptimizedRR,
+            {"sensitive": [["a"], ["b"]]},
+            ValueError,
+            "2 lists but X has 1 columns",
+        ),
     ],
 )
 def test_bad_parameters(cls, kwargs, err, match):
@@ -156,14 +167,16 @@ def _pum_data(n=3000, seed=54321):
     rng = np.random.default_rng(seed)
     values = rng.choice(CATS, size=n)
     tags = np.where(rng.random(n) < 0.2, "home", None).astype(object)
-    tags[(tags == None) & (rng.random(n) < 0.1)] = "work"  # noqa: E711
+    tags[(tags == None) & (rng.random(n) < 0.1)] = "work"
     return pd.DataFrame({"value": values, "tag": tags})
 
 
 @pytest.mark.parametrize("base", ["urr", "urap"])
 def test_pum_preprocessing_maps_tagged_values_to_bots(base):
     df = _pum_data()
-    pum = PersonalizedULDP(50.0, sensitive=["a"], tags=["home", "work"], base=base, categories=CATS, random_state=0)
+    pum = PersonalizedULDP(
+        50.0, sensitive=["a"], tags=["home", "work"], base=base, categories=CATS, random_state=0
+    )
     out = pum.fit_transform(df)
     assert list(out.index) == list(df.index)
     ch = pum.channel_
@@ -186,7 +199,9 @@ def test_pum_preprocessing_maps_tagged_values_to_bots(base):
 
 def test_pum_feature_names_and_width():
     df = _pum_data(50)
-    pum = PersonalizedULDP(1.0, tags=["home", "work"], base="urap", categories=CATS, random_state=0).fit(df)
+    pum = PersonalizedULDP(
+        1.0, tags=["home", "work"], base="urap", categories=CATS, random_state=0
+    ).fit(df)
     assert list(pum.get_feature_names_out()) == [f"value_{j}" for j in range(7)]
     assert pum.transform(df).shape == (50, 7)
     assert isinstance(pum.channel_, PersonalizedChannel)
@@ -211,7 +226,9 @@ def test_pum_bad_input(kwargs, X, err, match):
 
 
 PUM_SMALL = [
-    PersonalizedChannel(eps, 4, [0], ["h", "w"], base=base) for base in ("urr", "urap") for eps in (1e-3, 1.0, 50.0)
+    PersonalizedChannel(eps, 4, [0], ["h", "w"], base=base)
+    for base in ("urr", "urap")
+    for eps in (1e-3, 1.0, 50.0)
 ]
 
 
