@@ -35,6 +35,7 @@ __all__ = [
     "HadamardColumns",
     "PermutedBlockDiagonal",
     "RowSubset",
+    "MeasurementSystem",
 ]
 
 #: Width of the column blocks that are generated from one child seed.
@@ -335,3 +336,31 @@ class RowSubset(MeasurementOperator):
         if isinstance(base, (RademacherMatrix, HadamardColumns)):
             return np.full(self.shape[1], np.sqrt(self.shape[0]))
         return super().column_norms()
+
+
+class MeasurementSystem:
+    r"""Linear measurements of a distribution: ``values`` is approximately ``operator @ p``.
+
+    Returned by a channel's ``sparse_measurements``; read by
+    :class:`skldp.estimators.SparseEstimator`.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_rows,)
+        The measurement vector y, with :math:`E[y] = M p` (exactly, or given the group sizes).
+    operator : MeasurementOperator
+        M, of shape (n_rows, k).
+    variance : ndarray of shape (n_rows,)
+        Plug-in variance of each measurement (the noise level for thresholds).
+    rows : ndarray of int
+        Which rows of the channel's full measurement map were kept.
+    """
+
+    def __init__(self, values, operator, variance, rows):
+        self.values = np.asarray(values, dtype=float)
+        self.operator = operator
+        self.variance = np.asarray(variance, dtype=float)
+        self.rows = np.asarray(rows)
+
+    def __repr__(self):
+        return f"MeasurementSystem(n_rows={self.values.shape[0]}, operator={self.operator!r})"
