@@ -7,12 +7,22 @@ the distribution from the reports through the mechanism's channel.
 from skldp import channels, metrics, privacy, projection
 from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
-from skldp.privatizers import RandomizedResponse
+from skldp.privatizers import (
+    OneBitCompressive,
+    OneBitHadamardResponse,
+    RandomizedResponse,
+    RecursiveCompressive,
+    SymmetricCompressive,
+)
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "RandomizedResponse",
+    "OneBitCompressive",
+    "SymmetricCompressive",
+    "RecursiveCompressive",
+    "OneBitHadamardResponse",
     "EmpiricalEstimator",
     "ProjectedEstimator",
     "EMEstimator",
