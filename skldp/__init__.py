@@ -5,7 +5,7 @@ the distribution from the reports through the mechanism's channel.
 """
 
 from skldp import channels, metrics, privacy, projection
-from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator
+from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator, SparseEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.privatizers import (
     OneBitCompressive,
@@ -26,6 +26,7 @@ __all__ = [
     "EmpiricalEstimator",
     "ProjectedEstimator",
     "EMEstimator",
+    "SparseEstimator",
     "PrivacyLeakWarning",
     "ChannelMismatchError",
     "channels",
