@@ -12,6 +12,7 @@ import math
 import numbers
 
 import numpy as np
+from scipy.linalg import solve_triangular
 
 from skldp._base import BaseDistributionEstimator
 from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
@@ -153,6 +154,14 @@ class _Normalized:
 
 
 def _lstsq(Phi, y):
+    """Least squares by QR (full column rank expected), falling back to the SVD solver."""
+    if Phi.shape[1] == 0:
+        return np.zeros(0)
+    if Phi.shape[0] >= Phi.shape[1]:
+        Qf, Rf = np.linalg.qr(Phi)
+        diag = np.abs(np.diag(Rf))
+        if diag.min() > 1e-10 * diag.max():
+            return solve_triangular(Rf, Qf.T @ y)
     return np.linalg.lstsq(Phi, y, rcond=None)[0]
 
 
@@ -179,27 +188,44 @@ def omp(B, y, sparsity=None, *, threshold=0.0, max_atoms=None, positive=False, t
     y = np.asarray(y, dtype=float)
     limit = sparsity if sparsity is not None else max_atoms
     limit = int(min(limit, B.k, y.shape[0]))
-    support, cols = [], []
-    coef = np.zeros(0)
+    m = y.shape[0]
+    # Incremental QR by Gram-Schmidt (applied twice): the residual is y minus its projection
+    # on the picked columns, and the coefficients come from R at the end.
+    Qm = np.empty((m, limit))
+    R = np.zeros((limit, limit))
+    support, excluded = [], []
     r = y.copy()
     ynorm = np.linalg.norm(y)
     n_iter = 0
     while len(support) < limit:
         corr = B.rmatvec(r)
         n_iter += 1
-        if support:
-            corr[support] = 0.0
+        if support or excluded:
+            corr[support + excluded] = 0.0
         j = _pick(corr, positive)
         value = corr[j] if positive else abs(corr[j])
         if value <= 0 or (sparsity is None and value <= threshold):
             break
+        a = B.columns([j])[:, 0]
+        t = len(support)
+        v = a.copy()
+        for _ in range(2):
+            h = Qm[:, :t].T @ v
+            v -= Qm[:, :t] @ h
+            R[:t, t] += h
+        norm = np.linalg.norm(v)
+        if norm <= 1e-10 * max(np.linalg.norm(a), 1e-300):
+            R[:t, t] = 0.0
+            excluded.append(j)  # dependent on the picked columns
+            continue
+        R[t, t] = norm
+        Qm[:, t] = v / norm
         support.append(j)
-        cols.append(B.columns([j])[:, 0])
-        Phi = np.column_stack(cols)
-        coef = _lstsq(Phi, y)
-        r = y - Phi @ coef
+        r -= Qm[:, t] * (Qm[:, t] @ r)
         if np.linalg.norm(r) <= tol * ynorm:
             break
+    t = len(support)
+    coef = solve_triangular(R[:t, :t], Qm[:, :t].T @ y) if t else np.zeros(0)
     return np.asarray(support, dtype=np.int64), coef, n_iter
 
 
