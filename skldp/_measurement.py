@@ -196,9 +196,17 @@ class RademacherMatrix(MeasurementOperator):
         padded[: self.n_rows] = r
         tables = padded.reshape(self._n_bytes, 8) @ _SIGNS.T  # (n_bytes, 256)
         packed = self.packed
-        out = tables[0][packed[0]]
-        for b in range(1, self._n_bytes):
-            out += tables[b][packed[b]]
+        out = np.empty(self.n_cols)
+        # Column chunks keep the running sum in cache while the byte-rows are added in.
+        step = 16384
+        tmp = np.empty(step)
+        for start in range(0, self.n_cols, step):
+            stop = min(start + step, self.n_cols)
+            acc, part = out[start:stop], tmp[: stop - start]
+            np.take(tables[0], packed[0, start:stop], out=acc)
+            for b in range(1, self._n_bytes):
+                np.take(tables[b], packed[b, start:stop], out=part)
+                acc += part
         return out
 
 
