@@ -8,17 +8,27 @@ from skldp import channels, metrics, privacy, projection
 from skldp.estimators import EMEstimator, EmpiricalEstimator, ProjectedEstimator, SparseEstimator
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.privatizers import (
+    BinaryRandomizedResponse,
+    BlockHadamardResponse,
+    HadamardResponse,
+    HighLowHadamardResponse,
     OneBitCompressive,
     OneBitHadamardResponse,
     RandomizedResponse,
     RecursiveCompressive,
     SymmetricCompressive,
+    grid_blocks,
 )
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "RandomizedResponse",
+    "BinaryRandomizedResponse",
+    "HadamardResponse",
+    "BlockHadamardResponse",
+    "HighLowHadamardResponse",
+    "grid_blocks",
     "OneBitCompressive",
     "SymmetricCompressive",
     "RecursiveCompressive",

@@ -24,6 +24,11 @@ __all__ = [
     "PrivacyModel",
     "LDP",
     "ContextAwareLDP",
+    "BlockStructuredLDP",
+    "HighLowLDP",
+    "BinaryContextAwareLDP",
+    "partition_labels",
+    "sensitive_indices",
     "SequentialComposition",
     "VerificationResult",
     "tight_epsilon_matrix",
@@ -210,7 +215,245 @@ def verify(channel, model):
     bound = np.exp(E)
     violations = []
     for x in range(k):
-        ok = np.isinf(bound[x])[:, None] | (Q[x][None, :] <= bound[x][:, None] * Q)
+        with np.errstate(invalid="ignore"):  # inf * 0 where the budget is infinite
+            ok = np.isinf(bound[x])[:, None] | (Q[x][None, :] <= bound[x][:, None] * Q)
         bad = np.flatnonzero(~ok.all(axis=1))
         violations.extend((x, int(xp)) for xp in bad)
     return VerificationResult(not violations, tight_epsilon_matrix(Q), violations)
+
+
+# -- context-aware models with infinite budgets (Acharya et al., ICML 2020) -------------------
+
+
+def _format_sizes(sizes, limit=8):
+    shown = ", ".join(str(int(s)) for s in sizes[:limit])
+    return f"[{shown}{', ...' if len(sizes) > limit else ''}]"
+
+
+def partition_labels(blocks, n_inputs=None):
+    """Return the canonical block label of each input index.
+
+    Parameters
+    ----------
+    blocks : array-like of int of shape (k,), or sequence of sequences of int
+        Either a block label per input index (any integers), or the blocks themselves as
+        lists of input indices that together hold each of ``0 .. k - 1`` exactly once.
+    n_inputs : int or None
+        The domain size k, when known; checked against ``blocks``.
+
+    Returns
+    -------
+    labels : ndarray of int64 of shape (k,)
+        Labels ``0 .. m - 1`` numbered in order of each block's smallest index, so that two
+        descriptions of one partition give equal arrays.
+
+    Raises
+    ------
+    ValueError
+        If the blocks are empty, overlap, miss an index, or do not match ``n_inputs``.
+    """
+    if isinstance(blocks, np.ndarray) and blocks.ndim == 1 and blocks.dtype.kind in "iu":
+        labels = blocks.astype(np.int64)
+    else:
+        items = list(blocks)
+        if not items:
+            raise ValueError("blocks must hold at least one block; got an empty partition")
+        nested = [np.ndim(b) > 0 for b in items]
+        if all(nested):
+            parts = [np.asarray(b) for b in items]
+            for j, part in enumerate(parts):
+                if part.size == 0:
+                    raise ValueError(f"block {j} is empty; every block needs at least one element")
+                if part.dtype.kind not in "iu":
+                    raise ValueError(f"block {j} must hold integer input indices; got dtype {part.dtype}")
+            flat = np.concatenate(parts).astype(np.int64)
+            k = flat.shape[0] if n_inputs is None else n_inputs
+            if flat.size and (flat.min() < 0 or flat.max() >= k):
+                raise ValueError(f"block indices must lie in [0, {k}); got values outside")
+            counts = np.bincount(flat, minlength=k)
+            if np.any(counts > 1):
+                raise ValueError(f"blocks overlap: indices {np.flatnonzero(counts > 1)[:5].tolist()} appear twice")
+            if np.any(counts == 0):
+                raise ValueError(f"blocks do not cover indices {np.flatnonzero(counts == 0)[:5].tolist()}")
+            labels = np.empty(k, dtype=np.int64)
+            labels[flat] = np.repeat(np.arange(len(parts)), [p.size for p in parts])
+        elif not any(nested):
+            labels = np.asarray(items)
+            if labels.dtype.kind not in "iu":
+                raise ValueError(f"block labels must be integers; got dtype {labels.dtype}")
+            labels = labels.astype(np.int64)
+        else:
+            raise ValueError("blocks must be either one label per input or a list of blocks, not a mix")
+    if labels.ndim != 1 or labels.size == 0:
+        raise ValueError(f"blocks must describe a non-empty 1-D domain; got shape {labels.shape}")
+    if n_inputs is not None and labels.shape[0] != n_inputs:
+        raise ValueError(f"blocks cover {labels.shape[0]} inputs but the domain has {n_inputs}")
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.shape[0], dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0])
+    out = rank[inverse.ravel()]
+    out.setflags(write=False)
+    return out
+
+
+class BlockStructuredLDP(PrivacyModel):
+    r"""Block-structured LDP: epsilon-LDP within each block, nothing promised across blocks.
+
+    For a partition :math:`\Pi = \{X_1, \dots, X_m\}` of the domain, a channel is
+    :math:`(\Pi, \varepsilon)`-BSLDP if :math:`Q(y \mid x) \le e^\varepsilon Q(y \mid x')`
+    whenever x and x' lie in one block (Definition 4 of Acharya, Bonawitz, Kairouz, Ramage and
+    Sun, "Context-Aware Local Differential Privacy", ICML 2020). Its budget matrix has
+    :math:`E_{xx'} = \varepsilon` within a block and :math:`+\infty` across blocks: the block
+    of a person may be revealed exactly.
+
+    Parameters
+    ----------
+    blocks : array-like of int of shape (k,), or sequence of sequences of int
+        A block label per input index, or the blocks as lists of input indices.
+    epsilon : float
+        Budget within a block, positive and finite.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (k,)
+        Canonical block of each input index (blocks numbered by their smallest index).
+    n_blocks : int
+    block_sizes : ndarray of shape (n_blocks,)
+    """
+
+    def __init__(self, blocks, epsilon):
+        self.labels = partition_labels(blocks)
+        self.epsilon = check_epsilon(epsilon)
+        self.n_blocks = int(self.labels.max()) + 1
+        self.block_sizes = np.bincount(self.labels, minlength=self.n_blocks)
+
+    @property
+    def n_inputs(self):
+        return self.labels.shape[0]
+
+    @property
+    def blocks(self):
+        """The blocks as a list of arrays of input indices."""
+        order = np.argsort(self.labels, kind="stable")
+        return np.split(order, np.cumsum(self.block_sizes)[:-1])
+
+    def _key(self):
+        return (self.labels.tobytes(), self.epsilon)
+
+    def epsilon_matrix(self, n_inputs):
+        if n_inputs != self.n_inputs:
+            raise ValueError(f"the partition covers {self.n_inputs} inputs but the channel has {n_inputs}")
+        same = self.labels[:, None] == self.labels[None, :]
+        E = np.where(same, self.epsilon, np.inf)
+        np.fill_diagonal(E, 0.0)
+        return E
+
+    def __repr__(self):
+        return (
+            f"BlockStructuredLDP(epsilon={self.epsilon:g}, n_blocks={self.n_blocks}, "
+            f"block_sizes={_format_sizes(self.block_sizes)})"
+        )
+
+
+def sensitive_indices(sensitive, n_inputs=None):
+    """Return sorted unique input indices of a sensitive set, after checking them.
+
+    Parameters
+    ----------
+    sensitive : array-like of int, or boolean mask of shape (k,)
+    n_inputs : int or None
+
+    Raises
+    ------
+    ValueError
+        If an index is repeated or outside ``[0, n_inputs)``.
+    """
+    arr = np.asarray(sensitive)
+    if arr.dtype.kind == "b":
+        if arr.ndim != 1 or (n_inputs is not None and arr.shape[0] != n_inputs):
+            raise ValueError(f"a sensitive mask must have one entry per input; got shape {arr.shape}")
+        return np.flatnonzero(arr).astype(np.int64)
+    arr = arr.ravel()
+    if arr.size and arr.dtype.kind not in "iu":
+        raise ValueError(f"sensitive must hold integer input indices; got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.size and (arr.min() < 0 or (n_inputs is not None and arr.max() >= n_inputs)):
+        raise ValueError(f"sensitive indices must lie in [0, {n_inputs}); got values outside")
+    uniq = np.unique(arr)
+    if uniq.shape[0] != arr.shape[0]:
+        raise ValueError("sensitive indices must be distinct; got repeats")
+    return uniq
+
+
+class HighLowLDP(PrivacyModel):
+    r"""High-low LDP: a sensitive input may not be distinguished from any other input.
+
+    For a sensitive set A, a channel is :math:`(A, \varepsilon)`-HLLDP if
+    :math:`Q(y \mid x) \le e^\varepsilon Q(y \mid x')` for every :math:`x \in A` and every x'
+    (Definition 3 of Acharya et al., ICML 2020; the same notion as utility-optimized LDP of
+    Murakami and Kawamoto). The budget matrix is asymmetric: row x is :math:`\varepsilon` when
+    x is sensitive and :math:`+\infty` when it is not, so a non-sensitive value may be revealed,
+    but no output makes a sensitive value more than :math:`e^\varepsilon` times likelier than
+    any other.
+
+    Parameters
+    ----------
+    sensitive : array-like of int
+        Input indices of the sensitive values.
+    epsilon : float
+        Budget of a sensitive input, positive and finite.
+    """
+
+    def __init__(self, sensitive, epsilon):
+        self.sensitive = sensitive_indices(sensitive)
+        self.sensitive.setflags(write=False)
+        self.epsilon = check_epsilon(epsilon)
+
+    def _key(self):
+        return (self.sensitive.tobytes(), self.epsilon)
+
+    def epsilon_matrix(self, n_inputs):
+        if self.sensitive.size and self.sensitive[-1] >= n_inputs:
+            raise ValueError(f"sensitive index {int(self.sensitive[-1])} is outside a domain of {n_inputs}")
+        E = np.full((n_inputs, n_inputs), np.inf)
+        E[self.sensitive] = self.epsilon
+        np.fill_diagonal(E, 0.0)
+        return E
+
+    def __repr__(self):
+        return f"HighLowLDP(epsilon={self.epsilon:g}, n_sensitive={self.sensitive.shape[0]})"
+
+
+class BinaryContextAwareLDP(PrivacyModel):
+    r"""Context-aware LDP on a binary domain with one budget per direction.
+
+    :math:`Q(y \mid 0) \le e^{\varepsilon_{01}} Q(y \mid 1)` and
+    :math:`Q(y \mid 1) \le e^{\varepsilon_{10}} Q(y \mid 0)` for every output y (Section 4 of
+    Acharya et al., ICML 2020). A budget of 0 forces equal rows; ``inf`` promises nothing in
+    that direction (Mangat's randomized response has :math:`\varepsilon_{01} = \infty`).
+
+    Parameters
+    ----------
+    epsilon_01, epsilon_10 : float
+        Non-negative budgets; ``inf`` allowed.
+    """
+
+    def __init__(self, epsilon_01, epsilon_10):
+        self.epsilon_01 = check_epsilon(epsilon_01, "epsilon_01", allow_inf=True, allow_zero=True)
+        self.epsilon_10 = check_epsilon(epsilon_10, "epsilon_10", allow_inf=True, allow_zero=True)
+
+    @property
+    def epsilon(self):
+        """The larger of the two budgets: the plain LDP level this model implies."""
+        return max(self.epsilon_01, self.epsilon_10)
+
+    def _key(self):
+        return (self.epsilon_01, self.epsilon_10)
+
+    def epsilon_matrix(self, n_inputs):
+        if n_inputs != 2:
+            raise ValueError(f"a binary model has 2 inputs; the channel has {n_inputs}")
+        return np.array([[0.0, self.epsilon_01], [self.epsilon_10, 0.0]])
+
+    def __repr__(self):
+        return f"BinaryContextAwareLDP(epsilon_01={self.epsilon_01:g}, epsilon_10={self.epsilon_10:g})"

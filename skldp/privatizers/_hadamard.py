@@ -1,0 +1,473 @@
+"""Hadamard response and its block-structured and high-low forms as scikit-learn transformers."""
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from skldp._base import BasePrivatizer
+from skldp._domain import _describe, _is_list_like, encode
+from skldp._validation import check_epsilon, check_int
+from skldp.channels import (
+    BlockHadamardResponseChannel,
+    HadamardResponseChannel,
+    HighLowHadamardResponseChannel,
+)
+
+__all__ = ["HadamardResponse", "BlockHadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
+
+
+def grid_blocks(shape, n_blocks):
+    """Block labels of a 2-D grid of cells cut into ``n_blocks[0] x n_blocks[1]`` rectangles.
+
+    Cell ``(i, j)`` of a grid with ``shape = (n_rows, n_cols)`` has the flat index
+    ``i * n_cols + j`` (row-major, e.g. ``lat_index * 350 + lon_index``) and lies in block
+    ``(i * m1 // n_rows) * m2 + (j * m2 // n_cols)``: rows and columns are each split into
+    equal contiguous parts (sizes differ by at most one when they do not divide). This is the
+    partition of the Gowalla experiment of Acharya et al. (ICML 2020, Section 7.2), where a
+    125 x 350 grid of 0.2-degree cells is cut into (5, 7), (25, 35) or (25, 70) rectangles.
+
+    Parameters
+    ----------
+    shape : tuple of int (n_rows, n_cols)
+        The grid.
+    n_blocks : tuple of int (m1, m2)
+        Parts along rows and along columns, 1 <= m1 <= n_rows and 1 <= m2 <= n_cols.
+
+    Returns
+    -------
+    labels : ndarray of int64 of shape (n_rows * n_cols,)
+        The block of each flat cell index; pass it as ``blocks=`` with
+        ``categories=range(n_rows * n_cols)``.
+
+    Examples
+    --------
+    >>> from skldp import grid_blocks
+    >>> grid_blocks((4, 6), (2, 3)).reshape(4, 6)
+    array([[0, 0, 1, 1, 2, 2],
+           [0, 0, 1, 1, 2, 2],
+           [3, 3, 4, 4, 5, 5],
+           [3, 3, 4, 4, 5, 5]])
+    """
+    if not _is_list_like(shape) or len(shape) != 2:
+        raise ValueError(f"shape must be a pair (n_rows, n_cols); got {shape!r}")
+    if not _is_list_like(n_blocks) or len(n_blocks) != 2:
+        raise ValueError(f"n_blocks must be a pair (m1, m2); got {n_blocks!r}")
+    n_rows = check_int(shape[0], "shape[0]")
+    n_cols = check_int(shape[1], "shape[1]")
+    m1 = check_int(n_blocks[0], "n_blocks[0]")
+    m2 = check_int(n_blocks[1], "n_blocks[1]")
+    if m1 > n_rows or m2 > n_cols:
+        raise ValueError(f"cannot cut a {n_rows} x {n_cols} grid into {m1} x {m2} non-empty blocks")
+    row_block = np.arange(n_rows, dtype=np.int64) * m1 // n_rows
+    col_block = np.arange(n_cols, dtype=np.int64) * m2 // n_cols
+    return (row_block[:, None] * m2 + col_block[None, :]).ravel()
+
+
+def _factorize(raw):
+    codes, _ = pd.factorize(pd.Series(raw, dtype=object), use_na_sentinel=False)
+    return codes.astype(np.int64)
+
+
+def _block_labels(blocks, n_blocks, block_size, categories, column):
+    """Block label (0 .. m-1, any numbering) of each category of one column."""
+    k = len(categories)
+    if n_blocks is not None:
+        m = check_int(n_blocks, "n_blocks")
+        if m > k:
+            raise ValueError(f"n_blocks={m} exceeds the {k} categories of column {column}")
+        return np.arange(k, dtype=np.int64) * m // k
+    if block_size is not None:
+        size = check_int(block_size, "block_size")
+        return np.arange(k, dtype=np.int64) // size
+    if callable(blocks):
+        return _factorize([blocks(c) for c in categories])
+    if isinstance(blocks, (Mapping, pd.Series)):
+        mapping = blocks if isinstance(blocks, Mapping) else blocks.to_dict()
+        missing = [c for c in categories if c not in mapping]
+        if missing:
+            raise ValueError(
+                f"blocks gives no block to {len(missing)} categories of column {column}: "
+                f"{_describe(np.asarray(missing, dtype=object))}"
+            )
+        return _factorize([mapping[c] for c in categories])
+    if isinstance(blocks, str) or not _is_list_like(blocks):
+        raise TypeError(
+            "blocks must be a list of blocks (lists of categories), a mapping category -> label, "
+            f"a callable, or an array of labels aligned with the categories; got {type(blocks).__name__}"
+        )
+    items = list(blocks)
+    if items and all(_is_list_like(b) for b in items):
+        labels = np.full(k, -1, dtype=np.int64)
+        for j, block in enumerate(items):
+            idx = encode(np.asarray(list(block)), categories, column)
+            if idx.size == 0:
+                raise ValueError(f"block {j} of the partition is empty")
+            again = idx[labels[idx] >= 0]
+            if again.size or np.unique(idx).shape[0] != idx.shape[0]:
+                dup = categories[again] if again.size else categories[idx]
+                raise ValueError(f"the blocks of column {column} overlap: {_describe(np.asarray(dup))} in two blocks")
+            labels[idx] = j
+        if np.any(labels < 0):
+            raise ValueError(
+                f"the blocks do not cover the categories of column {column}: "
+                f"{_describe(np.asarray(categories[labels < 0]))} are in no block"
+            )
+        return labels
+    if len(items) != k:
+        raise ValueError(
+            f"an array of block labels needs one label per category; column {column} has {k} "
+            f"categories and blocks has {len(items)} entries"
+        )
+    return _factorize(items)
+
+
+class HadamardResponse(BasePrivatizer):
+    r"""Hadamard response: report a random column of the Hadamard row of the true value.
+
+    Value x (the x-th category) owns row x + 1 of the Sylvester Hadamard matrix of size
+    :math:`K = 2^{\lceil \log_2(k + 1) \rceil}`; its report is a uniform column where that row
+    is +1 with probability :math:`e^\varepsilon/(1 + e^\varepsilon)`, otherwise a uniform
+    column where it is -1. It is epsilon-LDP, sends about :math:`\log_2 k` bits, and its
+    estimate is one fast Walsh-Hadamard transform of the report counts: the
+    communication-efficient, sample-optimal mechanism of the high-privacy regime, and the LDP
+    baseline of the context-aware experiments.
+
+    Read more in the :ref:`User Guide <context_aware>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of one report; a positive finite number.
+    categories : list of values, list of lists, or None, default=None
+        The public domain: one list per column (a flat list for one column). None infers it
+        from X and warns with a PrivacyLeakWarning.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise from the operating system on every call; an int makes
+        ``transform`` reproducible (and a clone replays the same noise).
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        The domain of each column.
+    channel_ : HadamardResponseChannel or list of them
+    privacy_ : LDP or SequentialComposition
+        ``LDP(epsilon)`` per column.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    BlockHadamardResponse : The same inside each block of a partition (block-structured LDP).
+    HighLowHadamardResponse : Hadamard response for sensitive values only (high-low LDP).
+
+    Notes
+    -----
+    .. math::
+
+        Q(y \mid x) = \frac{2 e^\varepsilon}{K (1 + e^\varepsilon)} \text{ if }
+        H_K[x + 1, y] = 1, \qquad \frac{2}{K (1 + e^\varepsilon)} \text{ otherwise;}
+
+    :math:`\hat p_x = c' (H_K f)[x + 1]` with :math:`c' = (e^\varepsilon + 1)/(e^\varepsilon
+    - 1)` and f the report frequencies, of variance :math:`(c'^2 - p_x^2)/n`.
+
+    References
+    ----------
+    .. [1] J. Acharya, Z. Sun and H. Zhang, "Hadamard Response: Estimating Distributions
+       Privately, Efficiently, and with Little Communication", AISTATS 2019.
+
+    Examples
+    --------
+    >>> from skldp import HadamardResponse
+    >>> hr = HadamardResponse(epsilon=1.0, categories=list("abcde"), random_state=0)
+    >>> hr.fit_transform(list("aabce")).shape
+    (5, 1)
+    >>> hr.channel_.n_outputs, hr.bits_per_report
+    (8, 3)
+    """
+
+    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+        self.epsilon = epsilon
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+
+    def _make_channel(self, categories, column):
+        return HadamardResponseChannel(self.epsilon, len(categories))
+
+
+class BlockHadamardResponse(BasePrivatizer):
+    r"""Hadamard response inside the block of the true value: block-structured LDP.
+
+    The domain is cut into blocks (cities, regions, grid rectangles); a report reveals the
+    block of the true value and hides the value within its block by Hadamard response on a
+    Hadamard matrix of the block's own size. Values in one block are epsilon-indistinguishable;
+    values in different blocks are not protected from each other. The price of privacy drops
+    from :math:`k^2` to :math:`\sum_j k_j^2` samples: with m equal blocks, m times fewer
+    reports reach the same accuracy as LDP.
+
+    Give the partition by exactly one of ``blocks``, ``n_blocks`` or ``block_size``.
+
+    Read more in the :ref:`User Guide <context_aware>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Budget within a block; a positive finite number.
+    blocks : list of lists, mapping, callable, array-like or None, default=None
+        The partition of the categories, as
+
+        - a list of blocks, each a list of categories, covering each category once;
+        - a mapping category -> block label (a dict or a pandas Series);
+        - a callable called on each category and returning its block label;
+        - an array of block labels aligned with ``categories`` (see :func:`grid_blocks`).
+    n_blocks : int or None, default=None
+        Cut the categories, in their order, into this many contiguous blocks of sizes that
+        differ by at most one.
+    block_size : int or None, default=None
+        Cut the categories, in their order, into contiguous blocks of this size (the last one
+        may be smaller).
+    categories : list of values, list of lists, or None, default=None
+        The public domain: one list per column (a flat list for one column). None infers it
+        from X and warns with a PrivacyLeakWarning.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise from the operating system on every call; an int makes
+        ``transform`` reproducible (and a clone replays the same noise).
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        The domain of each column.
+    blocks_ : list of ndarray, or list of such lists for several columns
+        The categories of each block, blocks numbered by their first category; the report of
+        a value of block j carries j.
+    channel_ : BlockHadamardResponseChannel or list of them
+    privacy_ : BlockStructuredLDP or SequentialComposition
+        The partition (as category indices) and epsilon.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    HadamardResponse : One block: plain LDP.
+    grid_blocks : Rectangular blocks of a 2-D grid of cells.
+
+    Notes
+    -----
+    For value x in block j of size :math:`k_j`, with :math:`K_j = 2^{\lceil \log_2(k_j + 1)
+    \rceil}` and x in position u of its block, the report is the pair (j, c), sent as the one
+    integer :math:`\sum_{i < j} K_i + c`, with
+
+    .. math::
+
+        Q((j, c) \mid x) = \frac{2 e^\varepsilon}{K_j (1 + e^\varepsilon)} \text{ if }
+        H_{K_j}[u + 1, c] = 1, \qquad \frac{2}{K_j (1 + e^\varepsilon)} \text{ otherwise.}
+
+    The output alphabet has :math:`\sum_j K_j \le 2k` symbols
+    (:math:`\le \lceil \log_2 k \rceil + 1` bits). The unbiased estimate has variance
+    :math:`(c'^2 p(X_j) - p_x^2)/n` and :math:`E[d_{TV}] \le 2 c' \sqrt{3 \sum_j k_j^2 / n}`.
+
+    References
+    ----------
+    .. [1] J. Acharya, K. Bonawitz, P. Kairouz, D. Ramage and Z. Sun, "Context-Aware Local
+       Differential Privacy", ICML 2020, Section 6.
+
+    Examples
+    --------
+    >>> from skldp import BlockHadamardResponse
+    >>> bhr = BlockHadamardResponse(1.0, blocks=[["a", "b", "c"], ["d", "e"]],
+    ...                             categories=list("abcde"), random_state=0)
+    >>> bhr.fit_transform(list("aabde")).shape
+    (5, 1)
+    >>> bhr.channel_.block_outputs, bhr.bits_per_report
+    (array([4, 4]), 3)
+    >>> bhr.privacy_
+    BlockStructuredLDP(epsilon=1, n_blocks=2, block_sizes=[3, 2])
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        *,
+        blocks=None,
+        n_blocks=None,
+        block_size=None,
+        categories=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.blocks = blocks
+        self.n_blocks = n_blocks
+        self.block_size = block_size
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        given = [n for n in ("blocks", "n_blocks", "block_size") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give the partition by exactly one of blocks, n_blocks or block_size; got "
+                + (", ".join(given) if given else "none of them")
+            )
+        if self.n_blocks is not None:
+            check_int(self.n_blocks, "n_blocks")
+        if self.block_size is not None:
+            check_int(self.block_size, "block_size")
+
+    def _make_channel(self, categories, column):
+        labels = _block_labels(self.blocks, self.n_blocks, self.block_size, categories, column)
+        return BlockHadamardResponseChannel(self.epsilon, labels)
+
+    def fit(self, X, y=None):
+        """Learn the domain and the partition of each column and build its channel.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
+            Raw values (only checked against the domain, or used to infer it with a warning).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        super().fit(X, y)
+        out = []
+        for ch, cats in zip(self.channels_, self.categories_):
+            out.append([cats[idx] for idx in ch.guarantee().blocks])
+        self.blocks_ = out[0] if len(out) == 1 else out
+        return self
+
+
+class HighLowHadamardResponse(BasePrivatizer):
+    r"""High-low LDP: Hadamard response among the sensitive values, release of the others.
+
+    Only the values in ``sensitive`` (a diagnosis, a home location) need protection: no report
+    may make a sensitive value more than :math:`e^\varepsilon` times likelier than any other
+    value, while a non-sensitive value may be revealed. A sensitive value is reported by
+    Hadamard response over the s sensitive values; a non-sensitive value is reported exactly
+    with probability :math:`(e^\varepsilon - 1)/(e^\varepsilon + 1)` and otherwise hides
+    among the sensitive reports. The sample cost drops from :math:`k^2/\varepsilon^2` to
+    :math:`s^2/\varepsilon^2 + k/\varepsilon`.
+
+    Read more in the :ref:`User Guide <context_aware>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Budget of a sensitive value; a positive finite number.
+    sensitive : list of values, callable, list of lists, or None, default=None
+        The sensitive categories (required): a list of categories, a callable called on each
+        category that returns True for the sensitive ones, or (for several columns) one list
+        per column. At least one category must be sensitive.
+    categories : list of values, list of lists, or None, default=None
+        The public domain: one list per column (a flat list for one column). None infers it
+        from X and warns with a PrivacyLeakWarning.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise from the operating system on every call; an int makes
+        ``transform`` reproducible (and a clone replays the same noise).
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        The domain of each column.
+    sensitive_ : ndarray, or list of them for several columns
+        The sensitive categories, in domain order.
+    channel_ : HighLowHadamardResponseChannel or list of them
+    privacy_ : HighLowLDP or SequentialComposition
+        The sensitive set (as category indices) and epsilon.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    HadamardResponse : Every value sensitive: plain LDP.
+    BinaryRandomizedResponse : The binary case with one budget per direction.
+
+    Notes
+    -----
+    With :math:`S = 2^{\lceil \log_2(s + 1) \rceil}`, the i-th sensitive value (i = 0, 1, ...)
+    uses row i + 1 of :math:`H_S` (the paper's (13) prints row i, which is the all-ones row for
+    the first value and not a channel; its Appendix C.1 uses row i + 1). Reports are the S
+    columns followed by one symbol per non-sensitive value (:math:`S + k - s \le 2k` symbols).
+    Estimates: :math:`\hat p_x = c' (H_S f_{[S]})[i + 1]` for sensitive x, of variance
+    :math:`(c'^2 p([S]) - p_x^2)/n`, and :math:`\hat p_x = c' f_x` (the share of x's own
+    symbol, never negative) otherwise, of variance :math:`(c' p_x - p_x^2)/n`.
+
+    References
+    ----------
+    .. [1] J. Acharya, K. Bonawitz, P. Kairouz, D. Ramage and Z. Sun, "Context-Aware Local
+       Differential Privacy", ICML 2020, Section 5.
+
+    Examples
+    --------
+    >>> from skldp import HighLowHadamardResponse
+    >>> hl = HighLowHadamardResponse(1.0, sensitive=["hiv", "cancer"],
+    ...                              categories=["flu", "cold", "hiv", "cancer"], random_state=0)
+    >>> hl.fit_transform(["flu", "hiv", "cold"]).shape
+    (3, 1)
+    >>> hl.sensitive_, hl.channel_.n_outputs
+    (array(['hiv', 'cancer'], dtype=object), 6)
+    >>> hl.privacy_
+    HighLowLDP(epsilon=1, n_sensitive=2)
+    """
+
+    def __init__(self, epsilon=1.0, *, sensitive=None, categories=None, random_state=None):
+        self.epsilon = epsilon
+        self.sensitive = sensitive
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        if self.sensitive is None:
+            raise ValueError("sensitive is required: the list of sensitive categories (or a callable)")
+        if not callable(self.sensitive) and (isinstance(self.sensitive, str) or not _is_list_like(self.sensitive)):
+            raise TypeError(
+                f"sensitive must be a list of categories or a callable; got {type(self.sensitive).__name__}"
+            )
+
+    def _column_sensitive(self, categories, column):
+        spec = self.sensitive
+        if callable(spec):
+            mask = np.array([bool(spec(c)) for c in categories], dtype=bool)
+            return np.flatnonzero(mask)
+        items = list(spec)
+        n_columns = len(self.categories_)
+        if n_columns > 1 and len(items) == n_columns and all(_is_list_like(s) for s in items):
+            items = list(items[column])
+        values = np.asarray(items, dtype=object) if items else np.asarray([], dtype=object)
+        idx = encode(values, categories, column)
+        if np.unique(idx).shape[0] != idx.shape[0]:
+            raise ValueError(f"sensitive lists a category twice for column {column}")
+        return np.sort(idx)
+
+    def _make_channel(self, categories, column):
+        idx = self._column_sensitive(categories, column)
+        if idx.size == 0:
+            raise ValueError(
+                f"no category of column {column} is sensitive; high-low LDP needs at least one "
+                "(with none, nothing is protected)"
+            )
+        return HighLowHadamardResponseChannel(self.epsilon, len(categories), idx)
+
+    def fit(self, X, y=None):
+        """Learn the domain and the sensitive set of each column and build its channel.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
+            Raw values (only checked against the domain, or used to infer it with a warning).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        super().fit(X, y)
+        out = [cats[ch.sensitive] for ch, cats in zip(self.channels_, self.categories_)]
+        self.sensitive_ = out[0] if len(out) == 1 else out
+        return self
