@@ -63,12 +63,11 @@ def uniform(k, s):
 
 def distributions(k):
     """(name, p, s) for the paper's four inputs."""
-    out = []
-    for name, p in (("Unif(10)", uniform(k, 10)), ("Unif(25)", uniform(k, 25)),
-                    ("Geo(0.6)", geometric(k, 0.6)), ("Geo(0.8)", geometric(k, 0.8))):
+    out = [("Unif(10)", uniform(k, 10), 10), ("Unif(25)", uniform(k, 25), 25)]
+    for name, lam in (("Geo(0.6)", 0.6), ("Geo(0.8)", 0.8)):
+        p = geometric(k, lam)
         tail = 1.0 - np.cumsum(np.sort(p)[::-1])
-        s = int(np.argmax(tail <= 0.1 + 1e-12)) + 1
-        out.append((name, p, s))
+        out.append((name, p, int(np.argmax(tail <= 0.1 + 1e-12)) + 1))  # roughly (s, 0.1)-sparse
     return out
 
 
@@ -214,13 +213,15 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="+", default=None, help="sizes n (default: 5e4, 1e5, ..., 1e6)")
     parser.add_argument("--n-large-k", type=int, nargs="+", default=None, help="sizes n for k >= 10**6")
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--runs-large-k", type=int, default=None, help="runs for k >= 10**6 (default: --runs)")
     parser.add_argument("--no-symmetric", action="store_true", help="leave out symmetric CP")
+    parser.add_argument("--no-symmetric-large-k", action="store_true", help="leave out symmetric CP for k >= 10**6")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default="compressive_experiments.png")
     args = parser.parse_args(argv)
     if args.quick:
-        ks, m, runs = [2_000], 100, 2
-        ns_by_k = {2_000: [20_000, 60_000]}
+        ks, m, runs = [2_000], 250, 2
+        ns_by_k = {2_000: [50_000, 200_000]}
     else:
         ks, m, runs = args.k, args.m, args.runs
         base = args.n or PAPER_N
@@ -228,7 +229,11 @@ def main(argv=None):
     print(f"epsilon = {args.epsilon}, m = {m}, runs = {runs}; l1 error averaged over runs")
     all_results, all_bits, labels_by_k = {}, {}, {}
     for k in ks:
-        res, bits = run_grid(k, m, args.epsilon, ns_by_k[k], runs, args.seed + k, not args.no_symmetric)
+        large = k >= 10**6
+        k_runs = args.runs_large_k if (large and args.runs_large_k and not args.quick) else runs
+        symmetric = not args.no_symmetric and not (large and args.no_symmetric_large_k)
+        print(f"k = {k:,}: {k_runs} runs per point")
+        res, bits = run_grid(k, m, args.epsilon, ns_by_k[k], k_runs, args.seed + k, symmetric)
         all_results[k], all_bits[k] = res, bits
         labels_by_k[k] = list(bits)
     print("\nmean l1 error")
