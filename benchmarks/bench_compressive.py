@@ -13,21 +13,26 @@ resident set size at the end.
 
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
+for _var in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
-import resource  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-import tracemalloc  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skldp import (  # noqa: E402
+from skldp import (
     OneBitCompressive,
     OneBitHadamardResponse,
     RecursiveCompressive,
@@ -80,7 +85,9 @@ def main(argv=None):
     parser.add_argument("--m", type=int, default=500)
     parser.add_argument("--sparsity", type=int, default=25)
     parser.add_argument("--quick", action="store_true", help="k = n = 10**5")
-    parser.add_argument("--all", action="store_true", help="also the symmetric, recursive and one-bit HR mechanisms")
+    parser.add_argument(
+        "--all", action="store_true", help="also the symmetric, recursive and one-bit HR mechanisms"
+    )
     args = parser.parse_args(argv)
     k, n = (10**5, 10**5) if args.quick else (args.k, args.n)
     s, m = args.sparsity, args.m
@@ -90,26 +97,49 @@ def main(argv=None):
     truth[support] = 1.0 / s
     x = rng.choice(support, size=n)
     categories = np.arange(k)
-    print(f"k = {k:,}, n = {n:,}, m = {m}, epsilon = 1, uniform on s = {s} random values; one thread")
+    print(
+        f"k = {k:,}, n = {n:,}, m = {m}, epsilon = 1, uniform on s = {s} random values; one thread"
+    )
     print("(measured on a shared, loaded machine: timings vary by tens of percent)\n")
     cases = [
-        ("one-bit CP + OMP", OneBitCompressive(n_measurements=m, categories=categories, random_state=1),
-         SparseEstimator(sparsity=s)),
-        ("one-bit CP + OMP (s from data)", OneBitCompressive(n_measurements=m, categories=categories, random_state=1),
-         SparseEstimator()),
+        (
+            "one-bit CP + OMP",
+            OneBitCompressive(n_measurements=m, categories=categories, random_state=1),
+            SparseEstimator(sparsity=s),
+        ),
+        (
+            "one-bit CP + OMP (s from data)",
+            OneBitCompressive(n_measurements=m, categories=categories, random_state=1),
+            SparseEstimator(),
+        ),
     ]
     if args.all:
         cases += [
-            ("symmetric CP + OMP", SymmetricCompressive(n_measurements=m, categories=categories, random_state=1),
-             SparseEstimator(sparsity=s)),
-            ("recursive CP (L=2) + OMP", RecursiveCompressive(n_measurements=m, categories=categories, random_state=1),
-             SparseEstimator(sparsity=s)),
-            ("one-bit CP + IHT", OneBitCompressive(n_measurements=m, categories=categories, random_state=1),
-             SparseEstimator(sparsity=s, method="iht")),
-            ("one-bit CP + l1", OneBitCompressive(n_measurements=m, categories=categories, random_state=1),
-             SparseEstimator(sparsity=s, method="l1")),
-            ("one-bit HR + sparse proj.", OneBitHadamardResponse(categories=categories, random_state=1),
-             SparseEstimator(sparsity=s, method="inverse", projection="sparse")),
+            (
+                "symmetric CP + OMP",
+                SymmetricCompressive(n_measurements=m, categories=categories, random_state=1),
+                SparseEstimator(sparsity=s),
+            ),
+            (
+                "recursive CP (L=2) + OMP",
+                RecursiveCompressive(n_measurements=m, categories=categories, random_state=1),
+                SparseEstimator(sparsity=s),
+            ),
+            (
+                "one-bit CP + IHT",
+                OneBitCompressive(n_measurements=m, categories=categories, random_state=1),
+                SparseEstimator(sparsity=s, method="iht"),
+            ),
+            (
+                "one-bit CP + l1",
+                OneBitCompressive(n_measurements=m, categories=categories, random_state=1),
+                SparseEstimator(sparsity=s, method="l1"),
+            ),
+            (
+                "one-bit HR + sparse proj.",
+                OneBitHadamardResponse(categories=categories, random_state=1),
+                SparseEstimator(sparsity=s, method="inverse", projection="sparse"),
+            ),
         ]
     header = f"{'mechanism':34s} {'matrix s':>9s} {'privatize s':>12s} {'recover s':>10s} {'peak GB':>8s} {'l1 err':>7s} {'s':>4s}"
     print(header)
@@ -128,7 +158,11 @@ def main(argv=None):
     checks = [
         ("privatization < 1 s", main_row["privatize_s"] < TARGETS["privatize"]),
         ("recovery < 30 s", main_row["recover_s"] < TARGETS["recover"]),
-        ("memory < 2 GB", max(r["peak_gb"] for r in rows) < TARGETS["memory_gb"] and maxrss_gb < TARGETS["memory_gb"]),
+        (
+            "memory < 2 GB",
+            max(r["peak_gb"] for r in rows) < TARGETS["memory_gb"]
+            and maxrss_gb < TARGETS["memory_gb"],
+        ),
     ]
     for label, ok in checks:
         print(f"  [{'ok' if ok else 'MISSED'}] {label} (one-bit CP)")

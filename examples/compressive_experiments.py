@@ -30,7 +30,6 @@ location does not matter in distribution).
 """
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -39,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skldp import (  # noqa: E402
+from skldp import (
     HadamardResponse,
     OneBitCompressive,
     OneBitHadamardResponse,
@@ -75,21 +74,45 @@ def methods(k, m, eps, include_symmetric):
     """(label, privatizer, estimator factory taking s)."""
     cats = np.arange(k)
     out = [
-        ("one-bit CP", OneBitCompressive(eps, n_measurements=m, categories=cats),
-         lambda s: SparseEstimator(sparsity=s, method="omp", projection="simplex")),
+        (
+            "one-bit CP",
+            OneBitCompressive(eps, n_measurements=m, categories=cats),
+            lambda s: SparseEstimator(sparsity=s, method="omp", projection="simplex"),
+        ),
     ]
     if include_symmetric:
-        out.append(("symmetric CP", SymmetricCompressive(eps, n_measurements=m, categories=cats),
-                    lambda s: SparseEstimator(sparsity=s, method="omp", projection="simplex")))
+        out.append(
+            (
+                "symmetric CP",
+                SymmetricCompressive(eps, n_measurements=m, categories=cats),
+                lambda s: SparseEstimator(sparsity=s, method="omp", projection="simplex"),
+            )
+        )
     out += [
-        ("HR + simplex proj.", HadamardResponse(eps, categories=cats),
-         lambda s: SparseEstimator(sparsity=s, method="inverse", projection="simplex")),
-        ("HR + sparse proj.", HadamardResponse(eps, categories=cats),
-         lambda s: SparseEstimator(sparsity=s, method="inverse", projection="sparse")),
-        ("one-bit HR + sparse proj. (half)", OneBitHadamardResponse(eps, categories=cats),
-         lambda s: SparseEstimator(sparsity=s, method="inverse", projection="sparse", empty_groups="half")),
-        ("one-bit HR + sparse proj. (zero)", OneBitHadamardResponse(eps, categories=cats),
-         lambda s: SparseEstimator(sparsity=s, method="inverse", projection="sparse", empty_groups="zero")),
+        (
+            "HR + simplex proj.",
+            HadamardResponse(eps, categories=cats),
+            lambda s: SparseEstimator(sparsity=s, method="inverse", projection="simplex"),
+        ),
+        (
+            "HR + sparse proj.",
+            HadamardResponse(eps, categories=cats),
+            lambda s: SparseEstimator(sparsity=s, method="inverse", projection="sparse"),
+        ),
+        (
+            "one-bit HR + sparse proj. (half)",
+            OneBitHadamardResponse(eps, categories=cats),
+            lambda s: SparseEstimator(
+                sparsity=s, method="inverse", projection="sparse", empty_groups="half"
+            ),
+        ),
+        (
+            "one-bit HR + sparse proj. (zero)",
+            OneBitHadamardResponse(eps, categories=cats),
+            lambda s: SparseEstimator(
+                sparsity=s, method="inverse", projection="sparse", empty_groups="zero"
+            ),
+        ),
     ]
     return out
 
@@ -115,7 +138,10 @@ def run_grid(k, m, eps, ns, runs, seed, include_symmetric, verbose=True):
                     errs.append(float(np.abs(est.distribution_ - p).sum()))
                 results[dist, label, n] = float(np.mean(errs))
             if verbose:
-                print(f"  k={k:>8,} {dist:9s} {label:33s} {time.perf_counter() - t0:7.1f} s", flush=True)
+                print(
+                    f"  k={k:>8,} {dist:9s} {label:33s} {time.perf_counter() - t0:7.1f} s",
+                    flush=True,
+                )
     return results, bits
 
 
@@ -134,19 +160,43 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
             cp = [err(k, dist, "one-bit CP", n) for n in large_n]
             hr = [err(k, dist, "HR + simplex proj.", n) for n in large_n]
             ok = all(c < 0.5 * h for c, h in zip(cp, hr))
-            out.append((f"[k={k}] {dist}: compressive privatization well below HR with the simplex "
-                        "projection (n >= 2e5)", ok, f"CP {np.round(cp, 3)} vs HR {np.round(hr, 3)}"))
+            out.append(
+                (
+                    (
+                        f"[k={k}] {dist}: compressive privatization well below HR with the simplex "
+                        "projection (n >= 2e5)"
+                    ),
+                    ok,
+                    f"CP {np.round(cp, 3)} vs HR {np.round(hr, 3)}",
+                )
+            )
             ob = [err(k, dist, "one-bit HR + sparse proj. (half)", n) for n in large_n]
             ok = all(max(a / b, b / a) <= 1.5 for a, b in zip(cp, ob))
-            out.append((f"[k={k}] {dist}: one-bit HR + sparse projection performs almost the same as "
-                        "one-bit CP (within 1.5x, n >= 2e5)", ok, f"one-bit HR {np.round(ob, 3)}"))
+            out.append(
+                (
+                    (
+                        f"[k={k}] {dist}: one-bit HR + sparse projection performs almost the same as "
+                        "one-bit CP (within 1.5x, n >= 2e5)"
+                    ),
+                    ok,
+                    f"one-bit HR {np.round(ob, 3)}",
+                )
+            )
     for k in ks:
         for dist in ("Unif(10)", "Unif(25)"):
             sp = [err(k, dist, "HR + sparse proj.", n) for n in ns_by_k[k]]
             si = [err(k, dist, "HR + simplex proj.", n) for n in ns_by_k[k]]
             ok = all(a < b for a, b in zip(sp, si))
-            out.append((f"[k={k}] {dist}: HR with the sparse projection beats HR with the simplex "
-                        "projection", ok, f"{np.round(sp, 3)} vs {np.round(si, 3)}"))
+            out.append(
+                (
+                    (
+                        f"[k={k}] {dist}: HR with the sparse projection beats HR with the simplex "
+                        "projection"
+                    ),
+                    ok,
+                    f"{np.round(sp, 3)} vs {np.round(si, 3)}",
+                )
+            )
     for k in big:
         K = 1 << int(k).bit_length()
         below = [n for n in ns_by_k[k] if n < K and n <= 200_000]
@@ -154,27 +204,56 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
             cp = [err(k, "Unif(10)", "one-bit CP", n) for n in below]
             ob = [err(k, "Unif(10)", f"one-bit HR + sparse proj. ({fill})", n) for n in below]
             ok = bool(below) and all(o > 3 * c for c, o in zip(cp, ob))
-            out.append((f"[k={k}] Unif(10), n < K = {K}: one-bit HR ({fill}-filled groups) much worse "
-                        "than one-bit CP", ok, f"CP {np.round(cp, 3)} vs one-bit HR {np.round(ob, 3)}"))
+            out.append(
+                (
+                    (
+                        f"[k={k}] Unif(10), n < K = {K}: one-bit HR ({fill}-filled groups) much worse "
+                        "than one-bit CP"
+                    ),
+                    ok,
+                    f"CP {np.round(cp, 3)} vs one-bit HR {np.round(ob, 3)}",
+                )
+            )
         n_top = ns_by_k[k][-1]
         for dist in ("Unif(10)", "Unif(25)"):
             hs, cp = err(k, dist, "HR + sparse proj.", n_top), err(k, dist, "one-bit CP", n_top)
             ok = max(hs / cp, cp / hs) <= 2.0
-            out.append((f"[k={k}] {dist}, n = {n_top}: HR + sparse projection still performs well and one-bit "
+            out.append(
+                (
+                    (
+                        f"[k={k}] {dist}, n = {n_top}: HR + sparse projection still performs well and one-bit "
                         f"CP reaches the same accuracy (within 2x) with 1 bit instead of "
-                        f"{all_bits[k]['HR + sparse proj.']}", ok, f"HR+sparse {hs:.3f}, one-bit CP {cp:.3f}"))
+                        f"{all_bits[k]['HR + sparse proj.']}"
+                    ),
+                    ok,
+                    f"HR+sparse {hs:.3f}, one-bit CP {cp:.3f}",
+                )
+            )
     for k in ks:
         if "symmetric CP" in all_bits[k]:
             b_sym, b_hr = all_bits[k]["symmetric CP"], all_bits[k]["HR + simplex proj."]
-            out.append((f"[k={k}] symmetric CP sends fewer bits than HR", b_sym < b_hr,
-                        f"{b_sym} bits (ceil log2 {m}) vs {b_hr}"))
+            out.append(
+                (
+                    f"[k={k}] symmetric CP sends fewer bits than HR",
+                    b_sym < b_hr,
+                    f"{b_sym} bits (ceil log2 {m}) vs {b_hr}",
+                )
+            )
         for dist in ("Geo(0.6)", "Geo(0.8)"):
-            p = dict((d, (pp, s)) for d, pp, s in distributions(k))[dist]
-            tail = float(np.sort(p[0])[::-1][p[1]:].sum())
+            p = {d: (pp, s) for d, pp, s in distributions(k)}[dist]
+            tail = float(np.sort(p[0])[::-1][p[1] :].sum())
             cp = [err(k, dist, "one-bit CP", n) for n in ns_by_k[k]]
             ok = min(cp) >= tail - 1e-9
-            out.append((f"[k={k}] {dist} (s = {p[1]}): the error of s-sparse recovery stays above the tail "
-                        f"mass {tail:.3f} (approximate sparsity)", ok, f"CP {np.round(cp, 3)}"))
+            out.append(
+                (
+                    (
+                        f"[k={k}] {dist} (s = {p[1]}): the error of s-sparse recovery stays above the tail "
+                        f"mass {tail:.3f} (approximate sparsity)"
+                    ),
+                    ok,
+                    f"CP {np.round(cp, 3)}",
+                )
+            )
     return out
 
 
@@ -185,7 +264,9 @@ def plot(all_results, ks, ns_by_k, labels_by_k, path):
     import matplotlib.pyplot as plt
 
     dists = [d for d, _, _ in distributions(10)]
-    fig, axes = plt.subplots(len(ks), len(dists), figsize=(4.2 * len(dists), 3.4 * len(ks)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(ks), len(dists), figsize=(4.2 * len(dists), 3.4 * len(ks)), squeeze=False
+    )
     for row, k in enumerate(ks):
         for col, dist in enumerate(dists):
             ax = axes[row, col]
@@ -205,17 +286,27 @@ def plot(all_results, ks, ns_by_k, labels_by_k, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Compressive privatization vs Hadamard response (Xiong et al. 2022)")
+    parser = argparse.ArgumentParser(
+        description="Compressive privatization vs Hadamard response (Xiong et al. 2022)"
+    )
     parser.add_argument("--quick", action="store_true", help="small k, m and n: runs in seconds")
     parser.add_argument("--k", type=int, nargs="+", default=[10**4, 10**6])
     parser.add_argument("--m", type=int, default=500)
     parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("--n", type=int, nargs="+", default=None, help="sizes n (default: 5e4, 1e5, ..., 1e6)")
-    parser.add_argument("--n-large-k", type=int, nargs="+", default=None, help="sizes n for k >= 10**6")
+    parser.add_argument(
+        "--n", type=int, nargs="+", default=None, help="sizes n (default: 5e4, 1e5, ..., 1e6)"
+    )
+    parser.add_argument(
+        "--n-large-k", type=int, nargs="+", default=None, help="sizes n for k >= 10**6"
+    )
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--runs-large-k", type=int, default=None, help="runs for k >= 10**6 (default: --runs)")
+    parser.add_argument(
+        "--runs-large-k", type=int, default=None, help="runs for k >= 10**6 (default: --runs)"
+    )
     parser.add_argument("--no-symmetric", action="store_true", help="leave out symmetric CP")
-    parser.add_argument("--no-symmetric-large-k", action="store_true", help="leave out symmetric CP for k >= 10**6")
+    parser.add_argument(
+        "--no-symmetric-large-k", action="store_true", help="leave out symmetric CP for k >= 10**6"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default="compressive_experiments.png")
     args = parser.parse_args(argv)
@@ -246,7 +337,9 @@ def main(argv=None):
                 print(f"{label:34s} {all_bits[k][label]:4d} {vals}")
     print("\nThe paper's qualitative claims (Sec. 5), checked on these curves:")
     if args.quick:
-        print("(--quick: small k, m and n; the claims are stated for k >= 10**4, m = 500, n >= 5e4)")
+        print(
+            "(--quick: small k, m and n; the claims are stated for k >= 10**4, m = 500, n >= 5e4)"
+        )
     verdicts = check_claims(all_results, all_bits, ks, ns_by_k, m)
     for claim, ok, detail in verdicts:
         print(f"  [{'holds' if ok else 'FAILS'}] {claim}\n          {detail}")

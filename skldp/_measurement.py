@@ -30,12 +30,12 @@ from skldp._fwht import fwht, hadamard_entry
 
 __all__ = [
     "BLOCK_COLUMNS",
-    "MeasurementOperator",
-    "RademacherMatrix",
     "HadamardColumns",
-    "PermutedBlockDiagonal",
-    "RowSubset",
+    "MeasurementOperator",
     "MeasurementSystem",
+    "PermutedBlockDiagonal",
+    "RademacherMatrix",
+    "RowSubset",
 ]
 
 #: Width of the column blocks that are generated from one child seed.
@@ -139,7 +139,9 @@ class RademacherMatrix(MeasurementOperator):
             out = np.empty((self._n_bytes, self.n_cols), dtype=np.uint8)
             for block, start in enumerate(range(0, self.n_cols, BLOCK_COLUMNS)):
                 stop = min(start + BLOCK_COLUMNS, self.n_cols)
-                out[:, start:stop] = self._block_bytes(self.seed, block, self._n_bytes, stop - start)
+                out[:, start:stop] = self._block_bytes(
+                    self.seed, block, self._n_bytes, stop - start
+                )
             self._packed_cache = out
         return self._packed_cache
 
@@ -166,7 +168,9 @@ class RademacherMatrix(MeasurementOperator):
     def to_dense(self):
         """The whole matrix as int8 (small matrices only)."""
         if self.n_rows * self.n_cols > 50_000_000:
-            raise ValueError(f"to_dense would build a {self.n_rows} x {self.n_cols} matrix; too large")
+            raise ValueError(
+                f"to_dense would build a {self.n_rows} x {self.n_cols} matrix; too large"
+            )
         bits = np.unpackbits(self.packed, axis=0, bitorder="little")[: self.n_rows]
         return (bits.astype(np.int8) << 1) - np.int8(1)
 

@@ -61,7 +61,9 @@ def test_rademacher_pickles_without_its_bits():
     assert A.nbytes == 63 * 200_000
 
 
-@pytest.mark.parametrize("bad", [dict(n_rows=0, n_cols=3), dict(n_rows=3, n_cols=3, seed=-1)])
+@pytest.mark.parametrize(
+    "bad", [{"n_rows": 0, "n_cols": 3}, {"n_rows": 3, "n_cols": 3, "seed": -1}]
+)
 def test_rademacher_rejects_bad_shapes(bad):
     with pytest.raises(ValueError, match=">="):
         RademacherMatrix(**bad)

@@ -55,9 +55,9 @@ from skldp.privacy import LDP
 
 __all__ = [
     "OneBitCompressiveChannel",
-    "SymmetricCompressiveChannel",
-    "RecursiveCompressiveChannel",
     "OneBitHadamardChannel",
+    "RecursiveCompressiveChannel",
+    "SymmetricCompressiveChannel",
 ]
 
 _ASSIGNMENTS = ("cyclic", "random")
@@ -156,7 +156,9 @@ class _MeasurementChannel(SymbolChannel):
         if empty_groups not in _EMPTY_GROUPS:
             raise ValueError(f"empty_groups must be one of {_EMPTY_GROUPS}; got {empty_groups!r}")
         if empty_groups == "zero" and self._zero_symbols is None:
-            raise ValueError(f"empty_groups='zero' is defined for one-bit channels only, not {type(self).__name__}")
+            raise ValueError(
+                f"empty_groups='zero' is defined for one-bit channels only, not {type(self).__name__}"
+            )
         stats = np.asarray(stats, dtype=float)
         if stats.shape != (self.n_outputs,):
             raise ValueError(f"statistics must have shape ({self.n_outputs},); got {stats.shape}")
@@ -184,7 +186,9 @@ class _MeasurementChannel(SymbolChannel):
             rows = np.flatnonzero(seen)
             if rows.size == 0:
                 raise ValueError("every group is empty: no measurement to recover from")
-            return MeasurementSystem(values[rows], RowSubset(self.operator, rows), variance[rows], rows)
+            return MeasurementSystem(
+                values[rows], RowSubset(self.operator, rows), variance[rows], rows
+            )
         return MeasurementSystem(values, self.operator, variance, np.arange(values.shape[0]))
 
     # -- least squares --------------------------------------------------------------------------
@@ -200,7 +204,9 @@ class _MeasurementChannel(SymbolChannel):
             return op.rmatvec(z) / op.column_norms() ** 2
         if self.n_inputs <= _DENSE_PINV_MAX and op.shape[0] * op.shape[1] <= 20_000_000:
             return self._pinv() @ z
-        lin = sparse.linalg.LinearOperator(op.shape, matvec=op.matvec, rmatvec=op.rmatvec, dtype=float)
+        lin = sparse.linalg.LinearOperator(
+            op.shape, matvec=op.matvec, rmatvec=op.rmatvec, dtype=float
+        )
         return lsqr(lin, z, atol=1e-10, btol=1e-10, iter_lim=200)[0]
 
     def _unbiased(self, stats, n):
@@ -506,8 +512,10 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
         row = (ell * m + j).ravel()
         plus = (2 * L * j + 2 * ell + 1).ravel()
         self._coef = sparse.csr_matrix(
-            (np.concatenate([np.full(row.size, c), np.full(row.size, -c)]),
-             (np.concatenate([row, row]), np.concatenate([plus, plus - 1]))),
+            (
+                np.concatenate([np.full(row.size, c), np.full(row.size, -c)]),
+                (np.concatenate([row, row]), np.concatenate([plus, plus - 1])),
+            ),
             shape=(L * m, 2 * L * m),
         )
         self._row_group = np.arange(L * m) % m
@@ -523,7 +531,14 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
         return np.argsort(bitgen.random_raw(size), kind="stable")
 
     def _key(self):
-        return (self.epsilon, self.n_inputs, self.n_measurements, self.n_blocks, self.seed, self.assignment)
+        return (
+            self.epsilon,
+            self.n_inputs,
+            self.n_measurements,
+            self.n_blocks,
+            self.seed,
+            self.assignment,
+        )
 
     def __reduce__(self):
         return (type(self), self._key())
@@ -539,7 +554,9 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
         sign = self.operator.inner.entries(groups, offset)
         truth = 2 * block + (sign > 0)
         keep = rng.random(x.shape[0]) < self.keep
-        other = rng.integers(0, 2 * L - 1, size=x.shape[0]) if L > 1 else np.zeros(x.shape[0], np.int64)
+        other = (
+            rng.integers(0, 2 * L - 1, size=x.shape[0]) if L > 1 else np.zeros(x.shape[0], np.int64)
+        )
         other += other >= truth
         return 2 * L * groups + np.where(keep, truth, other)
 

@@ -23,12 +23,12 @@ from skldp.projection import project_simplex
 
 __all__ = [
     "SparseEstimator",
-    "omp",
     "iht",
     "l1_recovery",
     "l1_simplex_projection",
-    "sparse_simplex_projection",
     "noise_threshold",
+    "omp",
+    "sparse_simplex_projection",
 ]
 
 _METHODS = ("omp", "l1", "iht", "inverse")
@@ -299,8 +299,14 @@ def _lasso(Phi, y, lam, x0, positive, max_iter, tol):
     """min 0.5 ||y - Phi x||^2 + lam ||x||_1 by coordinate descent (scikit-learn's Lasso)."""
     m = Phi.shape[0]
     model = Lasso(
-        alpha=lam / m, fit_intercept=False, positive=positive, max_iter=max_iter, tol=tol,
-        warm_start=True, precompute=True, selection="cyclic",
+        alpha=lam / m,
+        fit_intercept=False,
+        positive=positive,
+        max_iter=max_iter,
+        tol=tol,
+        warm_start=True,
+        precompute=True,
+        selection="cyclic",
     )
     model.coef_ = x0.copy()
     with warnings.catch_warnings():
@@ -472,8 +478,16 @@ class SparseEstimator(BaseDistributionEstimator):
     """
 
     def __init__(
-        self, sparsity=None, *, method="omp", projection="simplex", empty_groups="drop", positive=False,
-        debias=True, max_iter=100, channel=None,
+        self,
+        sparsity=None,
+        *,
+        method="omp",
+        projection="simplex",
+        empty_groups="drop",
+        positive=False,
+        debias=True,
+        max_iter=100,
+        channel=None,
     ):
         self.sparsity = sparsity
         self.method = method
@@ -486,7 +500,9 @@ class SparseEstimator(BaseDistributionEstimator):
 
     def _check_params(self):
         if self.sparsity is not None and (
-            isinstance(self.sparsity, bool) or not isinstance(self.sparsity, numbers.Integral) or self.sparsity < 1
+            isinstance(self.sparsity, bool)
+            or not isinstance(self.sparsity, numbers.Integral)
+            or self.sparsity < 1
         ):
             raise ValueError(f"sparsity must be a positive integer or None; got {self.sparsity!r}")
         if self.method not in _METHODS:
@@ -495,7 +511,11 @@ class SparseEstimator(BaseDistributionEstimator):
             raise ValueError(f"projection must be one of {_PROJECTIONS}; got {self.projection!r}")
         if self.empty_groups not in _EMPTY:
             raise ValueError(f"empty_groups must be one of {_EMPTY}; got {self.empty_groups!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
+        if (
+            isinstance(self.max_iter, bool)
+            or not isinstance(self.max_iter, numbers.Integral)
+            or self.max_iter < 1
+        ):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
 
     # -- recovery -------------------------------------------------------------------------------------
@@ -531,7 +551,9 @@ class SparseEstimator(BaseDistributionEstimator):
                 )
             if self.method == "iht":
                 s_iht = s if s is not None else max(1, support.size)
-                support, coef, n_iter = iht(B, y, s_iht, positive=self.positive, max_iter=self.max_iter)
+                support, coef, n_iter = iht(
+                    B, y, s_iht, positive=self.positive, max_iter=self.max_iter
+                )
             elif self.method == "l1":
                 support, coef, n_iter = l1_recovery(B, y, tau, positive=self.positive)
                 if s is not None and support.size > s:

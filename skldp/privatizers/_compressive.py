@@ -94,7 +94,13 @@ class OneBitCompressive(BasePrivatizer):
     """
 
     def __init__(
-        self, epsilon=1.0, *, n_measurements=500, matrix_seed=0, assignment="cyclic", categories=None,
+        self,
+        epsilon=1.0,
+        *,
+        n_measurements=500,
+        matrix_seed=0,
+        assignment="cyclic",
+        categories=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -180,7 +186,9 @@ class SymmetricCompressive(BasePrivatizer):
     (4, True)
     """
 
-    def __init__(self, epsilon=1.0, *, n_measurements=500, matrix_seed=0, categories=None, random_state=None):
+    def __init__(
+        self, epsilon=1.0, *, n_measurements=500, matrix_seed=0, categories=None, random_state=None
+    ):
         self.epsilon = epsilon
         self.n_measurements = n_measurements
         self.matrix_seed = matrix_seed
@@ -195,7 +203,9 @@ class SymmetricCompressive(BasePrivatizer):
         _check_seed(self.matrix_seed)
 
     def _make_channel(self, categories, column):
-        return SymmetricCompressiveChannel(self.epsilon, len(categories), self.n_measurements, self.matrix_seed)
+        return SymmetricCompressiveChannel(
+            self.epsilon, len(categories), self.n_measurements, self.matrix_seed
+        )
 
 
 def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None):
@@ -213,10 +223,12 @@ def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None):
         if L & (L - 1):
             raise ValueError(f"n_blocks must be a power of two; got {L}")
         if max_bits is not None and int(math.log2(L)) + 1 > max_bits:
-            raise ValueError(f"n_blocks={L} needs {int(math.log2(L)) + 1} bits but max_bits={max_bits}")
+            raise ValueError(
+                f"n_blocks={L} needs {int(math.log2(L)) + 1} bits but max_bits={max_bits}"
+            )
         return L
     eps = check_epsilon(epsilon)
-    L = 1 << max(0, int(math.floor(eps / math.log(2) + 1e-12)))
+    L = 1 << max(0, math.floor(eps / math.log(2) + 1e-12))
     if max_bits is not None:
         b = check_int(max_bits, "max_bits", min_value=1)
         L = min(L, 1 << (b - 1))
@@ -292,8 +304,16 @@ class RecursiveCompressive(BasePrivatizer):
     """
 
     def __init__(
-        self, epsilon=1.0, *, n_measurements=500, n_blocks=None, max_bits=None, matrix_seed=0,
-        assignment="cyclic", categories=None, random_state=None,
+        self,
+        epsilon=1.0,
+        *,
+        n_measurements=500,
+        n_blocks=None,
+        max_bits=None,
+        matrix_seed=0,
+        assignment="cyclic",
+        categories=None,
+        random_state=None,
     ):
         self.epsilon = epsilon
         self.n_measurements = n_measurements

@@ -1,10 +1,4 @@
-import math
-import pickle
-
-import numpy as np
 import pytest
-from numpy.testing import assert_allclose, assert_array_equal
-from scipy.linalg import hadamard
 
 from skldp.channels import (
     OneBitCompressiveChannel,
@@ -12,9 +6,7 @@ from skldp.channels import (
     RecursiveCompressiveChannel,
     SymmetricCompressiveChannel,
 )
-from skldp.privacy import LDP, verify
 from tests.channel_contract import ChannelContract
-from tests.conftest import simplex_point
 
 EPS = (1e-3, 1.0, 50.0)
 KS = (2, 3, 17)

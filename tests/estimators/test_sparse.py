@@ -26,11 +26,17 @@ def test_fit_on_plain_reports_with_channel_and_partial_fit_additivity():
     x = rng.choice(2000, size=100_000, p=p)
     reports = ch.sample(x, rng)
     whole = SparseEstimator(sparsity=3, channel=ch).fit(reports)
-    parts = SparseEstimator(sparsity=3, channel=ch).partial_fit(reports[:30_000]).partial_fit(reports[30_000:])
+    parts = (
+        SparseEstimator(sparsity=3, channel=ch)
+        .partial_fit(reports[:30_000])
+        .partial_fit(reports[30_000:])
+    )
     assert_allclose(whole.distribution_, parts.distribution_, atol=1e-12)
     assert_array_equal(whole.support_, [5, 900, 1999])
     assert whole.n_reports_ == 100_000 and whole.sparsity_ == 3
-    assert whole.noise_level_ > 0 and whole.threshold_ == pytest.approx(noise_threshold(whole.noise_level_, 2000))
+    assert whole.noise_level_ > 0 and whole.threshold_ == pytest.approx(
+        noise_threshold(whole.noise_level_, 2000)
+    )
 
 
 def test_plain_reports_without_channel_raise():
@@ -43,9 +49,14 @@ def test_plain_reports_without_channel_raise():
 def test_methods_recover_noiseless_measurements_exactly(method, positive):
     k, m, n = 3000, 120, 10**6
     p = _sparse_p(k, [10, 20, 2000, 2999], [0.4, 0.3, 0.2, 0.1])
-    for ch in (OneBitCompressiveChannel(1.0, k, m, seed=1), SymmetricCompressiveChannel(1.0, k, 2 * m, seed=1),
-               RecursiveCompressiveChannel(3.0, k, m, n_blocks=2, seed=1)):
-        out = SparseEstimator(sparsity=4, method=method, positive=positive)._estimate(ch, n * ch.forward(p), n)
+    for ch in (
+        OneBitCompressiveChannel(1.0, k, m, seed=1),
+        SymmetricCompressiveChannel(1.0, k, 2 * m, seed=1),
+        RecursiveCompressiveChannel(3.0, k, m, n_blocks=2, seed=1),
+    ):
+        out = SparseEstimator(sparsity=4, method=method, positive=positive)._estimate(
+            ch, n * ch.forward(p), n
+        )
         assert_array_equal(out["support_"], [10, 20, 2000, 2999])
         assert_allclose(out["distribution_"], p, atol=1e-7)
 
@@ -99,8 +110,10 @@ def test_empty_groups_options_for_one_bit_hadamard():
     assert drop.values.shape == (60,) and half.values.shape == (128,)
     assert_allclose(half.values[empty], 0.0)
     assert_allclose(zero.values[empty], -ch.debias)
-    inv = {e: SparseEstimator(method="inverse", empty_groups=e)._estimate(ch, stats, n)["recovered_"]
-           for e in ("drop", "half", "zero")}
+    inv = {
+        e: SparseEstimator(method="inverse", empty_groups=e)._estimate(ch, stats, n)["recovered_"]
+        for e in ("drop", "half", "zero")
+    }
     assert_allclose(inv["drop"], inv["half"], atol=1e-12)
     assert not np.allclose(inv["zero"], inv["half"])
 
@@ -114,12 +127,12 @@ def test_zero_fill_is_for_one_bit_channels_only():
 @pytest.mark.parametrize(
     "params,match",
     [
-        (dict(sparsity=0), "sparsity"),
-        (dict(sparsity=2.5), "sparsity"),
-        (dict(method="lasso"), "method"),
-        (dict(projection="euclid"), "projection"),
-        (dict(empty_groups="skip"), "empty_groups"),
-        (dict(max_iter=0), "max_iter"),
+        ({"sparsity": 0}, "sparsity"),
+        ({"sparsity": 2.5}, "sparsity"),
+        ({"method": "lasso"}, "method"),
+        ({"projection": "euclid"}, "projection"),
+        ({"empty_groups": "skip"}, "empty_groups"),
+        ({"max_iter": 0}, "max_iter"),
     ],
 )
 def test_bad_parameters(params, match):

@@ -83,7 +83,7 @@ def test_claim3_symmetric_output_law_eq18_eq19(eps):
     rng = np.random.default_rng(3)
     m, k = 40, 30
     A = rng.choice([-1.0, 1.0], size=(m, k))
-    Q, n_x, Z = _general_symmetric_law(A, eps)
+    Q, _n_x, Z = _general_symmetric_law(A, eps)
     assert_allclose(Q.sum(axis=0), 1.0, atol=1e-14)
     e, c = math.exp(eps), c_of(eps)
     p = rng.dirichlet(np.ones(k))
@@ -111,11 +111,17 @@ def test_claim3_4_balanced_channel_matches_eq17_and_is_exactly_eps(eps):
     Q, _, _ = _general_symmetric_law(A, eps)
     assert_allclose(ch.to_dense(), Q.T, rtol=1e-12, atol=1e-15)
     e = math.exp(eps)
-    assert_allclose(np.unique(np.round(ch.to_dense(), 15)), [2 / (m * (e + 1)), 2 * e / (m * (e + 1))], rtol=1e-12)
+    assert_allclose(
+        np.unique(np.round(ch.to_dense(), 15)),
+        [2 / (m * (e + 1)), 2 * e / (m * (e + 1))],
+        rtol=1e-12,
+    )
     p = np.random.default_rng(1).dirichlet(np.ones(k))
     q = ch.forward(p)
     # eq. (19) with D' = I and e1 = 0; the channel's folded measurement z = c m (q_j - q_{j+m/2}) / 2.
-    assert_allclose(c_of(eps) * (math.sqrt(m) * q - 1 / math.sqrt(m)), A @ p / math.sqrt(m), atol=1e-12)
+    assert_allclose(
+        c_of(eps) * (math.sqrt(m) * q - 1 / math.sqrt(m)), A @ p / math.sqrt(m), atol=1e-12
+    )
     assert_allclose(ch.measurements(1000 * q, 1000), ch.operator.to_dense() @ p, atol=1e-12)
     E = tight_epsilon_matrix(ch)
     assert_allclose(E[~np.eye(k, dtype=bool)].max(), eps, rtol=1e-9)
@@ -169,7 +175,9 @@ def test_claim7_recursive_identities(L):
     p = np.random.default_rng(0).dirichlet(np.ones(k))
     assert_allclose(_hadamard_kron_expectation(ch, p), np.kron(H, A2) @ P @ p, atol=1e-12)
     # The decoupled form used for recovery: (I_L kron A2) P p.
-    assert_allclose(ch.measurements(1000 * ch.forward(p), 1000), np.kron(np.eye(L), A2) @ P @ p, atol=1e-12)
+    assert_allclose(
+        ch.measurements(1000 * ch.forward(p), 1000), np.kron(np.eye(L), A2) @ P @ p, atol=1e-12
+    )
 
 
 def test_claim8_recursive_with_one_block_is_one_bit():
@@ -194,7 +202,10 @@ def test_claim8_recursive_with_one_block_is_one_bit():
 def test_claim9_communication():
     assert OneBitCompressiveChannel(1.0, 10**4, 500).bits_per_report == 1
     assert SymmetricCompressiveChannel(1.0, 10**4, 500).bits_per_report == 9
-    assert [RecursiveCompressiveChannel(3.0, 10**4, 50, n_blocks=L).bits_per_report for L in (1, 2, 4, 8)] == [1, 2, 3, 4]
+    assert [
+        RecursiveCompressiveChannel(3.0, 10**4, 50, n_blocks=L).bits_per_report
+        for L in (1, 2, 4, 8)
+    ] == [1, 2, 3, 4]
     assert OneBitHadamardChannel(1.0, 10**4).bits_per_report == 1
     assert OneBitHadamardChannel(1.0, 10**4).n_groups == 16384
     assert OneBitHadamardChannel(1.0, 16).n_groups == 32  # smallest power of two larger than k
@@ -223,14 +234,18 @@ def test_measurement_vector_is_unbiased():
     p = np.random.default_rng(0).dirichlet(np.ones(k))
     rng = np.random.default_rng(1)
     A = ch.operator.to_dense().astype(float)
-    values = np.array([ch.sparse_measurements(ch.sample_statistics(p, n, rng), n).values for _ in range(reps)])
+    values = np.array(
+        [ch.sparse_measurements(ch.sample_statistics(p, n, rng), n).values for _ in range(reps)]
+    )
     t = 0.5 + A @ p / (2 * ch.debias)
     sd = 2 * ch.debias * np.sqrt(t * (1 - t) / (n / m)) / math.sqrt(reps)
     assert np.all(np.abs(values.mean(axis=0) - A @ p) <= 4 * sd)
     # Per-person sampling gives the same law: the mean of the affine vector is A p.
     x = rng.choice(k, size=(200, n), p=p)
     z = np.array([ch.measurements(ch.statistics(ch.sample(row, rng)), n) for row in x])
-    assert np.all(np.abs(z.mean(axis=0) - A @ p) <= 4 * 2 * ch.debias * math.sqrt(m / n) / math.sqrt(200))
+    assert np.all(
+        np.abs(z.mean(axis=0) - A @ p) <= 4 * 2 * ch.debias * math.sqrt(m / n) / math.sqrt(200)
+    )
 
 
 def test_claims11_12_one_bit_error_of_group_means():
@@ -259,7 +274,10 @@ def test_claim13_symmetric_noise_bound():
     p = np.random.default_rng(6).dirichlet(np.ones(k))
     q = ch.forward(p)
     rng = np.random.default_rng(7)
-    norms = [np.linalg.norm(math.sqrt(m) * ch.debias * (ch.sample_statistics(p, n, rng) / n - q)) for _ in range(reps)]
+    norms = [
+        np.linalg.norm(math.sqrt(m) * ch.debias * (ch.sample_statistics(p, n, rng) / n - q))
+        for _ in range(reps)
+    ]
     assert np.mean(norms) <= ch.debias * math.sqrt(m / n)
 
 
@@ -278,7 +296,9 @@ def test_claim14_recursive_variance_bound():
     e = math.exp(eps)
     bound = (m / n) * ((e + 2 * L - 1) / (e - 1)) ** 2
     assert np.all(np.mean(sq**2, axis=0) <= bound * 1.2)  # ~4 standard errors at 800 runs
-    assert np.mean(np.linalg.norm(sq, axis=1)) / math.sqrt(m * L) <= math.sqrt(m / n) * (e + 2 * L - 1) / (e - 1)
+    assert np.mean(np.linalg.norm(sq, axis=1)) / math.sqrt(m * L) <= math.sqrt(m / n) * (
+        e + 2 * L - 1
+    ) / (e - 1)
 
 
 def test_claim15_lemma_4_1_permutation_spreads_support():
@@ -318,8 +338,12 @@ def test_claim17_l1_projection_is_optimal():
         c = np.r_[np.zeros(k), np.ones(k)]
         I = np.eye(k)
         res = linprog(
-            c, A_ub=np.block([[I, -I], [-I, -I]]), b_ub=np.r_[v, -v],
-            A_eq=np.r_[np.ones(k), np.zeros(k)][None], b_eq=[1], bounds=[(0, None)] * (2 * k),
+            c,
+            A_ub=np.block([[I, -I], [-I, -I]]),
+            b_ub=np.r_[v, -v],
+            A_eq=np.r_[np.ones(k), np.zeros(k)][None],
+            b_eq=[1],
+            bounds=[(0, None)] * (2 * k),
         )
         assert_allclose(res.fun, value, atol=1e-8)
         p = rng.dirichlet(np.ones(k))
@@ -354,7 +378,10 @@ def test_claim19_inequality_14():
         sparse_tilde = np.zeros(k)
         sparse_tilde[top] = p_tilde[top]
         p_hat = l1_simplex_projection(sparse_tilde)
-        assert np.abs(p - p_hat).sum() <= 2 * math.sqrt(2 * s) * np.linalg.norm(p - sparse_tilde) + 1e-12
+        assert (
+            np.abs(p - p_hat).sum()
+            <= 2 * math.sqrt(2 * s) * np.linalg.norm(p - sparse_tilde) + 1e-12
+        )
 
 
 # -- recovery behaviour (claims 20-25) ---------------------------------------------------------------
@@ -426,7 +453,10 @@ def test_claim24_one_bit_hadamard_sparse_projection_close_to_one_bit_cp():
     rng = np.random.default_rng(7)
     est = SparseEstimator(sparsity=s, method="inverse", projection="sparse")
     hr_err = np.mean(
-        [np.abs(est._estimate(hr, hr.sample_statistics(p, n, rng), n)["distribution_"] - p).sum() for _ in range(5)]
+        [
+            np.abs(est._estimate(hr, hr.sample_statistics(p, n, rng), n)["distribution_"] - p).sum()
+            for _ in range(5)
+        ]
     )
     assert hr_err <= 1.5 * cp and cp <= 1.5 * hr_err
 

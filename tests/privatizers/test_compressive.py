@@ -36,7 +36,9 @@ def _data(n=20_000, seed=0):
 )
 def test_pipeline_recovers_a_sparse_distribution(privatizer):
     x = _data(60_000)
-    pipe = Pipeline([("privatize", privatizer), ("estimate", SparseEstimator(sparsity=3, projection="sparse"))])
+    pipe = Pipeline(
+        [("privatize", privatizer), ("estimate", SparseEstimator(sparsity=3, projection="sparse"))]
+    )
     pipe.fit(x)
     est = pipe.named_steps["estimate"]
     assert_array_equal(est.support_, [3, 17, 150])
@@ -49,11 +51,15 @@ def test_cyclic_assignment_balances_groups_and_random_does_not():
     cp = OneBitCompressive(n_measurements=m, categories=CATS, random_state=1).fit(CATS)
     reports = np.asarray(cp.transform(np.tile([3], 4 * m)))[:, 0]
     assert_array_equal(np.bincount(reports // 2, minlength=m), 4)
-    rnd = OneBitCompressive(n_measurements=m, assignment="random", categories=CATS, random_state=1).fit(CATS)
+    rnd = OneBitCompressive(
+        n_measurements=m, assignment="random", categories=CATS, random_state=1
+    ).fit(CATS)
     groups = np.asarray(rnd.transform(np.tile([3], 4 * m)))[:, 0] // 2
     assert np.bincount(groups, minlength=m).std() > 0
     # One row per call still lands in a uniformly random group.
-    single = [int(np.asarray(cp.set_params(random_state=s).transform([3]))[0, 0]) // 2 for s in range(200)]
+    single = [
+        int(np.asarray(cp.set_params(random_state=s).transform([3]))[0, 0]) // 2 for s in range(200)
+    ]
     assert len(set(single)) > m // 2
 
 
@@ -68,7 +74,9 @@ def test_reports_are_reproducible_and_matrix_is_public():
 
 def test_pandas_index_is_kept():
     x = pd.Series(_data(50), index=np.arange(50) * 3, name="item")
-    out = SymmetricCompressive(n_measurements=10, categories=CATS, random_state=0).fit(x).transform(x)
+    out = (
+        SymmetricCompressive(n_measurements=10, categories=CATS, random_state=0).fit(x).transform(x)
+    )
     assert list(out.index) == list(x.index)
 
 
@@ -77,12 +85,20 @@ def test_one_bit_hadamard_with_empirical_estimator_is_unbiased_inversion():
     x = np.random.default_rng(2).choice(6, size=40_000, p=[0.4, 0.2, 0.1, 0.1, 0.1, 0.1])
     hr = OneBitHadamardResponse(epsilon=2.0, categories=cats, random_state=3)
     est = EmpiricalEstimator().fit(hr.fit_transform(x))
-    assert np.all(np.abs(est.distribution_ - [0.4, 0.2, 0.1, 0.1, 0.1, 0.1]) < 5 * est.distribution_std_)
+    assert np.all(
+        np.abs(est.distribution_ - [0.4, 0.2, 0.1, 0.1, 0.1, 0.1]) < 5 * est.distribution_std_
+    )
 
 
 @pytest.mark.parametrize(
     "eps,n_blocks,max_bits,expected",
-    [(0.5, None, None, 1), (1.0, None, None, 2), (2.0, None, None, 4), (2.0, None, 2, 2), (5.0, 8, None, 8)],
+    [
+        (0.5, None, None, 1),
+        (1.0, None, None, 2),
+        (2.0, None, None, 4),
+        (2.0, None, 2, 2),
+        (5.0, 8, None, 8),
+    ],
 )
 def test_resolve_n_blocks(eps, n_blocks, max_bits, expected):
     assert resolve_n_blocks(eps, n_blocks, max_bits) == expected
