@@ -140,3 +140,17 @@ def test_bad_parameters(params, match):
     reports = ch.sample(np.zeros(100, dtype=int), np.random.default_rng(0))
     with pytest.raises(ValueError, match=match):
         SparseEstimator(channel=ch, **params).fit(reports)
+
+
+def test_generic_channel_path_hadamard_response():
+    from skldp.channels import HadamardResponseChannel
+
+    k = 300
+    ch = HadamardResponseChannel(1.0, k)
+    p = _sparse_p(k, [10, 200, 299], [0.5, 0.3, 0.2])
+    n = 300_000
+    stats = np.random.default_rng(6).multinomial(n, ch.forward(p))
+    for method in ("omp", "inverse"):
+        out = SparseEstimator(sparsity=3, method=method, projection="sparse")._estimate(ch, stats, n)
+        assert_array_equal(np.flatnonzero(out["distribution_"]), [10, 200, 299])
+        assert np.abs(out["distribution_"] - p).sum() < 0.1
