@@ -269,6 +269,10 @@ def plot(all_results, ks, ns_by_k, labels_by_k, path):
     import matplotlib.pyplot as plt
 
     dists = [d for d, _, _ in distributions(10)]
+    order = [label for label, _, _ in methods(10, 2, 1.0, True)]
+    colors = {
+        label: f"C{i}" for i, label in enumerate(order)
+    }  # one color per method in every panel
     fig, axes = plt.subplots(
         len(ks), len(dists), figsize=(4.2 * len(dists), 3.4 * len(ks)), squeeze=False
     )
@@ -277,14 +281,16 @@ def plot(all_results, ks, ns_by_k, labels_by_k, path):
             ax = axes[row, col]
             for label in labels_by_k[k]:
                 ys = [all_results[k][dist, label, n] for n in ns_by_k[k]]
-                ax.plot(ns_by_k[k], ys, marker="o", ms=3, label=label)
+                ax.plot(ns_by_k[k], ys, marker="o", ms=3, label=label, color=colors[label])
+            ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_title(f"{dist}, k = {k:,}")
             ax.set_xlabel("n")
             if col == 0:
                 ax.set_ylabel("mean l1 error")
             ax.grid(True, which="both", alpha=0.3)
-    axes[0, -1].legend(fontsize=7)
+    for row in range(len(ks)):
+        axes[row, -1].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
