@@ -57,7 +57,9 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         elif isinstance(X, np.ndarray) and X.ndim == 1:
             X = X.reshape(-1, 1)
         index = X.index if isinstance(X, pd.DataFrame) else None
-        X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False, ensure_min_samples=1)
+        X = validate_data(
+            self, X, reset=reset, dtype=None, ensure_all_finite=False, ensure_min_samples=1
+        )
         return [X[:, j] for j in range(X.shape[1])], index
 
     # -- scikit-learn API -------------------------------------------------------------------------
@@ -244,7 +246,9 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         specs = tuple(carried if carried is not None else given)
         width = sum(s.width for s in specs)
         if values.ndim != 2 or values.shape[1] != width:
-            raise ValueError(f"reports must have {width} columns for these channels; got shape {values.shape}")
+            raise ValueError(
+                f"reports must have {width} columns for these channels; got shape {values.shape}"
+            )
         return values, specs
 
     @staticmethod
@@ -300,10 +304,15 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 "these reports come from a different mechanism or domain than the reports "
                 "seen before; start a new fit"
             )
-        stats = [self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)]
+        stats = [
+            self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)
+        ]
         n = values.shape[0]
         if hasattr(self, "_specs"):
-            stats = [self._merge_statistics(s.channel, a, b) for s, a, b in zip(specs, self._stats, stats)]
+            stats = [
+                self._merge_statistics(s.channel, a, b)
+                for s, a, b in zip(specs, self._stats, stats)
+            ]
             n += self._n
         if n == 0:
             raise ValueError("cannot estimate a distribution from zero reports")
@@ -331,7 +340,9 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         check_is_fitted(self)
         values, specs = self._read(X)
         if tuple(specs) != tuple(self._specs):
-            raise ChannelMismatchError("these reports come from a different mechanism than the fitted ones")
+            raise ChannelMismatchError(
+                "these reports come from a different mechanism than the fitted ones"
+            )
         return values, specs
 
     def score_samples(self, X):
@@ -367,7 +378,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         values, specs = self._read_fitted(X)
         if len(specs) != 1:
             raise ValueError("predict_proba needs reports of one column; select one column first")
-        (spec, col), = self._blocks(values, specs)
+        ((spec, col),) = self._blocks(values, specs)
         return spec.channel.posterior(col, self._model_distribution(self._distributions()[0]))
 
     def predict(self, X):

@@ -42,7 +42,11 @@ def check_category_list(cats, column=0, *, min_size=2, source=""):
     seq = list(cats) if isinstance(cats, (range, tuple)) else cats
     arr = np.asarray(seq)
     if arr.dtype.kind in "U S":
-        if arr.ndim == 1 and not isinstance(seq, np.ndarray) and set(map(type, seq)) - {str, np.str_}:
+        if (
+            arr.ndim == 1
+            and not isinstance(seq, np.ndarray)
+            and set(map(type, seq)) - {str, np.str_}
+        ):
             # numpy turned a mix of strings and other values (1, None, NaN) into strings;
             # keep the values as given so that NaN is seen as missing and 1 stays 1.
             arr = np.empty(len(seq), dtype=object)
@@ -50,7 +54,9 @@ def check_category_list(cats, column=0, *, min_size=2, source=""):
         else:
             arr = arr.astype(object)
     if arr.ndim != 1:
-        raise ValueError(f"categories for column {column} must be one list of values; got shape {arr.shape}")
+        raise ValueError(
+            f"categories for column {column} must be one list of values; got shape {arr.shape}"
+        )
     if arr.shape[0] < min_size:
         raise ValueError(
             f"categories for column {column} must hold at least {min_size} values; got "
@@ -63,7 +69,9 @@ def check_category_list(cats, column=0, *, min_size=2, source=""):
     index = pd.Index(arr)
     if not index.is_unique:
         dup = index[index.duplicated()].unique()
-        raise ValueError(f"categories for column {column} contain duplicates: {_describe(np.asarray(dup))}")
+        raise ValueError(
+            f"categories for column {column} contain duplicates: {_describe(np.asarray(dup))}"
+        )
     return arr
 
 
@@ -97,7 +105,9 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
             except TypeError:
                 pass
             out.append(
-                check_category_list(uniq, j, min_size=min_size, source=f" (inferred from n_samples={len(col)})")
+                check_category_list(
+                    uniq, j, min_size=min_size, source=f" (inferred from n_samples={len(col)})"
+                )
             )
         return out
     if not _is_list_like(categories):
@@ -160,7 +170,9 @@ def encode(values, categories, column=0):
     try:
         idx = pd.Index(categories).get_indexer(values)
     except TypeError as exc:
-        raise ValueError(f"column {column} has values that cannot be compared with its categories") from exc
+        raise ValueError(
+            f"column {column} has values that cannot be compared with its categories"
+        ) from exc
     if np.any(idx < 0):
         _raise_unknown(values[idx < 0], column)
     return idx.astype(np.int64, copy=False)

@@ -27,7 +27,9 @@ def check_random_state(random_state):
     rng : numpy.random.Generator
     """
     if random_state is None:
-        return np.random.Generator(np.random.PCG64DXSM(np.random.SeedSequence(secrets.randbits(256))))
+        return np.random.Generator(
+            np.random.PCG64DXSM(np.random.SeedSequence(secrets.randbits(256)))
+        )
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.SeedSequence):

@@ -10,7 +10,15 @@ import importlib
 import inspect
 from dataclasses import dataclass, field
 
-__all__ = ["Mechanism", "MECHANISMS", "ESTIMATORS", "get_mechanism", "available_mechanisms", "make_privatizer", "make_estimator"]
+__all__ = [
+    "Mechanism",
+    "MECHANISMS",
+    "ESTIMATORS",
+    "get_mechanism",
+    "available_mechanisms",
+    "make_privatizer",
+    "make_estimator",
+]
 
 
 @dataclass(frozen=True)
@@ -74,42 +82,111 @@ class Mechanism:
 
 
 _MECHANISMS = [
-    Mechanism("krr", "RandomizedResponse", "randomized response",
-              "epsilon-LDP: every output ratio at most e^epsilon (tight)",
-              "Warner 1965; Kairouz, Bonawitz and Ramage, ICML 2016"),
-    Mechanism("binary-rr", "BinaryRandomizedResponse", "context-aware",
-              "context-aware LDP on two values with budgets epsilon_01 and epsilon_10",
-              "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020", ("epsilon_01", "epsilon_10")),
-    Mechanism("rappor", "RAPPOR", "unary encoding",
-              "epsilon-LDP (one-time basic RAPPOR)", "Erlingsson, Pihur and Korolova, CCS 2014"),
-    Mechanism("oue", "OptimizedUnaryEncoding", "unary encoding",
-              "epsilon-LDP", "Wang, Blocki, Li and Jha, USENIX Security 2017"),
-    Mechanism("hadamard", "HadamardResponse", "Hadamard",
-              "epsilon-LDP", "Acharya, Sun and Zhang, AISTATS 2019"),
-    Mechanism("block-hadamard", "BlockHadamardResponse", "context-aware",
-              "block-structured LDP: epsilon inside each block, no promise across blocks",
-              "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020", (("blocks", "n_blocks", "block_size"),)),
-    Mechanism("high-low-hadamard", "HighLowHadamardResponse", "context-aware",
-              "high-low LDP: epsilon for pairs involving a sensitive value, none between others",
-              "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020", ("sensitive",)),
-    Mechanism("urr", "UtilityOptimizedRR", "utility-optimized",
-              "(S, Y_P, epsilon)-ULDP: epsilon for sensitive values; non-sensitive ones may be revealed",
-              "Murakami and Kawamoto, USENIX Security 2019", ("sensitive",)),
-    Mechanism("urap", "UtilityOptimizedRAPPOR", "utility-optimized",
-              "(S, Y_P, epsilon)-ULDP: epsilon for sensitive values; non-sensitive ones may be revealed",
-              "Murakami and Kawamoto, USENIX Security 2019", ("sensitive",)),
-    Mechanism("hashed-rr", "HashedRR", "open alphabet",
-              "epsilon-LDP over an open alphabet (O-RR, hashed with cohorts)",
-              "Kairouz, Bonawitz and Ramage, ICML 2016", open_alphabet=True),
-    Mechanism("hashed-rappor", "HashedRAPPOR", "open alphabet",
-              "epsilon-LDP over an open alphabet (O-RAPPOR, hashed with cohorts)",
-              "Kairouz, Bonawitz and Ramage, ICML 2016", open_alphabet=True),
-    Mechanism("one-bit-compressive", "OneBitCompressive", "compressive",
-              "epsilon-LDP, one bit per report", "Xiong, Sun, Mao et al., compressive privatization"),
-    Mechanism("symmetric-compressive", "SymmetricCompressive", "compressive",
-              "epsilon-LDP", "Xiong, Sun, Mao et al., compressive privatization"),
-    Mechanism("recursive-compressive", "RecursiveCompressive", "compressive",
-              "epsilon-LDP", "Xiong, Sun, Mao et al., compressive privatization"),
+    Mechanism(
+        "krr",
+        "RandomizedResponse",
+        "randomized response",
+        "epsilon-LDP: every output ratio at most e^epsilon (tight)",
+        "Warner 1965; Kairouz, Bonawitz and Ramage, ICML 2016",
+    ),
+    Mechanism(
+        "binary-rr",
+        "BinaryRandomizedResponse",
+        "context-aware",
+        "context-aware LDP on two values with budgets epsilon_01 and epsilon_10",
+        "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020",
+        ("epsilon_01", "epsilon_10"),
+    ),
+    Mechanism(
+        "rappor",
+        "RAPPOR",
+        "unary encoding",
+        "epsilon-LDP (one-time basic RAPPOR)",
+        "Erlingsson, Pihur and Korolova, CCS 2014",
+    ),
+    Mechanism(
+        "oue",
+        "OptimizedUnaryEncoding",
+        "unary encoding",
+        "epsilon-LDP",
+        "Wang, Blocki, Li and Jha, USENIX Security 2017",
+    ),
+    Mechanism(
+        "hadamard",
+        "HadamardResponse",
+        "Hadamard",
+        "epsilon-LDP",
+        "Acharya, Sun and Zhang, AISTATS 2019",
+    ),
+    Mechanism(
+        "block-hadamard",
+        "BlockHadamardResponse",
+        "context-aware",
+        "block-structured LDP: epsilon inside each block, no promise across blocks",
+        "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020",
+        (("blocks", "n_blocks", "block_size"),),
+    ),
+    Mechanism(
+        "high-low-hadamard",
+        "HighLowHadamardResponse",
+        "context-aware",
+        "high-low LDP: epsilon for pairs involving a sensitive value, none between others",
+        "Acharya, Bonawitz, Kairouz, Ramage and Sun, ICML 2020",
+        ("sensitive",),
+    ),
+    Mechanism(
+        "urr",
+        "UtilityOptimizedRR",
+        "utility-optimized",
+        "(S, Y_P, epsilon)-ULDP: epsilon for sensitive values; non-sensitive ones may be revealed",
+        "Murakami and Kawamoto, USENIX Security 2019",
+        ("sensitive",),
+    ),
+    Mechanism(
+        "urap",
+        "UtilityOptimizedRAPPOR",
+        "utility-optimized",
+        "(S, Y_P, epsilon)-ULDP: epsilon for sensitive values; non-sensitive ones may be revealed",
+        "Murakami and Kawamoto, USENIX Security 2019",
+        ("sensitive",),
+    ),
+    Mechanism(
+        "hashed-rr",
+        "HashedRR",
+        "open alphabet",
+        "epsilon-LDP over an open alphabet (O-RR, hashed with cohorts)",
+        "Kairouz, Bonawitz and Ramage, ICML 2016",
+        open_alphabet=True,
+    ),
+    Mechanism(
+        "hashed-rappor",
+        "HashedRAPPOR",
+        "open alphabet",
+        "epsilon-LDP over an open alphabet (O-RAPPOR, hashed with cohorts)",
+        "Kairouz, Bonawitz and Ramage, ICML 2016",
+        open_alphabet=True,
+    ),
+    Mechanism(
+        "one-bit-compressive",
+        "OneBitCompressive",
+        "compressive",
+        "epsilon-LDP, one bit per report",
+        "Xiong, Sun, Mao et al., compressive privatization",
+    ),
+    Mechanism(
+        "symmetric-compressive",
+        "SymmetricCompressive",
+        "compressive",
+        "epsilon-LDP",
+        "Xiong, Sun, Mao et al., compressive privatization",
+    ),
+    Mechanism(
+        "recursive-compressive",
+        "RecursiveCompressive",
+        "compressive",
+        "epsilon-LDP",
+        "Xiong, Sun, Mao et al., compressive privatization",
+    ),
 ]
 
 MECHANISMS = {m.name: m for m in _MECHANISMS}
@@ -175,11 +252,15 @@ def make_estimator(name, **params):
     import skldp
 
     if name not in ESTIMATORS:
-        raise ValueError(f"unknown estimator {name!r}; available: {', '.join(available_estimators())}")
+        raise ValueError(
+            f"unknown estimator {name!r}; available: {', '.join(available_estimators())}"
+        )
     class_name, defaults = ESTIMATORS[name]
     cls = getattr(skldp, class_name, None)
     if cls is None:
-        raise ValueError(f"estimator {name!r} is not available in this build; available: {', '.join(available_estimators())}")
+        raise ValueError(
+            f"estimator {name!r} is not available in this build; available: {', '.join(available_estimators())}"
+        )
     valid = _param_names(cls)
     unknown = sorted(set(params) - set(valid))
     if unknown:

@@ -254,8 +254,10 @@ def extract(X):
                 spec = dtypes[pos].spec
                 width = spec.width
                 block = dtypes[pos : pos + width]
-                if len(block) != width or [d.part for d in block] != list(range(width)) or any(
-                    d.spec is not spec and d.spec != spec for d in block
+                if (
+                    len(block) != width
+                    or [d.part for d in block] != list(range(width))
+                    or any(d.spec is not spec and d.spec != spec for d in block)
                 ):
                     raise ValueError(
                         "the report columns of a bit-vector mechanism are incomplete or out of order"

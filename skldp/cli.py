@@ -57,17 +57,29 @@ def _read_table(path, *, what, column=None):
                 return pd.read_csv(path)
             header = pd.read_csv(path, nrows=0).columns
             if column not in header:
-                raise CLIError(f"{what} {path!r} has no column {column!r}; its columns are {list(header)}")
+                raise CLIError(
+                    f"{what} {path!r} has no column {column!r}; its columns are {list(header)}"
+                )
             return pd.read_csv(path, usecols=[column], dtype=str)
         frame = pd.read_parquet(path)
         if column is None:
             return frame
         if column not in frame.columns:
-            raise CLIError(f"{what} {path!r} has no column {column!r}; its columns are {list(frame.columns)}")
+            raise CLIError(
+                f"{what} {path!r} has no column {column!r}; its columns are {list(frame.columns)}"
+            )
         return frame[[column]].astype("string")
     except ImportError as exc:
-        raise CLIError(f"reading {path!r} needs a Parquet engine: pip install pyarrow ({exc})") from exc
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError, ValueError) as exc:
+        raise CLIError(
+            f"reading {path!r} needs a Parquet engine: pip install pyarrow ({exc})"
+        ) from exc
+    except (
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+        UnicodeDecodeError,
+        OSError,
+        ValueError,
+    ) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CLIError(f"cannot read {what} {path!r}: {first}") from exc
 
@@ -96,7 +108,9 @@ def _json_value(value, name):
         return {str(k): _json_value(v, name) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    raise CLIError(f"parameter {name!r} ({type(value).__name__}) cannot be recorded in the metadata file")
+    raise CLIError(
+        f"parameter {name!r} ({type(value).__name__}) cannot be recorded in the metadata file"
+    )
 
 
 def _parse_params(pairs):
@@ -134,7 +148,9 @@ def _read_list(inline, path, *, what):
 def _categories(args, column_values):
     given = [args.categories is not None, args.categories_file is not None, args.infer_categories]
     if sum(given) > 1:
-        raise CLIError("give the domain once: --categories, --categories-file or --infer-categories")
+        raise CLIError(
+            "give the domain once: --categories, --categories-file or --infer-categories"
+        )
     if args.categories is not None or args.categories_file is not None:
         cats = _read_list(args.categories, args.categories_file, what="categories")
     elif args.infer_categories:
@@ -199,14 +215,18 @@ def _cmd_privatize(args):
             raise CLIError(f"set {reserved} with its own option, not with --param")
     missing = entry.missing(params)
     if missing:
-        raise CLIError(f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)")
+        raise CLIError(
+            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)"
+        )
 
     _file_format(args.output, what="output file")
     column = _read_table(args.input, what="input file", column=args.column)[args.column]
     missing_rows = np.flatnonzero(column.isna().to_numpy())
     if missing_rows.size:
         shown = ", ".join(str(r + 1) for r in missing_rows[:5])
-        raise CLIError(f"column {args.column!r} has {missing_rows.size} missing values (data rows {shown}); remove or fill them first")
+        raise CLIError(
+            f"column {args.column!r} has {missing_rows.size} missing values (data rows {shown}); remove or fill them first"
+        )
     if len(column) == 0:
         raise CLIError(f"input file {args.input!r} has no rows")
     values = column.astype(object).to_numpy()
@@ -229,7 +249,11 @@ def _cmd_privatize(args):
     out = pd.DataFrame(data, columns=names)
     _write_table(out, args.output, what="output file")
     all_params = privatizer.get_params(deep=False)
-    recorded = {k: _json_value(v, k) for k, v in all_params.items() if k not in ("categories", "random_state")}
+    recorded = {
+        k: _json_value(v, k)
+        for k, v in all_params.items()
+        if k not in ("categories", "random_state")
+    }
     meta = {
         "format": _FORMAT,
         "skldp_version": __version__,
@@ -272,7 +296,9 @@ def _load_metadata(path):
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CLIError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
     if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
-        raise CLIError(f"metadata file {path!r} was not written by 'skldp privatize' (format {_FORMAT} expected)")
+        raise CLIError(
+            f"metadata file {path!r} was not written by 'skldp privatize' (format {_FORMAT} expected)"
+        )
     for key in ("mechanism", "params", "categories", "report_columns"):
         if key not in meta:
             raise CLIError(f"metadata file {path!r} lacks the field {key!r}")
@@ -287,12 +313,16 @@ def _cmd_estimate(args):
     columns = meta["report_columns"]
     absent = [c for c in columns if c not in frame.columns]
     if absent:
-        raise CLIError(f"reports file {args.reports!r} lacks the report columns {absent}; its columns are {list(frame.columns)}")
+        raise CLIError(
+            f"reports file {args.reports!r} lacks the report columns {absent}; its columns are {list(frame.columns)}"
+        )
     block = frame[columns]
     if block.isna().to_numpy().any():
         raise CLIError(f"reports file {args.reports!r} has missing report values")
     if not all(pd.api.types.is_integer_dtype(t) for t in block.dtypes):
-        raise CLIError(f"reports in {args.reports!r} must be integers, as 'skldp privatize' writes them")
+        raise CLIError(
+            f"reports in {args.reports!r} must be integers, as 'skldp privatize' writes them"
+        )
     est_params = _parse_params(args.param)
     if meta["categories"] is None:  # an open alphabet: the server names the candidates
         if args.candidates is None and args.candidates_file is None:
@@ -300,14 +330,18 @@ def _cmd_estimate(args):
                 f"the reports come from {meta['mechanism']!r} over an open alphabet: name the "
                 "values to estimate with --candidates a,b,c or --candidates-file FILE"
             )
-        cats = np.asarray(_read_list(args.candidates, args.candidates_file, what="candidates"), dtype=object)
+        cats = np.asarray(
+            _read_list(args.candidates, args.candidates_file, what="candidates"), dtype=object
+        )
         privatizer = make_privatizer(meta["mechanism"], **meta["params"], categories=None)
         privatizer.fit(cats[:1].reshape(-1, 1))
         name = args.estimator or "candidate"
         est_params["candidates"] = list(cats)
     else:
         if args.candidates is not None or args.candidates_file is not None:
-            raise CLIError("--candidates is for reports over an open alphabet; these reports have a fixed domain")
+            raise CLIError(
+                "--candidates is for reports over an open alphabet; these reports have a fixed domain"
+            )
         cats = np.asarray(meta["categories"], dtype=object)
         privatizer = make_privatizer(meta["mechanism"], **meta["params"], categories=[list(cats)])
         privatizer.fit(cats.reshape(-1, 1))
@@ -320,7 +354,9 @@ def _cmd_estimate(args):
     elapsed = time.perf_counter() - start
     for w in caught:
         print(f"skldp estimate: warning: {w.message}", file=sys.stderr)
-    out = pd.DataFrame({"category": cats, "probability": np.asarray(estimator.distribution_, dtype=float)})
+    out = pd.DataFrame(
+        {"category": cats, "probability": np.asarray(estimator.distribution_, dtype=float)}
+    )
     std = getattr(estimator, "distribution_std_", None)
     if std is not None:
         out["std"] = np.asarray(std, dtype=float)
@@ -360,7 +396,14 @@ def _demo_mechanisms(epsilon, grid_shape, k, seed):
 
     out = [("k-RR", "LDP", lambda: available("krr")(epsilon=epsilon), "")]
     hr = available("hadamard")
-    out.append(("Hadamard response", "LDP", (lambda: hr(epsilon=epsilon)) if hr else None, "HadamardResponse"))
+    out.append(
+        (
+            "Hadamard response",
+            "LDP",
+            (lambda: hr(epsilon=epsilon)) if hr else None,
+            "HadamardResponse",
+        )
+    )
     block = available("block-hadamard")
     for m_lat, m_lon in [(5, 7), (25, 35), (25, 70)]:
         label = f"Block Hadamard {m_lat}x{m_lon}"
@@ -373,13 +416,21 @@ def _demo_mechanisms(epsilon, grid_shape, k, seed):
     sensitive = np.sort(rng.choice(k, size=k // 100, replace=False)).tolist()
     hl = available("high-low-hadamard")
     out.append(
-        ("High-low Hadamard", "high-low (1% sensitive)",
-         (lambda: hl(epsilon=epsilon, sensitive=sensitive)) if hl else None, "HighLowHadamardResponse")
+        (
+            "High-low Hadamard",
+            "high-low (1% sensitive)",
+            (lambda: hl(epsilon=epsilon, sensitive=sensitive)) if hl else None,
+            "HighLowHadamardResponse",
+        )
     )
     urr = available("urr")
     out.append(
-        ("uRR", "utility-optimized (1% sensitive)",
-         (lambda: urr(epsilon=epsilon, sensitive=sensitive)) if urr else None, "UtilityOptimizedRR")
+        (
+            "uRR",
+            "utility-optimized (1% sensitive)",
+            (lambda: urr(epsilon=epsilon, sensitive=sensitive)) if urr else None,
+            "UtilityOptimizedRR",
+        )
     )
     return out
 
@@ -395,7 +446,9 @@ def _demo_plot(path, data, estimates, table):
     from skldp.plotting import plot_grid_heatmap
 
     panels = [("true distribution", np.asarray(data["distribution"]))] + list(estimates.items())
-    fig, axes = plt.subplots(len(panels) + 1, 1, figsize=(8, 3.0 * (len(panels) + 1)), layout="constrained")
+    fig, axes = plt.subplots(
+        len(panels) + 1, 1, figsize=(8, 3.0 * (len(panels) + 1)), layout="constrained"
+    )
     shape = data["grid_shape"]
     rows, cols = shape
     for ax, (title, values) in zip(axes, panels):
@@ -444,7 +497,9 @@ def _cmd_demo(args):
             continue
         try:
             priv = make()
-            priv.set_params(categories=[data["categories"]]).fit(data["categories"][:2].reshape(-1, 1))
+            priv.set_params(categories=[data["categories"]]).fit(
+                data["categories"][:2].reshape(-1, 1)
+            )
         except (TypeError, ValueError) as exc:
             print(f"  skipped {label}: {exc}")
             continue
@@ -452,15 +507,25 @@ def _cmd_demo(args):
         kinds[label] = kind
     if missing:
         print(
-            "  not in this build (skipped): " + ", ".join(missing)
+            "  not in this build (skipped): "
+            + ", ".join(missing)
             + ". The comparison covers the mechanisms available.\n"
         )
     results = run_experiment(
-        privatizers, {"projected": ProjectedEstimator()}, data, n_samples=n, n_repeats=args.repeats,
-        sampling="records", n_jobs=args.jobs, progress=not args.no_progress, random_state=args.seed,
+        privatizers,
+        {"projected": ProjectedEstimator()},
+        data,
+        n_samples=n,
+        n_repeats=args.repeats,
+        sampling="records",
+        n_jobs=args.jobs,
+        progress=not args.no_progress,
+        random_state=args.seed,
     )
     summary = summarize(results, "tv", by=["privatizer"])
-    times = results.groupby("privatizer", sort=False)[["privatize_time", "estimate_time", "bits_per_report"]].mean()
+    times = results.groupby("privatizer", sort=False)[
+        ["privatize_time", "estimate_time", "bits_per_report"]
+    ].mean()
     table = pd.DataFrame(
         {
             "mechanism": summary["privatizer"],
@@ -473,12 +538,21 @@ def _cmd_demo(args):
             "bits": times.loc[summary["privatizer"], "bits_per_report"].to_numpy().astype(int),
         }
     )
-    shown = table.assign(
-        tv=[f"{m:.4f} ± {m - lo:.4f}" for m, lo in zip(table["tv"], table["tv_low"])],
-        privatize_s=table["privatize_s"].map("{:.3f}".format),
-        estimate_s=table["estimate_s"].map("{:.3f}".format),
-    ).drop(columns=["tv_low", "tv_high"]).rename(
-        columns={"tv": "TV error (95% CI)", "privatize_s": "privatize (s)", "estimate_s": "estimate (s)", "bits": "bits/report"}
+    shown = (
+        table.assign(
+            tv=[f"{m:.4f} ± {m - lo:.4f}" for m, lo in zip(table["tv"], table["tv_low"])],
+            privatize_s=table["privatize_s"].map("{:.3f}".format),
+            estimate_s=table["estimate_s"].map("{:.3f}".format),
+        )
+        .drop(columns=["tv_low", "tv_high"])
+        .rename(
+            columns={
+                "tv": "TV error (95% CI)",
+                "privatize_s": "privatize (s)",
+                "estimate_s": "estimate (s)",
+                "bits": "bits/report",
+            }
+        )
     )
     print(shown.to_string(index=False))
     best = table.loc[table["tv"].idxmin(), "mechanism"]
@@ -489,7 +563,9 @@ def _cmd_demo(args):
         for label in dict.fromkeys(["k-RR", best]):
             priv = privatizers[label].set_params(random_state=args.seed)
             est = ProjectedEstimator().fit(priv.fit_transform(rows_x))
-            estimates[f"{label} estimate ({kinds[label]}, epsilon={args.epsilon:g})"] = est.distribution_
+            estimates[f"{label} estimate ({kinds[label]}, epsilon={args.epsilon:g})"] = (
+                est.distribution_
+            )
         print(_demo_plot(args.plot, data, estimates, table))
     print(f"total time: {time.perf_counter() - start:.1f} s")
     return 0
@@ -503,7 +579,9 @@ def _epsilon(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"epsilon must be a positive number; got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"epsilon must be a positive number; got {text!r}"
+        ) from None
     if not (value > 0 and np.isfinite(value)):
         raise argparse.ArgumentTypeError(f"epsilon must be a positive finite number; got {text!r}")
     return value
@@ -523,7 +601,9 @@ def _seed(text):
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"the seed must be a non-negative integer; got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"the seed must be a non-negative integer; got {text!r}"
+        ) from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"the seed must be a non-negative integer; got {text!r}")
     return value
@@ -550,10 +630,16 @@ def build_parser():
         "does not have are skipped and named.",
     )
     demo.add_argument("--epsilon", type=_epsilon, default=1.0, help="privacy budget (default: 1)")
-    demo.add_argument("--repeats", type=_positive_int, default=3, help="runs per mechanism (default: 3)")
+    demo.add_argument(
+        "--repeats", type=_positive_int, default=3, help="runs per mechanism (default: 3)"
+    )
     demo.add_argument("--seed", type=_seed, default=0, help="seed of the runs (default: 0)")
-    demo.add_argument("--jobs", type=int, default=1, help="parallel processes (default: 1; -1 for all cores)")
-    demo.add_argument("--plot", default="skldp-demo.png", help="where to write the plot (default: skldp-demo.png)")
+    demo.add_argument(
+        "--jobs", type=int, default=1, help="parallel processes (default: 1; -1 for all cores)"
+    )
+    demo.add_argument(
+        "--plot", default="skldp-demo.png", help="where to write the plot (default: skldp-demo.png)"
+    )
     demo.add_argument("--no-plot", action="store_true", help="do not write a plot")
     demo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     demo.set_defaults(func=_cmd_demo)
@@ -563,7 +649,9 @@ def build_parser():
         help="list the mechanisms and their guarantees",
         description="List the mechanisms by the names privatize takes, with their privacy guarantees.",
     )
-    mech.add_argument("--all", action="store_true", help="also list mechanisms that this build does not have")
+    mech.add_argument(
+        "--all", action="store_true", help="also list mechanisms that this build does not have"
+    )
     mech.set_defaults(func=_cmd_mechanisms)
 
     priv = sub.add_parser(
@@ -575,21 +663,37 @@ def build_parser():
     )
     priv.add_argument("input", help="input .csv, .csv.gz or .parquet file")
     priv.add_argument("-c", "--column", required=True, help="the column to privatize")
-    priv.add_argument("-m", "--mechanism", default="krr", help="mechanism name (see 'skldp mechanisms'; default: krr)")
+    priv.add_argument(
+        "-m",
+        "--mechanism",
+        default="krr",
+        help="mechanism name (see 'skldp mechanisms'; default: krr)",
+    )
     priv.add_argument("--epsilon", type=_epsilon, help="privacy budget")
     priv.add_argument(
-        "-p", "--param", action="append", metavar="KEY=VALUE",
+        "-p",
+        "--param",
+        action="append",
+        metavar="KEY=VALUE",
         help="another mechanism parameter, VALUE read as JSON when it parses (repeatable), "
-        "e.g. -p 'sensitive=[\"a\",\"b\"]'",
+        'e.g. -p \'sensitive=["a","b"]\'',
     )
     priv.add_argument(
         "--categories",
         help="the public domain, comma-separated (optional for open-alphabet mechanisms such as hashed-rr)",
     )
     priv.add_argument("--categories-file", help="the public domain, one category per line")
-    priv.add_argument("--infer-categories", action="store_true", help="read the domain off the data (leaks it)")
-    priv.add_argument("--seed", type=_seed, help="seed for reproducible noise (never recorded; default: OS entropy)")
-    priv.add_argument("-o", "--output", required=True, help="reports file (.csv, .csv.gz or .parquet)")
+    priv.add_argument(
+        "--infer-categories", action="store_true", help="read the domain off the data (leaks it)"
+    )
+    priv.add_argument(
+        "--seed",
+        type=_seed,
+        help="seed for reproducible noise (never recorded; default: OS entropy)",
+    )
+    priv.add_argument(
+        "-o", "--output", required=True, help="reports file (.csv, .csv.gz or .parquet)"
+    )
     priv.add_argument("--metadata", help="metadata file (default: OUTPUT.json)")
     priv.set_defaults(func=_cmd_privatize)
 
@@ -602,13 +706,22 @@ def build_parser():
     est.add_argument("reports", help="reports file (.csv, .csv.gz or .parquet)")
     est.add_argument("--metadata", help="metadata file (default: REPORTS.json)")
     est.add_argument(
-        "-e", "--estimator",
+        "-e",
+        "--estimator",
         help="empirical (unbiased), projected (onto the simplex; the default) or em (maximum "
         "likelihood); candidate (the default) for reports over an open alphabet",
     )
     est.add_argument("--candidates", help="open alphabet: the values to estimate, comma-separated")
-    est.add_argument("--candidates-file", help="open alphabet: the values to estimate, one per line")
-    est.add_argument("-p", "--param", action="append", metavar="KEY=VALUE", help="an estimator parameter (repeatable)")
+    est.add_argument(
+        "--candidates-file", help="open alphabet: the values to estimate, one per line"
+    )
+    est.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an estimator parameter (repeatable)",
+    )
     est.add_argument("-o", "--output", help="output CSV (default: standard output)")
     est.set_defaults(func=_cmd_estimate)
     return parser

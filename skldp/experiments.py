@@ -68,7 +68,9 @@ def _resolve_privatizer(item):
 
         return make_privatizer(item)
     if not (hasattr(item, "fit") and hasattr(item, "transform") and hasattr(item, "get_params")):
-        raise TypeError(f"privatizers must be privatizer instances or registry names; got {type(item).__name__}")
+        raise TypeError(
+            f"privatizers must be privatizer instances or registry names; got {type(item).__name__}"
+        )
     return item
 
 
@@ -78,7 +80,9 @@ def _resolve_estimator(item):
 
         return make_estimator(item)
     if not (hasattr(item, "fit") and hasattr(item, "get_params")):
-        raise TypeError(f"estimators must be estimator instances or names; got {type(item).__name__}")
+        raise TypeError(
+            f"estimators must be estimator instances or names; got {type(item).__name__}"
+        )
     return item
 
 
@@ -94,7 +98,9 @@ def _resolve_data(data):
     if isinstance(data, pd.Series):
         values = data.to_numpy(dtype=float)
         if np.any(values < 0) or not np.all(np.isfinite(values)) or values.sum() <= 0:
-            raise ValueError("a Series of counts or probabilities must be finite, non-negative and not all zero")
+            raise ValueError(
+                "a Series of counts or probabilities must be finite, non-negative and not all zero"
+            )
         return values / values.sum(), data.index.to_numpy(), data.name or "data", None
     p = np.asarray(data, dtype=float)
     if p.ndim != 1 or p.shape[0] < 2:
@@ -115,7 +121,9 @@ def _check_n_samples(n_samples, counts, sampling):
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n_samples must be positive integers; got {n!r}")
         if sampling == "records" and counts is not None and n > counts.sum():
-            raise ValueError(f"n_samples={n} exceeds the {int(counts.sum())} records of the data set (sampling='records')")
+            raise ValueError(
+                f"n_samples={n} exceeds the {int(counts.sum())} records of the data set (sampling='records')"
+            )
         out.append(int(n))
     return out
 
@@ -288,7 +296,9 @@ def run_experiment(
     True
     """
     if data is None:
-        raise ValueError("data is required: a Distribution, a CountTable, a Series of counts or a probability vector")
+        raise ValueError(
+            "data is required: a Distribution, a CountTable, a Series of counts or a probability vector"
+        )
     if reference not in ("population", "sample"):
         raise ValueError(f"reference must be 'population' or 'sample'; got {reference!r}")
     if sampling not in ("iid", "records"):
@@ -297,7 +307,9 @@ def run_experiment(
         raise ValueError(f"n_repeats must be a positive integer; got {n_repeats!r}")
     for m in metrics:
         if isinstance(m, str) and m not in _ERROR_METRICS:
-            raise ValueError(f"unknown metric {m!r}; choose among {sorted(_ERROR_METRICS)} or pass a callable")
+            raise ValueError(
+                f"unknown metric {m!r}; choose among {sorted(_ERROR_METRICS)} or pass a callable"
+            )
         if not isinstance(m, str) and not callable(m):
             raise TypeError(f"metrics must be names or callables; got {m!r}")
 
@@ -311,16 +323,24 @@ def run_experiment(
         for params in grid:
             missing = sorted(set(params) - set(own))
             if missing:
-                raise ValueError(f"privatizer {name!r} has no parameter {', '.join(missing)} of param_grid")
+                raise ValueError(
+                    f"privatizer {name!r} has no parameter {', '.join(missing)} of param_grid"
+                )
 
     if random_state is None:
         entropy = secrets.randbits(128)
     elif isinstance(random_state, np.random.SeedSequence):
         entropy = random_state.entropy
-    elif isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+    elif (
+        isinstance(random_state, numbers.Integral)
+        and not isinstance(random_state, bool)
+        and random_state >= 0
+    ):
         entropy = int(random_state)
     else:
-        raise TypeError(f"random_state must be None, a non-negative int or a SeedSequence; got {random_state!r}")
+        raise TypeError(
+            f"random_state must be None, a non-negative int or a SeedSequence; got {random_state!r}"
+        )
 
     if categories is not None and np.array_equal(categories, np.arange(p.shape[0])):
         categories = None  # indices are the categories: the fast integer path
@@ -386,7 +406,11 @@ def summarize(results, metric="tv", *, by=None, confidence=0.95):
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1); got {confidence}")
     if by is None:
-        by = [c for c in results.columns if c in ("data", "privatizer", "estimator", "n_samples") or c.startswith("param_")]
+        by = [
+            c
+            for c in results.columns
+            if c in ("data", "privatizer", "estimator", "n_samples") or c.startswith("param_")
+        ]
     grouped = results.groupby(list(by), sort=False, dropna=False)[metric]
     out = grouped.agg(["mean", "std", "count"]).reset_index()
     sem = out["std"].fillna(0.0) / np.sqrt(out["count"])

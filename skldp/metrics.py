@@ -19,7 +19,9 @@ def _pair(p, q):
     p = np.asarray(p, dtype=float)
     q = np.asarray(q, dtype=float)
     if p.shape != q.shape or p.ndim != 1:
-        raise ValueError(f"distributions must be 1-D arrays of one shape; got {p.shape} and {q.shape}")
+        raise ValueError(
+            f"distributions must be 1-D arrays of one shape; got {p.shape} and {q.shape}"
+        )
     if not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
         raise ValueError("distributions must have finite entries (no NaN or inf)")
     return p, q
@@ -127,7 +129,9 @@ def make_distribution_scorer(metric="tv"):
         if len(columns) != len(dists):
             raise ValueError(f"X has {len(columns)} columns but the estimate has {len(dists)}")
         return -float(
-            np.mean([func(empirical_distribution(col, c), d) for col, c, d in zip(columns, cats, dists)])
+            np.mean(
+                [func(empirical_distribution(col, c), d) for col, c, d in zip(columns, cats, dists)]
+            )
         )
 
     scorer.__name__ = f"neg_{getattr(func, '__name__', 'distance')}"

@@ -31,10 +31,16 @@ def _axes(ax, figsize=(6.4, 4.2)):
 
 
 def _setting_columns(results):
-    return [c for c in results.columns if c in ("data", "privatizer", "estimator") or c.startswith("param_")]
+    return [
+        c
+        for c in results.columns
+        if c in ("data", "privatizer", "estimator") or c.startswith("param_")
+    ]
 
 
-def plot_error(results, *, x="n_samples", metric="tv", hue=None, confidence=0.95, ax=None, logx=True, logy=True):
+def plot_error(
+    results, *, x="n_samples", metric="tv", hue=None, confidence=0.95, ax=None, logx=True, logy=True
+):
     """Mean error against n (or a parameter) with a confidence band, one line per setting.
 
     Parameters
@@ -63,7 +69,9 @@ def plot_error(results, *, x="n_samples", metric="tv", hue=None, confidence=0.95
     if x not in results.columns:
         raise ValueError(f"results have no column {x!r}")
     if hue is None:
-        hue = [c for c in _setting_columns(results) if c != x and results[c].nunique(dropna=False) > 1]
+        hue = [
+            c for c in _setting_columns(results) if c != x and results[c].nunique(dropna=False) > 1
+        ]
     hue = list(hue)
     summary = summarize(results, metric, by=hue + [x], confidence=confidence)
     ax = _axes(ax)
@@ -71,9 +79,14 @@ def plot_error(results, *, x="n_samples", metric="tv", hue=None, confidence=0.95
     for key, group in groups:
         group = group.sort_values(x)
         key = key if isinstance(key, tuple) else (key,)
-        label = ", ".join(f"{c.removeprefix('param_')}={v}" if c.startswith("param_") else str(v) for c, v in zip(hue, key))
+        label = ", ".join(
+            f"{c.removeprefix('param_')}={v}" if c.startswith("param_") else str(v)
+            for c, v in zip(hue, key)
+        )
         (line,) = ax.plot(group[x], group["mean"], marker="o", markersize=3, label=label or metric)
-        ax.fill_between(group[x], group["lower"], group["upper"], color=line.get_color(), alpha=0.2, linewidth=0)
+        ax.fill_between(
+            group[x], group["lower"], group["upper"], color=line.get_color(), alpha=0.2, linewidth=0
+        )
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -117,7 +130,9 @@ def plot_distribution(true, estimates=None, *, categories=None, top=None, ax=Non
     estimates = {k: np.asarray(v, dtype=float) for k, v in estimates.items()}
     for name, q in estimates.items():
         if q.shape != p.shape:
-            raise ValueError(f"estimate {name!r} has shape {q.shape}; the true distribution has {p.shape}")
+            raise ValueError(
+                f"estimate {name!r} has shape {q.shape}; the true distribution has {p.shape}"
+            )
     order = np.argsort(-p, kind="stable")[:top] if top is not None else np.arange(p.shape[0])
     pos = np.arange(order.shape[0])
     ax = _axes(ax)
@@ -126,7 +141,9 @@ def plot_distribution(true, estimates=None, *, categories=None, top=None, ax=Non
         ax.plot(pos, q[order], marker="o", linestyle="none", markersize=4, label=name)
     if order.shape[0] <= 40:
         ax.set_xticks(pos, [str(c) for c in categories[order]], rotation=90, fontsize="small")
-    ax.set_xlabel("category" + (f" (top {order.shape[0]} by true probability)" if top is not None else ""))
+    ax.set_xlabel(
+        "category" + (f" (top {order.shape[0]} by true probability)" if top is not None else "")
+    )
     ax.set_ylabel("probability")
     ax.legend(fontsize="small")
     return ax
@@ -181,7 +198,9 @@ def plot_grid_heatmap(values, grid_shape=None, *, ax=None, log=True, title=None,
         norm = LogNorm(vmin=positive.min(), vmax=positive.max()) if positive.size else None
     else:
         shown, norm = arr, None
-    image = ax.imshow(shown, origin="lower", cmap=cmap, norm=norm, interpolation="nearest", aspect="auto")
+    image = ax.imshow(
+        shown, origin="lower", cmap=cmap, norm=norm, interpolation="nearest", aspect="auto"
+    )
     plt.colorbar(image, ax=ax, shrink=0.85)
     ax.set_xlabel("longitude index")
     ax.set_ylabel("latitude index")

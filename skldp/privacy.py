@@ -92,7 +92,9 @@ class ContextAwareLDP(PrivacyModel):
         try:
             E = np.array(E, dtype=float)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"E must be a square matrix of non-negative budgets; got {E!r}") from exc
+            raise ValueError(
+                f"E must be a square matrix of non-negative budgets; got {E!r}"
+            ) from exc
         if E.ndim != 2 or E.shape[0] != E.shape[1]:
             raise ValueError(f"E must be a square matrix; got shape {E.shape}")
         if np.any(np.isnan(E)) or np.any(E < 0):
@@ -109,7 +111,9 @@ class ContextAwareLDP(PrivacyModel):
 
     def epsilon_matrix(self, n_inputs):
         if n_inputs != self.E.shape[0]:
-            raise ValueError(f"E is {self.E.shape[0]} x {self.E.shape[0]} but the channel has {n_inputs} inputs")
+            raise ValueError(
+                f"E is {self.E.shape[0]} x {self.E.shape[0]} but the channel has {n_inputs} inputs"
+            )
         return self.E.copy()
 
     def __repr__(self):
@@ -134,7 +138,9 @@ class SequentialComposition(PrivacyModel):
         return float(sum(part.epsilon for part in self.parts))
 
     def epsilon_matrix(self, n_inputs):
-        raise ValueError("a composition of several columns has no single budget matrix; verify each part")
+        raise ValueError(
+            "a composition of several columns has no single budget matrix; verify each part"
+        )
 
     def __repr__(self):
         return f"SequentialComposition({list(self.parts)!r})"
@@ -274,16 +280,22 @@ def partition_labels(blocks, n_inputs=None):
                 if part.size == 0:
                     raise ValueError(f"block {j} is empty; every block needs at least one element")
                 if part.dtype.kind not in "iu":
-                    raise ValueError(f"block {j} must hold integer input indices; got dtype {part.dtype}")
+                    raise ValueError(
+                        f"block {j} must hold integer input indices; got dtype {part.dtype}"
+                    )
             flat = np.concatenate(parts).astype(np.int64)
             k = flat.shape[0] if n_inputs is None else n_inputs
             if flat.size and (flat.min() < 0 or flat.max() >= k):
                 raise ValueError(f"block indices must lie in [0, {k}); got values outside")
             counts = np.bincount(flat, minlength=k)
             if np.any(counts > 1):
-                raise ValueError(f"blocks overlap: indices {np.flatnonzero(counts > 1)[:5].tolist()} appear twice")
+                raise ValueError(
+                    f"blocks overlap: indices {np.flatnonzero(counts > 1)[:5].tolist()} appear twice"
+                )
             if np.any(counts == 0):
-                raise ValueError(f"blocks do not cover indices {np.flatnonzero(counts == 0)[:5].tolist()}")
+                raise ValueError(
+                    f"blocks do not cover indices {np.flatnonzero(counts == 0)[:5].tolist()}"
+                )
             labels = np.empty(k, dtype=np.int64)
             labels[flat] = np.repeat(np.arange(len(parts)), [p.size for p in parts])
         elif not any(nested):
@@ -292,7 +304,9 @@ def partition_labels(blocks, n_inputs=None):
                 raise ValueError(f"block labels must be integers; got dtype {labels.dtype}")
             labels = labels.astype(np.int64)
         else:
-            raise ValueError("blocks must be either one label per input or a list of blocks, not a mix")
+            raise ValueError(
+                "blocks must be either one label per input or a list of blocks, not a mix"
+            )
     if labels.ndim != 1 or labels.size == 0:
         raise ValueError(f"blocks must describe a non-empty 1-D domain; got shape {labels.shape}")
     if n_inputs is not None and labels.shape[0] != n_inputs:
@@ -351,7 +365,9 @@ class BlockStructuredLDP(PrivacyModel):
 
     def epsilon_matrix(self, n_inputs):
         if n_inputs != self.n_inputs:
-            raise ValueError(f"the partition covers {self.n_inputs} inputs but the channel has {n_inputs}")
+            raise ValueError(
+                f"the partition covers {self.n_inputs} inputs but the channel has {n_inputs}"
+            )
         same = self.labels[:, None] == self.labels[None, :]
         E = np.where(same, self.epsilon, np.inf)
         np.fill_diagonal(E, 0.0)
@@ -380,7 +396,9 @@ def sensitive_indices(sensitive, n_inputs=None):
     arr = np.asarray(sensitive)
     if arr.dtype.kind == "b":
         if arr.ndim != 1 or (n_inputs is not None and arr.shape[0] != n_inputs):
-            raise ValueError(f"a sensitive mask must have one entry per input; got shape {arr.shape}")
+            raise ValueError(
+                f"a sensitive mask must have one entry per input; got shape {arr.shape}"
+            )
         return np.flatnonzero(arr).astype(np.int64)
     arr = arr.ravel()
     if arr.size and arr.dtype.kind not in "iu":
@@ -423,7 +441,9 @@ class HighLowLDP(PrivacyModel):
 
     def epsilon_matrix(self, n_inputs):
         if self.sensitive.size and self.sensitive[-1] >= n_inputs:
-            raise ValueError(f"sensitive index {int(self.sensitive[-1])} is outside a domain of {n_inputs}")
+            raise ValueError(
+                f"sensitive index {int(self.sensitive[-1])} is outside a domain of {n_inputs}"
+            )
         E = np.full((n_inputs, n_inputs), np.inf)
         E[self.sensitive] = self.epsilon
         np.fill_diagonal(E, 0.0)
@@ -465,7 +485,9 @@ class BinaryContextAwareLDP(PrivacyModel):
         return np.array([[0.0, self.epsilon_01], [self.epsilon_10, 0.0]])
 
     def __repr__(self):
-        return f"BinaryContextAwareLDP(epsilon_01={self.epsilon_01:g}, epsilon_10={self.epsilon_10:g})"
+        return (
+            f"BinaryContextAwareLDP(epsilon_01={self.epsilon_01:g}, epsilon_10={self.epsilon_10:g})"
+        )
 
 
 # -- utility-optimized LDP (Murakami and Kawamoto, USENIX Security 2019) --------------------------------

@@ -3,6 +3,12 @@
 from skldp.channels._base import Channel, SymbolChannel
 from skldp.channels._binary import BinaryRandomizedResponseChannel
 from skldp.channels._bits import BitVectorChannel, PackedBitReports, bernoulli_bits
+from skldp.channels._compressive import (
+    OneBitCompressiveChannel,
+    OneBitHadamardChannel,
+    RecursiveCompressiveChannel,
+    SymmetricCompressiveChannel,
+)
 from skldp.channels._hadamard import (
     BlockHadamardResponseChannel,
     HadamardResponseChannel,
@@ -13,7 +19,10 @@ from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChann
 from skldp.channels._personalized import PersonalizedChannel
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
-from skldp.channels._utility_optimized import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
+from skldp.channels._utility_optimized import (
+    UtilityOptimizedRAPPORChannel,
+    UtilityOptimizedRRChannel,
+)
 
 __all__ = [
     "Channel",
@@ -37,4 +46,8 @@ __all__ = [
     "CohortRRChannel",
     "HashedRAPPORChannel",
     "CohortRAPPORChannel",
+    "OneBitCompressiveChannel",
+    "SymmetricCompressiveChannel",
+    "RecursiveCompressiveChannel",
+    "OneBitHadamardChannel",
 ]

@@ -214,7 +214,9 @@ class Channel:
         """Unbiased estimate of p from statistics of ``n`` reports (may leave the simplex)."""
         stats = np.asarray(stats, dtype=float)
         if stats.shape != (self.n_statistics,):
-            raise ValueError(f"statistics must have shape ({self.n_statistics},); got {stats.shape}")
+            raise ValueError(
+                f"statistics must have shape ({self.n_statistics},); got {stats.shape}"
+            )
         if not np.all(np.isfinite(stats)):
             raise ValueError("statistics must have finite entries")
         n = _check_n_reports(n)
@@ -222,7 +224,9 @@ class Channel:
 
     def _unbiased(self, stats, n):
         # Generic least squares on the structured operator; subclasses give closed forms.
-        return lsqr(self.as_linear_operator(), stats / n, atol=1e-15, btol=1e-15, iter_lim=10_000)[0]
+        return lsqr(self.as_linear_operator(), stats / n, atol=1e-15, btol=1e-15, iter_lim=10_000)[
+            0
+        ]
 
     def variance(self, p, n):
         """Exact variance of each entry of :meth:`unbiased` for ``n`` reports from ``p``."""

@@ -147,8 +147,12 @@ class BlockHadamardResponseChannel(SymbolChannel):
         self.n_inputs = labels.shape[0]
         self.n_blocks = int(labels.max()) + 1
         self.block_sizes = np.bincount(labels, minlength=self.n_blocks)
-        self.block_outputs = np.array([next_power_of_two(s + 1) for s in self.block_sizes], dtype=np.int64)
-        self.block_offsets = np.concatenate([[0], np.cumsum(self.block_outputs)[:-1]]).astype(np.int64)
+        self.block_outputs = np.array(
+            [next_power_of_two(s + 1) for s in self.block_sizes], dtype=np.int64
+        )
+        self.block_offsets = np.concatenate([[0], np.cumsum(self.block_outputs)[:-1]]).astype(
+            np.int64
+        )
         self.n_outputs = int(self.block_outputs.sum())
         # Position of each input inside its block, in increasing index order.
         order = np.argsort(labels, kind="stable")
@@ -172,7 +176,9 @@ class BlockHadamardResponseChannel(SymbolChannel):
             local[ids] = np.arange(ids.shape[0])
             inputs = np.flatnonzero(np.isin(labels, ids))
             out_index = self.block_offsets[ids][:, None] + np.arange(K)[None, :]
-            self._groups.append((int(K), ids, inputs, local[labels[inputs]], self.rows[inputs], out_index))
+            self._groups.append(
+                (int(K), ids, inputs, local[labels[inputs]], self.rows[inputs], out_index)
+            )
         for arr in (self.block_sizes, self.block_outputs, self.block_offsets, self.rows):
             arr.setflags(write=False)
 
@@ -370,7 +376,9 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         self.own_symbol[self.public] = S + np.arange(k - s)
         self._dtype = _column_dtype(S)
         self._rows_t = self.rows.astype(self._dtype)
-        self._flip = np.where(self.rows > 0, _highest_bit(np.maximum(self.rows, 1)), 0).astype(self._dtype)
+        self._flip = np.where(self.rows > 0, _highest_bit(np.maximum(self.rows, 1)), 0).astype(
+            self._dtype
+        )
         self.keep = hadamard_keep_probability(self.epsilon, (S,))
         self._slope = 2.0 * self.keep - 1.0  # exact: also the probability of revealing
         self._spread = 2.0 * (1.0 - self.keep)  # exact: mass a public input puts on [S]
@@ -429,9 +437,10 @@ class HighLowHadamardResponseChannel(SymbolChannel):
 
     def _variance(self, p, n):
         mass_head = p[self.sensitive].sum() + self._spread * p[self.public].sum()  # p([S])
-        return np.where(
-            self.is_sensitive, mass_head / self._slope**2 - p**2, p / self._slope - p**2
-        ) / n
+        return (
+            np.where(self.is_sensitive, mass_head / self._slope**2 - p**2, p / self._slope - p**2)
+            / n
+        )
 
     def _likelihood(self, reports):
         S = self.hadamard_size

@@ -35,7 +35,9 @@ def _open_data(name):
 
 def _read_csv(name):
     with _open_data(name) as fh:
-        return pd.read_csv(fh, compression="gzip" if name.endswith(".gz") else None, keep_default_na=False)
+        return pd.read_csv(
+            fh, compression="gzip" if name.endswith(".gz") else None, keep_default_na=False
+        )
 
 
 def load_descr(name):
@@ -194,9 +196,18 @@ def load_gowalla(*, as_frame=True):
     n_lat, n_lon = 125, 350
     rows = _grid_rows(n_lat, n_lon, 25.0, 0.2, -130.0, 0.2)
     counts = np.zeros(n_lat * n_lon, dtype=np.int64)
-    np.add.at(counts, table["lat_index"].to_numpy() * n_lon + table["lon_index"].to_numpy(), table["count"].to_numpy())
+    np.add.at(
+        counts,
+        table["lat_index"].to_numpy() * n_lon + table["lon_index"].to_numpy(),
+        table["count"].to_numpy(),
+    )
     return _finish(
-        "Gowalla (US grid)", rows, counts, target="cell", as_frame=as_frame, descr="gowalla",
+        "Gowalla (US grid)",
+        rows,
+        counts,
+        target="cell",
+        as_frame=as_frame,
+        descr="gowalla",
         grid_shape=(n_lat, n_lon),
     )
 
@@ -241,8 +252,14 @@ def load_foursquare_manhattan(*, as_frame=True):
         raise RuntimeError("the bundled Manhattan table is corrupt: cells 0..624 expected")
     frame = rows.assign(count=table["count"].to_numpy(), num_venues=table["num_venues"].to_numpy())
     return _finish(
-        "Foursquare (Manhattan grid)", rows, table["count"].to_numpy(), target="cell", as_frame=as_frame,
-        descr="foursquare_manhattan", frame=frame, grid_shape=(25, 25),
+        "Foursquare (Manhattan grid)",
+        rows,
+        table["count"].to_numpy(),
+        target="cell",
+        as_frame=as_frame,
+        descr="foursquare_manhattan",
+        frame=frame,
+        grid_shape=(25, 25),
     )
 
 
@@ -250,8 +267,13 @@ _ADULT_ORDER = {
     "age": ["17-19", "20-29", "30-39", "40-49", "50-59", "60-69", "70-79", "80-90"],
     "income": ["<=50K", ">50K"],
     "marital_status": [
-        "Never-married", "Married-civ-spouse", "Married-spouse-absent", "Married-AF-spouse",
-        "Separated", "Divorced", "Widowed",
+        "Never-married",
+        "Married-civ-spouse",
+        "Married-spouse-absent",
+        "Married-AF-spouse",
+        "Separated",
+        "Divorced",
+        "Widowed",
     ],
     "sex": ["Female", "Male"],
 }
@@ -264,7 +286,9 @@ def _adult_marginals():
         name = "age" if attribute == "age_bucket" else attribute.replace("-", "_")
         values = group["value"].tolist()
         order = _ADULT_ORDER.get(name, sorted(values))
-        series = pd.Series(group["count"].to_numpy(), index=pd.Index(values, name=name), name="count")
+        series = pd.Series(
+            group["count"].to_numpy(), index=pd.Index(values, name=name), name="count"
+        )
         out[name] = series.reindex(order)
     return out
 
@@ -301,17 +325,30 @@ def load_adult(*, as_frame=True):
     """
     table = _read_csv("adult_age_income_marital_sex.csv").sort_values("cell_index")
     rows = pd.DataFrame({"cell": table["cell_index"].to_numpy()})
-    for name, source in [("age", "age_range"), ("income", "income"), ("marital_status", "marital_status"), ("sex", "sex")]:
+    for name, source in [
+        ("age", "age_range"),
+        ("income", "income"),
+        ("marital_status", "marital_status"),
+        ("sex", "sex"),
+    ]:
         rows[name] = pd.Categorical(table[source].to_numpy(), categories=_ADULT_ORDER[name])
     frame = rows.assign(
         count=table["count"].to_numpy(),
         count_adult_data=table["count_adult_data"].to_numpy(),
         count_adult_test=table["count_adult_test"].to_numpy(),
     )
-    sensitive = rows["cell"].to_numpy()[rows["marital_status"].isin(["Divorced", "Separated"]).to_numpy()]
+    sensitive = rows["cell"].to_numpy()[
+        rows["marital_status"].isin(["Divorced", "Separated"]).to_numpy()
+    ]
     return _finish(
-        "Adult (age x income x marital x sex)", rows, table["count"].to_numpy(), target="cell",
-        as_frame=as_frame, descr="adult", frame=frame, suggested_sensitive=sensitive,
+        "Adult (age x income x marital x sex)",
+        rows,
+        table["count"].to_numpy(),
+        target="cell",
+        as_frame=as_frame,
+        descr="adult",
+        frame=frame,
+        suggested_sensitive=sensitive,
         marginals=_adult_marginals(),
     )
 
@@ -362,12 +399,22 @@ def load_adult_joint(*, as_frame=True):
     for a, c in zip(_JOINT_ATTRIBUTES, all_codes):
         rows[a] = pd.Categorical.from_codes(c.astype(np.int8), categories=values[a])
     order = np.argsort(cell)
-    frame = rows.iloc[cell[order]].reset_index(drop=True).assign(
-        count=table["count"].to_numpy()[order],
-        count_adult_data=table["count_adult_data"].to_numpy()[order],
-        count_adult_test=table["count_adult_test"].to_numpy()[order],
+    frame = (
+        rows.iloc[cell[order]]
+        .reset_index(drop=True)
+        .assign(
+            count=table["count"].to_numpy()[order],
+            count_adult_data=table["count_adult_data"].to_numpy()[order],
+            count_adult_test=table["count_adult_test"].to_numpy()[order],
+        )
     )
     return _finish(
-        "Adult (six attributes)", rows, counts, target="cell", as_frame=as_frame,
-        descr="adult_joint", frame=frame, attribute_values=values,
+        "Adult (six attributes)",
+        rows,
+        counts,
+        target="cell",
+        as_frame=as_frame,
+        descr="adult_joint",
+        frame=frame,
+        attribute_values=values,
     )

@@ -112,7 +112,9 @@ class Distribution:
 
     def to_series(self):
         """The probabilities as a pandas Series indexed by the categories."""
-        return pd.Series(self.probabilities, index=pd.Index(self.categories, name="category"), name=self.name)
+        return pd.Series(
+            self.probabilities, index=pd.Index(self.categories, name="category"), name=self.name
+        )
 
 
 def _check_k(n_categories):
@@ -183,7 +185,9 @@ def make_uniform(n_categories, n_samples=None, *, random_state=None):
 _add_returns(make_uniform)
 
 
-def make_geometric(n_categories, n_samples=None, *, lam=0.95, reading="ratio", permute=False, random_state=None):
+def make_geometric(
+    n_categories, n_samples=None, *, lam=0.95, reading="ratio", permute=False, random_state=None
+):
     r"""A geometric distribution truncated to k categories and renormalized.
 
     The papers write the geometric distribution in two ways that differ drastically for the
@@ -276,7 +280,9 @@ def make_zipf(n_categories, n_samples=None, *, exponent=1.0, random_state=None):
 _add_returns(make_zipf)
 
 
-def make_two_step(n_categories, n_samples=None, *, heavy_fraction=0.5, heavy_mass=0.75, random_state=None):
+def make_two_step(
+    n_categories, n_samples=None, *, heavy_fraction=0.5, heavy_mass=0.75, random_state=None
+):
     r"""A two-step distribution: the first categories share more mass than the rest.
 
     The first :math:`h = \lceil f k \rceil` categories (``heavy_fraction`` f) share
@@ -320,7 +326,15 @@ def make_two_step(n_categories, n_samples=None, *, heavy_fraction=0.5, heavy_mas
 _add_returns(make_two_step)
 
 
-def make_sparse(n_categories, n_samples=None, *, sparsity=10, support="first", weights="uniform", random_state=None):
+def make_sparse(
+    n_categories,
+    n_samples=None,
+    *,
+    sparsity=10,
+    support="first",
+    weights="uniform",
+    random_state=None,
+):
     r"""An s-sparse distribution: mass on s of the k categories, zero elsewhere.
 
     The compressive-sensing paper's Unif(s) puts :math:`1/s` on each of s symbols; its
@@ -362,7 +376,9 @@ def make_sparse(n_categories, n_samples=None, *, sparsity=10, support="first", w
     w = np.full(s, 1.0 / s) if weights == "uniform" else rng.dirichlet(np.ones(s))
     p = np.zeros(k)
     p[where] = w
-    return _finish(p, f"Unif({s})" if weights == "uniform" else f"Sparse({s})", n_samples, random_state, rng)
+    return _finish(
+        p, f"Unif({s})" if weights == "uniform" else f"Sparse({s})", n_samples, random_state, rng
+    )
 
 
 _add_returns(make_sparse)

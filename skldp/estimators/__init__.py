@@ -5,6 +5,7 @@ from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
 from skldp.estimators._personalized import PersonalizedEstimator, personalized_reconstruction
 from skldp.estimators._projected import ProjectedEstimator, significance_threshold
+from skldp.estimators._sparse import SparseEstimator
 
 __all__ = [
     "EmpiricalEstimator",
@@ -14,4 +15,5 @@ __all__ = [
     "personalized_reconstruction",
     "significance_threshold",
     "CandidateEstimator",
+    "SparseEstimator",
 ]

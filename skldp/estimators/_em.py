@@ -163,11 +163,17 @@ class EMEstimator(BaseDistributionEstimator):
         self.channel = channel
 
     def _check_params(self):
-        if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
+        if (
+            isinstance(self.tol, bool)
+            or not isinstance(self.tol, numbers.Real)
+            or not self.tol >= 0
+        ):
             raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
         check_int(self.max_iter, "max_iter", min_value=1)
         if isinstance(self.init, str) and self.init not in ("uniform", "empirical", "threshold"):
-            raise ValueError(f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}")
+            raise ValueError(
+                f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}"
+            )
 
     def _chunk_statistics(self, channel, values):
         return channel.em_statistics(values)

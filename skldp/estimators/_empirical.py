@@ -72,6 +72,10 @@ class EmpiricalEstimator(BaseDistributionEstimator):
             raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
         z = norm.ppf(1 - alpha / 2)
         dists = self.distribution_ if isinstance(self.distribution_, list) else [self.distribution_]
-        stds = self.distribution_std_ if isinstance(self.distribution_std_, list) else [self.distribution_std_]
+        stds = (
+            self.distribution_std_
+            if isinstance(self.distribution_std_, list)
+            else [self.distribution_std_]
+        )
         out = [(p - z * s, p + z * s) for p, s in zip(dists, stds)]
         return out[0] if len(out) == 1 else out

@@ -9,7 +9,12 @@ from skldp._base import BaseDistributionEstimator
 from skldp.estimators._empirical import _plug_in_std
 from skldp.projection import clip_normalize, norm_sub, project_simplex
 
-_METHODS = {"simplex": project_simplex, "clip": clip_normalize, "norm-sub": norm_sub, "threshold": None}
+_METHODS = {
+    "simplex": project_simplex,
+    "clip": clip_normalize,
+    "norm-sub": norm_sub,
+    "threshold": None,
+}
 
 
 def zero_frequency_variance(channel, n):
@@ -121,7 +126,11 @@ class ProjectedEstimator(BaseDistributionEstimator):
     def _check_params(self):
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {sorted(_METHODS)}; got {self.method!r}")
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not 0 < self.alpha < 1:
+        if (
+            isinstance(self.alpha, bool)
+            or not isinstance(self.alpha, numbers.Real)
+            or not 0 < self.alpha < 1
+        ):
             raise ValueError(f"alpha must lie in (0, 1); got {self.alpha!r}")
 
     def _estimate(self, channel, stats, n):

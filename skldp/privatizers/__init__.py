@@ -1,6 +1,12 @@
 """Privatizers: scikit-learn transformers that randomize each row on the client."""
 
 from skldp.privatizers._binary import BinaryRandomizedResponse
+from skldp.privatizers._compressive import (
+    OneBitCompressive,
+    OneBitHadamardResponse,
+    RecursiveCompressive,
+    SymmetricCompressive,
+)
 from skldp.privatizers._hadamard import (
     BlockHadamardResponse,
     HadamardResponse,
@@ -27,4 +33,8 @@ __all__ = [
     "PersonalizedULDP",
     "HashedRR",
     "HashedRAPPOR",
+    "OneBitCompressive",
+    "SymmetricCompressive",
+    "RecursiveCompressive",
+    "OneBitHadamardResponse",
 ]

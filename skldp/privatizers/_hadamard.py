@@ -106,7 +106,9 @@ def _block_labels(blocks, n_blocks, block_size, categories, column):
             again = idx[labels[idx] >= 0]
             if again.size or np.unique(idx).shape[0] != idx.shape[0]:
                 dup = categories[again] if again.size else categories[idx]
-                raise ValueError(f"the blocks of column {column} overlap: {_describe(np.asarray(dup))} in two blocks")
+                raise ValueError(
+                    f"the blocks of column {column} overlap: {_describe(np.asarray(dup))} in two blocks"
+                )
             labels[idx] = j
         if np.any(labels < 0):
             raise ValueError(
@@ -424,8 +426,12 @@ class HighLowHadamardResponse(BasePrivatizer):
     def _check_params(self):
         check_epsilon(self.epsilon)
         if self.sensitive is None:
-            raise ValueError("sensitive is required: the list of sensitive categories (or a callable)")
-        if not callable(self.sensitive) and (isinstance(self.sensitive, str) or not _is_list_like(self.sensitive)):
+            raise ValueError(
+                "sensitive is required: the list of sensitive categories (or a callable)"
+            )
+        if not callable(self.sensitive) and (
+            isinstance(self.sensitive, str) or not _is_list_like(self.sensitive)
+        ):
             raise TypeError(
                 f"sensitive must be a list of categories or a callable; got {type(self.sensitive).__name__}"
             )

@@ -1,0 +1,410 @@
+"""Compressive privatization (Xiong et al., WWW 2022) and one-bit Hadamard response."""
+
+import math
+
+from skldp._base import BasePrivatizer
+from skldp._validation import check_epsilon, check_int
+from skldp.channels import (
+    OneBitCompressiveChannel,
+    OneBitHadamardChannel,
+    RecursiveCompressiveChannel,
+    SymmetricCompressiveChannel,
+)
+from skldp.channels._compressive import _check_assignment
+
+_REFERENCE = (
+    'T. Xiong, J. Sun, C. Mao, X. Wang, Y. Shan and H. Huang, "Compressive Sensing Approaches '
+    'for Sparse Distribution Estimation Under Local Privacy", WWW 2022 (arXiv 2012.02081).'
+)
+
+
+def _check_seed(value):
+    return check_int(value, "matrix_seed", min_value=0)
+
+
+class OneBitCompressive(BasePrivatizer):
+    r"""One-bit compressive privatization: one private bit about one random measurement of x.
+
+    People are split into ``n_measurements`` = m groups; a public m x k matrix A of random
+    signs, built from ``matrix_seed``, gives group j the set :math:`B_j = \{x : A_{jx} = +1\}`.
+    A person of group j sends the bit "my value is in :math:`B_j`" through binary randomized
+    response. Every person sends one bit, and the group means :math:`\hat t` give noisy
+    linear measurements :math:`c(2\hat t - 1) \approx A p` of the distribution, from which
+    :class:`~skldp.estimators.SparseEstimator` recovers a sparse p with m of order
+    :math:`s \log(k/s)` (Algorithm 1 of [1]_). The group index is part of the report, so
+    reports from different batches can be pooled.
+
+    Read more in the :ref:`User Guide <compressive>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of one report; a positive finite number.
+    n_measurements : int, default=500
+        m, the number of groups and of measurements (the paper's experiments use 500).
+        Exact recovery of an s-sparse p needs m of order :math:`s \log(k/s)`.
+    matrix_seed : int, default=0
+        Public seed of A; people and server must use the same one. It is not a secret.
+    assignment : {'cyclic', 'random'}, default='cyclic'
+        How people are put into groups. ``'cyclic'``: row i of each ``transform`` call goes to
+        group ``(u + i) mod m`` for a uniform random start u, the paper's
+        :math:`S_j = \{i : i \equiv j \pmod m\}` (balanced groups); ``'random'``: each row
+        gets an independent uniform group.
+    categories : list of values, list of lists, or None, default=None
+        The public domain, one list per column. None infers it from X and warns with a
+        PrivacyLeakWarning.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise; an int makes ``transform`` reproducible.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+    channel_ : OneBitCompressiveChannel or list of them
+    privacy_ : LDP or SequentialComposition
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    SymmetricCompressive, RecursiveCompressive, OneBitHadamardResponse
+    skldp.estimators.SparseEstimator
+
+    Notes
+    -----
+    .. math::
+
+        P(b = 1 \mid x, j) = \begin{cases} e^\varepsilon / (e^\varepsilon + 1) & A_{jx} = +1 \\
+        1 / (e^\varepsilon + 1) & A_{jx} = -1 \end{cases}, \qquad
+        c\,(2 t - 1_m) = A p, \quad c = \frac{e^\varepsilon + 1}{e^\varepsilon - 1}.
+
+    It is epsilon-LDP (the group does not depend on the value) and costs one bit.
+
+    References
+    ----------
+    .. [1] Xiong, Sun, Mao, Wang, Shan and Huang, WWW 2022, Algorithm 1.
+
+    Examples
+    --------
+    >>> from skldp import OneBitCompressive
+    >>> cp = OneBitCompressive(epsilon=1.0, n_measurements=8, categories=list(range(20)),
+    ...                        random_state=0)
+    >>> reports = cp.fit_transform(list(range(20)) * 4)
+    >>> reports.shape, cp.bits_per_report, cp.privacy_
+    ((80, 1), 1, LDP(epsilon=1))
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        *,
+        n_measurements=500,
+        matrix_seed=0,
+        assignment="cyclic",
+        categories=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.n_measurements = n_measurements
+        self.matrix_seed = matrix_seed
+        self.assignment = assignment
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        check_int(self.n_measurements, "n_measurements", min_value=1)
+        _check_seed(self.matrix_seed)
+        _check_assignment(self.assignment)
+
+    def _make_channel(self, categories, column):
+        return OneBitCompressiveChannel(
+            self.epsilon, len(categories), self.n_measurements, self.matrix_seed, self.assignment
+        )
+
+
+class SymmetricCompressive(BasePrivatizer):
+    r"""Symmetric compressive privatization: everyone reports one of m symbols.
+
+    A public balanced sign matrix :math:`A = [A_h; -A_h]` (m x k, ``n_measurements`` = m even)
+    gives each value x the set :math:`C_x = \{y : A_{yx} = +1\}` of m/2 symbols. Everyone
+    reports a symbol of :math:`C_x` with total probability :math:`e^\varepsilon /
+    (e^\varepsilon + 1)`, uniformly inside and outside it (Algorithm 2 of [1]_, with the
+    balanced matrix of its Sec. 3.3). No groups: the scheme is symmetric, and costs
+    :math:`\lceil \log_2 m \rceil` bits. The output frequencies give
+    :math:`c(m\hat q - 1) \approx A p` (eq. 19 with the corrected step 6), recovered by
+    :class:`~skldp.estimators.SparseEstimator`.
+
+    Read more in the :ref:`User Guide <compressive>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of one report.
+    n_measurements : int, default=500
+        m, the output alphabet size; even.
+    matrix_seed : int, default=0
+        Public seed of :math:`A_h`.
+    categories : list of values, list of lists, or None, default=None
+        The public domain, one list per column.
+    random_state : int, numpy.random.Generator or None, default=None
+        None draws unpredictable noise; an int makes ``transform`` reproducible.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+    channel_ : SymmetricCompressiveChannel or list of them
+    privacy_ : LDP or SequentialComposition
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    OneBitCompressive, RecursiveCompressive, skldp.estimators.SparseEstimator
+
+    Notes
+    -----
+    .. math::
+
+        Q(y \mid x) = \frac{2 e^\varepsilon}{m (e^\varepsilon + 1)} \ (y \in C_x), \qquad
+        \frac{2}{m (e^\varepsilon + 1)} \ (y \notin C_x).
+
+    Every column has exactly m/2 plus signs, so the privacy ratio is exactly
+    :math:`e^\varepsilon` (the unbalanced matrices of the paper's Lemma 3.1 give only
+    :math:`\varepsilon + 2\beta`).
+
+    References
+    ----------
+    .. [1] Xiong, Sun, Mao, Wang, Shan and Huang, WWW 2022, Algorithm 2 and Sec. 3.3.
+
+    Examples
+    --------
+    >>> from skldp import SymmetricCompressive
+    >>> sp = SymmetricCompressive(epsilon=1.0, n_measurements=16, categories=list(range(50)),
+    ...                           random_state=0)
+    >>> reports = sp.fit_transform([3] * 100)
+    >>> sp.bits_per_report, int(reports.max()) < 16
+    (4, True)
+    """
+
+    def __init__(
+        self, epsilon=1.0, *, n_measurements=500, matrix_seed=0, categories=None, random_state=None
+    ):
+        self.epsilon = epsilon
+        self.n_measurements = n_measurements
+        self.matrix_seed = matrix_seed
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        m = check_int(self.n_measurements, "n_measurements", min_value=2)
+        if m % 2:
+            raise ValueError(f"n_measurements must be even (A = [A_h; -A_h]); got {m}")
+        _check_seed(self.matrix_seed)
+
+    def _make_channel(self, categories, column):
+        return SymmetricCompressiveChannel(
+            self.epsilon, len(categories), self.n_measurements, self.matrix_seed
+        )
+
+
+def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None):
+    r"""The number of blocks L of recursive compressive privatization.
+
+    ``n_blocks`` given: it is used (a power of two). Otherwise L is the largest power of two
+    not above :math:`e^\varepsilon` (so :math:`L \le e^\varepsilon`, as Theorem 4.3 assumes,
+    and L = 1, one-bit compressive privatization, for :math:`\varepsilon < \ln 2`), capped at
+    :math:`2^{b-1}` for a budget of b = ``max_bits`` bits, since a report takes
+    :math:`\log_2 L + 1` bits. (The paper's box writes :math:`\min\{2^b, 2^{\lceil \log_2
+    e^\varepsilon \rceil}\}`, which can exceed both the budget and :math:`e^\varepsilon`.)
+    """
+    if n_blocks is not None:
+        L = check_int(n_blocks, "n_blocks", min_value=1)
+        if L & (L - 1):
+            raise ValueError(f"n_blocks must be a power of two; got {L}")
+        if max_bits is not None and int(math.log2(L)) + 1 > max_bits:
+            raise ValueError(
+                f"n_blocks={L} needs {int(math.log2(L)) + 1} bits but max_bits={max_bits}"
+            )
+        return L
+    eps = check_epsilon(epsilon)
+    L = 1 << max(0, math.floor(eps / math.log(2) + 1e-12))
+    if max_bits is not None:
+        b = check_int(max_bits, "max_bits", min_value=1)
+        L = min(L, 1 << (b - 1))
+    return L
+
+
+class RecursiveCompressive(BasePrivatizer):
+    r"""Recursive compressive privatization: medium privacy with log2(L) + 1 bits per report.
+
+    The padded domain [0, K) (K = 2**ceil(log2 k)) is permuted by a public random permutation
+    and cut into L blocks; person in group j (of ``n_measurements`` = m) whose value falls in
+    block l at offset o sends :math:`\pm e_l` with sign :math:`(A_2)_{jo}` through 2L-ary
+    randomized response (Algorithm 3 of [1]_). For :math:`e^\varepsilon` large the error
+    factor :math:`(e^\varepsilon + 2L - 1)/(e^\varepsilon - 1)` stays O(1) while each block
+    needs only about s / L measurements. L = 1 is :class:`OneBitCompressive`.
+
+    Read more in the :ref:`User Guide <compressive>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of one report.
+    n_measurements : int, default=500
+        m, the number of groups (rows of :math:`A_2`).
+    n_blocks : int or None, default=None
+        L, a power of two. None takes the largest power of two not above :math:`e^\varepsilon`,
+        capped by ``max_bits`` (see :func:`resolve_n_blocks`).
+    max_bits : int or None, default=None
+        Communication budget b; requires :math:`\log_2 L + 1 \le b`.
+    matrix_seed : int, default=0
+        Public seed of :math:`A_2` and of the permutation.
+    assignment : {'cyclic', 'random'}, default='cyclic'
+        Group assignment, as in :class:`OneBitCompressive`.
+    categories : list of values, list of lists, or None, default=None
+    random_state : int, numpy.random.Generator or None, default=None
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+    channel_ : RecursiveCompressiveChannel or list of them
+    privacy_ : LDP or SequentialComposition
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    OneBitCompressive, skldp.estimators.SparseEstimator
+
+    Notes
+    -----
+    .. math::
+
+        P(\hat Q_j = Q_j) = \frac{e^\varepsilon}{e^\varepsilon + 2L - 1}, \qquad
+        E[\hat Q_j] = \frac{e^\varepsilon - 1}{e^\varepsilon + 2L - 1} Q_j .
+
+    It is epsilon-LDP (2L-ary randomized response). The server recovers each block with
+    :class:`~skldp.estimators.SparseEstimator` on the decoupled system
+    :math:`(I_L \otimes A_2) P p` (the Hadamard factor :math:`H_L` is orthogonal), with a
+    global sparsity in place of the paper's hierarchical HiHTP.
+
+    References
+    ----------
+    .. [1] Xiong, Sun, Mao, Wang, Shan and Huang, WWW 2022, Algorithm 3.
+
+    Examples
+    --------
+    >>> from skldp import RecursiveCompressive
+    >>> rc = RecursiveCompressive(epsilon=2.0, n_measurements=20, categories=list(range(100)),
+    ...                           random_state=0)
+    >>> _ = rc.fit_transform(list(range(100)))
+    >>> rc.channel_.n_blocks, rc.bits_per_report
+    (4, 3)
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        *,
+        n_measurements=500,
+        n_blocks=None,
+        max_bits=None,
+        matrix_seed=0,
+        assignment="cyclic",
+        categories=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.n_measurements = n_measurements
+        self.n_blocks = n_blocks
+        self.max_bits = max_bits
+        self.matrix_seed = matrix_seed
+        self.assignment = assignment
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        check_int(self.n_measurements, "n_measurements", min_value=1)
+        if self.max_bits is not None:
+            check_int(self.max_bits, "max_bits", min_value=1)
+        resolve_n_blocks(self.epsilon, self.n_blocks, self.max_bits)
+        _check_seed(self.matrix_seed)
+        _check_assignment(self.assignment)
+
+    def _make_channel(self, categories, column):
+        L = resolve_n_blocks(self.epsilon, self.n_blocks, self.max_bits)
+        return RecursiveCompressiveChannel(
+            self.epsilon, len(categories), self.n_measurements, L, self.matrix_seed, self.assignment
+        )
+
+
+class OneBitHadamardResponse(BasePrivatizer):
+    r"""One-bit Hadamard response: the one-bit baseline of compressive privatization.
+
+    People are split into K groups, K the smallest power of two larger than k; a person of
+    group j sends through binary randomized response the bit "row j of the Hadamard matrix
+    is +1 at my value" (Acharya and Sun, 2019 [1]_; Sec. 2 of [2]_). The group means give
+    :math:`c(2\hat t - 1_K) \approx H_K p`, inverted exactly by a fast Walsh-Hadamard
+    transform (:class:`~skldp.estimators.EmpiricalEstimator`) when every group has reports,
+    which needs n >= K; Acharya et al. (2021) follow it with a sparse projection
+    (``SparseEstimator(method='inverse', projection='sparse')``).
+
+    Read more in the :ref:`User Guide <compressive>`.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of one report.
+    assignment : {'cyclic', 'random'}, default='cyclic'
+        Group assignment, as in :class:`OneBitCompressive`.
+    categories : list of values, list of lists, or None, default=None
+    random_state : int, numpy.random.Generator or None, default=None
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+    channel_ : OneBitHadamardChannel or list of them
+    privacy_ : LDP or SequentialComposition
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    OneBitCompressive, skldp.estimators.SparseEstimator
+
+    Notes
+    -----
+    .. math::
+
+        P(b = 1 \mid x, j) = \frac{e^\varepsilon}{e^\varepsilon + 1} \text{ if } H_{jx} = +1,
+        \quad \hat p = \frac{c}{K} H_K^T (2 \hat t - 1_K).
+
+    References
+    ----------
+    .. [1] J. Acharya and Z. Sun, "Communication complexity in locally private distribution
+       estimation and heavy hitters", ICML 2019.
+    .. [2] Xiong, Sun, Mao, Wang, Shan and Huang, WWW 2022, Sec. 2 (eqs. 4-5).
+
+    Examples
+    --------
+    >>> from skldp import OneBitHadamardResponse
+    >>> hr = OneBitHadamardResponse(epsilon=1.0, categories=list(range(5)), random_state=0)
+    >>> _ = hr.fit_transform([0, 1, 2, 3, 4] * 10)
+    >>> hr.channel_.n_groups, hr.bits_per_report
+    (8, 1)
+    """
+
+    def __init__(self, epsilon=1.0, *, assignment="cyclic", categories=None, random_state=None):
+        self.epsilon = epsilon
+        self.assignment = assignment
+        self.categories = categories
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        _check_assignment(self.assignment)
+
+    def _make_channel(self, categories, column):
+        return OneBitHadamardChannel(self.epsilon, len(categories), self.assignment)

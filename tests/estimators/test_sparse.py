@@ -1,0 +1,156 @@
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skldp.channels import (
+    OneBitCompressiveChannel,
+    OneBitHadamardChannel,
+    RandomizedResponseChannel,
+    RecursiveCompressiveChannel,
+    SymmetricCompressiveChannel,
+)
+from skldp.estimators import SparseEstimator
+from skldp.estimators._sparse import noise_threshold
+
+
+def _sparse_p(k, support, weights):
+    p = np.zeros(k)
+    p[support] = weights
+    return p
+
+
+def test_fit_on_plain_reports_with_channel_and_partial_fit_additivity():
+    ch = OneBitCompressiveChannel(1.0, 2000, 200, seed=0)
+    p = _sparse_p(2000, [5, 900, 1999], [0.6, 0.3, 0.1])
+    rng = np.random.default_rng(0)
+    x = rng.choice(2000, size=100_000, p=p)
+    reports = ch.sample(x, rng)
+    whole = SparseEstimator(sparsity=3, channel=ch).fit(reports)
+    parts = (
+        SparseEstimator(sparsity=3, channel=ch)
+        .partial_fit(reports[:30_000])
+        .partial_fit(reports[30_000:])
+    )
+    assert_allclose(whole.distribution_, parts.distribution_, atol=1e-12)
+    assert_array_equal(whole.support_, [5, 900, 1999])
+    assert whole.n_reports_ == 100_000 and whole.sparsity_ == 3
+    assert whole.noise_level_ > 0 and whole.threshold_ == pytest.approx(
+        noise_threshold(whole.noise_level_, 2000)
+    )
+
+
+def test_plain_reports_without_channel_raise():
+    with pytest.raises(ValueError, match="channel"):
+        SparseEstimator().fit(np.array([0, 1, 2]))
+
+
+@pytest.mark.parametrize("method", ["omp", "l1", "iht"])
+@pytest.mark.parametrize("positive", [False, True])
+def test_methods_recover_noiseless_measurements_exactly(method, positive):
+    k, m, n = 3000, 120, 10**6
+    p = _sparse_p(k, [10, 20, 2000, 2999], [0.4, 0.3, 0.2, 0.1])
+    for ch in (
+        OneBitCompressiveChannel(1.0, k, m, seed=1),
+        SymmetricCompressiveChannel(1.0, k, 2 * m, seed=1),
+        RecursiveCompressiveChannel(3.0, k, m, n_blocks=2, seed=1),
+    ):
+        out = SparseEstimator(sparsity=4, method=method, positive=positive)._estimate(
+            ch, n * ch.forward(p), n
+        )
+        assert_array_equal(out["support_"], [10, 20, 2000, 2999])
+        assert_allclose(out["distribution_"], p, atol=1e-7)
+
+
+@pytest.mark.parametrize("projection", ["simplex", "l1", "sparse"])
+def test_projections_give_distributions(projection):
+    ch = OneBitCompressiveChannel(0.5, 1000, 100, seed=2)
+    p = _sparse_p(1000, [1, 2, 3], [0.5, 0.25, 0.25])
+    stats = ch.sample_statistics(p, 20_000, np.random.default_rng(1))
+    out = SparseEstimator(sparsity=3, projection=projection)._estimate(ch, stats, 20_000)
+    q = out["distribution_"]
+    assert q.min() >= 0 and q.sum() == pytest.approx(1.0, abs=1e-12)
+    if projection != "simplex":
+        assert np.count_nonzero(q) <= 3
+
+
+def test_sparsity_none_finds_it_and_pure_noise_gives_little():
+    ch = OneBitCompressiveChannel(1.0, 5000, 300, seed=3)
+    p = _sparse_p(5000, [7, 77, 777, 4000], [0.4, 0.3, 0.2, 0.1])
+    n = 400_000
+    stats = ch.sample_statistics(p, n, np.random.default_rng(2))
+    est = SparseEstimator()._estimate(ch, stats, n)
+    assert est["sparsity_"] == 4
+    # Uniform p is not sparse but it is not seen as 300 atoms either: few correlations pass tau.
+    flat = ch.sample_statistics(np.full(5000, 1 / 5000), n, np.random.default_rng(3))
+    assert SparseEstimator()._estimate(ch, flat, n)["sparsity_"] <= 3
+
+
+def test_generic_channel_path_randomized_response():
+    k = 40
+    ch = RandomizedResponseChannel(2.0, k)
+    p = _sparse_p(k, [3, 30], [0.7, 0.3])
+    n = 200_000
+    stats = np.random.default_rng(4).multinomial(n, ch.forward(p))
+    out = SparseEstimator(sparsity=2, projection="sparse")._estimate(ch, stats, n)
+    assert_array_equal(out["support_"], [3, 30])
+    assert np.abs(out["distribution_"] - p).sum() < 0.05
+
+
+def test_empty_groups_options_for_one_bit_hadamard():
+    k = 100
+    ch = OneBitHadamardChannel(1.0, k)  # K = 128 groups
+    p = _sparse_p(k, [0, 50], [0.5, 0.5])
+    n = 60  # fewer reports than groups
+    stats = ch.sample_statistics(p, n, np.random.default_rng(5))
+    empty = np.flatnonzero(stats[0::2] + stats[1::2] == 0)
+    assert empty.size == 128 - 60
+    drop = ch.sparse_measurements(stats, n, empty_groups="drop")
+    half = ch.sparse_measurements(stats, n, empty_groups="half")
+    zero = ch.sparse_measurements(stats, n, empty_groups="zero")
+    assert drop.values.shape == (60,) and half.values.shape == (128,)
+    assert_allclose(half.values[empty], 0.0)
+    assert_allclose(zero.values[empty], -ch.debias)
+    inv = {
+        e: SparseEstimator(method="inverse", empty_groups=e)._estimate(ch, stats, n)["recovered_"]
+        for e in ("drop", "half", "zero")
+    }
+    assert_allclose(inv["drop"], inv["half"], atol=1e-12)
+    assert not np.allclose(inv["zero"], inv["half"])
+
+
+def test_zero_fill_is_for_one_bit_channels_only():
+    ch = RecursiveCompressiveChannel(2.0, 50, 10, n_blocks=2)
+    with pytest.raises(ValueError, match="one-bit"):
+        ch.sparse_measurements(np.ones(ch.n_outputs), 40, empty_groups="zero")
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"sparsity": 0}, "sparsity"),
+        ({"sparsity": 2.5}, "sparsity"),
+        ({"method": "lasso"}, "method"),
+        ({"projection": "euclid"}, "projection"),
+        ({"empty_groups": "skip"}, "empty_groups"),
+        ({"max_iter": 0}, "max_iter"),
+    ],
+)
+def test_bad_parameters(params, match):
+    ch = OneBitCompressiveChannel(1.0, 50, 10)
+    reports = ch.sample(np.zeros(100, dtype=int), np.random.default_rng(0))
+    with pytest.raises(ValueError, match=match):
+        SparseEstimator(channel=ch, **params).fit(reports)
+
+
+def test_generic_channel_path_hadamard_response():
+    from skldp.channels import HadamardResponseChannel
+
+    k = 300
+    ch = HadamardResponseChannel(1.0, k)
+    p = _sparse_p(k, [10, 200, 299], [0.5, 0.3, 0.2])
+    n = 300_000
+    stats = np.random.default_rng(6).multinomial(n, ch.forward(p))
+    for method in ("omp", "inverse"):
+        out = SparseEstimator(sparsity=3, method=method, projection="sparse")._estimate(ch, stats, n)
+        assert_array_equal(np.flatnonzero(out["distribution_"]), [10, 200, 299])
+        assert np.abs(out["distribution_"] - p).sum() < 0.1
