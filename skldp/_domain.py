@@ -92,8 +92,19 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
         return out
     if not _is_list_like(categories):
         raise TypeError(f"categories must be None or a list; got {type(categories).__name__}")
-    cats = list(categories)
-    flat = len(cats) > 0 and not any(_is_list_like(c) for c in cats)
+    if isinstance(categories, (np.ndarray, pd.Index, pd.Series, range)) and (
+        np.ndim(categories) == 1 and getattr(categories, "dtype", np.dtype(int)).kind != "O"
+    ):
+        # a 1-D array of scalars is one flat domain: skip the per-element scan (k = 10^6)
+        cats, flat = [categories], False
+        if n_columns != 1:
+            raise ValueError(
+                f"a flat list of categories fits one column, but X has {n_columns} columns; "
+                "pass one list of categories per column"
+            )
+    else:
+        cats = list(categories)
+        flat = len(cats) > 0 and not any(_is_list_like(c) for c in cats)
     if flat:
         if n_columns != 1:
             raise ValueError(

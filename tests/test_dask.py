@@ -65,7 +65,7 @@ def _privatizer(k, seed=0, eps=1.0, n_columns=1):
 
 
 def _data(k, n, seed, n_columns=1):
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed + 1)  # data and noise from different seeds
     X = rng.choice(k, size=(n, n_columns), p=simplex_point(k))
     return X[:, 0] if n_columns == 1 else X
 
@@ -193,7 +193,7 @@ def test_two_worker_cluster_matches_single_machine(seed):
     k, n, n_parts = 32, 400_000, 8
     p = simplex_point(k)
     chunk = n // n_parts
-    X = np.random.default_rng(seed).choice(k, size=n, p=p)
+    X = np.random.default_rng(seed + 1).choice(k, size=n, p=p)
     rr = _privatizer(k, seed, eps=1.0)
 
     # single machine: stream the same chunks through partial_fit, child i for chunk i

@@ -32,7 +32,7 @@ def _fitted_state(est):
 @pytest.mark.parametrize("n_columns", [1, 2])
 def test_chunked_statistics_and_estimate_equal_one_fit(Estimator, n_columns, seed):
     k, n = 9, 5003
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed + 1)
     X = rng.choice(k, size=(n, n_columns), p=simplex_point(k))
     reports = _privatizer(k, eps=0.7, random_state=seed, n_columns=n_columns).transform(X)
     one = Estimator().fit(reports)
@@ -53,7 +53,7 @@ def test_chunked_statistics_and_estimate_equal_one_fit(Estimator, n_columns, see
 
 def test_chunked_dataframe_reports_equal_one_fit(seed):
     k, n = 5, 3000
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed + 1)
     X = pd.DataFrame({"a": rng.integers(0, k, n)}, index=np.arange(n)[::-1])
     reports = RandomizedResponse(categories=np.arange(k), random_state=seed).fit_transform(X)
     assert isinstance(reports, pd.DataFrame)
