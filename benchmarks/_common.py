@@ -66,3 +66,33 @@ def peak_rss_mb():
 
 def l1(a, b):
     return float(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)).sum())
+
+
+def markdown_to_rst(text):
+    """Turn the pipe tables and paragraphs of our Markdown results into reStructuredText."""
+    out, table = [], []
+
+    def flush():
+        if not table:
+            return
+        rows = [[c.strip().replace("`", "``") for c in line.strip().strip("|").split("|")] for line in table]
+        rows = [r for r in rows if not all(set(c) <= set("-:") for c in r)]
+        out.extend([".. list-table::", "   :header-rows: 1", ""])
+        for row in rows:
+            out.append("   * - " + (row[0] or ".."))
+            out.extend("     - " + (c or "..") for c in row[1:])
+        out.append("")
+        table.clear()
+
+    for line in text.splitlines():
+        if line.lstrip().startswith("|"):
+            table.append(line)
+            continue
+        flush()
+        if line.startswith("#"):
+            title = line.lstrip("#").strip()
+            out.extend([title, "~" * len(title)])
+        else:
+            out.append(line.replace("`", "``"))
+    flush()
+    return "\n".join(out) + "\n"

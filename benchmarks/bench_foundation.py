@@ -173,8 +173,10 @@ def bench_em_memory(ks, n, eps):
     return rows
 
 
-def to_markdown(priv, em_rows, mem_rows):
+def to_markdown(priv, em_rows, mem_rows, note=""):
     lines = ["## Foundation targets (one core)", ""]
+    if note:
+        lines += [note, ""]
     lines += [
         f"k-RR privatization, n = {priv['n']:,}, k = {priv['k']}: `channel.sample` "
         f"{priv['sample_rows_per_s'] / 1e6:.1f} M rows/s ({priv['sample_s']:.3f} s), full "
@@ -216,17 +218,27 @@ def main(argv=None):
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
 
+    load0 = os.getloadavg()[0]
     priv = bench_privatization(args.n, 1000, args.repeat)
     em_rows = [
         bench_em_vs_ibu(1000, 10**5, 6.0, 0.5, cpu, args.skip_peers, args.repeat),
         bench_em_vs_ibu(1000, 10**5, 1.0, 0.0, cpu, args.skip_peers, 1),
     ]
     mem_rows = bench_em_memory([10**4, 10**5, 10**6], 10**5, 4.0)
-    md = to_markdown(priv, em_rows, mem_rows)
+    note = (
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, pinned to CPU {cpu}, on a "
+        f"machine with {os.cpu_count()} CPUs and load average {load0:.1f} -> {os.getloadavg()[0]:.1f} "
+        "(shared with other jobs: absolute figures are pessimistic, ratios are the comparison)."
+    )
+    md = to_markdown(priv, em_rows, mem_rows, note)
     print(md)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(md)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _common import markdown_to_rst
+
+    out.with_suffix(".rst").write_text(markdown_to_rst(md))
     out.with_suffix(".json").write_text(json.dumps({"privatization": priv, "em": em_rows, "memory": mem_rows}, indent=1))
 
 

@@ -229,8 +229,9 @@ def build_tables(rows, missing, meta):
     notes = [
         f"Measured {meta['date']} on {meta['machine']}, one core per case "
         f"({'pinned to CPU ' + str(meta['cpu']) if meta['cpu'] is not None else 'unpinned'}), "
-        f"epsilon = {meta['epsilon']}, input Zipf(1.1). A shared, loaded machine: treat the "
-        "figures as indicative and the ratios as the comparison.",
+        f"epsilon = {meta['epsilon']}, input Zipf(1.1). A shared machine (load average "
+        f"{meta.get('load_before', float('nan')):.1f} before, {meta.get('load_after', float('nan')):.1f} after): "
+        "treat the figures as indicative and the ratios as the comparison.",
         "EM runs at most " + str(meta["em_max_iter"]) + " iterations here; multi-freq-ldpy's IBU at most 1000.",
         "Peers privatize one person at a time (their API); skldp privatizes a column at once.",
     ]
@@ -330,8 +331,10 @@ def main(argv=None):
         "epsilon": args.epsilon,
         "em_max_iter": args.em_max_iter,
         "python": sys.version.split()[0],
+        "load_before": os.getloadavg()[0],
     }
     rows, missing = run_suite(args)
+    meta["load_after"] = os.getloadavg()[0]
     write_outputs(rows, missing, meta, Path(args.out_dir))
     print(f"wrote {args.out_dir}/suite.md, suite.rst, suite.png, suite.json")
 
