@@ -91,7 +91,7 @@ def markdown_to_rst(text):
         flush()
         if line.startswith("#"):
             title = line.lstrip("#").strip()
-            out.extend([title, "~" * len(title)])
+            out.extend([title, "-" * len(title)])
         else:
             out.append(line.replace("`", "``"))
     flush()
