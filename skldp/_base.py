@@ -77,6 +77,8 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        if _dask.is_dask_collection(X):
+            return self.fit(_dask.fit_sample(self, X))
         columns, _ = self._read_columns(X, reset=True)
         categories = resolve_categories(self.categories, columns, min_size=self._min_categories)
         for j, (col, cats) in enumerate(zip(columns, categories)):

@@ -167,6 +167,26 @@ def transform(privatizer, X):
     return X.map_partitions(_transform_partition, privatizer, generators, meta=meta)
 
 
+def fit_sample(privatizer, X):
+    """The rows a privatizer's ``fit`` reads from a Dask collection: only the first one.
+
+    ``fit`` needs the column layout and the public domain, not the data. Reading every value to
+    check it, or to infer the domain, would compute the whole collection (and inferring leaks
+    which values occur), so Dask input requires ``categories=``; values outside the domain are
+    still reported by name, by ``transform``, in the partition that holds them.
+    """
+    if privatizer.categories is None or (
+        isinstance(privatizer.categories, str) and privatizer.categories == "auto"
+    ):
+        raise ValueError(
+            "fitting on a Dask collection needs categories= (the public domain): inferring it "
+            "would read every value, and reveals which values occur"
+        )
+    if _kind(X) == "array":
+        return X[:1].compute()
+    return X.head(1, npartitions=-1)
+
+
 # -- estimating -----------------------------------------------------------------------------------
 def _partition_statistics(part, estimator):
     return estimator._statistics_of(part)

@@ -215,3 +215,20 @@ def test_two_worker_cluster_matches_single_machine(seed):
     assert_array_equal(est._stats[0], local._stats[0])
     assert_array_equal(est.distribution_, local.distribution_)
     assert est.converged_
+
+
+def test_fit_on_dask_reads_one_row_and_needs_the_domain(seed):
+    cats = list("abcd")
+    raw = np.asarray(cats, dtype=object)[np.random.default_rng(seed).integers(0, 4, 1000)]
+    dX = da.from_array(raw, chunks=300)
+    rr = RandomizedResponse(1.0, categories=cats, random_state=seed)
+    reports = rr.fit_transform(dX)
+    assert isinstance(reports, da.Array) and rr.n_features_in_ == 1
+    assert EmpiricalEstimator().fit(reports).n_reports_ == 1000
+    ddf = dd.from_pandas(pd.DataFrame({"c": raw}), npartitions=3)
+    assert list(rr.fit(ddf).feature_names_in_) == ["c"]
+    with pytest.raises(ValueError, match="needs categories="):
+        RandomizedResponse(1.0).fit(dX)
+    bad = da.from_array(np.asarray(["a", "z"] * 10, dtype=object), chunks=5)
+    with pytest.raises(ValueError, match="outside the domain: 'z'"):
+        rr.fit(bad).transform(bad).compute()
