@@ -20,8 +20,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-import numpy as np  # noqa: E402
-from _common import current_rss_mb, l1, make_data, peak_rss_mb, reset_peak_rss  # noqa: E402
+import numpy as np
+from _common import current_rss_mb, l1, make_data, peak_rss_mb, reset_peak_rss
 
 
 def _recipes(k):
@@ -32,7 +32,9 @@ def _recipes(k):
     cats = np.arange(k)
     sensitive = cats[: max(1, k // 10)]
     return {
-        "BinaryRandomizedResponse": [{"epsilon_01": "eps", "epsilon_10": "eps", "drop_epsilon": True}],
+        "BinaryRandomizedResponse": [
+            {"epsilon_01": "eps", "epsilon_10": "eps", "drop_epsilon": True}
+        ],
         "UtilityOptimizedRR": [{"sensitive": sensitive}],
         "UtilityOptimizedRAPPOR": [{"sensitive": sensitive}],
         "PersonalizedULDP": [{"sensitive": sensitive}],
@@ -45,7 +47,7 @@ def _recipes(k):
 
 
 def build_privatizer(name, k, epsilon):
-    import skldp.privatizers as privatizers
+    from skldp import privatizers
 
     cls = getattr(privatizers, name, None)
     if cls is None:
@@ -68,13 +70,18 @@ def build_privatizer(name, k, epsilon):
 
 
 def _estimators():
-    import skldp.estimators as estimators
+    from skldp import estimators
 
     return [(name, getattr(estimators, name)) for name in ("ProjectedEstimator", "EMEstimator")]
 
 
 def run(spec):
-    name, n, k, eps = spec["mechanism"], int(spec["n"]), int(spec["k"]), float(spec.get("epsilon", 1.0))
+    name, n, k, eps = (
+        spec["mechanism"],
+        int(spec["n"]),
+        int(spec["k"]),
+        float(spec.get("epsilon", 1.0)),
+    )
     priv, reason = build_privatizer(name, k, eps)
     if priv is None:
         return {"skipped": reason}
@@ -86,7 +93,9 @@ def run(spec):
     out = {"privatize_s": time.perf_counter() - t0, "bits_per_report": priv.bits_per_report}
     del x
     for est_name, Est in _estimators():
-        kwargs = {"max_iter": int(spec.get("em_max_iter", 1000))} if est_name == "EMEstimator" else {}
+        kwargs = (
+            {"max_iter": int(spec.get("em_max_iter", 1000))} if est_name == "EMEstimator" else {}
+        )
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

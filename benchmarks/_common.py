@@ -75,7 +75,10 @@ def markdown_to_rst(text):
     def flush():
         if not table:
             return
-        rows = [[c.strip().replace("`", "``") for c in line.strip().strip("|").split("|")] for line in table]
+        rows = [
+            [c.strip().replace("`", "``") for c in line.strip().strip("|").split("|")]
+            for line in table
+        ]
         rows = [r for r in rows if not all(set(c) <= set("-:") for c in r)]
         out.extend([".. list-table::", "   :header-rows: 1", ""])
         for row in rows:

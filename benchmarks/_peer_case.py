@@ -26,8 +26,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
-from _common import current_rss_mb, l1, make_data, peak_rss_mb, reset_peak_rss  # noqa: E402
+import numpy as np
+from _common import current_rss_mb, l1, make_data, peak_rss_mb, reset_peak_rss
 
 #: multi-freq-ldpy's IBU builds a dense k x k float matrix; skip it above this k.
 MAX_DENSE_K = 8192
@@ -80,11 +80,17 @@ def prepare_pure_ldp(mech, k, eps):
     """Return ``(privatize(x) -> reports, estimate(reports, n) -> p)`` for a pure-ldp oracle."""
     _stub_undeclared_imports()
     from pure_ldp.frequency_oracles.direct_encoding import DEClient, DEServer
-    from pure_ldp.frequency_oracles.hadamard_response import HadamardResponseClient, HadamardResponseServer
+    from pure_ldp.frequency_oracles.hadamard_response import (
+        HadamardResponseClient,
+        HadamardResponseServer,
+    )
     from pure_ldp.frequency_oracles.unary_encoding import UEClient, UEServer
 
     if mech == "DE":
-        client, server = DEClient(eps, k, index_mapper=_identity), DEServer(eps, k, index_mapper=_identity)
+        client, server = (
+            DEClient(eps, k, index_mapper=_identity),
+            DEServer(eps, k, index_mapper=_identity),
+        )
     elif mech in ("SUE", "OUE"):
         oue = mech == "OUE"
         client = UEClient(eps, k, use_oue=oue, index_mapper=_identity)
@@ -109,7 +115,11 @@ def prepare_pure_ldp(mech, k, eps):
 def prepare_multi_freq_ldpy(mech, k, eps):
     """Like :func:`prepare_pure_ldp`, with the MI and IBU aggregators (numba compiled first)."""
     if mech == "GRR":
-        from multi_freq_ldpy.pure_frequency_oracles.GRR import GRR_Aggregator_IBU, GRR_Aggregator_MI, GRR_Client
+        from multi_freq_ldpy.pure_frequency_oracles.GRR import (
+            GRR_Aggregator_IBU,
+            GRR_Aggregator_MI,
+            GRR_Client,
+        )
 
         GRR_Client(0, 2, 1.0)
         GRR_Aggregator_IBU([0, 1], 2, 1.0, nb_iter=2)
@@ -122,7 +132,11 @@ def prepare_multi_freq_ldpy(mech, k, eps):
             "ibu": lambda r, n: GRR_Aggregator_IBU(r, k, eps, nb_iter=1000),
         }
     elif mech in ("SUE", "OUE"):
-        from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Aggregator_IBU, UE_Aggregator_MI, UE_Client
+        from multi_freq_ldpy.pure_frequency_oracles.UE import (
+            UE_Aggregator_IBU,
+            UE_Aggregator_MI,
+            UE_Client,
+        )
 
         opt = mech == "OUE"
         UE_Aggregator_IBU([UE_Client(0, 2, 1.0, opt)], 2, 1.0, opt, nb_iter=2)

@@ -21,17 +21,17 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-import tracemalloc  # noqa: E402
-import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+import warnings
+from pathlib import Path
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -192,12 +192,20 @@ def to_markdown(priv, em_rows, mem_rows, note=""):
         speed = f"{r['speedup']:.0f}x" if "speedup" in r else "-"
         l1 = f"{r['l1_em_vs_ibu']:.1e}" if "l1_em_vs_ibu" in r else "-"
         l1t = f"{r['l1_tight_em_vs_ibu']:.1e}" if "l1_tight_em_vs_ibu" in r else "-"
-        ll = f"{r['em_loglik']:.6f} / {r['ibu_loglik']:.6f}" if "ibu_loglik" in r else f"{r['em_loglik']:.6f}"
+        ll = (
+            f"{r['em_loglik']:.6f} / {r['ibu_loglik']:.6f}"
+            if "ibu_loglik" in r
+            else f"{r['em_loglik']:.6f}"
+        )
         lines.append(
             f"| {r['epsilon']:g} | {r['em_s']:.3f} ({r['em_iter']}, {r['em_converged']}) | {ibu} | "
             f"{speed} | {l1} | {r['em_tight_s']:.2f} ({r['em_tight_iter']}) | {l1t} | {ll} |"
         )
-    lines += ["", "| k | EM peak traced MB | bytes per category | seconds (traced) | iterations |", "|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "| k | EM peak traced MB | bytes per category | seconds (traced) | iterations |",
+        "|---:|---:|---:|---:|---:|",
+    ]
     for r in mem_rows:
         lines.append(
             f"| {r['k']:,} | {r['peak_mb']:.1f} | {r['bytes_per_category']:.0f} | "
@@ -239,7 +247,9 @@ def main(argv=None):
     from _common import markdown_to_rst
 
     out.with_suffix(".rst").write_text(markdown_to_rst(md))
-    out.with_suffix(".json").write_text(json.dumps({"privatization": priv, "em": em_rows, "memory": mem_rows}, indent=1))
+    out.with_suffix(".json").write_text(
+        json.dumps({"privatization": priv, "em": em_rows, "memory": mem_rows}, indent=1)
+    )
 
 
 if __name__ == "__main__":

@@ -78,8 +78,10 @@ def main(argv=None):
         print(f"| {name} | {t:.3f} | {n / t / 1e6:.1f} | {t / base:.2f}x |")
     t_tr_seeded = _best(lambda: rr.set_params(random_state=0).transform(x), args.repeat)
     t_tr_none = _best(lambda: rr.set_params(random_state=None).transform(x), args.repeat)
-    print(f"\nFull transform: seeded {t_tr_seeded:.3f} s, None {t_tr_none:.3f} s "
-          f"({t_tr_none / t_tr_seeded:.2f}x)")
+    print(
+        f"\nFull transform: seeded {t_tr_seeded:.3f} s, None {t_tr_none:.3f} s "
+        f"({t_tr_none / t_tr_seeded:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ PEERS_PYTHON = Path(os.environ.get("SKLDP_PEERS_PYTHON", "/work/peers-venv/bin/p
 
 def discover_mechanisms(wanted=None):
     """``(available, missing)`` privatizer names in this checkout."""
-    import skldp.privatizers as privatizers
+    from skldp import privatizers
 
     exported = [n for n in getattr(privatizers, "__all__", []) if n[:1].isupper()]
     names = KNOWN_MECHANISMS + [n for n in exported if n not in KNOWN_MECHANISMS]
@@ -89,7 +89,13 @@ def _run_case(python, script, spec, timeout, cpu):
     cmd = [str(python), str(HERE / script), json.dumps(spec)]
     if cpu is not None:
         cmd = ["taskset", "-c", str(cpu)] + cmd
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    env = dict(
+        os.environ,
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        NUMBA_NUM_THREADS="1",
+    )
     t0 = time.perf_counter()
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -119,7 +125,13 @@ def run_suite(args):
         for k in ks:
             peer_dead = set()
             for n in ns:
-                spec = {"mechanism": mech, "n": n, "k": k, "epsilon": args.epsilon, "em_max_iter": args.em_max_iter}
+                spec = {
+                    "mechanism": mech,
+                    "n": n,
+                    "k": k,
+                    "epsilon": args.epsilon,
+                    "em_max_iter": args.em_max_iter,
+                }
                 row = {"mechanism": mech, "n": n, "k": k, "library": "skldp"}
                 row.update(_run_case(sys.executable, "_case.py", spec, args.timeout, cpu))
                 rows.append(row)
@@ -129,12 +141,26 @@ def run_suite(args):
                 if not peers_ok:
                     continue
                 for lib, peer_mech in PEERS.get(mech, []):
-                    prow = {"mechanism": mech, "n": n, "k": k, "library": lib, "peer_mechanism": peer_mech}
+                    prow = {
+                        "mechanism": mech,
+                        "n": n,
+                        "k": k,
+                        "library": lib,
+                        "peer_mechanism": peer_mech,
+                    }
                     if (lib, peer_mech) in peer_dead:
                         prow["skipped"] = "timed out at a smaller n"
                     else:
-                        pspec = {"library": lib, "mechanism": peer_mech, "n": n, "k": k, "epsilon": args.epsilon}
-                        prow.update(_run_case(PEERS_PYTHON, "_peer_case.py", pspec, args.peer_timeout, cpu))
+                        pspec = {
+                            "library": lib,
+                            "mechanism": peer_mech,
+                            "n": n,
+                            "k": k,
+                            "epsilon": args.epsilon,
+                        }
+                        prow.update(
+                            _run_case(PEERS_PYTHON, "_peer_case.py", pspec, args.peer_timeout, cpu)
+                        )
                         if "timeout" in prow or "error" in prow:
                             peer_dead.add((lib, peer_mech))
                     rows.append(prow)
@@ -145,8 +171,15 @@ def run_suite(args):
 def _log(row):
     keys = ("privatize_s", "ProjectedEstimator_s", "EMEstimator_s", "estimate_s", "peak_extra_mb")
     parts = [f"{k}={row[k]:.3g}" for k in keys if isinstance(row.get(k), (int, float))]
-    status = row.get("skipped") or row.get("error") or (f"timeout {row['timeout']}s" if "timeout" in row else "")
-    print(f"[{row['library']:>15}] {row['mechanism']} n={row['n']:.0e} k={row['k']}: {' '.join(parts)} {status}", flush=True)
+    status = (
+        row.get("skipped")
+        or row.get("error")
+        or (f"timeout {row['timeout']}s" if "timeout" in row else "")
+    )
+    print(
+        f"[{row['library']:>15}] {row['mechanism']} n={row['n']:.0e} k={row['k']}: {' '.join(parts)} {status}",
+        flush=True,
+    )
 
 
 # -- reporting --------------------------------------------------------------------------------------
@@ -169,14 +202,30 @@ def _status(row):
 def build_tables(rows, missing, meta):
     """Markdown and reStructuredText tables (same content)."""
     sk = [r for r in rows if r["library"] == "skldp" and "skipped" not in r]
-    skipped = sorted({(r["mechanism"], r["skipped"]) for r in rows if r["library"] == "skldp" and "skipped" in r})
-    peers = {(r["mechanism"], r["n"], r["k"], r["library"]): r for r in rows if r["library"] != "skldp"}
+    skipped = sorted(
+        {(r["mechanism"], r["skipped"]) for r in rows if r["library"] == "skldp" and "skipped" in r}
+    )
+    peers = {
+        (r["mechanism"], r["n"], r["k"], r["library"]): r for r in rows if r["library"] != "skldp"
+    }
 
-    head = ["mechanism", "k", "n", "privatize s", "M rows/s", "projected s", "EM s (iters)", "peak extra MB", "l1 (projected)"]
+    head = [
+        "mechanism",
+        "k",
+        "n",
+        "privatize s",
+        "M rows/s",
+        "projected s",
+        "EM s (iters)",
+        "peak extra MB",
+        "l1 (projected)",
+    ]
     body = []
     for r in sk:
         if "privatize_s" not in r:
-            body.append([r["mechanism"], f"{r['k']:,}", f"{r['n']:.0e}", _status(r), "", "", "", "", ""])
+            body.append(
+                [r["mechanism"], f"{r['k']:,}", f"{r['n']:.0e}", _status(r), "", "", "", "", ""]
+            )
             continue
         em = _fmt_s(r.get("EMEstimator_s"))
         if "EMEstimator_iter" in r:
@@ -195,7 +244,19 @@ def build_tables(rows, missing, meta):
             ]
         )
 
-    phead = ["mechanism", "peer", "k", "n", "peer privatize s", "ratio (peer / skldp)", "peer estimate s", "ratio (vs projected)", "peer IBU s", "ratio (vs EM)", "peer peak extra MB"]
+    phead = [
+        "mechanism",
+        "peer",
+        "k",
+        "n",
+        "peer privatize s",
+        "ratio (peer / skldp)",
+        "peer estimate s",
+        "ratio (vs projected)",
+        "peer IBU s",
+        "ratio (vs EM)",
+        "peer peak extra MB",
+    ]
     pbody = []
     for r in sk:
         for lib, pm in PEERS.get(r["mechanism"], []):
@@ -204,11 +265,29 @@ def build_tables(rows, missing, meta):
                 continue
             status = _status(pr)
             if status:
-                pbody.append([r["mechanism"], f"{lib} {pm}", f"{r['k']:,}", f"{r['n']:.0e}", status, "", "", "", "", "", ""])
+                pbody.append(
+                    [
+                        r["mechanism"],
+                        f"{lib} {pm}",
+                        f"{r['k']:,}",
+                        f"{r['n']:.0e}",
+                        status,
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                    ]
+                )
                 continue
 
             def ratio(a, b):
-                return f"{a / b:.2g}x" if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b > 0 else "-"
+                return (
+                    f"{a / b:.2g}x"
+                    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b > 0
+                    else "-"
+                )
 
             pbody.append(
                 [
@@ -220,7 +299,9 @@ def build_tables(rows, missing, meta):
                     ratio(pr.get("privatize_s"), r.get("privatize_s")),
                     _fmt_s(pr.get("estimate_s")),
                     ratio(pr.get("estimate_s"), r.get("ProjectedEstimator_s")),
-                    _fmt_s(pr.get("ibu_s")) if "ibu_s" in pr else ("n/a" if lib == "pure-ldp" else "skipped (dense k x k)"),
+                    _fmt_s(pr.get("ibu_s"))
+                    if "ibu_s" in pr
+                    else ("n/a" if lib == "pure-ldp" else "skipped (dense k x k)"),
                     ratio(pr.get("ibu_s"), r.get("EMEstimator_s")),
                     f"{pr.get('peak_extra_mb', 0):.0f}",
                 ]
@@ -232,7 +313,9 @@ def build_tables(rows, missing, meta):
         f"epsilon = {meta['epsilon']}, input Zipf(1.1). A shared machine (load average "
         f"{meta.get('load_before', float('nan')):.1f} before, {meta.get('load_after', float('nan')):.1f} after): "
         "treat the figures as indicative and the ratios as the comparison.",
-        "EM runs at most " + str(meta["em_max_iter"]) + " iterations here; multi-freq-ldpy's IBU at most 1000.",
+        "EM runs at most "
+        + str(meta["em_max_iter"])
+        + " iterations here; multi-freq-ldpy's IBU at most 1000.",
         "Peers privatize one person at a time (their API); skldp privatizes a column at once.",
     ]
     if missing:
@@ -260,10 +343,21 @@ def _rst(table):
 
 def write_outputs(rows, missing, meta, out_dir):
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "suite.json").write_text(json.dumps({"meta": meta, "rows": rows, "missing": missing}, indent=1))
+    (out_dir / "suite.json").write_text(
+        json.dumps({"meta": meta, "rows": rows, "missing": missing}, indent=1)
+    )
     main, peer, notes = build_tables(rows, missing, meta)
-    md = ["# skldp benchmark suite", ""] + [f"- {n}" for n in notes] + ["", "## skldp", "", _markdown(main), ""]
-    md += ["## Against the peer libraries", "", _markdown(peer) if peer[1] else "(no peer runs)", ""]
+    md = (
+        ["# skldp benchmark suite", ""]
+        + [f"- {n}" for n in notes]
+        + ["", "## skldp", "", _markdown(main), ""]
+    )
+    md += [
+        "## Against the peer libraries",
+        "",
+        _markdown(peer) if peer[1] else "(no peer runs)",
+        "",
+    ]
     md += ["![throughput](suite.png)", ""]
     (out_dir / "suite.md").write_text("\n".join(md))
     rst = [f"* {n}" for n in notes] + ["", "**skldp**", "", _rst(main), ""]
@@ -288,7 +382,9 @@ def plot(rows, path):
         for r in rows:
             if r["k"] != k or "privatize_s" not in r:
                 continue
-            label = r["mechanism"] if r["library"] == "skldp" else f"{r['mechanism']} [{r['library']}]"
+            label = (
+                r["mechanism"] if r["library"] == "skldp" else f"{r['mechanism']} [{r['library']}]"
+            )
             series.setdefault((label, r["library"]), []).append((r["n"], r["n"] / r["privatize_s"]))
         for (label, lib), pts in sorted(series.items()):
             pts.sort()
@@ -300,7 +396,9 @@ def plot(rows, path):
     axes[0][0].set_ylabel("privatized rows per second (one core)")
     handles, labels = axes[0][-1].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=7, frameon=False)
+        fig.legend(
+            handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=7, frameon=False
+        )
     fig.tight_layout(rect=(0, 0.12, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -317,7 +415,9 @@ def main(argv=None):
     parser.add_argument("--no-peers", action="store_true", help="skip pure-ldp and multi-freq-ldpy")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per skldp case")
     parser.add_argument("--peer-timeout", type=float, default=600, help="seconds per peer case")
-    parser.add_argument("--cpu", type=int, default=0, help="CPU to pin each case to (-1: no pinning)")
+    parser.add_argument(
+        "--cpu", type=int, default=0, help="CPU to pin each case to (-1: no pinning)"
+    )
     parser.add_argument("--out-dir", default=str(HERE / "results"))
     args = parser.parse_args(argv)
     args.max_n = int(args.max_n)
@@ -326,7 +426,9 @@ def main(argv=None):
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": f"{platform.machine()} {platform.processor() or ''} ({os.cpu_count()} CPUs)".replace("  ", " "),
+        "machine": f"{platform.machine()} {platform.processor() or ''} ({os.cpu_count()} CPUs)".replace(
+            "  ", " "
+        ),
         "cpu": None if args.cpu < 0 else args.cpu,
         "epsilon": args.epsilon,
         "em_max_iter": args.em_max_iter,

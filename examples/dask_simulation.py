@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from skldp import EMEstimator, RandomizedResponse  # noqa: E402
-from skldp.metrics import total_variation  # noqa: E402
+from skldp import EMEstimator, RandomizedResponse
+from skldp.metrics import total_variation
 
 
 def zipf(k, s=1.1):
@@ -40,7 +40,7 @@ def zipf(k, s=1.1):
 def _draw_block(block_info=None, *, cdf, seeds):
     """Raw values of one partition, from its own child seed (independent of scheduling)."""
     info = block_info[None]
-    (start, stop), = info["array-location"]
+    ((start, stop),) = info["array-location"]
     rng = np.random.default_rng(seeds[info["chunk-location"][0]])
     return np.searchsorted(cdf, rng.random(stop - start), side="right").astype(np.int64)
 
@@ -104,12 +104,19 @@ def main(argv=None):
 
         truth = zipf(k)
         print(f"rows: {est.n_reports_:,}  k: {k}  epsilon: {args.epsilon}  partitions: {n_parts}")
-        print(f"elapsed: {seconds:.1f} s ({est.n_reports_ / seconds / 1e6:.1f} M rows/s on {args.workers} workers), "
-              f"of which estimation {t_fit:.1f} s")
+        print(
+            f"elapsed: {seconds:.1f} s ({est.n_reports_ / seconds / 1e6:.1f} M rows/s on {args.workers} workers), "
+            f"of which estimation {t_fit:.1f} s"
+        )
         print(f"EM: {est.n_iter_} iterations, converged: {est.converged_}")
-        print(f"total variation to the population distribution: {total_variation(est.distribution_, truth):.5f}")
+        print(
+            f"total variation to the population distribution: {total_variation(est.distribution_, truth):.5f}"
+        )
         top = np.argsort(est.distribution_)[::-1][:5]
-        print("top 5 categories (estimate / truth):", ", ".join(f"{i}: {est.distribution_[i]:.4f}/{truth[i]:.4f}" for i in top))
+        print(
+            "top 5 categories (estimate / truth):",
+            ", ".join(f"{i}: {est.distribution_[i]:.4f}/{truth[i]:.4f}" for i in top),
+        )
         mem = client.run(_rss_mb)
         print("worker memory (MB):", ", ".join(f"{v:.0f}" for v in mem.values()))
         return est

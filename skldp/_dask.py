@@ -25,8 +25,7 @@ Keeping the channel
     estimator, exactly as in-memory arrays do.
 
 Estimating
-    :meth:`BaseDistributionEstimator.partial_fit <skldp._base.BaseDistributionEstimator.partial_fit>`
-    given a Dask collection computes, per partition, the estimator's additive statistics
+    An estimator's ``fit`` or ``partial_fit`` given a Dask collection computes, per partition, the estimator's additive statistics
     (``channel.statistics`` or ``channel.em_statistics``), adds them up in a tree on the
     cluster, and brings back only the totals (length ``n_statistics`` per column): the reports
     are never gathered. The sum of integer counts is exact, so the estimate equals the one of
@@ -55,9 +54,7 @@ def is_dask_collection(X):
         return False
     kind = _kind(X)
     if kind is None:
-        raise TypeError(
-            f"skldp takes Dask arrays, data frames and series; got {type(X).__name__}"
-        )
+        raise TypeError(f"skldp takes Dask arrays, data frames and series; got {type(X).__name__}")
     return True
 
 
@@ -148,7 +145,9 @@ def transform(privatizer, X):
             raise ValueError(f"a Dask array of raw values must be 1-D or 2-D; got {X.ndim}-D")
         n_in = 1 if X.ndim == 1 else X.shape[1]
         if n_in != n_columns:
-            raise ValueError(f"X has {n_in} columns, but {type(privatizer).__name__} was fitted on {n_columns}")
+            raise ValueError(
+                f"X has {n_in} columns, but {type(privatizer).__name__} was fitted on {n_columns}"
+            )
         if X.ndim == 2 and len(X.chunks[1]) > 1:
             X = X.rechunk({1: -1})
         generators = partition_generators(privatizer.random_state, X.numblocks[0])
@@ -201,7 +200,9 @@ def _combine(estimator, a, b):
         raise ChannelMismatchError(
             "the partitions of these Dask reports come from different mechanisms or domains"
         )
-    stats = [estimator._merge_statistics(s.channel, x, y) for s, x, y in zip(specs_a, stats_a, stats_b)]
+    stats = [
+        estimator._merge_statistics(s.channel, x, y) for s, x, y in zip(specs_a, stats_a, stats_b)
+    ]
     return specs_a, stats, n_a + n_b, width_a
 
 

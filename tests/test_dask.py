@@ -18,7 +18,7 @@ from tests.conftest import simplex_point
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
-import dask  # noqa: E402
+import dask
 
 _CORE_USE = """
 import numpy as np, pandas as pd
@@ -134,7 +134,9 @@ def test_estimate_from_dask_array_equals_in_memory_fit(Estimator, n_columns, see
 def test_dask_dataframe_round_trip(seed):
     k, n = 6, 12_000
     cats = list("abcdef")
-    df = pd.DataFrame({"city": np.asarray(cats, dtype=object)[_data(k, n, seed)]}, index=np.arange(n) * 3)
+    df = pd.DataFrame(
+        {"city": np.asarray(cats, dtype=object)[_data(k, n, seed)]}, index=np.arange(n) * 3
+    )
     ddf = dd.from_pandas(df, npartitions=4)
     rr = RandomizedResponse(1.0, categories=cats, random_state=seed).fit(df)
     lazy = rr.transform(ddf)
@@ -166,12 +168,16 @@ def test_plain_dask_reports_need_the_channel(seed):
     with pytest.raises(ValueError, match="pass channel="):
         EmpiricalEstimator().fit(plain)
     est = EmpiricalEstimator(channel=rr).fit(plain)
-    assert_array_equal(est.distribution_, EmpiricalEstimator(channel=rr).fit(plain.compute()).distribution_)
+    assert_array_equal(
+        est.distribution_, EmpiricalEstimator(channel=rr).fit(plain.compute()).distribution_
+    )
 
 
 def test_partitions_from_different_mechanisms_are_rejected():
     dX = da.from_array(np.arange(5).repeat(20), chunks=50)
-    mixed = da.concatenate([_privatizer(5, eps=1.0).transform(dX), _privatizer(5, eps=2.0).transform(dX)])
+    mixed = da.concatenate(
+        [_privatizer(5, eps=1.0).transform(dX), _privatizer(5, eps=2.0).transform(dX)]
+    )
     with pytest.raises(ChannelMismatchError, match="different mechanisms"):
         EmpiricalEstimator().fit(mixed)
 
@@ -201,9 +207,12 @@ def test_two_worker_cluster_matches_single_machine(seed):
     for i, child in enumerate(partition_generators(seed, n_parts)):
         local.partial_fit(rr._transform(X[i * chunk : (i + 1) * chunk], child, pandas=False))
 
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         dX = da.from_array(X, chunks=chunk)
         reports = client.persist(rr.transform(dX))
         distributed.wait(reports)

@@ -22,7 +22,17 @@ def _load():
 
 def test_small_simulation_on_a_local_cluster(capsys):
     example = _load()
-    args = ["--rows", "200000", "--partition-rows", "50000", "--k", "20", "--epsilon", "2", "--threads"]
+    args = [
+        "--rows",
+        "200000",
+        "--partition-rows",
+        "50000",
+        "--k",
+        "20",
+        "--epsilon",
+        "2",
+        "--threads",
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = example.main(args)
