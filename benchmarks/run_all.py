@@ -307,15 +307,15 @@ def build_tables(rows, missing, meta):
                 ]
             )
 
+    load = ""
+    if "load_before" in meta:
+        load = f" (load average {meta['load_before']:.1f} before, {meta['load_after']:.1f} after)"
+    pin = f"pinned to CPU {meta['cpu']}" if meta["cpu"] is not None else "unpinned"
     notes = [
-        f"Measured {meta['date']} on {meta['machine']}, one core per case "
-        f"({'pinned to CPU ' + str(meta['cpu']) if meta['cpu'] is not None else 'unpinned'}), "
-        f"epsilon = {meta['epsilon']}, input Zipf(1.1). A shared machine (load average "
-        f"{meta.get('load_before', float('nan')):.1f} before, {meta.get('load_after', float('nan')):.1f} after): "
-        "treat the figures as indicative and the ratios as the comparison.",
-        "EM runs at most "
-        + str(meta["em_max_iter"])
-        + " iterations here; multi-freq-ldpy's IBU at most 1000.",
+        f"Measured {meta['date']} on {meta['machine']}, one core per case ({pin}), "
+        f"epsilon = {meta['epsilon']}, input Zipf(1.1). A shared machine{load}: treat the "
+        "figures as indicative and the ratios as the comparison.",
+        f"EM runs at most {meta['em_max_iter']} iterations here; multi-freq-ldpy's IBU at most 1000.",
         "Peers privatize one person at a time (their API); skldp privatizes a column at once.",
     ]
     if missing:
@@ -419,8 +419,15 @@ def main(argv=None):
         "--cpu", type=int, default=0, help="CPU to pin each case to (-1: no pinning)"
     )
     parser.add_argument("--out-dir", default=str(HERE / "results"))
+    parser.add_argument(
+        "--render-only", action="store_true", help="rewrite the tables and plot from suite.json"
+    )
     args = parser.parse_args(argv)
     args.max_n = int(args.max_n)
+    if args.render_only:
+        saved = json.loads((Path(args.out_dir) / "suite.json").read_text())
+        write_outputs(saved["rows"], saved["missing"], saved["meta"], Path(args.out_dir))
+        return
 
     import platform
 
