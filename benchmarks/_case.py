@@ -30,7 +30,7 @@ def _recipes(k):
     Mechanisms not listed are built with ``(epsilon, categories, random_state)`` only.
     """
     cats = np.arange(k)
-    sensitive = cats[: max(1, k // 10)]
+    sensitive = cats[: max(1, k // 10)].tolist()
     return {
         "BinaryRandomizedResponse": [
             {"epsilon_01": "eps", "epsilon_10": "eps", "drop_epsilon": True}
@@ -46,8 +46,17 @@ def _recipes(k):
     }
 
 
+#: Mechanisms whose input is not one column of values; the generic suite does not build them.
+NOT_GENERIC = {
+    "PersonalizedULDP": "its input carries per-person tags and sensitive sets (not one column)",
+}
+
+
 def build_privatizer(name, k, epsilon):
     from skldp import privatizers
+
+    if name in NOT_GENERIC and hasattr(privatizers, name):
+        return None, NOT_GENERIC[name]
 
     cls = getattr(privatizers, name, None)
     if cls is None:
@@ -92,7 +101,12 @@ def run(spec):
     reports = priv.transform(x)
     out = {"privatize_s": time.perf_counter() - t0, "bits_per_report": priv.bits_per_report}
     del x
+    bits = any(ch.report_kind != "symbol" for ch in priv.channels_)
     for est_name, Est in _estimators():
+        if est_name == "EMEstimator" and bits and n * k > float(spec.get("em_bits_max_nk", 3e7)):
+            # EM on bit-vector reports reads every report in every iteration
+            out[f"{est_name}_skipped"] = "bit-vector EM costs n * k per iteration; n * k too large"
+            continue
         kwargs = (
             {"max_iter": int(spec.get("em_max_iter", 1000))} if est_name == "EMEstimator" else {}
         )

@@ -126,6 +126,7 @@ def run_suite(args):
             peer_dead = set()
             for n in ns:
                 spec = {
+                    "em_bits_max_nk": args.em_bits_max_nk,
                     "mechanism": mech,
                     "n": n,
                     "k": k,
@@ -227,7 +228,7 @@ def build_tables(rows, missing, meta):
                 [r["mechanism"], f"{r['k']:,}", f"{r['n']:.0e}", _status(r), "", "", "", "", ""]
             )
             continue
-        em = _fmt_s(r.get("EMEstimator_s"))
+        em = _fmt_s(r.get("EMEstimator_s")) if "EMEstimator_skipped" not in r else "skipped (n k)"
         if "EMEstimator_iter" in r:
             em += f" ({r['EMEstimator_iter']})"
         body.append(
@@ -412,6 +413,12 @@ def main(argv=None):
     parser.add_argument("--mechanisms", nargs="+", help="only these privatizers (by class name)")
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--em-max-iter", type=int, default=1000)
+    parser.add_argument(
+        "--em-bits-max-nk",
+        type=float,
+        default=3e7,
+        help="skip EM for bit-vector mechanisms when n * k exceeds this (its cost per iteration)",
+    )
     parser.add_argument("--no-peers", action="store_true", help="skip pure-ldp and multi-freq-ldpy")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per skldp case")
     parser.add_argument("--peer-timeout", type=float, default=600, help="seconds per peer case")
