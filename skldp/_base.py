@@ -7,6 +7,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, DensityMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skldp import _dask
 from skldp._domain import encode, resolve_categories
 from skldp._random import check_random_state
 from skldp._reports import Reports, ReportSpec, extract, to_frame
@@ -78,6 +79,8 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        if _dask.is_dask_collection(X):
+            return self.fit(_dask.fit_sample(self, X))
         columns, _ = self._read_columns(X, reset=True)
         categories = resolve_categories(self.categories, columns, min_size=self._min_categories)
         for j, (col, cats) in enumerate(zip(columns, categories)):
@@ -117,16 +120,25 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         reports : Reports of shape (n_samples, width), or a DataFrame with the index of X
             Integer reports that carry their channel: a numpy ``Reports`` array, or (for
             pandas input or pandas output) a DataFrame whose column dtypes hold the channel.
+            A Dask array or data frame gives a lazy one of the same kind, randomized partition
+            by partition (see :mod:`skldp._dask`).
         """
         check_is_fitted(self)
+        if _dask.is_dask_collection(X):
+            return _dask.transform(self, X)
+        return self._transform(X, check_random_state(self.random_state))
+
+    def _transform(self, X, rng, *, pandas=None):
+        """Randomize the rows of an in-memory X with the generator ``rng``."""
         columns, index = self._read_columns(X, reset=False)
-        rng = check_random_state(self.random_state)
         parts = [
             ch.sample(encode(col, cats, j), rng)
             for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
         ]
         specs = self.report_specs()
-        if index is not None or self._pandas_output():
+        if pandas is None:
+            pandas = index is not None or self._pandas_output()
+        if pandas:
             names = self._output_names(specs)
             return to_frame(parts, specs, index, names)
         blocks = [p.reshape(p.shape[0], -1) for p in parts]
@@ -286,11 +298,14 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         """Add a chunk of reports and update the estimate.
 
         The statistics of the chunks add up, so fitting in chunks gives the estimate of one
-        ``fit`` on all the reports.
+        ``fit`` on all the reports. A Dask array or data frame of reports is read partition
+        by partition where it lives; only its statistics are gathered (see
+        :mod:`skldp._dask`).
 
         Parameters
         ----------
-        X : Reports, DataFrame of reports, or array-like of shape (n_reports, width)
+        X : Reports, DataFrame of reports, array-like of shape (n_reports, width), or Dask
+            collection of them
         y : ignored
 
         Returns
@@ -298,16 +313,15 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         self
         """
         self._check_params()
-        values, specs = self._read(X)
+        if _dask.is_dask_collection(X):
+            specs, stats, n, width = _dask.statistics(self, X)
+        else:
+            specs, stats, n, width = self._statistics_of(X)
         if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
             raise ChannelMismatchError(
                 "these reports come from a different mechanism or domain than the reports "
                 "seen before; start a new fit"
             )
-        stats = [
-            self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)
-        ]
-        n = values.shape[0]
         if hasattr(self, "_specs"):
             stats = [
                 self._merge_statistics(s.channel, a, b)
@@ -322,8 +336,16 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
             setattr(self, name, _single_or_list([r[name] for r in results]))
         self.categories_ = _single_or_list([spec.categories for spec in specs])
         self.n_reports_ = n
-        self.n_features_in_ = values.shape[1]
+        self.n_features_in_ = width
         return self
+
+    def _statistics_of(self, X):
+        """Read one in-memory chunk: ``(specs, statistics per column, n_reports, width)``."""
+        values, specs = self._read(X)
+        stats = [
+            self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)
+        ]
+        return specs, stats, values.shape[0], values.shape[1]
 
     # -- using the estimate -----------------------------------------------------------------------
     def _distributions(self):

@@ -114,9 +114,9 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
         raise TypeError(f"categories must be None or a list; got {type(categories).__name__}")
     if (
         n_columns == 1
-        and isinstance(categories, np.ndarray)
-        and categories.ndim == 1
-        and categories.dtype.kind != "O"
+        and isinstance(categories, (np.ndarray, pd.Index, pd.Series, range))
+        and np.ndim(categories) == 1
+        and getattr(categories, "dtype", np.dtype(int)).kind != "O"
     ):
         categories = [categories]  # a flat numeric or string domain: no per-element checks
     cats = list(categories)

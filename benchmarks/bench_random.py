@@ -1,0 +1,88 @@
+"""Cost of the secure default randomness (``random_state=None``) for k-RR privatization.
+
+Compares, at n rows (default 10^7) and k = 1000, on one core:
+
+* a seeded :class:`numpy.random.Generator` (PCG64, ``random_state=0``);
+* ``random_state=None`` as implemented in :mod:`skldp._random`: a fresh PCG64DXSM generator
+  keyed with 256 bits from the operating system's entropy source on every call;
+* a cryptographic stream: uniforms built in bulk from ``os.urandom`` bytes (the kernel's
+  ChaCha20 CSPRNG on Linux), 53 bits each, used for k-RR's keep/flip decision and
+  replacement draw. numpy has no cryptographic bit generator, so this path cannot drive
+  ``numpy.random.Generator`` methods; it is measured here as the price of that alternative.
+
+Run: ``taskset -c 0 python benchmarks/bench_random.py [--n 10000000]``. Prints a Markdown
+table; the best of ``--repeat`` runs is reported.
+"""
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's skldp
+
+
+def _best(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def _urandom_uniforms(m):
+    words = np.frombuffer(os.urandom(8 * m), dtype=np.uint64)
+    return (words >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def _urandom_krr(x, keep, k):
+    """k-RR driven by os.urandom: same sampling rule as RandomizedResponseChannel._sample."""
+    out = x.copy()
+    flip = np.flatnonzero(_urandom_uniforms(x.shape[0]) >= keep)
+    # a uniform integer in [0, k - 1) from 53-bit uniforms (bias below 2^-40 for k < 2^13)
+    other = np.floor(_urandom_uniforms(flip.shape[0]) * (k - 1)).astype(np.int64)
+    other += other >= x[flip]
+    out[flip] = other
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10**7)
+    parser.add_argument("--k", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    from skldp import RandomizedResponse
+    from skldp._random import check_random_state
+
+    n, k = args.n, args.k
+    x = np.random.default_rng(12345).integers(0, k, n)
+    rr = RandomizedResponse(1.0, categories=np.arange(k)).fit(np.arange(k))
+    ch = rr.channel_
+    rows = {
+        "seeded Generator (random_state=0)": lambda: ch.sample(x, check_random_state(0)),
+        "random_state=None (OS-keyed PCG64DXSM)": lambda: ch.sample(x, check_random_state(None)),
+        "os.urandom stream (cryptographic)": lambda: _urandom_krr(x, ch.keep, k),
+    }
+    times = {name: _best(fn, args.repeat) for name, fn in rows.items()}
+    base = times["seeded Generator (random_state=0)"]
+    print(f"k-RR channel sampling, n = {n:,}, k = {k}, best of {args.repeat}\n")
+    print("| randomness | seconds | million rows/s | cost vs seeded |")
+    print("|---|---:|---:|---:|")
+    for name, t in times.items():
+        print(f"| {name} | {t:.3f} | {n / t / 1e6:.1f} | {t / base:.2f}x |")
+    t_tr_seeded = _best(lambda: rr.set_params(random_state=0).transform(x), args.repeat)
+    t_tr_none = _best(lambda: rr.set_params(random_state=None).transform(x), args.repeat)
+    print(
+        f"\nFull transform: seeded {t_tr_seeded:.3f} s, None {t_tr_none:.3f} s "
+        f"({t_tr_none / t_tr_seeded:.2f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,459 @@
+"""Run the whole benchmark suite with one command.
+
+For every mechanism that exists in ``skldp.privatizers`` (discovered by name; missing ones are
+listed as skipped), for n in {10^4, 10^5, 10^6, 10^7} and k in {16, 256, 4096, 65536}, it
+privatizes n synthetic Zipf(1.1) values and estimates the distribution with
+``ProjectedEstimator`` and ``EMEstimator``; where pure-ldp or multi-freq-ldpy implement the same
+mechanism, it runs them on the same data in their own environment (``/work/peers-venv``) and
+reports the time ratios. Every case runs in a fresh process pinned to one core, which also
+gives its peak memory: the kernel's peak-RSS mark is reset after the imports and the input
+data, and "peak extra MB" is how far the privatization and estimation raised it.
+
+Outputs, in ``--out-dir`` (default ``benchmarks/results``): ``suite.json`` (raw rows),
+``suite.md`` (Markdown tables), ``suite.rst`` (the same, included by the docs) and
+``suite.png`` (throughput against n).
+
+Examples::
+
+    python benchmarks/run_all.py                   # everything (hours: peers are slow)
+    python benchmarks/run_all.py --quick           # n in {1e4, 1e6}, k in {16, 4096}
+    python benchmarks/run_all.py --max-n 1000000 --mechanisms RandomizedResponse
+    python benchmarks/run_all.py --no-peers --cpu -1
+
+A peer case that exceeds ``--peer-timeout`` is recorded as a timeout, and larger n for the same
+mechanism and k are not attempted.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+NS = [10**4, 10**5, 10**6, 10**7]
+KS = [16, 256, 4096, 65536]
+QUICK_NS = [10**4, 10**6]
+QUICK_KS = [16, 4096]
+
+#: Every mechanism of the design, in the order of its table; other public privatizers found in
+#: ``skldp.privatizers.__all__`` are appended.
+KNOWN_MECHANISMS = [
+    "RandomizedResponse",
+    "BinaryRandomizedResponse",
+    "RAPPOR",
+    "OptimizedUnaryEncoding",
+    "UtilityOptimizedRR",
+    "UtilityOptimizedRAPPOR",
+    "PersonalizedULDP",
+    "HadamardResponse",
+    "BlockHadamardResponse",
+    "HighLowHadamardResponse",
+    "HashedRR",
+    "HashedRAPPOR",
+    "OneBitCompressive",
+    "SymmetricCompressive",
+    "RecursiveCompressive",
+    "OneBitHadamardResponse",
+]
+
+#: The peers' implementation of the same mechanism: (library, its name) per skldp privatizer.
+PEERS = {
+    "RandomizedResponse": [("pure-ldp", "DE"), ("multi-freq-ldpy", "GRR")],
+    "RAPPOR": [("pure-ldp", "SUE"), ("multi-freq-ldpy", "SUE")],
+    "OptimizedUnaryEncoding": [("pure-ldp", "OUE"), ("multi-freq-ldpy", "OUE")],
+    "HadamardResponse": [("pure-ldp", "HR")],
+}
+
+PEERS_PYTHON = Path(os.environ.get("SKLDP_PEERS_PYTHON", "/work/peers-venv/bin/python"))
+
+
+def discover_mechanisms(wanted=None):
+    """``(available, missing)`` privatizer names in this checkout."""
+    from skldp import privatizers
+
+    exported = [n for n in getattr(privatizers, "__all__", []) if n[:1].isupper()]
+    names = KNOWN_MECHANISMS + [n for n in exported if n not in KNOWN_MECHANISMS]
+    if wanted:
+        names = [n for n in names if n in wanted]
+    available = [n for n in names if isinstance(getattr(privatizers, n, None), type)]
+    missing = [n for n in names if n not in available]
+    return available, missing
+
+
+def _run_case(python, script, spec, timeout, cpu):
+    cmd = [str(python), str(HERE / script), json.dumps(spec)]
+    if cpu is not None:
+        cmd = ["taskset", "-c", str(cpu)] + cmd
+    env = dict(
+        os.environ,
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        NUMBA_NUM_THREADS="1",
+    )
+    t0 = time.perf_counter()
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"timeout": timeout}
+    wall = time.perf_counter() - t0
+    if res.returncode != 0:
+        return {"error": (res.stderr.strip().splitlines() or ["(no output)"])[-1][:300]}
+    try:
+        out = json.loads(res.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"error": f"unreadable output: {res.stdout[-200:]!r}"}
+    out["wall_s"] = wall
+    return out
+
+
+def run_suite(args):
+    mechanisms, missing = discover_mechanisms(args.mechanisms)
+    ns = [n for n in (QUICK_NS if args.quick else NS) if n <= args.max_n]
+    ks = QUICK_KS if args.quick else KS
+    if args.ks:
+        ks = args.ks
+    cpu = None if args.cpu < 0 else args.cpu
+    peers_ok = not args.no_peers and PEERS_PYTHON.exists()
+    rows = []
+    for mech in mechanisms:
+        for k in ks:
+            peer_dead = set()
+            for n in ns:
+                spec = {
+                    "em_bits_max_nk": args.em_bits_max_nk,
+                    "mechanism": mech,
+                    "n": n,
+                    "k": k,
+                    "epsilon": args.epsilon,
+                    "em_max_iter": args.em_max_iter,
+                }
+                row = {"mechanism": mech, "n": n, "k": k, "library": "skldp"}
+                row.update(_run_case(sys.executable, "_case.py", spec, args.timeout, cpu))
+                rows.append(row)
+                _log(row)
+                if "skipped" in row:
+                    break  # the reason does not depend on n
+                if not peers_ok:
+                    continue
+                for lib, peer_mech in PEERS.get(mech, []):
+                    prow = {
+                        "mechanism": mech,
+                        "n": n,
+                        "k": k,
+                        "library": lib,
+                        "peer_mechanism": peer_mech,
+                    }
+                    if (lib, peer_mech) in peer_dead:
+                        prow["skipped"] = "timed out at a smaller n"
+                    else:
+                        pspec = {
+                            "library": lib,
+                            "mechanism": peer_mech,
+                            "n": n,
+                            "k": k,
+                            "epsilon": args.epsilon,
+                        }
+                        prow.update(
+                            _run_case(PEERS_PYTHON, "_peer_case.py", pspec, args.peer_timeout, cpu)
+                        )
+                        if "timeout" in prow or "error" in prow:
+                            peer_dead.add((lib, peer_mech))
+                    rows.append(prow)
+                    _log(prow)
+    return rows, missing
+
+
+def _log(row):
+    keys = ("privatize_s", "ProjectedEstimator_s", "EMEstimator_s", "estimate_s", "peak_extra_mb")
+    parts = [f"{k}={row[k]:.3g}" for k in keys if isinstance(row.get(k), (int, float))]
+    status = (
+        row.get("skipped")
+        or row.get("error")
+        or (f"timeout {row['timeout']}s" if "timeout" in row else "")
+    )
+    print(
+        f"[{row['library']:>15}] {row['mechanism']} n={row['n']:.0e} k={row['k']}: {' '.join(parts)} {status}",
+        flush=True,
+    )
+
+
+# -- reporting --------------------------------------------------------------------------------------
+def _fmt_s(v):
+    if not isinstance(v, (int, float)):
+        return "-"
+    return f"{v:.3g}"
+
+
+def _status(row):
+    if "timeout" in row:
+        return f"timeout (>{row['timeout']:.0f} s)"
+    if "error" in row:
+        return "error: " + row["error"][:60]
+    if "skipped" in row:
+        return "skipped"
+    return ""
+
+
+def build_tables(rows, missing, meta):
+    """Markdown and reStructuredText tables (same content)."""
+    sk = [r for r in rows if r["library"] == "skldp" and "skipped" not in r]
+    skipped = sorted(
+        {(r["mechanism"], r["skipped"]) for r in rows if r["library"] == "skldp" and "skipped" in r}
+    )
+    peers = {
+        (r["mechanism"], r["n"], r["k"], r["library"]): r for r in rows if r["library"] != "skldp"
+    }
+
+    head = [
+        "mechanism",
+        "k",
+        "n",
+        "privatize s",
+        "M rows/s",
+        "projected s",
+        "EM s (iters)",
+        "peak extra MB",
+        "l1 (projected)",
+    ]
+    body = []
+    for r in sk:
+        if "privatize_s" not in r:
+            body.append(
+                [r["mechanism"], f"{r['k']:,}", f"{r['n']:.0e}", _status(r), "", "", "", "", ""]
+            )
+            continue
+        em = _fmt_s(r.get("EMEstimator_s")) if "EMEstimator_skipped" not in r else "skipped (n k)"
+        if "EMEstimator_iter" in r:
+            em += f" ({r['EMEstimator_iter']})"
+        body.append(
+            [
+                r["mechanism"],
+                f"{r['k']:,}",
+                f"{r['n']:.0e}",
+                _fmt_s(r["privatize_s"]),
+                f"{r['n'] / r['privatize_s'] / 1e6:.1f}",
+                _fmt_s(r.get("ProjectedEstimator_s")),
+                em,
+                f"{r.get('peak_extra_mb', 0):.0f}",
+                f"{r['ProjectedEstimator_l1']:.3f}" if "ProjectedEstimator_l1" in r else "-",
+            ]
+        )
+
+    phead = [
+        "mechanism",
+        "peer",
+        "k",
+        "n",
+        "peer privatize s",
+        "ratio (peer / skldp)",
+        "peer estimate s",
+        "ratio (vs projected)",
+        "peer IBU s",
+        "ratio (vs EM)",
+        "peer peak extra MB",
+    ]
+    pbody = []
+    for r in sk:
+        for lib, pm in PEERS.get(r["mechanism"], []):
+            pr = peers.get((r["mechanism"], r["n"], r["k"], lib))
+            if pr is None:
+                continue
+            status = _status(pr)
+            if status:
+                pbody.append(
+                    [
+                        r["mechanism"],
+                        f"{lib} {pm}",
+                        f"{r['k']:,}",
+                        f"{r['n']:.0e}",
+                        status,
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                        "",
+                    ]
+                )
+                continue
+
+            def ratio(a, b):
+                return (
+                    f"{a / b:.2g}x"
+                    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b > 0
+                    else "-"
+                )
+
+            pbody.append(
+                [
+                    r["mechanism"],
+                    f"{lib} {pm}",
+                    f"{r['k']:,}",
+                    f"{r['n']:.0e}",
+                    _fmt_s(pr.get("privatize_s")),
+                    ratio(pr.get("privatize_s"), r.get("privatize_s")),
+                    _fmt_s(pr.get("estimate_s")),
+                    ratio(pr.get("estimate_s"), r.get("ProjectedEstimator_s")),
+                    _fmt_s(pr.get("ibu_s"))
+                    if "ibu_s" in pr
+                    else ("n/a" if lib == "pure-ldp" else "skipped (dense k x k)"),
+                    ratio(pr.get("ibu_s"), r.get("EMEstimator_s")),
+                    f"{pr.get('peak_extra_mb', 0):.0f}",
+                ]
+            )
+
+    load = ""
+    if "load_before" in meta:
+        load = f" (load average {meta['load_before']:.1f} before, {meta['load_after']:.1f} after)"
+    pin = f"pinned to CPU {meta['cpu']}" if meta["cpu"] is not None else "unpinned"
+    notes = [
+        f"Measured {meta['date']} on {meta['machine']}, one core per case ({pin}), "
+        f"epsilon = {meta['epsilon']}, input Zipf(1.1). A shared machine{load}: treat the "
+        "figures as indicative and the ratios as the comparison.",
+        f"EM runs at most {meta['em_max_iter']} iterations here; multi-freq-ldpy's IBU at most 1000.",
+        "Peers privatize one person at a time (their API); skldp privatizes a column at once.",
+    ]
+    if missing:
+        notes.append("Not in this checkout (skipped): " + ", ".join(missing) + ".")
+    for mech, why in skipped:
+        notes.append(f"{mech}: skipped ({why}).")
+    return (head, body), (phead, pbody), notes
+
+
+def _markdown(table):
+    head, body = table
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def _rst(table):
+    head, body = table
+    lines = [".. list-table::", "   :header-rows: 1", ""]
+    for row in [head] + body:
+        lines.append("   * - " + str(row[0]))
+        lines += ["     - " + (str(c) if str(c) else "..") for c in row[1:]]
+    return "\n".join(lines)
+
+
+def write_outputs(rows, missing, meta, out_dir):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "suite.json").write_text(
+        json.dumps({"meta": meta, "rows": rows, "missing": missing}, indent=1)
+    )
+    main, peer, notes = build_tables(rows, missing, meta)
+    md = (
+        ["# skldp benchmark suite", ""]
+        + [f"- {n}" for n in notes]
+        + ["", "## skldp", "", _markdown(main), ""]
+    )
+    md += [
+        "## Against the peer libraries",
+        "",
+        _markdown(peer) if peer[1] else "(no peer runs)",
+        "",
+    ]
+    md += ["![throughput](suite.png)", ""]
+    (out_dir / "suite.md").write_text("\n".join(md))
+    rst = [f"* {n}" for n in notes] + ["", "**skldp**", "", _rst(main), ""]
+    rst += ["**Against the peer libraries**", "", _rst(peer) if peer[1] else "(no peer runs)", ""]
+    (out_dir / "suite.rst").write_text("\n".join(rst))
+    plot(rows, out_dir / "suite.png")
+
+
+def plot(rows, path):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - matplotlib is an optional extra
+        print("matplotlib is not installed: no plot", file=sys.stderr)
+        return
+    ks = sorted({r["k"] for r in rows})
+    fig, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8), sharey=True, squeeze=False)
+    for ax, k in zip(axes[0], ks):
+        series = {}
+        for r in rows:
+            if r["k"] != k or "privatize_s" not in r:
+                continue
+            label = (
+                r["mechanism"] if r["library"] == "skldp" else f"{r['mechanism']} [{r['library']}]"
+            )
+            series.setdefault((label, r["library"]), []).append((r["n"], r["n"] / r["privatize_s"]))
+        for (label, lib), pts in sorted(series.items()):
+            pts.sort()
+            style = "-o" if lib == "skldp" else "--x"
+            ax.loglog([p[0] for p in pts], [p[1] for p in pts], style, label=label, markersize=4)
+        ax.set_title(f"k = {k:,}")
+        ax.set_xlabel("rows n")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("privatized rows per second (one core)")
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    if handles:
+        fig.legend(
+            handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=7, frameon=False
+        )
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="skldp benchmark suite (one command)")
+    parser.add_argument("--quick", action="store_true", help="n in {1e4, 1e6}, k in {16, 4096}")
+    parser.add_argument("--max-n", type=float, default=1e7, help="largest n to run")
+    parser.add_argument("--ks", type=int, nargs="+", help="override the domain sizes")
+    parser.add_argument("--mechanisms", nargs="+", help="only these privatizers (by class name)")
+    parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--em-max-iter", type=int, default=1000)
+    parser.add_argument(
+        "--em-bits-max-nk",
+        type=float,
+        default=3e7,
+        help="skip EM for bit-vector mechanisms when n * k exceeds this (its cost per iteration)",
+    )
+    parser.add_argument("--no-peers", action="store_true", help="skip pure-ldp and multi-freq-ldpy")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per skldp case")
+    parser.add_argument("--peer-timeout", type=float, default=600, help="seconds per peer case")
+    parser.add_argument(
+        "--cpu", type=int, default=0, help="CPU to pin each case to (-1: no pinning)"
+    )
+    parser.add_argument("--out-dir", default=str(HERE / "results"))
+    parser.add_argument(
+        "--render-only", action="store_true", help="rewrite the tables and plot from suite.json"
+    )
+    args = parser.parse_args(argv)
+    args.max_n = int(args.max_n)
+    if args.render_only:
+        saved = json.loads((Path(args.out_dir) / "suite.json").read_text())
+        write_outputs(saved["rows"], saved["missing"], saved["meta"], Path(args.out_dir))
+        return
+
+    import platform
+
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{platform.machine()} {platform.processor() or ''} ({os.cpu_count()} CPUs)".replace(
+            "  ", " "
+        ),
+        "cpu": None if args.cpu < 0 else args.cpu,
+        "epsilon": args.epsilon,
+        "em_max_iter": args.em_max_iter,
+        "python": sys.version.split()[0],
+        "load_before": os.getloadavg()[0],
+    }
+    rows, missing = run_suite(args)
+    meta["load_after"] = os.getloadavg()[0]
+    write_outputs(rows, missing, meta, Path(args.out_dir))
+    print(f"wrote {args.out_dir}/suite.md, suite.rst, suite.png, suite.json")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+"""Dask: privatize partition by partition, estimate by adding up per-partition statistics."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
+from numpy.testing import assert_array_equal
+
+from skldp import EMEstimator, EmpiricalEstimator, ProjectedEstimator, RandomizedResponse
+from skldp._dask import partition_generators
+from skldp._reports import Reports, ReportsDtype
+from skldp.exceptions import ChannelMismatchError
+from tests.conftest import simplex_point
+
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+import dask
+
+_CORE_USE = """
+import numpy as np, pandas as pd
+import skldp
+from skldp import RandomizedResponse, EMEstimator, EmpiricalEstimator, ProjectedEstimator
+rr = RandomizedResponse(1.0, categories=list("abc"), random_state=0)
+r = rr.fit_transform(np.array(list("abcabca")))
+EMEstimator().fit(r); EmpiricalEstimator().partial_fit(r); ProjectedEstimator().fit(r)
+f = rr.fit_transform(pd.DataFrame({"x": list("abcabca")}))
+EMEstimator().fit(f)
+"""
+
+
+def _run(code):
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=".")
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_core_neither_imports_nor_needs_dask():
+    """With Dask unimportable, the core works, and nothing even tries to import Dask."""
+    blocker = textwrap.dedent(
+        """
+        import sys
+        attempts = []
+        class _NoDask:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("dask", "distributed"):
+                    attempts.append(name)
+                    raise ImportError(f"No module named {name!r} (blocked by the test)")
+                return None
+        sys.meta_path.insert(0, _NoDask())
+        """
+    )
+    out = _run(blocker + _CORE_USE + "print(attempts, 'dask' in sys.modules)")
+    assert out.strip() == "[] False"
+
+
+def _privatizer(k, seed=0, eps=1.0, n_columns=1):
+    if n_columns == 1:
+        return RandomizedResponse(eps, categories=np.arange(k), random_state=seed).fit(np.arange(k))
+    X = np.tile(np.arange(k)[:, None], (1, n_columns))
+    return RandomizedResponse(eps, categories=[np.arange(k)] * n_columns, random_state=seed).fit(X)
+
+
+def _data(k, n, seed, n_columns=1):
+    rng = np.random.default_rng(seed + 1)  # data and noise from different seeds
+    X = rng.choice(k, size=(n, n_columns), p=simplex_point(k))
+    return X[:, 0] if n_columns == 1 else X
+
+
+@pytest.mark.parametrize("n_columns", [1, 2])
+def test_dask_array_partitions_use_child_generators(n_columns, seed):
+    k, n = 7, 10_000
+    X = _data(k, n, seed, n_columns)
+    chunks = (3000, 3000, 1, 3999)
+    dX = da.from_array(X, chunks=(chunks,) if n_columns == 1 else (chunks, 1))
+    rr = _privatizer(k, seed, n_columns=n_columns)
+    lazy = rr.transform(dX)
+    assert isinstance(lazy, da.Array) and lazy.chunks == (chunks, (n_columns,))
+    got = lazy.compute()
+    assert isinstance(got, Reports) and got.specs == rr.report_specs()
+    # the single-machine equivalent: the same chunks, child i for chunk i
+    pieces, start = [], 0
+    for size, child in zip(chunks, partition_generators(seed, len(chunks))):
+        pieces.append(rr._transform(X[start : start + size], child, pandas=False))
+        start += size
+    assert_array_equal(got, np.concatenate(pieces))
+    # recomputing, and computing with another scheduler, replays the same reports
+    assert_array_equal(lazy.compute(scheduler="sync"), got)
+    assert_array_equal(rr.transform(dX).compute(scheduler="threads"), got)
+
+
+def test_dask_partitions_have_independent_noise():
+    k, size = 50, 20_000
+    X = np.tile(np.arange(k), 2 * size // k)
+    got = _privatizer(k, seed=3, eps=0.5).transform(da.from_array(X, chunks=size)).compute()
+    a, b = got[:size, 0], got[size:, 0]
+    flipped_a, flipped_b = a != X[:size], b != X[size:]
+    # same inputs in both partitions, but the noise differs: agreement is what independent
+    # k-RR draws give, not 100 %
+    agree = np.mean(a == b)
+    keep = _privatizer(k, eps=0.5).channel_.keep
+    expected = keep**2 + (1 - keep) ** 2 / (k - 1)
+    assert abs(agree - expected) < 5 * np.sqrt(expected * (1 - expected) / size)
+    assert flipped_a.any() and flipped_b.any()
+
+
+def test_unseeded_dask_transform_is_fresh_each_call():
+    rr = RandomizedResponse(0.1, categories=np.arange(100)).fit(np.arange(100))
+    dX = da.from_array(np.zeros(5000, dtype=int), chunks=1000)
+    assert not np.array_equal(rr.transform(dX).compute(), rr.transform(dX).compute())
+
+
+@pytest.mark.parametrize("Estimator", [EmpiricalEstimator, ProjectedEstimator, EMEstimator])
+@pytest.mark.parametrize("n_columns", [1, 2])
+def test_estimate_from_dask_array_equals_in_memory_fit(Estimator, n_columns, seed):
+    k, n = 11, 20_000
+    dX = da.from_array(_data(k, n, seed, n_columns), chunks=3001 if n_columns == 1 else (3001, 1))
+    lazy = _privatizer(k, seed, n_columns=n_columns).transform(dX)
+    est = Estimator().fit(lazy)
+    ref = Estimator().fit(lazy.compute())
+    assert est.n_reports_ == ref.n_reports_ == n
+    for a, b in zip(est._stats, ref._stats):
+        assert_array_equal(a, b)
+    assert_array_equal(np.asarray(est.distribution_), np.asarray(ref.distribution_))
+    # partial_fit adds a Dask collection to what was seen
+    est.partial_fit(lazy)
+    assert est.n_reports_ == 2 * n
+    assert_array_equal(est._stats[0], 2 * ref._stats[0])
+
+
+def test_dask_dataframe_round_trip(seed):
+    k, n = 6, 12_000
+    cats = list("abcdef")
+    df = pd.DataFrame(
+        {"city": np.asarray(cats, dtype=object)[_data(k, n, seed)]}, index=np.arange(n) * 3
+    )
+    ddf = dd.from_pandas(df, npartitions=4)
+    rr = RandomizedResponse(1.0, categories=cats, random_state=seed).fit(df)
+    lazy = rr.transform(ddf)
+    assert isinstance(lazy, dd.DataFrame)
+    assert isinstance(lazy._meta.dtypes.iloc[0], ReportsDtype)
+    got = lazy.compute()
+    assert_array_equal(got.index, df.index)
+    assert isinstance(got.dtypes.iloc[0], ReportsDtype)
+    assert got.dtypes.iloc[0].spec == rr.report_specs()[0]
+    # the same as the in-memory loop over partitions with child i
+    partitions = [ddf.partitions[i].compute() for i in range(ddf.npartitions)]
+    children = partition_generators(seed, ddf.npartitions)
+    parts = [rr._transform(part, child, pandas=True) for part, child in zip(partitions, children)]
+    assert_array_equal(got["city"].to_numpy(), pd.concat(parts)["city"].to_numpy())
+    est = EMEstimator().fit(lazy)
+    ref = EMEstimator().fit(got)
+    assert_array_equal(est._stats[0], ref._stats[0])
+    assert_array_equal(est.distribution_, ref.distribution_)
+    assert_array_equal(est.categories_, cats)
+    # a series works too, and an empty partition is fine
+    assert EmpiricalEstimator().fit(rr.transform(ddf["city"])).n_reports_ == n
+    filtered = ddf.map_partitions(lambda part: part[part.index < 3 * 3000])  # 3 partitions empty
+    assert EmpiricalEstimator().fit(rr.transform(filtered)).n_reports_ == 3000
+
+
+def test_plain_dask_reports_need_the_channel(seed):
+    rr = _privatizer(5, seed)
+    plain = da.from_array(np.asarray(rr.transform(np.arange(5).repeat(100))), chunks=130)
+    with pytest.raises(ValueError, match="pass channel="):
+        EmpiricalEstimator().fit(plain)
+    est = EmpiricalEstimator(channel=rr).fit(plain)
+    assert_array_equal(
+        est.distribution_, EmpiricalEstimator(channel=rr).fit(plain.compute()).distribution_
+    )
+
+
+def test_partitions_from_different_mechanisms_are_rejected():
+    dX = da.from_array(np.arange(5).repeat(20), chunks=50)
+    mixed = da.concatenate(
+        [_privatizer(5, eps=1.0).transform(dX), _privatizer(5, eps=2.0).transform(dX)]
+    )
+    with pytest.raises(ChannelMismatchError, match="different mechanisms"):
+        EmpiricalEstimator().fit(mixed)
+
+
+def test_bad_dask_inputs():
+    rr = _privatizer(5)
+    with pytest.raises(ValueError, match="columns"):
+        rr.transform(da.zeros((10, 2), dtype=int, chunks=5))
+    with pytest.raises(TypeError, match="Dask arrays, data frames"):
+        rr.transform(dask.delayed(np.arange)(5))
+    with sklearn.config_context(transform_output="pandas"):
+        with pytest.raises(ValueError, match="gather"):
+            rr.transform(da.zeros(10, dtype=int, chunks=5))
+
+
+def test_two_worker_cluster_matches_single_machine(seed):
+    """On a local two-worker cluster: the estimate of one machine, for the same seed."""
+    distributed = pytest.importorskip("distributed")
+    k, n, n_parts = 32, 400_000, 8
+    p = simplex_point(k)
+    chunk = n // n_parts
+    X = np.random.default_rng(seed + 1).choice(k, size=n, p=p)
+    rr = _privatizer(k, seed, eps=1.0)
+
+    # single machine: stream the same chunks through partial_fit, child i for chunk i
+    local = EMEstimator()
+    for i, child in enumerate(partition_generators(seed, n_parts)):
+        local.partial_fit(rr._transform(X[i * chunk : (i + 1) * chunk], child, pandas=False))
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        dX = da.from_array(X, chunks=chunk)
+        reports = client.persist(rr.transform(dX))
+        distributed.wait(reports)
+        workers = {w for keys in client.who_has(reports).values() for w in keys}
+        assert len(workers) == 2  # both workers hold partitions
+        est = EMEstimator().fit(reports)
+
+    assert est.n_reports_ == local.n_reports_ == n
+    assert_array_equal(est._stats[0], local._stats[0])
+    assert_array_equal(est.distribution_, local.distribution_)
+    assert est.converged_
+
+
+def test_fit_on_dask_reads_one_row_and_needs_the_domain(seed):
+    cats = list("abcd")
+    raw = np.asarray(cats, dtype=object)[np.random.default_rng(seed).integers(0, 4, 1000)]
+    dX = da.from_array(raw, chunks=300)
+    rr = RandomizedResponse(1.0, categories=cats, random_state=seed)
+    reports = rr.fit_transform(dX)
+    assert isinstance(reports, da.Array) and rr.n_features_in_ == 1
+    assert EmpiricalEstimator().fit(reports).n_reports_ == 1000
+    ddf = dd.from_pandas(pd.DataFrame({"c": raw}), npartitions=3)
+    assert list(rr.fit(ddf).feature_names_in_) == ["c"]
+    with pytest.raises(ValueError, match="needs categories="):
+        RandomizedResponse(1.0).fit(dX)
+    bad = da.from_array(np.asarray(["a", "z"] * 10, dtype=object), chunks=5)
+    with pytest.raises(ValueError, match="outside the domain: 'z'"):
+        rr.fit(bad).transform(bad).compute()
