@@ -28,9 +28,10 @@ when M has full column rank) and ``sparse_measurements`` returns the paper's per
 :math:`z_r = (C N)_r / N_{g(r)}` (the mean over the group actually observed) with a plug-in
 noise level, for sparse recovery.
 
-Probabilities are rounded as in :func:`skldp.channels._randomized_response.rr_probabilities`:
-the keep probability is a multiple of 2**-53, so the sampled channel is the stated one, and
-no stored ratio exceeds e^epsilon. The debiasing constant is then ``1 / (keep - other)``
+Randomized response inside these channels is sampled as in
+:func:`skldp.channels._randomized_response.rr_truth`: the true symbol is kept with a
+probability ``truth`` on the 2**-53 grid of uniform draws and otherwise redrawn uniformly, so
+the sampled channel is the stated one and no stored ratio exceeds e^epsilon. The debiasing constant is then ``1 / (keep - other)``
 (the paper's :math:`c = (e^\varepsilon + 1)/(e^\varepsilon - 1)` up to that rounding).
 """
 
@@ -50,7 +51,7 @@ from skldp._measurement import (
 )
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import SymbolChannel
-from skldp.channels._randomized_response import rr_probabilities
+from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
 
 __all__ = [
@@ -241,7 +242,7 @@ class _OneBitChannel(_MeasurementChannel):
         m = operator.shape[0]
         self.n_groups = m
         self.n_outputs = 2 * m
-        self.keep, self.other = rr_probabilities(self.epsilon, 2)
+        self.truth, self.keep, self.other = rr_truth(self.epsilon, 2)
         self.gain = self.keep - self.other
         c = self.debias
         rows = np.repeat(np.arange(m), 2)
@@ -259,8 +260,7 @@ class _OneBitChannel(_MeasurementChannel):
     def _sample(self, x, rng):
         groups = self._assign_groups(x.shape[0], rng)
         sign = self.operator.entries(groups, x)
-        prob = np.where(sign > 0, self.keep, self.other)
-        bit = rng.random(x.shape[0]) < prob
+        bit = rr_sample(sign > 0, 2, self.truth, rng)
         return 2 * groups + bit
 
     def _forward(self, p):
@@ -406,7 +406,7 @@ class SymmetricCompressiveChannel(_MeasurementChannel):
         self.operator = RademacherMatrix(m // 2, self.n_inputs, self.seed)
         self.n_outputs = m
         self.n_groups = 1
-        self.keep, self.other = rr_probabilities(self.epsilon, 2)
+        self.truth, self.keep, self.other = rr_truth(self.epsilon, 2)
         self.gain = self.keep - self.other
         h = m // 2
         scale = self.debias * h
@@ -427,7 +427,7 @@ class SymmetricCompressiveChannel(_MeasurementChannel):
         h = self.n_measurements // 2
         row = rng.integers(0, h, size=x.shape[0], dtype=np.int64)
         sign = self.operator.entries(row, x)
-        inside = rng.random(x.shape[0]) < self.keep
+        inside = rr_sample(np.ones(x.shape[0], np.int64), 2, self.truth, rng).astype(bool)
         top = (sign > 0) == inside
         return row + h * (~top)
 
@@ -505,7 +505,7 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
         self.operator = PermutedBlockDiagonal(inner, L, self.permutation)
         self.n_groups = m
         self.n_outputs = 2 * L * m
-        self.keep, self.other = rr_probabilities(self.epsilon, 2 * L)
+        self.truth, self.keep, self.other = rr_truth(self.epsilon, 2 * L)
         self.gain = self.keep - self.other
         c = self.debias
         j, ell = np.meshgrid(np.arange(m), np.arange(L), indexing="ij")
@@ -553,12 +553,7 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
         block, offset = np.divmod(self.permutation[x], self.block_width)
         sign = self.operator.inner.entries(groups, offset)
         truth = 2 * block + (sign > 0)
-        keep = rng.random(x.shape[0]) < self.keep
-        other = (
-            rng.integers(0, 2 * L - 1, size=x.shape[0]) if L > 1 else np.zeros(x.shape[0], np.int64)
-        )
-        other += other >= truth
-        return 2 * L * groups + np.where(keep, truth, other)
+        return 2 * L * groups + rr_sample(truth, 2 * L, self.truth, rng)
 
     def _forward(self, p):
         L, m = self.n_blocks, self.n_measurements

@@ -23,7 +23,6 @@ Two kinds of channel live here:
 """
 
 import hashlib
-import math
 import warnings
 
 import numpy as np
@@ -33,8 +32,8 @@ from scipy.sparse.linalg import LinearOperator, lsqr
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import Channel, SymbolChannel
-from skldp.channels._randomized_response import rr_probabilities
+from skldp.channels._base import Channel, SymbolChannel, within_ratio
+from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
 
 #: Largest ``min(n_inputs, C k)`` for which the least-squares solve is direct (a pseudo-inverse
@@ -50,28 +49,23 @@ VARIANCE_LIMIT = 3000
 
 
 def cohort_rr_probabilities(epsilon, k, n_cohorts):
-    """Return ``(keep, other)`` of k-RR as sampled, such that the cohort-scaled entries
+    """Return ``(truth, keep, other)`` of k-RR as sampled, such that the cohort-scaled entries
     ``keep / C`` and ``other / C`` also keep their ratio within ``e^eps`` in floating point.
 
-    ``keep`` starts from :func:`~skldp.channels._randomized_response.rr_probabilities` (a
-    multiple of 2**-53 at most ``e^eps * other``) and is lowered on the same grid if needed.
+    k-RR is sampled as in :func:`~skldp.channels._randomized_response.rr_truth`: the bucket
+    is kept with probability ``truth`` (a multiple of 2**-53) and otherwise redrawn uniformly
+    from all k buckets, so ``other = (1 - truth) / k`` and ``keep = truth + other``.
+    ``truth`` is lowered on its grid until the scaled ratios hold too.
     """
-    keep, other = rr_probabilities(epsilon, k)
-    bound = math.exp(epsilon)
-    while keep / n_cohorts > bound * (other / n_cohorts) or keep > bound * other:
-        keep -= 2.0**-53
-        other = (1.0 - keep) / (k - 1)
-    return keep, other
-
-
-def _rr_draw(buckets, k, keep, rng):
-    """k-RR on bucket indices: keep with probability ``keep``, else another bucket uniformly."""
-    out = buckets.copy()
-    flip = np.flatnonzero(rng.random(buckets.shape[0]) >= keep)
-    other = rng.integers(0, k - 1, size=flip.shape[0])
-    other += other >= buckets[flip]
-    out[flip] = other
-    return out
+    truth, keep, other = rr_truth(epsilon, k)
+    while not (
+        within_ratio(keep / n_cohorts, other / n_cohorts, epsilon)
+        and within_ratio(keep, other, epsilon)
+    ):
+        truth -= 2.0**-53
+        other = (1.0 - truth) / k
+        keep = truth + other
+    return truth, keep, other
 
 
 def _digest_array(a):
@@ -275,7 +269,7 @@ class CohortRRChannel(SymbolChannel):
         self.buckets = b
         self.n_inputs, self.n_cohorts = b.shape
         self.n_outputs = self.n_cohorts * self.n_buckets
-        self.keep, self.other = cohort_rr_probabilities(
+        self.truth, self.keep, self.other = cohort_rr_probabilities(
             self.epsilon, self.n_buckets, self.n_cohorts
         )
         self._a = self.keep - self.other
@@ -318,7 +312,7 @@ class CohortRRChannel(SymbolChannel):
     def _sample(self, x, rng):
         C, k = self.n_cohorts, self.n_buckets
         cohorts = rng.integers(0, C, size=x.shape[0])
-        y = _rr_draw(self.buckets[x, cohorts], k, self.keep, rng)
+        y = rr_sample(self.buckets[x, cohorts], k, self.truth, rng)
         return cohorts * k + y
 
     # -- linear map ------------------------------------------------------------------------------
@@ -458,7 +452,7 @@ class HashedRRChannel(OpenAlphabetChannel):
         self.n_cohorts = check_int(n_cohorts, "n_cohorts", min_value=1)
         self.hash_seed = check_hash_seed(hash_seed)
         self.n_outputs = self.n_cohorts * self.n_buckets
-        self.keep, self.other = cohort_rr_probabilities(
+        self.truth, self.keep, self.other = cohort_rr_probabilities(
             self.epsilon, self.n_buckets, self.n_cohorts
         )
 
@@ -476,7 +470,7 @@ class HashedRRChannel(OpenAlphabetChannel):
         values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
         cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
         buckets = row_buckets(values, cohorts, self.n_buckets, self.n_cohorts, self.hash_seed)[:, 0]
-        return cohorts * self.n_buckets + _rr_draw(buckets, self.n_buckets, self.keep, rng)
+        return cohorts * self.n_buckets + rr_sample(buckets, self.n_buckets, self.truth, rng)
 
     def candidate_buckets(self, candidates):
         """Bucket of each candidate in each cohort: int array (n_candidates, n_cohorts)."""

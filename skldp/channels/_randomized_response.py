@@ -35,6 +35,18 @@ def rr_truth(epsilon, k):
         truth -= 2.0**-53
 
 
+def rr_sample(values, k, truth, rng):
+    """k-RR as sampled: each value kept with probability ``truth``, else a uniform one of all k.
+
+    ``truth`` is a multiple of 2**-53 (:func:`rr_truth`), so the sampled channel is exactly
+    the stated one: ``keep = truth + (1 - truth) / k`` and ``other = (1 - truth) / k``.
+    """
+    out = np.array(values, dtype=np.int64, copy=True)
+    redraw = np.flatnonzero(rng.random(out.shape[0]) >= truth)
+    out[redraw] = rng.integers(0, k, size=redraw.shape[0])
+    return out
+
+
 def rr_probabilities(epsilon, k):
     """Return (keep, other) of k-RR as sampled: P(y = x) and P(y = x') for each x' != x.
 
@@ -111,11 +123,7 @@ class RandomizedResponseChannel(SymbolChannel):
         return (type(self), (self.epsilon, self.n_inputs))
 
     def _sample(self, x, rng):
-        # Report x with probability `truth`, else a uniform category of all k (maybe x).
-        out = x.copy()
-        redraw = np.flatnonzero(rng.random(x.shape[0]) >= self.truth)
-        out[redraw] = rng.integers(0, self.n_inputs, size=redraw.shape[0])
-        return out
+        return rr_sample(x, self.n_inputs, self.truth, rng)
 
     def _forward(self, p):
         return self._a * p + self._b * p.sum()

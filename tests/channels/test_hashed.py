@@ -87,10 +87,12 @@ def test_cohort_scaled_entries_keep_the_ratio_in_floating_point():
     for eps in (1e-9, 0.3, 1.0, 20.0, 700.0):
         for k in (2, 3, 1000):
             for C in (1, 3, 7, 100, 1000):
-                keep, other = _hashed.cohort_rr_probabilities(eps, k, C)
+                truth, keep, other = _hashed.cohort_rr_probabilities(eps, k, C)
                 assert keep / C <= math.exp(eps) * (other / C)
                 assert keep <= math.exp(eps) * other
-                assert keep / 2.0**-53 == math.floor(keep / 2.0**-53)
+                # the sampler's threshold is on the grid of uniform draws: sampled as stated
+                assert truth / 2.0**-53 == math.floor(truth / 2.0**-53)
+                assert other == (1.0 - truth) / k and keep == truth + other
 
 
 def test_single_cohort_identity_is_krr():
