@@ -259,7 +259,7 @@ class BitVectorChannel(Channel):
     def log_likelihood(self, reports, p):
         """log P(y_i) of each report when inputs follow ``p``, computed without underflow."""
         reports = self.check_reports(reports)
-        p = np.asarray(p, dtype=float)
+        p = self._check_prior(p)
         out = np.empty(reports.shape[0])
         step = self._rows_per_chunk()
         with np.errstate(divide="ignore"):
@@ -273,7 +273,7 @@ class BitVectorChannel(Channel):
     def posterior(self, reports, p):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
-        joint = self._relative_likelihood(reports) * np.asarray(p, dtype=float)
+        joint = self._relative_likelihood(reports) * self._check_prior(p)
         total = joint.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
