@@ -23,7 +23,7 @@ import weakref
 import numpy as np
 
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import floor_to_uniform_grid
+from skldp.channels._base import floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
     BitVectorChannel,
     PackedBitReports,
@@ -37,6 +37,8 @@ _ULP = 2.0**-53
 #: Relative slack kept below e^epsilon in every stated ratio, so that products of up to
 #: thousands of floating-point factors still verify without tolerance.
 _MARGIN = 1e-12
+#: Relative slack for likelihood ratios computed from rounded probabilities.
+_SLACK = 2.0**-40
 
 #: Up to this many non-decisive bits, EM statistics are a histogram of bit patterns.
 _MAX_PATTERN_BITS = 16
@@ -49,27 +51,34 @@ def _exp(x):
         return math.inf
 
 
-def rappor_probabilities(epsilon, theta=None):
+def rappor_probabilities(epsilon, theta=None, power=1):
     r"""Return ``(theta, psi)`` of (theta, epsilon)-generalized RAPPOR as sampled.
 
     A one-hot bit is kept at one with probability theta; every other bit is set with
     probability :math:`\psi = \theta / ((1 - \theta) e^\varepsilon + \theta)`, the smallest
-    value for which the privacy ratio :math:`\theta (1 - \psi) / (\psi (1 - \theta))` is at
+    value for which the privacy ratio :math:`r = \theta (1 - \psi) / (\psi (1 - \theta))` is at
     most :math:`e^\varepsilon`. ``theta=None`` gives basic one-time RAPPOR,
     :math:`\theta = e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)` and :math:`\psi = 1 - \theta`.
 
     theta is rounded down and psi up to multiples of 2**-53 (the grid of uniform draws), psi
-    is at least 2**-53, and psi is computed against :math:`e^\varepsilon (1 - 10^{-12})` so
-    that the stated channel, evaluated in floating point, never exceeds the bound.
+    is at least 2**-53 and at most theta (so :math:`r \ge 1` and the reverse ratio
+    :math:`1/r` needs no care), and psi is raised on its grid until :math:`r^{power}`, with a
+    relative slack of 2**-40 for the rounding of likelihoods built from it, stays within
+    :math:`e^{power \cdot \varepsilon}` in every floating-point form
+    (:func:`~skldp.channels._base.within_ratio`). ``power`` is the number of hashes of hashed
+    RAPPOR, where a report's likelihood ratio is a product of up to ``power`` such ratios.
     """
     if theta is None:
         theta = 1.0 / (1.0 + _exp(-epsilon / 2.0))
     theta = float(floor_to_uniform_grid(theta))
     theta = min(max(theta, _ULP), 1.0 - _ULP)
-    bound = _exp(epsilon) * (1.0 - _MARGIN)
+    bound = _exp(epsilon)
     psi = theta / (theta + bound * (1.0 - theta)) if math.isfinite(bound) else 0.0
-    psi = max(float(ceil_to_uniform_grid(psi)), _ULP)
-    while theta * (1.0 - psi) > bound * psi * (1.0 - theta):
+    psi = min(max(float(ceil_to_uniform_grid(psi)), _ULP), theta)
+    total = power * epsilon
+    while psi < theta and not within_ratio(
+        (theta * (1.0 - psi)) ** power * (1.0 + _SLACK), (psi * (1.0 - theta)) ** power, total
+    ):
         psi += _ULP
     return theta, psi
 
