@@ -278,6 +278,13 @@ class _OneBitChannel(_MeasurementChannel):
         base = 0.5 * (self.keep + self.other) * (v0.sum() + v1.sum())
         return (base + 0.5 * self.gain * self.operator.rmatvec(v1 - v0)) / m
 
+    def _likelihood(self, reports):
+        # report 2 j + b: group j (probability 1/m) and its bit b, keep if b = [M[j, x] > 0]
+        groups, bit = np.divmod(reports, 2)
+        sign = self.operator.entries(groups[:, None], np.arange(self.n_inputs)[None, :])
+        match = (sign > 0) == (bit[:, None] == 1)
+        return np.where(match, self.keep, self.other) / self.n_groups
+
     def _to_dense(self):
         M = self.operator.to_dense().T  # (k, m)
         m = self.n_groups
@@ -443,6 +450,13 @@ class SymmetricCompressiveChannel(_MeasurementChannel):
         base = 0.5 * (self.keep + self.other) * v.sum()
         return (base + 0.5 * self.gain * self.operator.rmatvec(top - bottom)) / h
 
+    def _likelihood(self, reports):
+        # report r < h: row r with the sign kept; r >= h: row r - h with the sign flipped
+        h = self.n_measurements // 2
+        top = reports < h
+        sign = self.operator.entries((reports % h)[:, None], np.arange(self.n_inputs)[None, :])
+        return np.where((sign > 0) == top[:, None], self.keep, self.other) / h
+
     def _to_dense(self):
         h = self.n_measurements // 2
         A = self.operator.to_dense().T  # (k, h)
@@ -572,6 +586,15 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
         diff = (V[..., 1] - V[..., 0]).T.ravel()  # row l m + j
         out = self.other * v.sum() + 0.5 * self.gain * per_block[self._block_of]
         return (out + 0.5 * self.gain * self.operator.rmatvec(diff)) / m
+
+    def _likelihood(self, reports):
+        # report 2 L j + s: group j (probability 1/m) and symbol s, kept if s is x's own
+        L, m = self.n_blocks, self.n_measurements
+        groups, symbol = np.divmod(reports, 2 * L)
+        block, offset = np.divmod(self.permutation, self.block_width)
+        sign = self.operator.inner.entries(groups[:, None], offset[None, :])
+        truth = 2 * block[None, :] + (sign > 0)
+        return np.where(truth == symbol[:, None], self.keep, self.other) / m
 
     def _to_dense(self):
         L, m = self.n_blocks, self.n_measurements
