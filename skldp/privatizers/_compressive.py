@@ -208,7 +208,7 @@ class SymmetricCompressive(BasePrivatizer):
         )
 
 
-def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None):
+def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None, n_categories=None):
     r"""The number of blocks L of recursive compressive privatization.
 
     ``n_blocks`` given: it is used (a power of two). Otherwise L is the largest power of two
@@ -217,6 +217,8 @@ def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None):
     :math:`2^{b-1}` for a budget of b = ``max_bits`` bits, since a report takes
     :math:`\log_2 L + 1` bits. (The paper's box writes :math:`\min\{2^b, 2^{\lceil \log_2
     e^\varepsilon \rceil}\}`, which can exceed both the budget and :math:`e^\varepsilon`.)
+    It is also capped at the padded domain size K (blocks of one cell; more blocks than
+    cells would be empty), so a huge epsilon gives L = K rather than an astronomical L.
     """
     if n_blocks is not None:
         L = check_int(n_blocks, "n_blocks", min_value=1)
@@ -228,7 +230,10 @@ def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None):
             )
         return L
     eps = check_epsilon(epsilon)
-    L = 1 << max(0, math.floor(eps / math.log(2) + 1e-12))
+    exponent = max(0, math.floor(min(eps, 4096.0) / math.log(2) + 1e-12))
+    if n_categories is not None:
+        exponent = min(exponent, max(0, math.ceil(math.log2(n_categories))))
+    L = 1 << exponent
     if max_bits is not None:
         b = check_int(max_bits, "max_bits", min_value=1)
         L = min(L, 1 << (b - 1))
@@ -334,7 +339,7 @@ class RecursiveCompressive(BasePrivatizer):
         _check_assignment(self.assignment)
 
     def _make_channel(self, categories, column):
-        L = resolve_n_blocks(self.epsilon, self.n_blocks, self.max_bits)
+        L = resolve_n_blocks(self.epsilon, self.n_blocks, self.max_bits, len(categories))
         return RecursiveCompressiveChannel(
             self.epsilon, len(categories), self.n_measurements, L, self.matrix_seed, self.assignment
         )
