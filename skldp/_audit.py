@@ -204,6 +204,8 @@ def _protection(model, channel):
         prot = getattr(obj, "protected_outputs", None)
         if callable(prot):
             prot = prot()
+        if callable(getattr(prot, "is_protected", None)):  # e.g. ZeroBits of uRAP
+            return lambda reports, prot=prot: np.asarray(prot.is_protected(reports), dtype=bool)
         if prot is not None:
             prot = np.asarray(prot)
             if prot.dtype == bool:

@@ -521,6 +521,17 @@ class ZeroBits:
         pattern = sum(1 << b for b in self.bits)
         return (np.arange(n_outputs) & pattern) == 0
 
+    def is_protected(self, reports):
+        """Boolean mask over report rows (0/1 arrays of shape (n, width)): those bits all zero."""
+        reports = np.asarray(reports)
+        if reports.ndim != 2:
+            raise ValueError(f"bit-vector reports are 2-D (n, width); got shape {reports.shape}")
+        if self.bits and self.bits[-1] >= reports.shape[1]:
+            raise ValueError(
+                f"bit {self.bits[-1]} does not exist in reports of width {reports.shape[1]}"
+            )
+        return ~np.asarray(reports[:, list(self.bits)], dtype=bool).any(axis=1)
+
     def __eq__(self, other):
         return isinstance(other, ZeroBits) and self.bits == other.bits
 

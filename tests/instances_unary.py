@@ -42,3 +42,8 @@ EXPECTED_FAILED_CHECKS = {
     "check_fit1d": "a 1-D input is one column of categorical values",
     "check_fit2d_predict1d": "a 1-D input is one column of categorical values",
 }
+
+#: What the trust tests (tests/registry.py) run over: the generic instances plus uRR and uRAP
+#: with their sensitive sets inside a public domain (PersonalizedULDP reads two columns and
+#: has its own tests).
+REGISTRY = [*INSTANCES, *SPECIAL_INSTANCES[:2]]

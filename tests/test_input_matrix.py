@@ -241,7 +241,11 @@ def _corrupt(p, reports):
     none = plain.astype(object)
     none[0, 0] = None
     # symbols must lie in [0, n_outputs); bit-vector reports must be bits
-    rng_msg = r"lie in \[0, \d+\)" if ch.report_kind == "symbol" else r"lie in \[0, \d+\)|bits in \{0, 1\}"
+    rng_msg = (
+        r"lie in \[0, \d+\)"
+        if ch.report_kind == "symbol"
+        else r"lie in \[0, \d+\)|bits in \{0, 1\}"
+    )
     return {
         "out_of_range": (out, ValueError, rng_msg),
         "negative": (neg, ValueError, rng_msg),

@@ -156,7 +156,9 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
         self.buckets = b
         self.n_inputs, C, self.n_hashes = b.shape
         self._layout(k, C)
-        self.theta, self.psi = rappor_probabilities(self.epsilon / self.n_hashes, power=self.n_hashes)
+        self.theta, self.psi = rappor_probabilities(
+            self.epsilon / self.n_hashes, power=self.n_hashes
+        )
         # first[s, c, i] is 1 when position buckets[s, c, i] was not set by an earlier hash.
         first = np.ones(b.shape, dtype=np.int64)
         for i in range(1, self.n_hashes):
@@ -302,7 +304,9 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
         C = check_int(n_cohorts, "n_cohorts", min_value=1)
         self.hash_seed = check_hash_seed(hash_seed)
         self._layout(k, C)
-        self.theta, self.psi = rappor_probabilities(self.epsilon / self.n_hashes, power=self.n_hashes)
+        self.theta, self.psi = rappor_probabilities(
+            self.epsilon / self.n_hashes, power=self.n_hashes
+        )
 
     def _key(self):
         return (self.epsilon, self.n_bits, self.n_hashes, self.n_cohorts, self.hash_seed)

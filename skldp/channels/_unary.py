@@ -34,10 +34,8 @@ from skldp.privacy import LDP
 
 _ULP = 2.0**-53
 
-#: Relative slack kept below e^epsilon in every stated ratio, so that products of up to
-#: thousands of floating-point factors still verify without tolerance.
-_MARGIN = 1e-12
-#: Relative slack for likelihood ratios computed from rounded probabilities.
+#: Relative slack kept below e^epsilon in every stated ratio, so that likelihoods built as
+#: products of many floating-point factors still verify without tolerance.
 _SLACK = 2.0**-40
 
 #: Up to this many non-decisive bits, EM statistics are a histogram of bit patterns.
@@ -72,7 +70,7 @@ def rappor_probabilities(epsilon, theta=None, power=1):
         theta = 1.0 / (1.0 + _exp(-epsilon / 2.0))
     theta = float(floor_to_uniform_grid(theta))
     theta = min(max(theta, _ULP), 1.0 - _ULP)
-    bound = _exp(epsilon)
+    bound = _exp(epsilon) * (1.0 - 2.0 * _SLACK)  # a start just inside the bound
     psi = theta / (theta + bound * (1.0 - theta)) if math.isfinite(bound) else 0.0
     psi = min(max(float(ceil_to_uniform_grid(psi)), _ULP), theta)
     total = power * epsilon

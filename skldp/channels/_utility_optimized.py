@@ -11,10 +11,10 @@ import math
 import numpy as np
 
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import SymbolChannel, floor_to_uniform_grid
+from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import ceil_to_uniform_grid
 from skldp.channels._unary import (
-    _MARGIN,
+    _SLACK,
     UnaryEncodingChannel,
     _exp,
     check_theta,
@@ -53,7 +53,8 @@ def urr_probabilities(epsilon, n_sensitive):
     sensitive output other than the input and :math:`c_1 = c_3 + c_2` that of a sensitive
     input reported as itself. keep is rounded down to a multiple of 2**-53 (the grid of
     uniform draws), kept below 1, and lowered until ``keep + other <= e^eps * other`` holds in
-    floating point. With no sensitive value, keep = 1 (the identity).
+    every floating-point form (:func:`~skldp.channels._base.within_ratio`). With no
+    sensitive value, keep = 1 (the identity).
     """
     if n_sensitive == 0:
         return 1.0, 0.0
@@ -65,9 +66,8 @@ def urr_probabilities(epsilon, n_sensitive):
         )
     )
     keep = min(keep, 1.0 - _ULP)
-    bound = _exp(epsilon)
     other = (1.0 - keep) / n_sensitive
-    while keep + other > bound * other:
+    while not within_ratio(keep + other, other, epsilon):
         keep -= _ULP
         other = (1.0 - keep) / n_sensitive
     return keep, other
@@ -170,15 +170,22 @@ def urap_probabilities(epsilon, theta=None):
 
     theta and d1 are those of generalized RAPPOR (:func:`rappor_probabilities`);
     :math:`d_2 = (1 - \theta) / (1 - d_1)` is rounded up to a multiple of 2**-53 and raised
-    until :math:`\theta / (d_1 d_2) \le e^\varepsilon (1 - 10^{-12})`, the ratio of a
-    sensitive input to a non-sensitive one on a protected output with the sensitive bit set.
+    on that grid until the two ratios it sets, :math:`\theta / (d_1 d_2)` (a sensitive input
+    against a non-sensitive one on a protected output with the sensitive bit set) and
+    :math:`(1 - d_1) d_2 / (1 - \theta)` (the other way round with the bit clear), stay within
+    :math:`e^\varepsilon` with a relative slack of 2**-40 in every floating-point form
+    (:func:`~skldp.channels._base.within_ratio`). At :math:`d_2 = 1` both hold by the RAPPOR
+    ratio, so the search always ends.
     """
     theta, d1 = rappor_probabilities(epsilon, theta)
-    bound = _exp(epsilon) * (1.0 - _MARGIN)
-    d2 = float(ceil_to_uniform_grid((1.0 - theta) / (1.0 - d1)))
-    while theta > bound * d1 * d2 or (1.0 - d1) * d2 > bound * (1.0 - theta):
-        d2 += _ULP
-    return theta, d1, min(d2, 1.0)
+    d2 = (1.0 - theta) / (1.0 - d1) * (1.0 + 2.0 * _SLACK)
+    d2 = min(float(ceil_to_uniform_grid(d2)), 1.0)
+    while d2 < 1.0 and not (
+        within_ratio(theta * (1.0 + _SLACK), d1 * d2, epsilon)
+        and within_ratio((1.0 - d1) * d2 * (1.0 + _SLACK), 1.0 - theta, epsilon)
+    ):
+        d2 = min(d2 + _ULP, 1.0)
+    return theta, d1, d2
 
 
 class UtilityOptimizedRAPPORChannel(UnaryEncodingChannel):

@@ -78,10 +78,18 @@ def test_unreported_candidates_get_exact_zeros(method):
 
 def test_projection_cuts_absent_candidates_at_high_epsilon():
     x = np.array(["a"] * 6000 + ["b"] * 3000 + ["c"] * 1000, dtype=object)
-    reports = HashedRR(epsilon=6.0, n_buckets=64, n_cohorts=8, random_state=2).fit_transform(x)
     cands = np.array(["a", "b", "c", "never", "seen", "at", "all"], dtype=object)
-    est = CandidateEstimator(candidates=cands).fit(reports)
-    assert est.distribution_[3:].sum() < 0.01 and np.sum(est.distribution_[3:] == 0) >= 2
+    zeros = []
+    for seed in range(10):
+        reports = HashedRR(epsilon=6.0, n_buckets=64, n_cohorts=8, random_state=seed).fit_transform(
+            x
+        )
+        est = CandidateEstimator(candidates=cands).fit(reports)
+        assert est.distribution_[3:].sum() < 0.01
+        zeros.append(np.sum(est.distribution_[3:] == 0))
+    # An absent candidate's least-squares estimate is centred at zero, so the projection
+    # cuts about half of them or more; over 10 runs of 4 absent candidates, at least 12.
+    assert sum(zeros) >= 12, zeros
 
 
 def test_colliding_candidates_are_reported_and_split_evenly():
