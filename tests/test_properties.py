@@ -21,8 +21,10 @@ from skldp import EmpiricalEstimator
 from tests.registry import ESTIMATORS, MECHANISMS, SIMPLEX_ESTIMATORS, instance_id
 
 SETTINGS = settings(
-    max_examples=20,
+    max_examples=60,
     deadline=None,
+    derandomize=True,  # the same examples on every run and machine: CI is reproducible
+    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
 )
 
