@@ -158,8 +158,8 @@ class _FixedUniform:
     def random(self, n):
         return self.u[:n]
 
-    def integers(self, low, high, size):
-        return np.full(size, high - 1)
+    def integers(self, low, high, size, dtype=np.int64):
+        return np.full(size, high - 1, dtype=dtype)
 
 
 def test_randomized_response_threshold_is_strict():

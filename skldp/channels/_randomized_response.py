@@ -41,9 +41,18 @@ def rr_sample(values, k, truth, rng):
     ``truth`` is a multiple of 2**-53 (:func:`rr_truth`), so the sampled channel is exactly
     the stated one: ``keep = truth + (1 - truth) / k`` and ``other = (1 - truth) / k``.
     """
-    out = np.array(values, dtype=np.int64, copy=True)
-    redraw = np.flatnonzero(rng.random(out.shape[0]) >= truth)
-    out[redraw] = rng.integers(0, k, size=redraw.shape[0])
+    values = np.asarray(values, dtype=np.int64)
+    n = values.shape[0]
+    if truth < 0.5:
+        # Most rows are redrawn: draw a uniform category for every row, keep the few truths
+        # (cheaper than indexing the many redrawn rows).
+        kept = rng.random(n) < truth
+        out = rng.integers(0, k, size=n, dtype=np.int64)
+        np.copyto(out, values, where=kept)
+        return out
+    out = values.copy()
+    redraw = np.flatnonzero(rng.random(n) >= truth)
+    out[redraw] = rng.integers(0, k, size=redraw.shape[0], dtype=np.int64)
     return out
 
 
