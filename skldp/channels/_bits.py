@@ -70,7 +70,7 @@ def bernoulli_bits(rng, n_rows, probs):
     # vectorizes better than a broadcast row.
     uniform = bool(np.all(probs == probs[0]))
     h_scalar = np.uint8(hi_u8[0])
-    rows_per_chunk = max(1, (1 << 20) // width)
+    rows_per_chunk = max(1, (1 << 18) // width)  # 256 KB blocks stay in the L2 cache
     bitgen = rng.bit_generator
     for start in range(0, n_rows, rows_per_chunk):
         stop = min(n_rows, start + rows_per_chunk)
