@@ -118,7 +118,7 @@ def report(dataset, epsilons, mean, nonpriv, counts, sensitive):
     )
 
 
-def plot(results, epsilons, path):
+def plot(results, path):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -128,6 +128,7 @@ def plot(results, epsilons, path):
         len(results), len(ESTIMATORS), figsize=(12, 4 * len(results)), squeeze=False
     )
     for row, (dataset, (mean, nonpriv, counts, _)) in enumerate(results.items()):
+        epsilons = sorted({eps for (_, _, eps) in mean})  # this data set's grid, ln|X| included
         for col, est in enumerate(ESTIMATORS):
             ax = axes[row][col]
             for mech in MECHANISMS:
@@ -168,10 +169,8 @@ def main(argv=None):
     t0 = time.perf_counter()
     results = {}
     for dataset in datasets:
-        eps_grid = sorted(
-            set(epsilons)
-            | ({math.log(625)} if dataset == "foursquare" and not args.quick else set())
-        )
+        k = DATASETS[dataset]()[0].shape[0]
+        eps_grid = sorted(set(epsilons) | ({math.log(k)} if not args.quick else set()))
         mean, nonpriv, counts, sensitive = run(
             dataset, eps_grid, realizations, args.seed, args.tol, args.max_iter
         )
@@ -179,7 +178,7 @@ def main(argv=None):
         report(dataset, eps_grid, mean, nonpriv, counts, sensitive)
     print(f"\n{realizations} realization(s), {time.perf_counter() - t0:.1f} s")
     if args.plot:
-        plot(results, sorted(epsilons), args.plot)
+        plot(results, args.plot)
 
 
 if __name__ == "__main__":

@@ -105,14 +105,14 @@ def report(dataset, sizes, epsilons, out, counts):
     )
 
 
-def plot(results, sizes_by, epsilons, path):
+def plot(results, sizes_by, path):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(
-        len(results), len(epsilons), figsize=(10, 4 * len(results)), squeeze=False
+        len(results), 2, figsize=(10, 4 * len(results)), squeeze=False
     )
     for row, (dataset, (out, counts)) in enumerate(results.items()):
         eps_list = [0.1, math.log(counts.shape[0])]
@@ -168,7 +168,7 @@ def main(argv=None):
         report(dataset, sizes, epsilons, out, counts)
     print(f"\n{draws} draw(s) per size, {time.perf_counter() - t0:.1f} s")
     if args.plot:
-        plot(results, sizes_by, None, args.plot)
+        plot(results, sizes_by, args.plot)
 
 
 if __name__ == "__main__":
