@@ -70,9 +70,7 @@ def _read_table(path, *, what, column=None):
             )
         return frame[[column]].astype("string")
     except ImportError as exc:
-        raise CLIError(
-            f"reading {path!r} needs a Parquet engine: pip install pyarrow ({exc})"
-        ) from exc
+        raise CLIError(f"reading {path!r} needs a Parquet engine: pip install pyarrow") from exc
     except (
         pd.errors.ParserError,
         pd.errors.EmptyDataError,
