@@ -43,6 +43,26 @@ def _fingerprint(cands):
     return (cands.shape[0], h.hexdigest())
 
 
+def _warn_if_underdetermined(channel, n_candidates):
+    """Warn when the cohort-stacked system has fewer independent rows than candidates.
+
+    Each cohort's k-RR buckets add up to the cohort's total, so k-RR gives at most
+    :math:`C(k-1)+1` independent rows; Bloom bits have no such constraint (at most C m rows).
+    """
+    rows = channel.incidence.shape[0]
+    cohorts = int(getattr(channel, "n_cohorts", 1))
+    bound = rows - (cohorts - 1) if channel.report_kind == "symbol" else rows
+    if n_candidates > bound:
+        warnings.warn(
+            f"{n_candidates} reported candidates but the reports give at most {bound} "
+            "independent statistics: the least-squares system is underdetermined and the "
+            "estimate spreads mass over candidates it cannot tell apart; use more cohorts or "
+            "buckets, or fewer candidates",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
 class CandidateEstimator(BaseDistributionEstimator):
     r"""Frequencies of candidate values from open-alphabet reports (hashed k-RR, hashed RAPPOR).
 
@@ -204,6 +224,8 @@ class CandidateEstimator(BaseDistributionEstimator):
             # A candidate none of whose cohort buckets (or Bloom bits) was reported is fixed
             # at an exact zero and left out of the least-squares system.
             unreported = np.asarray(channel.incidence.T @ np.asarray(plain, dtype=float)) == 0
+        if hasattr(channel, "incidence"):
+            _warn_if_underdetermined(channel, int((~unreported).sum()))
         if unreported.any():
             p_ls = np.zeros(channel.n_inputs)
             keep = np.flatnonzero(~unreported)

@@ -224,3 +224,15 @@ def test_grid_search_over_the_number_of_buckets():
     grid = {"privatize__n_buckets": [2, 32]}
     gs = GridSearchCV(pipe, grid, cv=2, scoring=make_distribution_scorer("l1")).fit(X)
     assert gs.best_params_ == {"privatize__n_buckets": 32}
+
+
+def test_more_candidates_than_independent_statistics_warns():
+    # k-RR with C = 2 cohorts of k = 4 buckets gives at most C (k - 1) + 1 = 7 independent
+    # bucket counts; 8 reported candidates cannot all be identified.
+    x = np.array([f"v{i}" for i in range(8)] * 200, dtype=object)
+    reports = HashedRR(epsilon=4.0, n_buckets=4, n_cohorts=2, random_state=0).fit_transform(x)
+    with pytest.warns(UserWarning, match="at most 7 independent statistics"):
+        CandidateEstimator(candidates=[f"v{i}" for i in range(8)]).fit(reports)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        CandidateEstimator(candidates=[f"v{i}" for i in range(7)]).fit(reports)
