@@ -166,19 +166,30 @@ class UnaryEncodingChannel(BitVectorChannel):
             setattr(self, name, arr)
         self._free = np.flatnonzero(nd)
         self._pinning = np.flatnonzero(decisive)
+        self._pin_mask = np.asarray(decisive, dtype=np.uint8)
         self._scale0 = float(np.sum(np.log1p(-off[nd])))
 
     # -- reports -------------------------------------------------------------------------------------
     def check_reports(self, reports):
         reports = super().check_reports(reports)
         if self._pinning.size and reports.size:
-            hits = reports[:, self._pinning].sum(axis=1, dtype=np.int64)
+            hits = self._pinned_hits(reports)
             if np.any(hits > 1):
                 raise ValueError(
                     f"some reports set two or more bits that {type(self).__name__} sets only for "
                     "their own input; they cannot come from this mechanism"
                 )
         return reports
+
+    def _pinned_hits(self, reports):
+        """How many decisive bits each 0/1 report sets, in row blocks (no column gather)."""
+        n, width = reports.shape
+        out = np.empty(n, dtype=np.int64)
+        step = max(1, (1 << 22) // max(width, 1))
+        for start in range(0, n, step):
+            block = reports[start : start + step] & self._pin_mask
+            out[start : start + step] = np.count_nonzero(block, axis=1)
+        return out
 
     def _sample(self, x, rng):
         n = x.shape[0]
@@ -212,13 +223,12 @@ class UnaryEncodingChannel(BitVectorChannel):
     def _relative_likelihood(self, reports):
         R = self._r0 + reports * self._c
         if self._pinning.size:
-            hits = reports[:, self._pinning]
-            count = hits.sum(axis=1)
+            count = self._pinned_hits(reports)
             rows = np.flatnonzero(count > 0)
             if rows.size:
                 R[rows] = 0.0
                 one = rows[count[rows] == 1]
-                cols = self._pinning[np.argmax(hits[one], axis=1)]
+                cols = self._pinning[np.argmax(reports[one][:, self._pinning], axis=1)]
                 R[one, cols] = self.on[cols]
         return R
 
@@ -239,11 +249,11 @@ class UnaryEncodingChannel(BitVectorChannel):
         pinned = np.zeros(self.n_inputs, dtype=np.int64)
         free_rows = reports
         if self._pinning.size:
-            hits = reports[:, self._pinning]
-            count = hits.sum(axis=1, dtype=np.int64)
+            count = self._pinned_hits(reports)
             one = np.flatnonzero(count == 1)
             pinned += np.bincount(
-                self._pinning[np.argmax(hits[one], axis=1)], minlength=self.n_inputs
+                self._pinning[np.argmax(reports[one][:, self._pinning], axis=1)],
+                minlength=self.n_inputs,
             )
             free_rows = reports[count == 0]
         if self._pinning.size:
