@@ -127,10 +127,23 @@ def test_em_warns_when_not_converged():
     assert not em.converged_ and em.n_iter_ == 1
 
 
+def test_em_default_start_falls_back_to_uniform_without_an_empirical_estimate():
+    from skldp.channels import BinaryRandomizedResponseChannel
+
+    # epsilon_01 = 0: both inputs give the same output distribution, so the empirical
+    # estimate does not exist; the likelihood is flat and EM stays at its uniform start.
+    ch = BinaryRandomizedResponseChannel(0.0, 1.0)
+    with pytest.raises(ValueError, match="nothing about the distribution"):
+        EmpiricalEstimator().fit(_reports(ch, [0.3, 0.7], 500, 2))
+    est = EMEstimator().fit(_reports(ch, [0.3, 0.7], 500, 2))
+    assert_allclose(est.distribution_, [0.5, 0.5], atol=1e-15)
+    assert est.converged_
+
+
 def test_em_init_options():
     ch = RandomizedResponseChannel(1.0, 4)
     R = _reports(ch, simplex_point(4), 2000, 6)
-    a = EMEstimator(init="empirical", tol=1e-12).fit(R).distribution_
+    a = EMEstimator(init="uniform", tol=1e-12).fit(R).distribution_
     b = EMEstimator(init=[0.1, 0.2, 0.3, 0.4], tol=1e-12).fit(R).distribution_
     c = EMEstimator(tol=1e-12).fit(R).distribution_
     assert_allclose(a, c, atol=1e-8)
