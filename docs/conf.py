@@ -152,7 +152,8 @@ def _gallery_page():
         "",
         "Runnable scripts in the ``examples/`` folder of the repository, most of them reproducing a",
         "table or a figure of the papers. Each one prints its numbers and writes its figure;",
-        "the figures below are the ones committed with the scripts (rerun a script to refresh it).",
+        "the figures and printed outputs below are the ones committed with the scripts (rerun a",
+        "script to refresh them).",
         "A figure is shown when a PNG named after the script (``examples/<script>*.png``), or",
         "named in the script, is in ``examples/``, ``examples/figures/`` or ``examples/images/``.",
         "",
@@ -178,6 +179,15 @@ def _gallery_page():
         for fig in figures:
             shutil.copy(fig, out_dir / fig.name)
             lines += [f".. image:: gallery/{fig.name}", f"   :alt: figure written by {path.name}", ""]
+        # its recorded printed output (tables, claims checked), saved as examples/figures/<stem>.txt
+        printed = path.parent / "figures" / f"{path.stem}.txt"
+        if printed.is_file():
+            lines += [
+                f".. literalinclude:: ../examples/figures/{printed.name}",
+                "   :language: text",
+                f"   :caption: recorded output: examples/figures/{printed.name}",
+                "",
+            ]
         lines += [
             f".. literalinclude:: ../examples/{path.name}",
             "   :language: python",

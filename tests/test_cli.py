@@ -2,8 +2,10 @@
 
 import json
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -214,6 +216,24 @@ def test_console_entry_point_in_a_subprocess(people, tmp_path):
     assert out.returncode == 2 and out.stderr.startswith("skldp privatize: error: input file")
     assert "Traceback" not in out.stderr
     assert build_parser().prog == "skldp"
+
+
+def test_demo_with_an_unwritable_plot_exits_2(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "no such folder" / "demo.png"
+    code, out, err = run(["demo", "--repeats", "1", "--plot", plot, "--no-progress"], capsys)
+    assert code == 2
+    assert "TV error (95% CI)" in out  # the table is printed before the plot fails
+    assert err.startswith("skldp demo: error: cannot write the plot") and "Traceback" not in err
+
+
+def test_installed_console_script(tmp_path):
+    script = shutil.which("skldp", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the skldp console script is not installed beside this Python")
+    out = subprocess.run([script, "mechanisms"], capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "RandomizedResponse" in out.stdout and "HadamardResponse" in out.stdout
 
 
 def test_candidates_are_only_for_open_alphabets(people, tmp_path, capsys):
