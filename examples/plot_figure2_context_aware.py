@@ -15,12 +15,13 @@ paper's "LDP"), for n = 1000 * 2**i reports (i = 0..9, 1000 to 512,000), averagi
 * Geo(0.95)*: the 0.95**i law permuted over the symbols (one permutation, seed 2020, fixed
   across repetitions) "to spread the heavy elements into multiple blocks".
 
-Each repetition draws 512,000 values once per distribution, privatizes them once per
-mechanism with the real sampler, and estimates from the first n reports for each n (nested
-samples; common random inputs across mechanisms). The paper does not state its normalization;
-the default here clips the unbiased estimate at zero and renormalizes (the Hadamard-response
-reference code's default); ``--normalization simplex`` projects onto the simplex and ``none``
-keeps the raw unbiased estimate.
+The grid runs through :func:`skldp.experiments.run_experiment` (the public privatizers and
+estimators, each (n, repetition) with its own raw sample drawn i.i.d. from the distribution,
+common to all mechanisms; parallel over ``--n-jobs`` processes, with a progress bar). The paper
+does not state its normalization; the default here clips the unbiased estimate at zero and
+renormalizes (``ProjectedEstimator(method="clip")``, the Hadamard-response reference code's
+default); ``--normalization simplex`` projects onto the simplex and ``none`` keeps the raw
+unbiased estimate (``EmpiricalEstimator``).
 
 Usage::
 
@@ -38,56 +39,57 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
 
 import numpy as np  # noqa: E402
 
-from skldp.channels import BlockHadamardResponseChannel, HadamardResponseChannel  # noqa: E402
-from skldp.metrics import total_variation  # noqa: E402
-from skldp.projection import clip_normalize, project_simplex  # noqa: E402
+from skldp import (  # noqa: E402
+    BlockHadamardResponse,
+    EmpiricalEstimator,
+    HadamardResponse,
+    ProjectedEstimator,
+)
+from skldp.datasets import make_geometric, make_uniform, make_zipf  # noqa: E402
+from skldp.experiments import run_experiment, summarize  # noqa: E402
 
 K = 1000
 BLOCK_COUNTS = (10, 20, 50, 100)
-NORMALIZATIONS = {"clip": clip_normalize, "simplex": project_simplex, "none": lambda v: v}
+NORMALIZATIONS = {
+    "clip": ProjectedEstimator(method="clip"),
+    "simplex": ProjectedEstimator(method="simplex"),
+    "none": EmpiricalEstimator(),
+}
 
 
 def distributions(k=K, lam=0.95, seed=2020):
-    i = np.arange(k)
-    geo = lam**i / np.sum(lam**i)
-    text = (1 - lam) ** i * lam
-    zipf = 1.0 / (i + 1)
     return {
-        "Uniform": np.full(k, 1.0 / k),
-        "Geo(0.95), p(i) ~ 0.95^i": geo,
-        "Geo(0.95) as printed, p(i) ~ 0.05^i": text / text.sum(),
-        "Zipf(1)": zipf / zipf.sum(),
-        "Geo(0.95)*, permuted": np.random.default_rng(seed).permutation(geo),
+        "Uniform": make_uniform(k),
+        "Geo(0.95), p(i) ~ 0.95^i": make_geometric(k, lam=lam, reading="ratio"),
+        "Geo(0.95) as printed, p(i) ~ 0.05^i": make_geometric(k, lam=lam, reading="text"),
+        "Zipf(1)": make_zipf(k, exponent=1.0),
+        "Geo(0.95)*, permuted": make_geometric(k, lam=lam, permute=True, random_state=seed),
     }
 
 
-def mechanisms(epsilon, k=K):
-    out = {"LDP (HR)": HadamardResponseChannel(epsilon, k)}
+def mechanisms(epsilon):
+    """Hadamard response on all symbols, and m equal contiguous blocks of Hadamard response."""
+    out = {"LDP (HR)": HadamardResponse(epsilon=epsilon)}
     for m in BLOCK_COUNTS:
-        out[f"m = {m}"] = BlockHadamardResponseChannel(epsilon, np.arange(k) * m // k)
+        out[f"m = {m}"] = BlockHadamardResponse(epsilon=epsilon, n_blocks=m)
     return out
 
 
-def run(epsilon, sizes, reps, normalize, seed):
-    """Mean d_TV, shape (n_distributions, n_mechanisms, n_sizes)."""
+def run(epsilon, sizes, reps, estimator, seed, n_jobs=None, progress=True):
+    """Mean d_TV, shape (n_distributions, n_mechanisms, n_sizes), from run_experiment."""
     dists = distributions()
     mechs = mechanisms(epsilon)
     err = np.zeros((len(dists), len(mechs), len(sizes)))
-    root = np.random.SeedSequence(seed)
-    for d, p in enumerate(dists.values()):
-        for rep_seq in root.spawn(reps):
-            rng = np.random.default_rng(rep_seq)
-            x = rng.choice(K, size=sizes[-1], p=p)
-            for j, ch in enumerate(mechs.values()):
-                reports = ch.sample(x, rng)
-                stats = np.zeros(ch.n_statistics)
-                start = 0
-                for s, n in enumerate(sizes):  # nested prefixes: add the next chunk's counts
-                    stats += ch.statistics(reports[start:n])
-                    start = n
-                    err[d, j, s] += total_variation(normalize(ch.unbiased(stats, n)), p)
-        print(f"  done: {list(dists)[d]}", flush=True)
-    return err / reps, list(dists), list(mechs)
+    for d, (name, dist) in enumerate(dists.items()):
+        results = run_experiment(
+            mechs, estimator, dist, n_samples=sizes, n_repeats=reps, metrics=("tv",),
+            n_jobs=n_jobs, progress=progress, random_state=seed + d,
+        )
+        mean = summarize(results, "tv").set_index(["privatizer", "n_samples"])["mean"]
+        for j, mech in enumerate(mechs):
+            err[d, j] = [mean[mech, n] for n in sizes]
+        print(f"  done: {name}", flush=True)
+    return err, list(dists), list(mechs)
 
 
 def plot(err, dist_names, mech_names, sizes, path, title):
@@ -123,6 +125,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default="figure2_context_aware.png")
     parser.add_argument("--quick", action="store_true", help="n <= 32,000 and 2 repetitions")
+    parser.add_argument("--n-jobs", type=int, default=None, help="processes (default one; -1: all cores)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.quick:
         args.reps, args.max_power = 2, 5
@@ -130,7 +134,10 @@ def main(argv=None):
 
     t0 = time.perf_counter()
     print(f"Figure 2: k = {K}, epsilon = {args.epsilon}, {args.reps} repetitions, normalization = {args.normalization}")
-    err, dist_names, mech_names = run(args.epsilon, sizes, args.reps, NORMALIZATIONS[args.normalization], args.seed)
+    err, dist_names, mech_names = run(
+        args.epsilon, sizes, args.reps, NORMALIZATIONS[args.normalization], args.seed,
+        n_jobs=args.n_jobs, progress=not args.no_progress,
+    )
 
     shown = [i for i, n in enumerate(sizes) if n in (1000, 8000, 64000, 512000) or i == len(sizes) - 1]
     holds = True

@@ -11,7 +11,8 @@ response (classical LDP) with block-structured Hadamard response on grid blocks 
 Two inputs are run here, both with epsilon = 1 and every record privatized once per run with
 the real mechanism (``channel.sample`` on the records' cell indices):
 
-1. **Real subset.** ``gowalla_us_grid.csv.gz`` from the shared data folder: the same SNAP
+1. **Real subset.** The bundled table (:func:`skldp.datasets.load_gowalla`, a copy of
+   ``gowalla_us_grid.csv.gz`` from the shared data folder): the same SNAP
    check-ins on the same grid, but only 143,296 records (3.9% of the paper's), from 926 users
    and far more concentrated (658 non-empty cells). Expect a different scale of errors.
 2. **Synthetic stand-in of the paper's shape.** 3,671,812 records on the 43,750 cells, drawn
@@ -35,7 +36,6 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
 
@@ -43,6 +43,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from skldp.channels import BlockHadamardResponseChannel, HadamardResponseChannel  # noqa: E402
+from skldp.datasets import load_gowalla  # noqa: E402
 from skldp.metrics import total_variation  # noqa: E402
 from skldp.privatizers import grid_blocks  # noqa: E402
 from skldp.projection import clip_normalize, project_simplex  # noqa: E402
@@ -54,22 +55,20 @@ CHUNK = 1 << 17  # records privatized at a time: reuses memory, about 25% faster
 NORMALIZATIONS = {"clip": clip_normalize, "simplex": project_simplex, "none": lambda v: v}
 
 
-def find_data(path):
-    if path is not None:
-        return Path(path)
-    here = Path(__file__).resolve().parent
-    candidates = [os.environ.get("SKLDP_DATA_DIR", "")] + [str(p / "shared" / "data") for p in here.parents]
-    for folder in candidates:
-        if folder and (Path(folder) / "gowalla_us_grid.csv.gz").exists():
-            return Path(folder) / "gowalla_us_grid.csv.gz"
-    raise FileNotFoundError("gowalla_us_grid.csv.gz not found; pass --data or set SKLDP_DATA_DIR")
+def load_grid_counts(path=None):
+    """Cell counts in flat cell order (lat_index * 350 + lon_index).
 
-
-def load_grid_counts(path):
+    The bundled table (:func:`skldp.datasets.load_gowalla`) by default, or a CSV with the
+    columns ``lat_index``, ``lon_index`` and ``count`` (the shared data folder's file).
+    """
+    if path is None:
+        table = load_gowalla()
+        assert table.grid_shape == SHAPE
+        return table.counts.to_numpy()
     table = pd.read_csv(path)
     counts = np.zeros(SHAPE, dtype=np.int64)
     counts[table["lat_index"], table["lon_index"]] = table["count"]
-    return counts.ravel()  # flat cell id = lat_index * 350 + lon_index
+    return counts.ravel()
 
 
 def synthetic_stand_in(real_counts, n=PAPER_N, seed=2020):
@@ -124,7 +123,9 @@ def print_table(title, table, n, nonempty):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Reproduce Table 1 (Gowalla, block-structured LDP).")
-    parser.add_argument("--data", default=None, help="path to gowalla_us_grid.csv.gz")
+    parser.add_argument(
+        "--data", default=None, help="a gowalla_us_grid.csv.gz to read instead of the bundled table"
+    )
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--n-jobs", type=int, default=2)
@@ -136,7 +137,7 @@ def main(argv=None):
         args.n_jobs = 1
 
     t0 = time.perf_counter()
-    real = load_grid_counts(find_data(args.data))
+    real = load_grid_counts(args.data)
     synth = synthetic_stand_in(real)
     print(f"Table 1 of Acharya et al. (ICML 2020): epsilon = {args.epsilon}, {runs} runs, d_TV averaged over runs")
     print("Normalization: 'clip' = max(p_hat, 0) renormalized (reported as the main one), 'simplex' =")

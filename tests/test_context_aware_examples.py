@@ -20,7 +20,7 @@ def test_figure2_pipeline_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
     fig2 = _load("plot_figure2_context_aware")
     sizes = [1000, 4000]
-    err, dists, mechs = fig2.run(1.0, sizes, 1, fig2.NORMALIZATIONS["clip"], seed=0)
+    err, dists, mechs = fig2.run(1.0, sizes, 1, fig2.NORMALIZATIONS["clip"], seed=0, progress=False)
     assert err.shape == (5, 5, 2) and np.all((err > 0) & (err <= 1))
     assert mechs[0] == "LDP (HR)" and len(dists) == 5
     # Every block mechanism beats LDP on the geometric law (clip-normalized).
