@@ -120,7 +120,7 @@ def _as_rst(text):
     """The example's description as reStructuredText; escaped when it is not clean rst.
 
     Example docstrings are written as plain prose, where ``|X_S|`` or ``a_i*b`` would be rst
-    markup; such a description is shown with every markup character escaped instead.
+    markup; such a description is shown verbatim, as a literal block, instead.
     """
     from docutils import nodes
     from docutils.core import publish_doctree
@@ -135,7 +135,9 @@ def _as_rst(text):
         clean = False
     if clean:
         return text
-    return re.sub(r"([\\`*_|\[\]])", r"\\\1", text)
+    # not clean rst: shown verbatim, as a literal block (escaping markup characters breaks
+    # the indentation of lists and continuation lines)
+    return "::\n\n" + "\n".join("    " + line if line.strip() else "" for line in text.split("\n"))
 
 
 def _gallery_page():
@@ -164,7 +166,7 @@ def _gallery_page():
         doc = _docstring(path)
         title, _, body = doc.partition("\n")
         title = title.strip().rstrip(".") or path.stem
-        title = _as_rst(title)
+        title = re.sub(r"([\\`*_|\[\]])", r"\\\1", title)  # one line: escape markup
         lines += [title, "-" * len(title), ""]
         if body.strip():
             lines += [_as_rst(body.strip()), ""]

@@ -15,7 +15,7 @@ paper's "LDP"), for n = 1000 * 2**i reports (i = 0..9, 1000 to 512,000), averagi
 * Geo(0.95)*: the 0.95**i law permuted over the symbols (one permutation, seed 2020, fixed
   across repetitions) "to spread the heavy elements into multiple blocks".
 
-The grid runs through :func:`skldp.experiments.run_experiment` (the public privatizers and
+The grid runs through ``skldp.experiments.run_experiment`` (the public privatizers and
 estimators, each (n, repetition) with its own raw sample drawn i.i.d. from the distribution,
 common to all mechanisms; parallel over ``--n-jobs`` processes, with a progress bar). The paper
 does not state its normalization; the default here clips the unbiased estimate at zero and
