@@ -85,7 +85,9 @@ class ContextAwareLDP(PrivacyModel):
     Parameters
     ----------
     E : array-like of shape (k, k)
-        Non-negative, symmetric budgets with a zero diagonal; +inf allowed.
+        Non-negative budgets with a zero diagonal; +inf allowed. Row x, column x' bounds
+        :math:`Q(y \mid x) \le e^{E_{x, x'}} Q(y \mid x')`; E need not be symmetric (the
+        paper's drug-use example bounds the odds of "yes" against "no" only).
     """
 
     def __init__(self, E):
@@ -101,8 +103,6 @@ class ContextAwareLDP(PrivacyModel):
             raise ValueError("E must have non-negative entries (NaN is not allowed)")
         if np.any(np.diag(E) != 0):
             raise ValueError("E must have a zero diagonal")
-        if not np.array_equal(E, E.T):
-            raise ValueError("E must be symmetric")
         E.setflags(write=False)
         self.E = E
 

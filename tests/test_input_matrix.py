@@ -403,7 +403,6 @@ def test_empirical_distribution_and_scorer_inputs():
 @pytest.mark.parametrize(
     "E,match",
     [
-        ([[0, 1], [2, 0]], "symmetric"),
         ([[0, -1], [-1, 0]], "non-negative"),
         ([[0, np.nan], [np.nan, 0]], "NaN"),
         ([[1, 1], [1, 1]], "zero diagonal"),

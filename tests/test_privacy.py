@@ -48,12 +48,22 @@ def test_verify_reports_violating_pairs():
         (np.ones((2, 3)), "square"),
         (np.array([[0, -1], [-1, 0]]), "non-negative"),
         (np.array([[1, 1], [1, 0]]), "zero diagonal"),
-        (np.array([[0, 1], [2, 0]]), "symmetric"),
     ],
 )
 def test_context_aware_model_validation(E, match):
     with pytest.raises(ValueError, match=match):
         ContextAwareLDP(E)
+
+
+def test_asymmetric_budget_matrix():
+    # Mangat's mechanism (epsilon_01 = inf, epsilon_10 = 1): a "yes" (1) report may raise the
+    # odds of "no" (0) against "yes" without bound; the reverse is bounded by e^1, tightly.
+    from skldp.channels import BinaryRandomizedResponseChannel
+
+    ch = BinaryRandomizedResponseChannel(np.inf, 1.0)
+    assert verify(ch, ContextAwareLDP([[0, np.inf], [1.0, 0]]))
+    assert not verify(ch, ContextAwareLDP([[0, 1.0], [np.inf, 0]]))
+    assert not verify(ch, ContextAwareLDP([[0, np.inf], [0.99, 0]]))
 
 
 def test_sequential_composition_adds_budgets():
