@@ -310,7 +310,9 @@ def main(argv=None):
     parser.add_argument(
         "--n-large-k", type=int, nargs="+", default=None, help="sizes n for k >= 10**6"
     )
-    parser.add_argument("--runs", type=int, default=None, help="runs per point (10; 2 with --quick)")
+    parser.add_argument(
+        "--runs", type=int, default=None, help="runs per point (default 10; 2 with --quick)"
+    )
     parser.add_argument(
         "--runs-large-k", type=int, default=None, help="runs for k >= 10**6 (default: --runs)"
     )

@@ -101,7 +101,10 @@ def report(dataset, epsilons, mean, nonpriv, counts, sensitive):
         print(f"{eps:<6.3g} {row}")
     print(f"no privacy: TV = {nonpriv:.4f}")
     print("claims (paper, Sec. 6.2) beside ours:")
-    print("  best LDP / best ULDP TV (EM) (paper: one or two orders of magnitude, above all on Foursquare)")
+    print(
+        "  best LDP / best ULDP TV (EM) "
+        "(paper: one or two orders of magnitude, above all on Foursquare)"
+    )
     for eps in epsilons:
         best_ldp = min(mean[(m, "EM", eps)] for m in ("RR", "RAPPOR"))
         best_uldp = min(mean[(m, "EM", eps)] for m in ("uRR", "uRAP"))
@@ -125,12 +128,12 @@ def report(dataset, epsilons, mean, nonpriv, counts, sensitive):
         )
     if dataset == "foursquare":
         print(
-            "    Why uRR and uRAP gain less here: the gain is the noise of emp that thresholding and EM\n"
-            "    remove, and it grows with the number of randomized cells: all |X| for RR and RAPPOR,\n"
-            "    only the |X_S| = 15 sensitive ones (as many as the paper's hospital cells) for uRR and\n"
-            "    uRAP. Our smaller n is not the reason: drawing the paper's n = 179,527 people from this\n"
-            "    table, one realization at eps = 0.1 gave emp / EM = 4.7x (uRR) and 6.9x (uRAP), against\n"
-            "    3.9x and 6.5x at our n = 37,235."
+            "    Why uRR and uRAP gain less here: the gain is the noise of emp that thresholding\n"
+            "    and EM remove, and it grows with the number of randomized cells: all |X| for RR\n"
+            "    and RAPPOR, only the |X_S| = 15 sensitive ones (as many as the paper's hospital\n"
+            "    cells) for uRR and uRAP. Our smaller n is not the reason: drawing the paper's\n"
+            "    n = 179,527 people from this table, one realization at eps = 0.1 gave emp / EM =\n"
+            "    4.7x (uRR) and 6.9x (uRAP), against 3.9x and 6.5x at our n = 37,235."
         )
 
 

@@ -104,12 +104,15 @@ def report(dataset, sizes, epsilons, out, counts):
     eps = math.log(k)
     ref = out[("no privacy", eps)]
     print(
-        f"  at eps = ln|X| = {eps:.3g}, paper: uRR ~ no privacy while |X_S| < 100, uRAP while |X_S| < 20"
-        f" (|X|^(3/4) = {k**0.75:.0f}, sqrt|X| = {k**0.5:.0f})"
+        f"  at eps = ln|X| = {eps:.3g}, paper: uRR ~ no privacy while |X_S| < 100, "
+        f"uRAP while |X_S| < 20 (|X|^(3/4) = {k**0.75:.0f}, sqrt|X| = {k**0.5:.0f})"
     )
     print(f"  ours, largest |X_S| before the TV first exceeds no privacy ({ref:.4f}) by 10%:")
     for m in ("uRR", "uRAP"):
-        close = {e: close_to_no_privacy(sizes, [out[(m, e, eps, s)] for s in sizes], ref) for e in ("EM", "emp")}
+        close = {
+            e: close_to_no_privacy(sizes, [out[(m, e, eps, s)] for s in sizes], ref)
+            for e in ("EM", "emp")
+        }
         print(f"    {m:5s} EM: {close['EM']}, emp: {close['emp']}")
 
 

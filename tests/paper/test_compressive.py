@@ -453,7 +453,8 @@ def test_claim22_dense_hadamard_with_simplex_projection_degrades_with_k():
         p = uniform_sparse(k, s)
         errs[k] = np.array(
             [
-                np.abs(est._estimate(ch, rng.multinomial(n, ch.forward(p)), n)["distribution_"] - p).sum()
+                np.abs(est._estimate(ch, rng.multinomial(n, ch.forward(p)), n)["distribution_"] - p)
+                .sum()
                 for _ in range(runs)
             ]
         )
@@ -463,9 +464,12 @@ def test_claim22_dense_hadamard_with_simplex_projection_degrades_with_k():
     assert large.mean() > 1.2 * small.mean()
     # Before projection the exact l2 risk grows like k: (k c'^2 - ||p||^2) / n, with
     # c' = (e^eps + 1) / (e^eps - 1) and ||p||^2 = 1/s.
-    risk = {k: HadamardResponseChannel(1.0, k).variance(uniform_sparse(k, s), n).sum() for k in errs}
+    risk = {
+        k: HadamardResponseChannel(1.0, k).variance(uniform_sparse(k, s), n).sum() for k in errs
+    }
     c2 = c_of(1.0) ** 2
-    assert_allclose(risk[10**6] / risk[10**4], (10**6 * c2 - 1 / s) / (10**4 * c2 - 1 / s), rtol=1e-9)
+    expected = (10**6 * c2 - 1 / s) / (10**4 * c2 - 1 / s)
+    assert_allclose(risk[10**6] / risk[10**4], expected, rtol=1e-9)
 
 
 def test_claim23_error_scales_like_c():

@@ -28,7 +28,6 @@ from skldp.privacy import (
     BinaryContextAwareLDP,
     BlockStructuredLDP,
     HighLowLDP,
-    LDP,
     tight_epsilon_matrix,
     verify,
 )
@@ -551,7 +550,8 @@ def _adaptive_second_channels(k, eps2, A, n_first, rng):
     out = []
     for y1 in range(n_first):
         kind = y1 % 3
-        out.append(hl if kind == 0 else rr if kind == 1 else hl @ rng.dirichlet(np.ones(width), width))
+        post = rng.dirichlet(np.ones(width), width)  # a random map Y -> Y chosen by y1
+        out.append(hl if kind == 0 else rr if kind == 1 else hl @ post)
     return out
 
 

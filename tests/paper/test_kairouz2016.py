@@ -448,7 +448,7 @@ def test_claim20_break_even_table_and_small_k():
     assert abs(krr_rappor_break_even(2**40) / math.log(2**40) - 2 / 3) < 0.05
 
 
-# -- 21. effective-sample-size factors --------------------------------------------------------------------
+# -- 21. effective-sample-size factors -------------------------------------------------------------
 def _factors(k, eps):
     """Worst-case private l2 risk over the non-private one, (k - 1) / (k n), for k-RR and RAPPOR."""
     n = 1000
@@ -484,7 +484,7 @@ def test_claim21_effective_sample_size_factors():
         assert err_rr[-1] < 1e-3 * k and err_rap[-1] < 1e-3
 
 
-# -- 22. empirical regimes with the best decoder -----------------------------------------------------------
+# -- 22. empirical regimes with the best decoder ---------------------------------------------------
 @pytest.mark.parametrize("k, eps, winner", [(16, 3.0, "k-RR"), (256, 1.0, "RAPPOR")])
 def test_claim22_best_decoder_regimes_on_a_geometric_law(k, eps, winner):
     # Geometric with mean about k/5, n = 30000, l1 against p, 10 runs; each mechanism keeps its
@@ -513,10 +513,11 @@ def test_claim22_best_decoder_regimes_on_a_geometric_law(k, eps, winner):
     best_rr = min((v for name, v in loss.items() if name.startswith("rr")), key=np.mean)
     best_ra = min((v for name, v in loss.items() if name.startswith("ra")), key=np.mean)
     diff = best_ra - best_rr if winner == "k-RR" else best_rr - best_ra
-    assert diff.mean() > 3 * diff.std(ddof=1) / math.sqrt(T), (winner, best_rr.mean(), best_ra.mean())
+    se = diff.std(ddof=1) / math.sqrt(T)
+    assert diff.mean() > 3 * se, (winner, best_rr.mean(), best_ra.mean())
 
 
-# -- 23. closed-alphabet O-RR meets or beats every other mechanism ------------------------------------------
+# -- 23. closed-alphabet O-RR meets or beats every other mechanism ---------------------------------
 def _median_and_se(runs):
     return float(np.median(runs)), 1.2533 * float(np.std(runs, ddof=1)) / math.sqrt(len(runs))
 

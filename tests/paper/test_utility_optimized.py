@@ -255,7 +255,7 @@ def test_claim16_monte_carlo_l1_matches_the_asymptotic_formula(kind):
     assert abs(l1.mean() / other - 1) > 0.1
 
 
-# -- 17-20. worst cases, p*, limits and regimes (closed forms of Sec. 5) -------------------------------
+# -- 17-20. worst cases, p*, limits and regimes (closed forms of Sec. 5) ---------------------------
 
 
 def _p_un(d, S):
@@ -346,7 +346,9 @@ def test_claim17_worst_cases_hold_and_are_attained(d, dS, eps):
         assert max(value(p) for p in ps) <= bound * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("d, dS, eps", [(6, 2, 2.0), (10, 3, math.log(10)), (625, 15, math.log(625)), (400, 76, 6.5)])
+@pytest.mark.parametrize(
+    "d, dS, eps", [(6, 2, 2.0), (10, 3, math.log(10)), (625, 15, math.log(625)), (400, 76, 6.5)]
+)
 def test_claim18_p_star_makes_the_output_uniform(d, dS, eps):
     S = np.sort(np.random.default_rng(d).choice(d, dS, replace=False))
     ch = UtilityOptimizedRRChannel(eps, d, S)
@@ -376,11 +378,14 @@ def test_claim19_high_privacy_limits(d, dS):
     eps = 1e-6  # the l1 bounds converge like sqrt(eps)
     l1 = lambda ch: math.sqrt(n) * eps * _asymptotic_l1(ch, p_un, n)
     c = math.sqrt(2 / math.pi)
-    assert l1(UtilityOptimizedRRChannel(eps, d, S)) == pytest.approx(c * dS * math.sqrt(dS - 1), rel=1e-2)
+    expected = c * dS * math.sqrt(dS - 1)
+    assert l1(UtilityOptimizedRRChannel(eps, d, S)) == pytest.approx(expected, rel=1e-2)
     assert l1(UtilityOptimizedRAPPORChannel(eps, d, S)) == pytest.approx(c * 2 * dS, rel=1e-2)
 
 
-@pytest.mark.parametrize("d, dS, urr_l1, urr_l2", [(625, 15, 1.024, 1.049), (400, 76, 1.190, 1.417)])
+@pytest.mark.parametrize(
+    "d, dS, urr_l1, urr_l2", [(625, 15, 1.024, 1.049), (400, 76, 1.190, 1.417)]
+)
 def test_claim19_low_privacy_ratios_at_eps_ln_d(d, dS, urr_l1, urr_l2):
     # At eps = ln d, worst cases over the non-private ones, sqrt(2(d-1)/(n pi)) and (1-1/d)/n:
     # RR loses (2d-1)/(d-1) ~ 2 in l1 and its square ~ 4 in l2; uRR only 1 + d_S/(d-1) and its
@@ -419,10 +424,16 @@ def _worst(kind, d, dS, n, eps):
 TABLE_64 = {
     ("foursquare", 0.1): ((139.8, 11.77, 0.783, 0.388), (196.5, 1.392, 0.1073, 0.03353)),
     ("foursquare", 1.0): ((8.58, 1.165, 0.1051, 0.0650), (0.740, 0.01364, 4.99e-4, 3.41e-4)),
-    ("foursquare", "ln d"): ((0.0471, 0.1248, 0.02409, 0.02666), (2.23e-5, 1.57e-4, 5.83e-6, 9.42e-6)),
+    ("foursquare", "ln d"): (
+        (0.0471, 0.1248, 0.02409, 0.02666),
+        (2.23e-5, 1.57e-4, 5.83e-6, 9.42e-6),
+    ),
     ("census", 0.1): ((27.34, 2.878, 2.428, 0.576), (11.75, 0.1301, 0.4204, 0.02474)),
     ("census", 1.0): ((1.680, 0.2850, 0.1830, 0.0645), (0.04436, 1.276e-3, 1.643e-3, 2.443e-4)),
-    ("census", "ln d"): ((0.01439, 0.03463, 0.00856, 0.01307), (3.25e-6, 1.88e-5, 1.15e-6, 4.28e-6)),
+    ("census", "ln d"): (
+        (0.01439, 0.03463, 0.00856, 0.01307),
+        (3.25e-6, 1.88e-5, 1.15e-6, 4.28e-6),
+    ),
 }
 SHAPES = {"foursquare": (625, 15, 179527), "census": (400, 76, 1229143)}
 
@@ -449,7 +460,9 @@ def test_claim20_worst_case_table_and_regimes(data, eps):
             assert factor * urr[i] < worst["RR"][i] and factor * urap[i] < worst["RAP"][i]
 
 
-@pytest.mark.parametrize("data, l2_cross, l1_cross", [("foursquare", 1.48, 3.07), ("census", 2.81, 3.47)])
+@pytest.mark.parametrize(
+    "data, l2_cross, l1_cross", [("foursquare", 1.48, 3.07), ("census", 2.81, 3.47)]
+)
 def test_claim20_crossover_between_urap_and_urr(data, l2_cross, l1_cross):
     # The worst-case uRR and uRAP errors cross once: uRAP is better below, uRR above.
     d, dS, n = SHAPES[data]
