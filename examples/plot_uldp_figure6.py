@@ -113,7 +113,8 @@ def report(dataset, sizes, epsilons, out, counts):
             e: close_to_no_privacy(sizes, [out[(m, e, eps, s)] for s in sizes], ref)
             for e in ("EM", "emp")
         }
-        print(f"    {m:5s} EM: {close['EM']}, emp: {close['emp']}")
+        shown = {e: "none" if v is None else str(v) for e, v in close.items()}
+        print(f"    {m:5s} EM: {shown['EM']}, emp: {shown['emp']}")
 
 
 def close_to_no_privacy(sizes, values, reference, tol=0.10):
