@@ -310,7 +310,9 @@ def main(argv=None):
     parser.add_argument(
         "--n-large-k", type=int, nargs="+", default=None, help="sizes n for k >= 10**6"
     )
-    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--runs", type=int, default=None, help="runs per point (default 10; 2 with --quick)"
+    )
     parser.add_argument(
         "--runs-large-k", type=int, default=None, help="runs for k >= 10**6 (default: --runs)"
     )
@@ -322,10 +324,10 @@ def main(argv=None):
     parser.add_argument("--output", default="compressive_experiments.png")
     args = parser.parse_args(argv)
     if args.quick:
-        ks, m, runs = [2_000], 250, 2
+        ks, m, runs = [2_000], 250, args.runs or 2
         ns_by_k = {2_000: [50_000, 200_000]}
     else:
-        ks, m, runs = args.k, args.m, args.runs
+        ks, m, runs = args.k, args.m, args.runs or 10
         base = args.n or PAPER_N
         ns_by_k = {k: (args.n_large_k or base) if k >= 10**6 else base for k in ks}
     print(f"epsilon = {args.epsilon}, m = {m}, runs = {runs}; l1 error averaged over runs")

@@ -58,11 +58,12 @@ def main(argv=None):
         "break-even epsilon*(k):",
         {int(k): round(krr_rappor_break_even(int(k)), 3) for k in (6, 8, 16, 64, 256, 1024)},
     )
-    points = []
+    points, table = [], []
     for k in sim_k:
         for eps in sim_eps:
             mc_rr, mc_ra, ex_rr, ex_ra = simulate(k, eps, n, trials, rng)
             points.append((k, eps, mc_rr < mc_ra))
+            table.append((k, eps, mc_rr, mc_ra, ex_rr, ex_ra))
             print(
                 f"k={k:4d} eps={eps:4.2f}  k-RR {mc_rr:.3e} (exact {ex_rr:.3e})  "
                 f"RAPPOR {mc_ra:.3e} (exact {ex_ra:.3e})  winner: {'k-RR' if mc_rr < mc_ra else 'RAPPOR'}"
@@ -96,6 +97,7 @@ def main(argv=None):
     ax.legend(fontsize=7)
     fig.savefig(args.out, dpi=120)
     print(f"wrote {args.out}")
+    return table
 
 
 if __name__ == "__main__":

@@ -103,6 +103,7 @@ def main(argv=None):
         ks, epsilons, n, trials = [4, 8, 16, 32, 64, 128], [0.5, 1, 2, 3, 4, 5], args.n or 10000, 50
     rr_gap, ra_gap = run(ks, epsilons, n, trials, args.ratio, args.seed)
     plot(ks, epsilons, rr_gap, ra_gap, args.out)
+    return ks, epsilons, rr_gap, ra_gap
 
 
 if __name__ == "__main__":

@@ -100,9 +100,32 @@ def report(dataset, sizes, epsilons, out, counts):
             a_emp, a_em = out[("uRAP", "emp", eps, size)], out[("uRAP", "EM", eps, size)]
             best = "uRR" if r_em < a_em else "uRAP"
             print(f"   {size:5d} {r_emp:9.4f} {r_em:9.4f} {a_emp:10.4f} {a_em:9.4f}   {best}")
+    print("  paper: uRAP best at eps = 0.1, uRR best at eps = ln|X|")
+    eps = math.log(k)
+    ref = out[("no privacy", eps)]
     print(
-        "  paper: uRAP best at eps = 0.1, uRR best at eps = ln|X|; at ln|X| uRR ~ no privacy for small |X_S|"
+        f"  at eps = ln|X| = {eps:.3g}, paper: uRR ~ no privacy while |X_S| < 100, "
+        f"uRAP while |X_S| < 20 (|X|^(3/4) = {k**0.75:.0f}, sqrt|X| = {k**0.5:.0f})"
     )
+    print(f"  ours, largest |X_S| before the TV first exceeds no privacy ({ref:.4f}) by 10%:")
+    for m in ("uRR", "uRAP"):
+        close = {
+            e: close_to_no_privacy(sizes, [out[(m, e, eps, s)] for s in sizes], ref)
+            for e in ("EM", "emp")
+        }
+        shown = {e: "none" if v is None else str(v) for e, v in close.items()}
+        print(f"    {m:5s} EM: {shown['EM']}, emp: {shown['emp']}")
+
+
+def close_to_no_privacy(sizes, values, reference, tol=0.10):
+    """The last size before the first one whose TV exceeds (1 + tol) * reference (None if the
+    first size already does; every size if none does)."""
+    last = None
+    for size, value in zip(sizes, values):
+        if value > (1 + tol) * reference:
+            break
+        last = size
+    return last
 
 
 def plot(results, sizes_by, path):
@@ -169,6 +192,7 @@ def main(argv=None):
     print(f"\n{draws} draw(s) per size, {time.perf_counter() - t0:.1f} s")
     if args.plot:
         plot(results, sizes_by, args.plot)
+    return results, sizes_by
 
 
 if __name__ == "__main__":

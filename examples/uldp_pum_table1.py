@@ -162,6 +162,7 @@ def main(argv=None):
             f"{second:10.2e} [{psecond:8.2e}]   {ok}"
         )
     print(f"\n{time.perf_counter() - t0:.1f} s")
+    return {key: tot / realizations for key, tot in sums.items()}
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from scipy.linalg import hadamard
 from scipy.optimize import linprog
 
 from skldp.channels import (
+    HadamardResponseChannel,
     OneBitCompressiveChannel,
     OneBitHadamardChannel,
     RecursiveCompressiveChannel,
@@ -437,6 +438,40 @@ def test_claim22_no_k_dependence_at_fixed_m():
     assert errs[1] <= 2 * errs[0] and errs[0] <= 2 * errs[1]
 
 
+def test_claim22_dense_hadamard_with_simplex_projection_degrades_with_k():
+    # The second half of claim 22: at fixed n and s, HR (K = 2^ceil(log2(k+1)) outputs) with the
+    # Euclidean simplex projection gets worse from k = 10^4 to k = 10^6 (ours, 3 runs per point
+    # in examples/figures/compressive_experiments.txt: 0.237 -> 0.375 at n = 2e5), while one-bit
+    # CP does not (test_claim22_no_k_dependence_at_fixed_m). Counts are drawn from their exact
+    # multinomial law; the gap must exceed 3 standard errors of the difference of the means.
+    s, n, runs = 10, 2 * 10**5, 4
+    est = SparseEstimator(sparsity=s, method="inverse", projection="simplex")
+    rng = np.random.default_rng(22)
+    errs = {}
+    for k in (10**4, 10**6):
+        ch = HadamardResponseChannel(1.0, k)
+        p = uniform_sparse(k, s)
+        errs[k] = np.array(
+            [
+                np.abs(est._estimate(ch, rng.multinomial(n, ch.forward(p)), n)["distribution_"] - p)
+                .sum()
+                for _ in range(runs)
+            ]
+        )
+    small, large = errs[10**4], errs[10**6]
+    se = math.sqrt(small.var(ddof=1) / runs + large.var(ddof=1) / runs)
+    assert large.mean() - small.mean() > 3 * se, (small, large)
+    assert large.mean() > 1.2 * small.mean()
+    # Before projection the exact l2 risk grows like k: (k c'^2 - ||p||^2) / n, with
+    # c' = (e^eps + 1) / (e^eps - 1) and ||p||^2 = 1/s.
+    risk = {
+        k: HadamardResponseChannel(1.0, k).variance(uniform_sparse(k, s), n).sum() for k in errs
+    }
+    c2 = c_of(1.0) ** 2
+    expected = (10**6 * c2 - 1 / s) / (10**4 * c2 - 1 / s)
+    assert_allclose(risk[10**6] / risk[10**4], expected, rtol=1e-9)
+
+
 def test_claim23_error_scales_like_c():
     k, m, s, n = 10**4, 500, 10, 10**6
     p = uniform_sparse(k, s)
@@ -459,6 +494,36 @@ def test_claim24_one_bit_hadamard_sparse_projection_close_to_one_bit_cp():
         ]
     )
     assert hr_err <= 1.5 * cp and cp <= 1.5 * hr_err
+
+
+def test_claim24_one_bit_hadamard_fails_below_K_at_k_1e6():
+    # k = 10^6, so one-bit HR has K = 2^20 > n groups and many are empty. With either fill of
+    # the empty groups (t_j = 1/2 or t_j = 0) its mean l1 error on Unif(10) is more than 3
+    # times that of one-bit CP (m = 500) at n = 5e4 and 2e5. Statistics are drawn from their
+    # exact law. CP's error is small and steady (<= 0.12), so one run per n. One-bit HR with
+    # half-filled groups finds part of the support at n = 2e5: a run costs 0.2 per missed value,
+    # from 0.01 to 1.4 (mean about 0.6 over 12 runs; 2 of the 12 found all of it), so the mean
+    # is taken over 4 runs there. At n = 5e4 every run seen failed (1.4 to 1.8), and zero-filled
+    # groups gave 2.0 (a disjoint support) in every run seen, so one run each.
+    k, m, s = 10**6, 500, 10
+    p = uniform_sparse(k, s)
+    cp = OneBitCompressiveChannel(1.0, k, m, seed=0)
+    hr = OneBitHadamardChannel(1.0, k)
+    assert hr.n_groups == 2**20
+    rng = np.random.default_rng(24)
+    for n, runs in ((5 * 10**4, 1), (2 * 10**5, 4)):
+        cp_err = _mean_errors(cp, p, n, 1, n + 1, s, order=1)
+        assert cp_err <= 0.12
+        hr_err = {"half": [], "zero": []}
+        for run in range(runs):
+            stats = hr.sample_statistics(p, n, rng)
+            for fill in ("half", "zero") if run == 0 else ("half",):
+                est = SparseEstimator(
+                    sparsity=s, method="inverse", projection="sparse", empty_groups=fill
+                )
+                hr_err[fill].append(np.abs(est._estimate(hr, stats, n)["distribution_"] - p).sum())
+        for fill, errs in hr_err.items():
+            assert np.mean(errs) > 3 * cp_err, (n, fill, errs, cp_err)
 
 
 def test_claim25_approximately_sparse_error_floor():

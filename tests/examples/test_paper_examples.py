@@ -1,0 +1,181 @@
+"""Smoke tests of the paper reproductions in ``examples/``: each runs in its ``--quick`` mode,
+writes its figure to a temporary folder, and its output must show the paper's claim.
+
+Figures 1-3 of Kairouz et al. (2016), Figures 5-6 and Table 1 of Murakami and Kawamoto (2019)
+and the compressive experiments of Xiong et al. (2022). The utility-optimized scripts read the
+data tables bundled with skldp, the same files as the shared data folder.
+"""
+
+import importlib.util
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+BUNDLED_DATA = Path(__file__).resolve().parents[2] / "skldp" / "datasets" / "data"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """As the scripts' ``__main__`` does: small dense solves only contend for threads."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
+
+
+@pytest.fixture
+def uldp(monkeypatch):
+    """Load a utility-optimized example reading the bundled tables."""
+
+    def load(name):
+        module = _load(name)
+        monkeypatch.setattr(sys.modules["uldp_common"], "DATA", str(BUNDLED_DATA))
+        return module
+
+    return load
+
+
+def test_kairouz_fig1_projection_beats_the_other_rappor_decoders(tmp_path):
+    out = tmp_path / "fig1.png"
+    ks, epsilons, rr_gap, ra_gap = _load("plot_decoders_kairouz2016_fig1").main(
+        ["--quick", "--out", str(out)]
+    )
+    assert out.stat().st_size > 10_000
+    assert ks == [8, 32] and epsilons == [1.0, 4.0]
+    # Projected minus the best of the standard and normalized RAPPOR decoders, mean l1 over
+    # 10 trials of n = 2000 on a geometric law: the projection wins at k = 32 (gaps about
+    # -0.14 and -0.03). For k-RR the three decoders are within noise of each other.
+    assert np.all(ra_gap[1] < 0)
+    assert np.all(np.abs(rr_gap) < 0.02)
+
+
+def test_kairouz_fig2_simulated_winners_follow_the_break_even(tmp_path):
+    out = tmp_path / "fig2.png"
+    table = _load("plot_crossover_kairouz2016_fig2").main(["--quick", "--out", str(out)])
+    assert out.stat().st_size > 10_000
+    assert len(table) == 9
+    for k, eps, mc_rr, mc_ra, ex_rr, ex_ra in table:
+        # 20 trials per cell: the simulated mean squared errors are near the exact risks ...
+        assert 0.7 < mc_rr / ex_rr < 1.4 and 0.7 < mc_ra / ex_ra < 1.4, (k, eps)
+        # ... and the better mechanism is the one Prop. 5 predicts.
+        assert (mc_rr < mc_ra) == (ex_rr < ex_ra), (k, eps)
+    winners = {(k, eps): mc_rr < mc_ra for k, eps, mc_rr, mc_ra, _, _ in table}
+    assert winners[(4, 0.5)] and not winners[(64, 0.5)] and winners[(64, 4.0)]
+
+
+@pytest.mark.filterwarnings("ignore:.*reported candidates:UserWarning")
+def test_kairouz_fig3_closed_alphabet_o_rr_is_best_on_the_geometric_law(tmp_path):
+    out = tmp_path / "fig3.png"
+    epsilons, results = _load("plot_open_alphabet_kairouz2016_fig3").main(
+        ["--quick", "--out", str(out)]
+    )
+    assert out.stat().st_size > 10_000
+    assert epsilons == [1.0, 4.0]
+    res = results["geometric (mean S/5)"]
+    names = ("O-RR closed", "O-RR", "O-RAPPOR", "k-RR", "RAPPOR")
+    med = {name: np.median(np.array(res[name]), axis=1) for name in names}
+    # Sec. 5.4: the closed-alphabet O-RR meets or beats every other mechanism (3 repetitions,
+    # S = 256, n = 3000), and every private estimate is worse than no privacy.
+    for name in ("O-RAPPOR", "k-RR", "RAPPOR"):
+        assert np.all(med["O-RR closed"] <= med[name]), name
+    assert np.all(med["O-RR closed"] > res["non-private"])
+
+
+def test_uldp_fig5_utility_optimized_mechanisms_and_estimators(uldp, capsys):
+    results = uldp("plot_uldp_figure5").main(["--quick"])
+    text = capsys.readouterr().out
+    assert "paper: emp+thr and EM far better than emp" in text
+    mean, nonpriv, counts, sensitive = results["census"]
+    assert counts.shape == (224,) and sensitive.size == 64
+    for eps in (0.1, 1.0, math.log(224)):
+        best_ldp = min(mean[(m, "EM", eps)] for m in ("RR", "RAPPOR"))
+        best_uldp = min(mean[(m, "EM", eps)] for m in ("uRR", "uRAP"))
+        assert best_uldp < best_ldp / 1.5, eps
+    # At eps = 0.1 every mechanism's emp is far worse than emp+thr and EM (ours: 13x to 120x).
+    for m in ("RR", "RAPPOR", "uRR", "uRAP"):
+        assert mean[(m, "emp", 0.1)] > 10 * max(mean[(m, "emp+thr", 0.1)], mean[(m, "EM", 0.1)]), m
+    # At eps = ln|X| every EM estimate is within a few times the sampling error of no privacy.
+    assert nonpriv < mean[("uRR", "EM", math.log(224))] < 2 * nonpriv
+
+
+def test_uldp_fig6_regimes_and_thresholds(uldp, capsys, tmp_path):
+    out = tmp_path / "fig6.png"
+    results, sizes_by = uldp("plot_uldp_figure6").main(["--quick", "--plot", str(out)])
+    text = capsys.readouterr().out
+    assert out.stat().st_size > 10_000
+    assert "paper: uRR ~ no privacy while |X_S| < 100, uRAP while |X_S| < 20" in text
+    found = re.findall(r"(uRR|uRAP)\s+EM: (\w+), emp: (\w+)", text)
+    assert [m for m, _, _ in found] == ["uRR", "uRAP"]
+    out6, _ = results["census"]
+    sizes, ln_k = sizes_by["census"], math.log(224)
+    assert sizes == [1, 10, 50, 224]
+    # uRR is the better mechanism at eps = ln|X| for every |X_S| and uRAP at eps = 0.1 once
+    # several values are sensitive (EM).
+    for s in sizes:
+        assert out6[("uRR", "EM", ln_k, s)] < out6[("uRAP", "EM", ln_k, s)], s
+    for s in (10, 50):
+        assert out6[("uRAP", "EM", 0.1, s)] < out6[("uRR", "EM", 0.1, s)], s
+    # Both degrade as the sensitive set grows.
+    for m in ("uRR", "uRAP"):
+        assert out6[(m, "EM", ln_k, 1)] < out6[(m, "EM", ln_k, 224)]
+
+
+def test_uldp_pum_table1_theorem1_and_background_order(uldp, capsys):
+    means = uldp("uldp_pum_table1").main(["--quick"])
+    text = capsys.readouterr().out
+    assert text.count("holds") == 6 and "VIOLATED" not in text
+    for base in ("uRR", "uRAP"):
+        rows = {s: means[(base, s)] for s in ("I", "II", "III")}  # (l1, first term, second term)
+        for l1, first, second in rows.values():
+            assert l1 <= first + second + 1e-12  # Theorem 1
+        # The better the background knowledge, the smaller the error: (III) < (II) < (I), with
+        # the same first term and no second term for the true distributions (III).
+        assert rows["III"][0] < rows["II"][0] < rows["I"][0]
+        assert rows["I"][1] == rows["II"][1] == rows["III"][1]
+        assert rows["III"][2] == 0 < rows["II"][2] < rows["I"][2]
+
+
+def test_compressive_experiments_claims(capsys, tmp_path):
+    out = tmp_path / "compressive.png"
+    args = ["--quick", "--runs", "1", "--output", str(out)]
+    assert _load("compressive_experiments").main(args) == 0
+    text = capsys.readouterr().out
+    assert out.stat().st_size > 10_000
+    verdicts = dict(
+        (claim, ok == "holds")
+        for ok, claim in re.findall(r"\[(holds|FAILS)\] (\[k=2000\] .*)", text)
+    )
+    assert len(verdicts) == 9
+    # In quick mode (k = 2000, m = 250, n in {5e4, 2e5}, one run) these claims hold. One-bit HR
+    # within 1.5x of one-bit CP on Unif(25) does not: m = 250 is small for s = 25, and CP is
+    # the worse one.
+    expected = [
+        "Unif(10): compressive privatization well below HR with the simplex projection",
+        "Unif(25): compressive privatization well below HR with the simplex projection",
+        "Unif(10): one-bit HR + sparse projection performs almost the same as one-bit CP",
+        "Unif(10): HR with the sparse projection beats HR with the simplex projection",
+        "Unif(25): HR with the sparse projection beats HR with the simplex projection",
+        "symmetric CP sends fewer bits than HR",
+        "Geo(0.6) (s = 3): the error of s-sparse recovery stays above the tail mass",
+        "Geo(0.8) (s = 2): the error of s-sparse recovery stays above the tail mass",
+    ]
+    for claim in expected:
+        (ok,) = [v for c, v in verdicts.items() if claim in c]
+        assert ok, claim
+    rows = re.findall(r"^one-bit CP\s+1\s+([\d.]+)\s+([\d.]+)$", text, flags=re.M)
+    assert len(rows) == 4  # Unif(10), Unif(25), Geo(0.6), Geo(0.8)
+    assert float(rows[0][1]) < 0.1  # Unif(10) at n = 2e5
