@@ -581,7 +581,9 @@ def audit(
     protection = _protection(model, channel)
 
     if inputs is None and (
-        isinstance(max_inputs, bool) or not isinstance(max_inputs, numbers.Integral) or max_inputs < 2
+        isinstance(max_inputs, bool)
+        or not isinstance(max_inputs, numbers.Integral)
+        or max_inputs < 2
     ):
         raise ValueError(f"max_inputs must be an integer >= 2; got {max_inputs!r}")
     rows_hook = getattr(privatizer, "_audit_inputs", None)

@@ -658,10 +658,12 @@ class UtilityOptimizedLDP(PrivacyModel):
         protected = self.protected_mask(m)
         support = Q.max(axis=0) > 0
         P = Q[:, protected & support]
-        bound = np.exp(self.epsilon)
+        with np.errstate(over="ignore"):  # any finite budget is valid; e^1000 is inf
+            bound = np.exp(self.epsilon)
         violations = []
         for x in range(k):
-            ok = P[x][None, :] <= bound * P
+            with np.errstate(invalid="ignore"):  # inf * 0 is nan: a zero above passes anyway
+                ok = (P[x][None, :] == 0) | (P[x][None, :] <= bound * P)
             bad = np.flatnonzero(~ok.all(axis=1))
             violations.extend((x, int(xp)) for xp in bad)
         inv = np.flatnonzero(support & ~protected)

@@ -418,7 +418,9 @@ def test_planted_invertibility_leak_is_caught():
     leaky.fit([[0]])
     Q = leaky.channel_
     # The planted channel keeps every protected ratio within e^eps: the pair audit alone passes.
-    P = np.array([[Q.keep + Q.other, Q.other], [Q.other, Q.keep + Q.other], [Q.other] * 2, [Q.other] * 2])
+    P = np.array(
+        [[Q.keep + Q.other, Q.other], [Q.other, Q.keep + Q.other], [Q.other] * 2, [Q.other] * 2]
+    )
     P[:2] *= 1 - Q.leak
     assert P.max(axis=0).max() / P.min(axis=0).min() <= math.exp(1.0)
     result = audit(leaky, n_samples=20_000, random_state=0)

@@ -9,11 +9,13 @@ log form. Sampling thresholds lie on the grid of uniform draws and are rounded t
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 
+from skldp import PersonalizedULDP
 from skldp._audit import _protection
 from skldp.channels import RandomizedResponseChannel
 from skldp.channels._base import exp_budget, floor_to_uniform_grid, within_ratio
@@ -22,6 +24,14 @@ from tests.registry import MECHANISMS, instance_id
 
 EPSILONS = [1e-12, 1.0, 50.0]
 DENSE_LIMIT = 1_000_000
+
+
+#: PUM reads (value, tag) rows, so it is not in the registry; its channel is on Z = values + bots.
+PUM = [
+    PersonalizedULDP(epsilon=1.0, sensitive=[0], tags=["home", "work"], base=base)
+    for base in ("urr", "urap")
+]
+ALL_MECHANISMS = MECHANISMS + PUM
 
 
 def build(privatizer, epsilon, k):
@@ -33,7 +43,7 @@ def build(privatizer, epsilon, k):
         pytest.skip(f"{type(p).__name__} has no epsilon parameter")
     try:
         p.set_params(categories=np.arange(k), **eps_params)
-        p.fit([[0]])
+        p.fit([[0, None]] if isinstance(p, PersonalizedULDP) else [[0]])
     except ValueError as exc:
         pytest.skip(f"{instance_id(privatizer)} does not fit a domain of {k}: {exc}")
     return p.channel_, p.privacy_
@@ -59,7 +69,7 @@ def check_stated_rows(L, epsilon):
 
 @pytest.mark.parametrize("k", [2, 10**6])
 @pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
+@pytest.mark.parametrize("privatizer", ALL_MECHANISMS, ids=instance_id)
 def test_no_stated_ratio_exceeds_budget(privatizer, epsilon, k):
     channel, model = build(privatizer, epsilon, k)
     if _dense_ok(channel):
@@ -71,6 +81,7 @@ def test_no_stated_ratio_exceeds_budget(privatizer, epsilon, k):
     if not (isinstance(model, LDP) or _protection(model, channel) is not None):
         pytest.skip(f"{model!r} at k={k}: only LDP-type budgets are checked without a dense matrix")
     rng = np.random.default_rng(0)
+    k = channel.n_inputs  # PUM's channel adds one bot per tag to the k values
     x = np.array([0, 1, k - 1, *rng.integers(0, k, 3)])
     reports = channel.sample(x, rng)
     protected = _protection(model, channel)
@@ -90,13 +101,15 @@ def test_no_stated_ratio_exceeds_budget(privatizer, epsilon, k):
     check_stated_rows(L, model.epsilon)
 
 
-@pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
+@pytest.mark.parametrize("privatizer", ALL_MECHANISMS, ids=instance_id)
 def test_huge_epsilon_builds_and_samples_without_overflow(privatizer):
     # Any positive finite budget is accepted, so none may overflow inside the mechanism.
-    channel, model = build(privatizer, 1e3, 4)
-    reports = channel.sample(np.array([0, 1, 2, 3]), np.random.default_rng(0))
-    assert reports.shape[0] == 4
-    assert verify(channel, model).passed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow, not even a warning
+        channel, model = build(privatizer, 1e3, 4)
+        reports = channel.sample(np.array([0, 1, 2, 3]), np.random.default_rng(0))
+        assert reports.shape[0] == 4
+        assert verify(channel, model).passed
 
 
 # -- randomized response, by its stated probabilities ----------------------------------------------

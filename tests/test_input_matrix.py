@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from skldp import RandomizedResponse
+from skldp import PersonalizedULDP, RandomizedResponse
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.metrics import (
     empirical_distribution,
@@ -424,3 +424,74 @@ def test_verify_inputs():
         verify(ch, "strong")
     with pytest.raises(ValueError, match=EPS_MATCH):
         LDP(0)
+
+
+# -- PersonalizedULDP: (value, tag) rows -------------------------------------------------------------
+def _pum(**params):
+    base = dict(
+        epsilon=1.0, sensitive=[0], tags=["home", "work"], categories=[0, 1, 2, 3], random_state=0
+    )
+    return PersonalizedULDP(**{**base, **params})
+
+
+@pytest.mark.parametrize("bad,error", BAD_EPSILONS, ids=[repr(b) for b, _ in BAD_EPSILONS])
+def test_personalized_bad_epsilon_is_named(bad, error):
+    with pytest.raises(error, match=EPS_MATCH):
+        _pum(epsilon=bad).fit([[0, None]])
+
+
+@pytest.mark.parametrize(
+    "params,error,match",
+    [
+        ({"tags": None}, TypeError, "tags is required"),
+        ({"tags": "home"}, TypeError, "list of tag names"),
+        ({"tags": []}, ValueError, "at least one tag"),
+        ({"tags": ["home", "home"]}, ValueError, "duplicates"),
+        ({"tags": ["home", None]}, ValueError, "missing value"),
+        ({"sensitive": [9]}, ValueError, "not in its categories: 9"),
+        ({"categories": [0, 0, 1]}, ValueError, "duplicates"),
+        ({"base": "rr"}, ValueError, "base must be one of"),
+        ({"theta": 0.5}, ValueError, "theta applies to base='urap' only"),
+        ({"base": "urap", "theta": 2.0}, ValueError, "theta must lie in"),
+    ],
+    ids=lambda v: repr(v) if isinstance(v, dict) else "",
+)
+def test_personalized_bad_parameters_are_named(params, error, match):
+    with pytest.raises(error, match=match):
+        _pum(**params).fit([[0, None]])
+
+
+PUM_BAD_ROWS = [
+    ("value_outside", [[9, None]], ValueError, "outside the domain: 9"),
+    ("value_nan", np.array([[np.nan, None]], dtype=object), ValueError, "missing values"),
+    ("value_none", [[None, "home"]], ValueError, "missing values"),
+    ("unknown_tag", [[1, "school"]], ValueError, "unknown tags: 'school'"),
+    ("one_column", [[1]], ValueError, "two columns|expecting 2 features"),
+    ("three_columns", [[1, None, 1]], ValueError, "two columns|expecting 2 features"),
+    ("empty", np.empty((0, 2), dtype=object), ValueError, "0 sample"),
+    ("three_dims", np.zeros((1, 2, 1)), ValueError, "dim"),
+]
+
+
+@pytest.mark.parametrize(
+    "X,error,match", [c[1:] for c in PUM_BAD_ROWS], ids=[c[0] for c in PUM_BAD_ROWS]
+)
+@pytest.mark.parametrize("stage", ["fit", "transform"])
+def test_personalized_bad_rows_are_named(stage, X, error, match):
+    p = _pum()
+    if stage == "transform":
+        p.fit([[0, None]])
+    with pytest.raises(error, match=match):
+        getattr(p, stage)(X)
+
+
+def test_personalized_documented_tag_column():
+    # Documented: None or NaN in the tag column is an untagged row; a tag on a value that is
+    # sensitive for everyone keeps its symbol (it is protected anyway).
+    p = _pum().fit([[0, None]])
+    rows = np.array([[1, None], [1, np.nan], [0, "home"], [1, "home"]], dtype=object)
+    z = p.channel_.preprocess([1, 1, 0, 1], p._encode_tags(rows[:, 1], p.tags_))
+    assert z.tolist() == [1, 1, 0, 4]
+    assert p.transform(rows).shape == (4, 1)
+    with pytest.raises(ValueError, match="not fitted"):
+        _pum().transform([[0, None]])
