@@ -60,7 +60,7 @@ def _column(values):
     return np.asarray(values, dtype=object).reshape(-1, 1)
 
 
-# -- privatizers: parameters ----------------------------------------------------------------------
+# -- privatizers: parameters -----------------------------------------------------------------------
 BAD_EPSILONS = [
     (0, ValueError),
     (0.0, ValueError),
@@ -166,7 +166,7 @@ def test_sensitive_set_or_partition_must_fit_the_domain(privatizer, param):
         p.fit(_column(d))
 
 
-# -- privatizers: data ------------------------------------------------------------------------------
+# -- privatizers: data -----------------------------------------------------------------------------
 def _bad_rows(d):
     return [
         ("nan", _column([d[0], float("nan")]), ValueError, "missing values"),
@@ -230,7 +230,7 @@ def test_mixed_type_categories_keep_their_values():
         rr.transform([["1"]])
 
 
-# -- estimators ---------------------------------------------------------------------------------------
+# -- estimators ------------------------------------------------------------------------------------
 #: The registry's estimators and the other entry points: the significance-threshold
 #: post-processing, EM started from it, sparse recovery and the candidate estimator (closed
 #: alphabets: its candidates are then the categories). PersonalizedEstimator has its own cases.
@@ -356,7 +356,7 @@ def test_estimator_methods_before_fit(estimator):
             getattr(clone(estimator), method)(reports)
 
 
-# -- channels -----------------------------------------------------------------------------------------
+# -- channels --------------------------------------------------------------------------------------
 def _channel(privatizer):
     return fitted(privatizer).channels_[0]
 
@@ -400,7 +400,7 @@ def test_channel_entry_points(privatizer):
     assert ch.sample(np.array([], dtype=np.int64), rng).shape[0] == 0
 
 
-# -- metrics and privacy models -----------------------------------------------------------------------
+# -- metrics and privacy models --------------------------------------------------------------------
 @pytest.mark.parametrize(
     "metric", [total_variation, l1_distance, l2_distance, linf_distance, kl_divergence]
 )
@@ -455,7 +455,7 @@ def test_verify_inputs():
         LDP(0)
 
 
-# -- PersonalizedULDP: (value, tag) rows -------------------------------------------------------------
+# -- PersonalizedULDP: (value, tag) rows -----------------------------------------------------------
 def _pum(**params):
     base = dict(
         epsilon=1.0, sensitive=[0], tags=["home", "work"], categories=[0, 1, 2, 3], random_state=0
@@ -562,7 +562,7 @@ def test_personalized_estimator_bad_parameters(params, error, match):
         PersonalizedEstimator(**params).fit(reports)
 
 
-# -- projections ----------------------------------------------------------------------------------------
+# -- projections -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("project", [project_simplex, norm_sub, clip_normalize])
 @pytest.mark.parametrize(
     "v,error,match",
@@ -594,7 +594,7 @@ def test_projection_documented_edges(project):
     np.testing.assert_allclose(project([0.1, 0.6, 0.3]), [0.1, 0.6, 0.3], rtol=1e-12)
 
 
-# -- privacy models ---------------------------------------------------------------------------------------
+# -- privacy models --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "make,error,match",
     [
