@@ -37,7 +37,17 @@ bound on the second quarter):
   the family with the larger second-quarter bound is used.
 
 For utility-optimized models (sensitive inputs, protected outputs), events are restricted to
-protected outputs, where every pair of inputs is promised epsilon.
+protected outputs, where every pair of inputs is promised epsilon. The other half of the model
+is structural (Murakami and Kawamoto, USENIX Security 2019, Def. 2): a sensitive input never
+produces an unprotected output, and each unprotected (invertible) output comes from one input.
+Both are checked on every report: the model puts probability exactly 0 on the forbidden
+events, so one observed report refutes it with certainty (an infinite loss for a sensitive
+input), and the exact binomial bounds on the probability of an unprotected output are reported
+beside the counts.
+
+Privatizers whose input rows are not single categories (PUM's (value, tag) rows) provide
+``_audit_inputs(inputs=None, max_inputs=8)``, returning the rows to feed to ``transform`` and
+the input symbol of the model's domain that the guarantee assigns to each.
 """
 
 import copy
@@ -97,14 +107,18 @@ class AuditResult:
     ----------
     passed : bool
         No tested pair shows a privacy loss above its budget at confidence ``1 - alpha``
-        (Bonferroni over the pairs).
+        (Bonferroni over the pairs), and no report refutes the invertibility conditions of a
+        utility-optimized model.
     epsilon_lower_bound : float
         The largest per-pair lower confidence bound on the privacy loss: with probability at
         least ``1 - alpha`` the mechanism's true epsilon is at least this for some pair.
+        +inf when a sensitive input of a utility-optimized model produced an unprotected
+        output (see ``invertibility``).
     model : PrivacyModel
         The guarantee audited against.
     pairs : pandas.DataFrame
-        One row per ordered pair of tested inputs: ``x`` and ``x_prime`` (category values),
+        One row per ordered pair of tested inputs: ``x`` and ``x_prime`` (category values, or
+        row tuples such as PUM's ``(value, tag)``),
         ``budget`` (the promised epsilon for the pair), ``epsilon_lower_bound``, ``event``
         (how the event was built), ``p_x`` and ``p_x_prime`` (estimated event probabilities on
         the second half of the samples), ``passed``.
@@ -112,15 +126,26 @@ class AuditResult:
         Reports drawn per tested input (half choose the events, half test them).
     alpha : float
         Family-wise error level.
+    invertibility : pandas.DataFrame or None
+        For a utility-optimized model, one row per tested input: ``x``, ``sensitive`` (from
+        the model; NA when it names protected outputs only), ``n_unprotected`` (its reports
+        in unprotected outputs, out of ``n_samples``), ``p_unprotected_lower`` and
+        ``p_unprotected_upper`` (exact binomial bounds on that probability),
+        ``shared_outputs`` (distinct unprotected outputs also seen under another input),
+        ``epsilon_lower_bound`` (+inf for a sensitive input with an unprotected report) and
+        ``passed``. None for models without protected outputs.
     """
 
-    def __init__(self, passed, epsilon_lower_bound, model, pairs, n_samples, alpha):
+    def __init__(
+        self, passed, epsilon_lower_bound, model, pairs, n_samples, alpha, invertibility=None
+    ):
         self.passed = bool(passed)
         self.epsilon_lower_bound = float(epsilon_lower_bound)
         self.model = model
         self.pairs = pairs
         self.n_samples = int(n_samples)
         self.alpha = float(alpha)
+        self.invertibility = invertibility
 
     def __bool__(self):
         return self.passed
@@ -129,6 +154,13 @@ class AuditResult:
     def violations(self):
         """The rows of :attr:`pairs` whose lower bound exceeds the budget."""
         return self.pairs[~self.pairs["passed"]]
+
+    @property
+    def invertibility_violations(self):
+        """The rows of :attr:`invertibility` that refute the utility-optimized model."""
+        if self.invertibility is None:
+            return pd.DataFrame()
+        return self.invertibility[~self.invertibility["passed"]]
 
     def __repr__(self):
         return (
@@ -419,6 +451,49 @@ def _keys_of(arr):
     return keys.reshape(-1)
 
 
+def _invertibility(family, model, idx, labels, alpha):
+    """The structural half of utility-optimized LDP, checked on every report of each input.
+
+    The model promises that a sensitive input never produces an unprotected output (its
+    probability there is exactly 0) and that each unprotected output has one input. Neither
+    is a ratio: a single report of a sensitive input in an unprotected output, or a single
+    unprotected output seen under two inputs, refutes the model with certainty (so the
+    audited loss of that input is +inf, and no confidence level is spent). The exact
+    binomial bounds on the probability of landing in an unprotected output are reported
+    beside the counts: the lower one measures a leak, the upper one how small an unseen leak
+    must be (at most ``1 - (alpha / 2m)^(1/n)`` when none is seen).
+    """
+    m, n = family.m, family.n
+    sensitive_ids = getattr(model, "sensitive", None)
+    if sensitive_ids is None:  # the model names protected outputs only: sensitivity unknown
+        sensitive = pd.array([pd.NA] * m, dtype="boolean")
+        is_sensitive = np.zeros(m, dtype=bool)
+    else:
+        is_sensitive = np.isin(idx, np.asarray(sensitive_ids, dtype=np.int64))
+        sensitive = pd.array(is_sensitive, dtype="boolean")
+    unprotected = ~family.protected
+    count = unprotected.sum(axis=1)
+    # Unprotected outputs seen under more than one tested input.
+    owners = [np.unique(family.keys[a][unprotected[a]]) for a in range(m)]
+    seen, n_owners = np.unique(np.concatenate(owners), return_counts=True)
+    shared_keys = seen[n_owners > 1]
+    shared = np.array([np.isin(o, shared_keys).sum() for o in owners], dtype=np.int64)
+    lo, hi = clopper_pearson(count, n, alpha / (2 * m))
+    leak = is_sensitive & (count > 0)
+    return pd.DataFrame(
+        {
+            "x": pd.Series(labels, dtype=object),
+            "sensitive": sensitive,
+            "n_unprotected": count,
+            "p_unprotected_lower": lo,
+            "p_unprotected_upper": hi,
+            "shared_outputs": shared,
+            "epsilon_lower_bound": np.where(leak, np.inf, 0.0),
+            "passed": ~leak & (shared == 0),
+        }
+    )
+
+
 def audit(
     privatizer,
     model=None,
@@ -450,16 +525,20 @@ def audit(
         The guarantee to audit; None uses the privatizer's own ``privacy_``. A float means
         ``LDP(epsilon)``. Budgets come from ``model.epsilon_matrix(k)`` (LDP, context-aware,
         block-structured, high-low); a model or channel with ``is_protected`` or
-        ``protected_outputs`` (utility-optimized) is audited on protected outputs only.
+        ``protected_outputs`` (utility-optimized) is audited on protected outputs, and every
+        report is checked for the invertibility conditions (no unprotected output from a
+        sensitive input, none shared by two inputs).
     n_samples : int or None, default=None
         Reports per tested input. None takes ``12e6 / (n_inputs * report_width)`` clipped to
         [4000, 200000].
     alpha : float, default=0.05
         Probability that a correct mechanism fails the audit (family-wise).
     inputs : array-like of category values or None, default=None
-        Inputs to test. None takes the whole domain if it has at most ``max_inputs``
+        Inputs to test; for a privatizer of ``(value, tag)`` rows (PUM), rows with tag None
+        for an untagged value. None takes the whole domain if it has at most ``max_inputs``
         categories, and otherwise spread-out anchors each with a nearby input that shares a
-        finite budget with it.
+        finite budget with it (for PUM: untagged values spread over the domain, and one
+        tagged row per tag).
     max_inputs : int, default=8
         Most inputs tested when ``inputs`` is None.
     random_state : int, numpy.random.Generator or None, default=None
@@ -501,30 +580,41 @@ def audit(
         channel = channel[0] if len(channel) == 1 else None
     protection = _protection(model, channel)
 
-    if inputs is None:
-        if (
-            isinstance(max_inputs, bool)
-            or not isinstance(max_inputs, numbers.Integral)
-            or max_inputs < 2
-        ):
-            raise ValueError(f"max_inputs must be an integer >= 2; got {max_inputs!r}")
-        idx = _choose_inputs(model, k, int(max_inputs), protection)
+    if inputs is None and (
+        isinstance(max_inputs, bool)
+        or not isinstance(max_inputs, numbers.Integral)
+        or max_inputs < 2
+    ):
+        raise ValueError(f"max_inputs must be an integer >= 2; got {max_inputs!r}")
+    rows_hook = getattr(privatizer, "_audit_inputs", None)
+    if callable(rows_hook):
+        # Inputs are whole rows (e.g. PUM's (value, tag)); the hook maps each to the input
+        # symbol of the domain its guarantee speaks of.
+        rows, idx = rows_hook(inputs=inputs, max_inputs=max_inputs)
+        idx = np.asarray(idx, dtype=np.int64)
+        labels = [tuple(r) for r in rows]
+        k_model = channel.n_inputs if channel is not None else k
     else:
-        from skldp._domain import encode
+        if inputs is None:
+            idx = _choose_inputs(model, k, int(max_inputs), protection)
+        else:
+            from skldp._domain import encode
 
-        values = np.asarray(inputs, dtype=cats.dtype if cats.dtype != object else object).reshape(
-            -1
-        )
-        idx = np.unique(encode(values, cats, 0))
-        if idx.size < 2:
-            raise ValueError("inputs must name at least two distinct categories of the domain")
-    m = idx.size
-    E = _budget_matrix(model, k, idx, protection)
+            values = np.asarray(
+                inputs, dtype=cats.dtype if cats.dtype != object else object
+            ).reshape(-1)
+            idx = np.unique(encode(values, cats, 0))
+            if idx.size < 2:
+                raise ValueError("inputs must name at least two distinct categories of the domain")
+        rows = np.asarray(cats[idx]).reshape(-1, 1)
+        if rows.dtype.kind in "US":
+            rows = rows.astype(object)
+        labels = list(cats[idx])
+        k_model = k
+    m = rows.shape[0]
+    E = _budget_matrix(model, k_model, idx, protection)
 
-    X_one = np.asarray(cats[idx[:1]]).reshape(-1, 1)
-    if X_one.dtype.kind in "US":
-        X_one = X_one.astype(object)
-    width = _as_report_array(privatizer.transform(X_one), 1).shape[1]  # black box: probe once
+    width = _as_report_array(privatizer.transform(rows[:1]), 1).shape[1]  # black box: probe once
     if n_samples is None:
         n = int(
             np.clip(
@@ -548,9 +638,7 @@ def audit(
         ):
             target = copy.deepcopy(privatizer)
             target.set_params(random_state=int(rng.integers(2**32)))
-    X = np.repeat(cats[idx], n).reshape(-1, 1)
-    if X.dtype.kind in "US":
-        X = X.astype(object)
+    X = np.repeat(rows, n, axis=0)
     reports = _as_report_array(target.transform(X), m * n)
 
     is_bits = (
@@ -586,8 +674,8 @@ def audit(
         eps = float(_epsilon_bound(lo, hi))
         rows.append(
             {
-                "x": cats[idx[a]],
-                "x_prime": cats[idx[b]],
+                "x": labels[a],
+                "x_prime": labels[b],
                 "budget": float(E[a, b]),
                 "epsilon_lower_bound": eps,
                 "event": kind,
@@ -609,4 +697,9 @@ def audit(
     table = pd.DataFrame(rows, columns=columns)
     passed = bool(table["passed"].all()) if len(table) else True
     eps_low = float(table["epsilon_lower_bound"].max()) if len(table) else 0.0
-    return AuditResult(passed, eps_low, model, table, n, alpha)
+    invertibility = None
+    if protection is not None:
+        invertibility = _invertibility(family, model, idx, labels, alpha)
+        passed = passed and bool(invertibility["passed"].all())
+        eps_low = max(eps_low, float(invertibility["epsilon_lower_bound"].max()))
+    return AuditResult(passed, eps_low, model, table, n, alpha, invertibility)

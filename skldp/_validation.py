@@ -55,3 +55,22 @@ def check_probability_vector(p, k=None, name="p"):
     if not math.isclose(p.sum(), 1.0, rel_tol=0, abs_tol=1e-9):
         raise ValueError(f"{name} must sum to 1; got {p.sum()!r}")
     return p
+
+
+def check_finite_vector(v, name="v"):
+    """Return ``v`` as a float array after checking it is 1-D, non-empty and finite."""
+    try:
+        v = np.asarray(v, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-D array of numbers; got {type(v).__name__}") from exc
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {v.shape}")
+    if v.shape[0] == 0:
+        raise ValueError(f"{name} must have at least one entry; got an empty array")
+    if not np.all(np.isfinite(v)):
+        bad = np.flatnonzero(~np.isfinite(v))
+        raise ValueError(
+            f"{name} must have finite entries; got {v[bad[0]]} at index {int(bad[0])}"
+            + (f" and {bad.size - 1} more" if bad.size > 1 else "")
+        )
+    return v

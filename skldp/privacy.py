@@ -270,6 +270,11 @@ def partition_labels(blocks, n_inputs=None):
     if isinstance(blocks, np.ndarray) and blocks.ndim == 1 and blocks.dtype.kind in "iu":
         labels = blocks.astype(np.int64)
     else:
+        if isinstance(blocks, (str, bytes)) or not np.iterable(blocks):
+            raise TypeError(
+                "blocks must be a block label per input or a list of blocks of input indices; "
+                f"got {blocks!r}"
+            )
         items = list(blocks)
         if not items:
             raise ValueError("blocks must hold at least one block; got an empty partition")
@@ -380,35 +385,46 @@ class BlockStructuredLDP(PrivacyModel):
         )
 
 
-def sensitive_indices(sensitive, n_inputs=None):
+def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive"):
     """Return sorted unique input indices of a sensitive set, after checking them.
 
     Parameters
     ----------
     sensitive : array-like of int, or boolean mask of shape (k,)
     n_inputs : int or None
+    name : str, default="sensitive"
+        The set's name in error messages (e.g. ``"protected_outputs"``).
 
     Raises
     ------
     ValueError
-        If an index is repeated or outside ``[0, n_inputs)``.
+        If an index is not an integer, is negative, repeated or outside ``[0, n_inputs)``.
+    TypeError
+        If ``sensitive`` is None or a string.
     """
+    if sensitive is None or isinstance(sensitive, (str, bytes)):
+        raise TypeError(f"{name} must be a list of integer indices; got {sensitive!r}")
     arr = np.asarray(sensitive)
     if arr.dtype.kind == "b":
         if arr.ndim != 1 or (n_inputs is not None and arr.shape[0] != n_inputs):
             raise ValueError(
-                f"a sensitive mask must have one entry per input; got shape {arr.shape}"
+                f"a {name} mask must have one entry per input; got shape {arr.shape}"
             )
         return np.flatnonzero(arr).astype(np.int64)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a 1-D list of indices; got shape {arr.shape}")
     arr = arr.ravel()
     if arr.size and arr.dtype.kind not in "iu":
-        raise ValueError(f"sensitive must hold integer input indices; got dtype {arr.dtype}")
+        raise ValueError(f"{name} must hold integer indices; got dtype {arr.dtype}")
     arr = arr.astype(np.int64)
-    if arr.size and (arr.min() < 0 or (n_inputs is not None and arr.max() >= n_inputs)):
-        raise ValueError(f"sensitive indices must lie in [0, {n_inputs}); got values outside")
+    if arr.size and n_inputs is not None and (arr.min() < 0 or arr.max() >= n_inputs):
+        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
+        raise ValueError(f"{name} indices must lie in [0, {n_inputs}); got {bad}")
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{name} indices must be non-negative; got {int(arr.min())}")
     uniq = np.unique(arr)
     if uniq.shape[0] != arr.shape[0]:
-        raise ValueError("sensitive indices must be distinct; got repeats")
+        raise ValueError(f"{name} indices must be distinct; got repeats")
     return uniq
 
 
@@ -602,12 +618,12 @@ class UtilityOptimizedLDP(PrivacyModel):
     """
 
     def __init__(self, sensitive, protected_outputs, epsilon):
-        self.sensitive = tuple(int(s) for s in np.unique(np.asarray(sensitive, dtype=np.int64)))
+        self.sensitive = tuple(int(s) for s in sensitive_indices(sensitive))
         if isinstance(protected_outputs, ZeroBits):
             self.protected_outputs = protected_outputs
         else:
             self.protected_outputs = tuple(
-                int(s) for s in np.unique(np.asarray(protected_outputs, dtype=np.int64))
+                int(s) for s in sensitive_indices(protected_outputs, name="protected_outputs")
             )
         self.epsilon = check_epsilon(epsilon)
 
@@ -658,10 +674,12 @@ class UtilityOptimizedLDP(PrivacyModel):
         protected = self.protected_mask(m)
         support = Q.max(axis=0) > 0
         P = Q[:, protected & support]
-        bound = np.exp(self.epsilon)
+        with np.errstate(over="ignore"):  # any finite budget is valid; e^1000 is inf
+            bound = np.exp(self.epsilon)
         violations = []
         for x in range(k):
-            ok = P[x][None, :] <= bound * P
+            with np.errstate(invalid="ignore"):  # inf * 0 is nan: a zero above passes anyway
+                ok = (P[x][None, :] == 0) | (P[x][None, :] <= bound * P)
             bad = np.flatnonzero(~ok.all(axis=1))
             violations.extend((x, int(xp)) for xp in bad)
         inv = np.flatnonzero(support & ~protected)

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from skldp._validation import check_finite_vector
+
 __all__ = ["project_simplex", "clip_normalize", "norm_sub"]
 
 
@@ -15,12 +17,18 @@ def project_simplex(v):
     Parameters
     ----------
     v : array-like of shape (k,)
+        Finite numbers, k >= 1.
 
     Returns
     -------
     q : ndarray of shape (k,)
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is not one-dimensional, is empty, or has a NaN or infinite entry.
     """
-    v = np.asarray(v, dtype=float)
+    v = check_finite_vector(v)
     u = np.sort(v)[::-1]
     css = np.cumsum(u)
     j = np.arange(1, v.shape[0] + 1)
@@ -42,8 +50,27 @@ def norm_sub(v):
     entries sum to at least one; when they sum to less, the projection would also raise
     slightly negative entries, and Norm-Sub does not. With no positive entry it returns the
     uniform distribution.
+
+    Parameters
+    ----------
+    v : array-like of shape (k,)
+        Finite numbers, k >= 1.
+
+    Returns
+    -------
+    q : ndarray of shape (k,)
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is not one-dimensional, is empty, or has a NaN or infinite entry.
+
+    References
+    ----------
+    .. [1] T. Wang, M. Lopuhaä-Zwakenberg, Z. Li, B. Skoric and N. Li, "Locally
+       Differentially Private Frequency Estimation with Consistency", NDSS 2020.
     """
-    v = np.asarray(v, dtype=float)
+    v = check_finite_vector(v)
     positive = v > 0
     if not np.any(positive):
         return np.full(v.shape[0], 1.0 / v.shape[0])
@@ -57,8 +84,22 @@ def clip_normalize(v):
 
     :math:`q_i = \max(v_i, 0) / \sum_j \max(v_j, 0)`; when no entry is positive the uniform
     distribution is returned (a documented choice: the estimate carries no information).
+
+    Parameters
+    ----------
+    v : array-like of shape (k,)
+        Finite numbers, k >= 1.
+
+    Returns
+    -------
+    q : ndarray of shape (k,)
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is not one-dimensional, is empty, or has a NaN or infinite entry.
     """
-    v = np.asarray(v, dtype=float)
+    v = check_finite_vector(v)
     q = np.maximum(v, 0.0)
     total = q.sum()
     if total <= 0:

@@ -8,11 +8,16 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.stats import binomtest
 
-from skldp import RandomizedResponse
+from skldp import PersonalizedULDP, RandomizedResponse, UtilityOptimizedRAPPOR, UtilityOptimizedRR
 from skldp._audit import clopper_pearson
 from skldp._base import BasePrivatizer
 from skldp._validation import check_epsilon
-from skldp.channels import Channel, RandomizedResponseChannel
+from skldp.channels import (
+    Channel,
+    PersonalizedChannel,
+    RandomizedResponseChannel,
+    UtilityOptimizedRRChannel,
+)
 from skldp.privacy import LDP, ContextAwareLDP, PrivacyModel, audit
 from tests.registry import PRIVATIZERS, domain, fitted, instance_id
 
@@ -381,3 +386,144 @@ def test_audit_argument_errors():
         audit(two)
     with pytest.raises(TypeError, match="transform"):
         audit(object())
+
+
+# -- utility-optimized invertibility: a sensitive input must never reach an unprotected output --
+class _LeakyURRChannel(UtilityOptimizedRRChannel):
+    """uRR whose sensitive inputs go to a non-sensitive output w.p. ``leak``.
+
+    The protected outputs of a sensitive input are scaled by 1 - leak, so every ratio on
+    protected outputs stays within e^eps (0.7 is not a loss above epsilon): only the
+    invertibility half of ULDP is broken, and a report of that output names a sensitive
+    value's owner as holding *some* sensitive value.
+    """
+
+    leak = 0.3
+
+    def _sample(self, x, rng):
+        out = super()._sample(x, rng)
+        moved = self.sensitive_mask[x] & (rng.random(x.shape[0]) < self.leak)
+        out[moved] = self.n_inputs - 1  # a non-sensitive (invertible) output
+        return out
+
+
+class _LeakyURR(UtilityOptimizedRR):
+    def _make_channel(self, categories, column):
+        ch = super()._make_channel(categories, column)
+        return _LeakyURRChannel(ch.epsilon, ch.n_inputs, ch.sensitive)
+
+
+def test_planted_invertibility_leak_is_caught():
+    leaky = _LeakyURR(epsilon=1.0, sensitive=[0, 1], categories=[0, 1, 2, 3], random_state=0)
+    leaky.fit([[0]])
+    Q = leaky.channel_
+    # The planted channel keeps every protected ratio within e^eps: the pair audit alone passes.
+    P = np.array(
+        [[Q.keep + Q.other, Q.other], [Q.other, Q.keep + Q.other], [Q.other] * 2, [Q.other] * 2]
+    )
+    P[:2] *= 1 - Q.leak
+    assert P.max(axis=0).max() / P.min(axis=0).min() <= math.exp(1.0)
+    result = audit(leaky, n_samples=20_000, random_state=0)
+    assert result.violations.empty  # no protected-output ratio exceeds the budget
+    assert not result.passed
+    assert result.epsilon_lower_bound == math.inf
+    bad = result.invertibility_violations
+    assert sorted(bad["x"]) == [0, 1, 3]  # both sensitive inputs, and 3 shares its output
+    leaks = bad[bad["sensitive"]]
+    assert np.all(leaks["epsilon_lower_bound"] == math.inf)
+    # Exact binomial bounds around the planted leak probability of 0.3.
+    assert np.all(leaks["p_unprotected_lower"] < 0.3)
+    assert np.all(leaks["p_unprotected_upper"] > 0.3)
+    assert np.all(leaks["p_unprotected_lower"] > 0.28)
+    shared = bad[~bad["sensitive"]]
+    assert shared["shared_outputs"].tolist() == [1]
+
+
+@pytest.mark.parametrize("cls", [UtilityOptimizedRR, UtilityOptimizedRAPPOR])
+def test_real_utility_optimized_mechanisms_pass_invertibility(cls):
+    p = cls(epsilon=1.0, sensitive=[0, 1], categories=[0, 1, 2, 3, 4], random_state=0).fit([[0]])
+    result = audit(p, n_samples=20_000, random_state=0)
+    assert result.passed, (result.violations, result.invertibility_violations)
+    inv = result.invertibility
+    assert inv["sensitive"].tolist() == [True, True, False, False, False]
+    assert np.all(inv.loc[inv["sensitive"], "n_unprotected"] == 0)
+    assert np.all(inv.loc[~inv["sensitive"], "n_unprotected"] > 0)
+    assert np.all(inv["shared_outputs"] == 0)
+    # No leak seen in 20000 reports: its probability is below 1 - (alpha / 2m)^(1/n).
+    level = 0.05 / (2 * 5)
+    assert_allclose(
+        inv.loc[inv["sensitive"], "p_unprotected_upper"], 1 - level ** (1 / 20_000), rtol=1e-9
+    )
+    assert 0.85 < result.epsilon_lower_bound <= 1.0
+
+
+def test_plain_ldp_audit_has_no_invertibility_table():
+    rr = _fit(RandomizedResponse(epsilon=1.0), 3)
+    result = audit(rr, n_samples=1_000, random_state=0)
+    assert result.invertibility is None
+    assert result.invertibility_violations.empty
+
+
+# -- PUM: inputs are (value, tag) rows -------------------------------------------------------------
+def _pum(base="urr", **kw):
+    p = PersonalizedULDP(
+        epsilon=1.0,
+        sensitive=[0],
+        tags=["home", "work"],
+        base=base,
+        categories=[0, 1, 2, 3],
+        random_state=0,
+        **kw,
+    )
+    return p.fit([[0, None]])
+
+
+@pytest.mark.parametrize("base", ["urr", "urap"])
+def test_audit_personalized_uldp_over_value_tag_rows(base):
+    pum = _pum(base)
+    result = audit(pum, n_samples=40_000, random_state=0)
+    assert result.passed, (result.violations, result.invertibility_violations)
+    # Untagged values, and one tagged row per tag on a value not sensitive for everyone.
+    rows = [(0, None), (1, None), (2, None), (3, None), (1, "home"), (2, "work")]
+    assert list(result.invertibility["x"]) == rows
+    # Sensitive rows: the common sensitive value and the tagged rows (their tag's bot).
+    assert result.invertibility["sensitive"].tolist() == [True, False, False, False, True, True]
+    assert len(result.pairs) == 30
+    assert 0.85 < result.epsilon_lower_bound <= 1.0
+    assert np.all(result.pairs["budget"] == 1.0)
+
+
+def test_audit_personalized_uldp_explicit_rows():
+    pum = _pum()
+    rows = [[3, None], [3, "home"], [0, "work"], [3, "home"]]
+    result = audit(pum, inputs=rows, n_samples=20_000, random_state=0)
+    assert result.passed
+    assert list(result.invertibility["x"]) == [(3, None), (3, "home"), (0, "work")]
+    # The tagged home row is hidden behind its bot: it never shows its value.
+    assert result.invertibility["n_unprotected"].tolist()[1:] == [0, 0]
+    with pytest.raises(ValueError, match=r"rows \(value, tag\)"):
+        audit(pum, inputs=[0, 1])
+    with pytest.raises(ValueError, match="unknown tags"):
+        audit(pum, inputs=[[0, None], [1, "school"]])
+    with pytest.raises(ValueError, match="outside the domain"):
+        audit(pum, inputs=[[0, None], [9, None]])
+    with pytest.raises(ValueError, match="two distinct"):
+        audit(pum, inputs=[[1, "home"], [1, "home"]])
+
+
+class _IgnoresTags(PersonalizedChannel):
+    """A PUM common channel whose pre-processor forgets the tags: home is reported as itself."""
+
+    def preprocess(self, x, tag):
+        return np.asarray(x, dtype=np.int64).copy()
+
+
+def test_planted_pum_bug_is_caught():
+    pum = _pum()
+    ch = pum.channel_
+    pum.channel_ = _IgnoresTags(ch.epsilon, ch.n_values, ch.sensitive, list(ch.tags))
+    result = audit(pum, n_samples=20_000, random_state=0)
+    assert not result.passed
+    assert result.epsilon_lower_bound == math.inf
+    leaks = result.invertibility_violations
+    assert set(leaks.loc[leaks["sensitive"].astype(bool), "x"]) == {(1, "home"), (2, "work")}

@@ -33,3 +33,37 @@ def test_docs_build_without_warnings(tmp_path):
     examples = sorted((DOCS.parent / "examples").glob("*.py"))
     assert examples and all(path.name in gallery for path in examples)
     assert "plot_estimators_vs_n.png" in gallery
+
+
+def test_audit_table_lists_every_privatizer():
+    # docs/user_guide/privacy_audit.rst includes this table; regenerate it with
+    # benchmarks/audit_table.py when a privatizer is added.
+    import re
+
+    import numpy as np
+
+    import skldp
+    from skldp._base import BasePrivatizer
+
+    text = (DOCS / "user_guide" / "audit_table.rst.inc").read_text(encoding="utf-8")
+    n = re.search(r"n = ([\d,]+) reports per tested input", text)
+    assert n and int(n.group(1).replace(",", "")) >= 10_000  # the sample size is stated
+    rows = re.findall(r"^   \* - (.+)\n((?:     - .*\n)+)", text, flags=re.M)
+    table = [(name, [c[len("     - ") :] for c in body.splitlines()]) for name, body in rows]
+    classes = [
+        name
+        for name in skldp.__all__
+        if isinstance(getattr(skldp, name), type)
+        and issubclass(getattr(skldp, name), BasePrivatizer)
+    ]
+    assert len(classes) >= 16
+    for name in classes:
+        mine = [cell for row, cell in table if row == name or row.startswith(name + " (")]
+        assert len(mine) >= 2, f"{name} is missing from the audit table (one row per budget)"
+        for guarantee, _, bound, *_ in mine:
+            assert guarantee and float(bound) > 0  # its guarantee and the audited lower bound
+    # The planted bugs fail, with an infinite loss for the invertibility leak.
+    leak = [c for row, c in table if row.startswith("planted bug: uRR")]
+    assert leak and all(c[2] == "∞" and "failed" in c[5] for c in leak)
+    unary = [c for row, c in table if row.startswith("planted bug: unary")]
+    assert unary and all(np.isfinite(float(c[2])) and "failed" in c[5] for c in unary)

@@ -9,19 +9,29 @@ log form. Sampling thresholds lie on the grid of uniform draws and are rounded t
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 
+from skldp import PersonalizedULDP
 from skldp._audit import _protection
 from skldp.channels import RandomizedResponseChannel
 from skldp.channels._base import exp_budget, floor_to_uniform_grid, within_ratio
-from skldp.privacy import LDP, tight_epsilon_matrix, verify
+from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP, tight_epsilon_matrix, verify
 from tests.registry import MECHANISMS, instance_id
 
 EPSILONS = [1e-12, 1.0, 50.0]
 DENSE_LIMIT = 1_000_000
+
+
+#: PUM reads (value, tag) rows, so it is not in the registry; its channel is on Z = values + bots.
+PUM = [
+    PersonalizedULDP(epsilon=1.0, sensitive=[0], tags=["home", "work"], base=base)
+    for base in ("urr", "urap")
+]
+ALL_MECHANISMS = MECHANISMS + PUM
 
 
 def build(privatizer, epsilon, k):
@@ -33,7 +43,7 @@ def build(privatizer, epsilon, k):
         pytest.skip(f"{type(p).__name__} has no epsilon parameter")
     try:
         p.set_params(categories=np.arange(k), **eps_params)
-        p.fit([[0]])
+        p.fit([[0, None]] if isinstance(p, PersonalizedULDP) else [[0]])
     except ValueError as exc:
         pytest.skip(f"{instance_id(privatizer)} does not fit a domain of {k}: {exc}")
     return p.channel_, p.privacy_
@@ -48,7 +58,12 @@ def _dense_ok(channel):
 
 def check_stated_rows(L, epsilon):
     """Every row of L (one output, all inputs) keeps max <= e^eps * min in every form."""
-    hi, lo = L.max(axis=1), L.min(axis=1)
+    check_ratio(L.max(axis=1), L.min(axis=1), epsilon)
+
+
+def check_ratio(hi, lo, epsilon):
+    """``hi <= e^eps * lo`` entrywise, in product, quotient and log form."""
+    hi, lo = np.asarray(hi, dtype=float), np.asarray(lo, dtype=float)
     assert np.all(lo > 0), "an output has probability zero under some input"
     assert np.all(hi <= np.exp(epsilon) * lo)
     if epsilon < 709:
@@ -59,7 +74,7 @@ def check_stated_rows(L, epsilon):
 
 @pytest.mark.parametrize("k", [2, 10**6])
 @pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
+@pytest.mark.parametrize("privatizer", ALL_MECHANISMS, ids=instance_id)
 def test_no_stated_ratio_exceeds_budget(privatizer, epsilon, k):
     channel, model = build(privatizer, epsilon, k)
     if _dense_ok(channel):
@@ -68,9 +83,16 @@ def test_no_stated_ratio_exceeds_budget(privatizer, epsilon, k):
             E = model.epsilon_matrix(channel.n_inputs)
             assert np.all(tight_epsilon_matrix(channel) <= E)
         return
+    if isinstance(model, BlockStructuredLDP):
+        check_block_budgets(channel, model)
+        return
+    if isinstance(model, HighLowLDP):
+        check_high_low_budgets(channel, model)
+        return
     if not (isinstance(model, LDP) or _protection(model, channel) is not None):
-        pytest.skip(f"{model!r} at k={k}: only LDP-type budgets are checked without a dense matrix")
+        pytest.skip(f"{model!r} at k={k}: no check of this model without a dense matrix")
     rng = np.random.default_rng(0)
+    k = channel.n_inputs  # PUM's channel adds one bot per tag to the k values
     x = np.array([0, 1, k - 1, *rng.integers(0, k, 3)])
     reports = channel.sample(x, rng)
     protected = _protection(model, channel)
@@ -90,13 +112,77 @@ def test_no_stated_ratio_exceeds_budget(privatizer, epsilon, k):
     check_stated_rows(L, model.epsilon)
 
 
-@pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
+def _spread_inputs(k, rng):
+    return np.unique(np.array([0, 1, k // 2, k - 1, *rng.integers(0, k, 4)]))
+
+
+def check_block_budgets(channel, model):
+    """Block-structured budgets of a Hadamard channel without its dense matrix.
+
+    In block j every input has a nonzero Hadamard row of size K_j (a power of two), so over
+    the block's K_j outputs it states ``2a/K_j`` on half of them and ``2(1 - a)/K_j`` on the
+    other half, and 0 outside the block. The ratio of two inputs of a block is therefore at
+    most ``(2a/K_j) / (2(1 - a)/K_j)``: checked for every block size from the two numbers as
+    ``_likelihood`` states them, on ``a`` and ``1 - a`` as sampling uses them (``u < a``, then
+    a uniform column of the chosen half), and on the stated columns of sampled reports over
+    every input of the report's block.
+    """
+    eps = model.epsilon
+    np.testing.assert_array_equal(channel.labels, model.labels)
+    # The row structure: rows 1 .. |X_j| of H_{K_j}, never the all-ones row 0.
+    size = channel.block_outputs[channel.labels]
+    assert np.all((channel.rows >= 1) & (channel.rows < size))
+    check_ratio(channel.keep, 1.0 - channel.keep, eps)
+    for K in np.unique(channel.block_outputs):
+        hi, lo = 2.0 * channel.keep / float(K), 2.0 * (1.0 - channel.keep) / float(K)
+        check_ratio(hi, lo, eps)
+    rng = np.random.default_rng(0)
+    reports = channel.sample(_spread_inputs(channel.n_inputs, rng), rng)
+    L = channel.likelihood(reports)
+    block, _ = channel.split_reports(reports)
+    for i, b in enumerate(block):
+        inside = channel.labels == b
+        assert np.all(L[i, ~inside] == 0)
+        check_stated_rows(L[i : i + 1, inside], eps)
+
+
+def check_high_low_budgets(channel, model):
+    """High-low budgets (sensitive x against any x') of a Hadamard channel without a dense Q.
+
+    On the S Hadamard columns a sensitive input states ``2a/S`` or ``2(1 - a)/S`` and a public
+    one ``2(1 - a)/S`` (its uniform column, drawn with probability ``2(1 - a)``); on a public
+    input's own symbol every sensitive input states 0. So the largest ratio of a sensitive
+    input over any input is ``(2a/S) / min(2(1 - a)/S)``, checked from the numbers as stated
+    and sampled, and on sampled reports over all k inputs.
+    """
+    eps, S = model.epsilon, channel.hadamard_size
+    np.testing.assert_array_equal(channel.sensitive, model.sensitive)
+    assert np.all((channel.rows[channel.sensitive] >= 1) & (channel.rows[channel.sensitive] < S))
+    check_ratio(channel.keep, 1.0 - channel.keep, eps)
+    assert channel._spread == 2.0 * (1.0 - channel.keep)  # exact: what sampling compares u with
+    hi = 2.0 * channel.keep / S
+    check_ratio(hi, min(2.0 * (1.0 - channel.keep) / S, channel._spread / S), eps)
+    rng = np.random.default_rng(0)
+    x = np.concatenate(
+        [_spread_inputs(channel.n_inputs, rng), channel.public[:2], channel.sensitive[:2]]
+    )
+    reports = channel.sample(x, rng)
+    L = channel.likelihood(reports)
+    head = reports < S
+    assert head.any()
+    check_ratio(L[head][:, channel.sensitive].max(axis=1), L[head].min(axis=1), eps)
+    assert np.all(L[~head][:, channel.sensitive] == 0)
+
+
+@pytest.mark.parametrize("privatizer", ALL_MECHANISMS, ids=instance_id)
 def test_huge_epsilon_builds_and_samples_without_overflow(privatizer):
     # Any positive finite budget is accepted, so none may overflow inside the mechanism.
-    channel, model = build(privatizer, 1e3, 4)
-    reports = channel.sample(np.array([0, 1, 2, 3]), np.random.default_rng(0))
-    assert reports.shape[0] == 4
-    assert verify(channel, model).passed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow, not even a warning
+        channel, model = build(privatizer, 1e3, 4)
+        reports = channel.sample(np.array([0, 1, 2, 3]), np.random.default_rng(0))
+        assert reports.shape[0] == 4
+        assert verify(channel, model).passed
 
 
 # -- randomized response, by its stated probabilities ----------------------------------------------

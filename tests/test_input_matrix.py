@@ -14,7 +14,15 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from skldp import RandomizedResponse
+from skldp import (
+    CandidateEstimator,
+    EMEstimator,
+    PersonalizedEstimator,
+    PersonalizedULDP,
+    ProjectedEstimator,
+    RandomizedResponse,
+    SparseEstimator,
+)
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.metrics import (
     empirical_distribution,
@@ -25,7 +33,16 @@ from skldp.metrics import (
     make_distribution_scorer,
     total_variation,
 )
-from skldp.privacy import LDP, ContextAwareLDP, verify
+from skldp.privacy import (
+    LDP,
+    BlockStructuredLDP,
+    ContextAwareLDP,
+    HighLowLDP,
+    UtilityOptimizedLDP,
+    ZeroBits,
+    verify,
+)
+from skldp.projection import clip_normalize, norm_sub, project_simplex
 from tests.registry import ESTIMATORS, MECHANISMS, PRIVATIZERS, domain, fitted, instance_id
 
 ERRORS = (ValueError, TypeError)
@@ -43,7 +60,7 @@ def _column(values):
     return np.asarray(values, dtype=object).reshape(-1, 1)
 
 
-# -- privatizers: parameters ----------------------------------------------------------------------
+# -- privatizers: parameters -----------------------------------------------------------------------
 BAD_EPSILONS = [
     (0, ValueError),
     (0.0, ValueError),
@@ -149,7 +166,7 @@ def test_sensitive_set_or_partition_must_fit_the_domain(privatizer, param):
         p.fit(_column(d))
 
 
-# -- privatizers: data ------------------------------------------------------------------------------
+# -- privatizers: data -----------------------------------------------------------------------------
 def _bad_rows(d):
     return [
         ("nan", _column([d[0], float("nan")]), ValueError, "missing values"),
@@ -213,7 +230,19 @@ def test_mixed_type_categories_keep_their_values():
         rr.transform([["1"]])
 
 
-# -- estimators ---------------------------------------------------------------------------------------
+# -- estimators ------------------------------------------------------------------------------------
+#: The registry's estimators and the other entry points: the significance-threshold
+#: post-processing, EM started from it, sparse recovery and the candidate estimator (closed
+#: alphabets: its candidates are then the categories). PersonalizedEstimator has its own cases.
+MATRIX_ESTIMATORS = [
+    *ESTIMATORS,
+    ProjectedEstimator(method="threshold"),
+    EMEstimator(init="threshold"),
+    SparseEstimator(sparsity=2),
+    CandidateEstimator(),
+]
+
+
 def _pair(estimator, privatizer):
     p = fitted(privatizer)
     d = domain(privatizer)
@@ -272,7 +301,7 @@ REPORT_CASES = [
 
 @pytest.mark.parametrize("case", REPORT_CASES)
 @pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=instance_id)
+@pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
 def test_bad_plain_reports(estimator, privatizer, case):
     p, reports, _ = _pair(estimator, privatizer)
     X, error, match = _corrupt(p, reports)[case]
@@ -282,7 +311,7 @@ def test_bad_plain_reports(estimator, privatizer, case):
 
 
 @pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=instance_id)
+@pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
 def test_reports_without_channel_and_of_another_mechanism(estimator, privatizer):
     p, reports, est = _pair(estimator, privatizer)
     with pytest.raises(ValueError, match="do not carry the channel"):
@@ -298,7 +327,7 @@ def test_reports_without_channel_and_of_another_mechanism(estimator, privatizer)
 
 
 @pytest.mark.parametrize("privatizer", MECHANISMS, ids=instance_id)
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=instance_id)
+@pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
 def test_zero_reports_after_fit(estimator, privatizer):
     p, reports, est = _pair(estimator, privatizer)
     before = np.copy(est.distribution_)
@@ -313,13 +342,13 @@ def test_zero_reports_after_fit(estimator, privatizer):
 
 
 @pytest.mark.parametrize("bad", ["rr", 3, RandomizedResponse()], ids=["str", "int", "unfitted"])
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=instance_id)
+@pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
 def test_bad_channel_parameter(estimator, bad):
     with pytest.raises(TypeError, match="channel must be"):
         clone(estimator).set_params(channel=bad).fit(np.zeros((3, 1), dtype=int))
 
 
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=instance_id)
+@pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
 def test_estimator_methods_before_fit(estimator):
     reports = fitted(PRIVATIZERS[0]).transform(_column(domain(PRIVATIZERS[0])))
     for method in ("score", "score_samples", "predict_proba", "predict"):
@@ -327,7 +356,7 @@ def test_estimator_methods_before_fit(estimator):
             getattr(clone(estimator), method)(reports)
 
 
-# -- channels -----------------------------------------------------------------------------------------
+# -- channels --------------------------------------------------------------------------------------
 def _channel(privatizer):
     return fitted(privatizer).channels_[0]
 
@@ -371,7 +400,7 @@ def test_channel_entry_points(privatizer):
     assert ch.sample(np.array([], dtype=np.int64), rng).shape[0] == 0
 
 
-# -- metrics and privacy models -----------------------------------------------------------------------
+# -- metrics and privacy models --------------------------------------------------------------------
 @pytest.mark.parametrize(
     "metric", [total_variation, l1_distance, l2_distance, linf_distance, kl_divergence]
 )
@@ -423,3 +452,182 @@ def test_verify_inputs():
         verify(ch, "strong")
     with pytest.raises(ValueError, match=EPS_MATCH):
         LDP(0)
+
+
+# -- PersonalizedULDP: (value, tag) rows -----------------------------------------------------------
+def _pum(**params):
+    base = dict(
+        epsilon=1.0, sensitive=[0], tags=["home", "work"], categories=[0, 1, 2, 3], random_state=0
+    )
+    return PersonalizedULDP(**{**base, **params})
+
+
+@pytest.mark.parametrize("bad,error", BAD_EPSILONS, ids=[repr(b) for b, _ in BAD_EPSILONS])
+def test_personalized_bad_epsilon_is_named(bad, error):
+    with pytest.raises(error, match=EPS_MATCH):
+        _pum(epsilon=bad).fit([[0, None]])
+
+
+@pytest.mark.parametrize(
+    "params,error,match",
+    [
+        ({"tags": None}, TypeError, "tags is required"),
+        ({"tags": "home"}, TypeError, "list of tag names"),
+        ({"tags": []}, ValueError, "at least one tag"),
+        ({"tags": ["home", "home"]}, ValueError, "duplicates"),
+        ({"tags": ["home", None]}, ValueError, "missing value"),
+        ({"sensitive": [9]}, ValueError, "not in its categories: 9"),
+        ({"categories": [0, 0, 1]}, ValueError, "duplicates"),
+        ({"base": "rr"}, ValueError, "base must be one of"),
+        ({"theta": 0.5}, ValueError, "theta applies to base='urap' only"),
+        ({"base": "urap", "theta": 2.0}, ValueError, "theta must lie in"),
+    ],
+    ids=lambda v: repr(v) if isinstance(v, dict) else "",
+)
+def test_personalized_bad_parameters_are_named(params, error, match):
+    with pytest.raises(error, match=match):
+        _pum(**params).fit([[0, None]])
+
+
+PUM_BAD_ROWS = [
+    ("value_outside", [[9, None]], ValueError, "outside the domain: 9"),
+    ("value_nan", np.array([[np.nan, None]], dtype=object), ValueError, "missing values"),
+    ("value_none", [[None, "home"]], ValueError, "missing values"),
+    ("unknown_tag", [[1, "school"]], ValueError, "unknown tags: 'school'"),
+    ("one_column", [[1]], ValueError, "two columns|expecting 2 features"),
+    ("three_columns", [[1, None, 1]], ValueError, "two columns|expecting 2 features"),
+    ("empty", np.empty((0, 2), dtype=object), ValueError, "0 sample"),
+    ("three_dims", np.zeros((1, 2, 1)), ValueError, "dim"),
+]
+
+
+@pytest.mark.parametrize(
+    "X,error,match", [c[1:] for c in PUM_BAD_ROWS], ids=[c[0] for c in PUM_BAD_ROWS]
+)
+@pytest.mark.parametrize("stage", ["fit", "transform"])
+def test_personalized_bad_rows_are_named(stage, X, error, match):
+    p = _pum()
+    if stage == "transform":
+        p.fit([[0, None]])
+    with pytest.raises(error, match=match):
+        getattr(p, stage)(X)
+
+
+def test_personalized_documented_tag_column():
+    # Documented: None or NaN in the tag column is an untagged row; a tag on a value that is
+    # sensitive for everyone keeps its symbol (it is protected anyway).
+    p = _pum().fit([[0, None]])
+    rows = np.array([[1, None], [1, np.nan], [0, "home"], [1, "home"]], dtype=object)
+    z = p.channel_.preprocess([1, 1, 0, 1], p._encode_tags(rows[:, 1], p.tags_))
+    assert z.tolist() == [1, 1, 0, 4]
+    assert p.transform(rows).shape == (4, 1)
+    with pytest.raises(ValueError, match="not fitted"):
+        _pum().transform([[0, None]])
+
+
+@pytest.mark.parametrize("case", REPORT_CASES)
+@pytest.mark.parametrize("base", ["urr", "urap"])
+@pytest.mark.parametrize("method", ["em", "threshold", "empirical"])
+def test_personalized_estimator_bad_reports(method, base, case):
+    p = _pum(base=base).fit([[0, None]])
+    reports = p.transform([[v, t] for v in range(4) for t in (None, "home", "work")] * 5)
+    est = PersonalizedEstimator(method=method)
+    assert est.fit(reports).distribution_.shape == (4,)
+    X, error, match = _corrupt(p, reports)[case]
+    with pytest.raises(error, match=match):
+        clone(est).set_params(channel=p).fit(X)
+    with pytest.raises(ValueError, match="do not carry the channel"):
+        clone(est).fit(np.asarray(reports))
+    other = RandomizedResponse(epsilon=0.123, categories=["u", "v"], random_state=0).fit([["u"]])
+    with pytest.raises(TypeError, match="reads reports of PersonalizedULDP"):
+        clone(est).fit(other.transform([["u"], ["v"]]))
+
+
+@pytest.mark.parametrize(
+    "params,error,match",
+    [
+        ({"method": "ml"}, ValueError, "method"),
+        ({"alpha": 1.5}, ValueError, "alpha"),
+        ({"background": {"school": [1, 0, 0, 0]}}, ValueError, "school"),
+        ({"background": {"home": [0.5, 0.6, 0, 0]}}, ValueError, "sum to 1"),
+        ({"background": {"home": [1.0, 0, 0]}}, ValueError, "4 entries"),
+    ],
+    ids=["method", "alpha", "unknown_tag", "not_a_distribution", "wrong_length"],
+)
+def test_personalized_estimator_bad_parameters(params, error, match):
+    p = _pum().fit([[0, None]])
+    reports = p.transform([[0, None], [1, "home"], [2, None]] * 10)
+    with pytest.raises(error, match=match):
+        PersonalizedEstimator(**params).fit(reports)
+
+
+# -- projections -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("project", [project_simplex, norm_sub, clip_normalize])
+@pytest.mark.parametrize(
+    "v,error,match",
+    [
+        ([0.2, np.nan, 0.9], ValueError, "finite entries; got nan at index 1"),
+        ([0.2, np.inf, 0.9], ValueError, "finite entries; got inf at index 1"),
+        ([-np.inf, 0.5], ValueError, "finite entries; got -inf at index 0"),
+        ([np.nan, np.nan], ValueError, "at index 0 and 1 more"),
+        ([], ValueError, "at least one entry"),
+        ([[0.5, 0.5], [0.2, 0.8]], ValueError, r"one-dimensional; got shape \(2, 2\)"),
+        ([[0.5, 0.5]], ValueError, r"one-dimensional; got shape \(1, 2\)"),
+        (0.5, ValueError, r"one-dimensional; got shape \(\)"),
+        (["a", "b"], TypeError, "array of numbers"),
+        ([0.5, None], ValueError, "finite entries"),
+    ],
+    ids=["nan", "inf", "neg_inf", "all_nan", "empty", "2d", "row", "scalar", "strings", "none"],
+)
+def test_projection_inputs_are_checked(project, v, error, match):
+    with pytest.raises(error, match=match):
+        project(v)
+
+
+@pytest.mark.parametrize("project", [project_simplex, norm_sub, clip_normalize])
+def test_projection_documented_edges(project):
+    # One entry: the only distribution. No positive entry: the uniform distribution for
+    # Norm-Sub and clip-normalize; the Euclidean projection of a constant vector is uniform too.
+    np.testing.assert_array_equal(project([-3.0]), [1.0])
+    np.testing.assert_allclose(project([-1.0, -1.0, -1.0, -1.0]), [0.25] * 4, rtol=1e-15)
+    np.testing.assert_allclose(project([0.1, 0.6, 0.3]), [0.1, 0.6, 0.3], rtol=1e-12)
+
+
+# -- privacy models --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "make,error,match",
+    [
+        (lambda: UtilityOptimizedLDP([0], [0], -1), ValueError, EPS_MATCH),
+        (lambda: UtilityOptimizedLDP([0], [0], "1"), TypeError, EPS_MATCH),
+        (lambda: UtilityOptimizedLDP([-1], [0], 1), ValueError, "sensitive indices must be non"),
+        (lambda: UtilityOptimizedLDP([0.5], [0], 1), ValueError, "sensitive must hold integer"),
+        (lambda: UtilityOptimizedLDP(["a"], [0], 1), ValueError, "sensitive must hold integer"),
+        (lambda: UtilityOptimizedLDP(None, [0], 1), TypeError, "sensitive must be a list"),
+        (lambda: UtilityOptimizedLDP([0, 0], [0], 1), ValueError, "distinct"),
+        (lambda: UtilityOptimizedLDP([[0, 1]], [0], 1), ValueError, "1-D"),
+        (lambda: UtilityOptimizedLDP([0], [-1], 1), ValueError, "protected_outputs indices"),
+        (lambda: UtilityOptimizedLDP([0], [np.nan], 1), ValueError, "protected_outputs must hold"),
+        (lambda: UtilityOptimizedLDP([0], "ab", 1), TypeError, "protected_outputs must be"),
+        (lambda: UtilityOptimizedLDP([5], [0], 1).verify(np.eye(2)), ValueError, r"\[0, 2\)"),
+        (lambda: UtilityOptimizedLDP([0], [5], 1).verify(np.eye(2)), ValueError, r"\[0, 2\)"),
+        (lambda: ZeroBits([-1]), ValueError, "non-negative"),
+        (lambda: BlockStructuredLDP([0, 0, 1], 0), ValueError, EPS_MATCH),
+        (lambda: BlockStructuredLDP([], 1), ValueError, "at least one block"),
+        (lambda: BlockStructuredLDP(None, 1), TypeError, "blocks must be"),
+        (lambda: BlockStructuredLDP("ab", 1), TypeError, "blocks must be"),
+        (lambda: BlockStructuredLDP([[0, 1], [1, 2]], 1), ValueError, "overlap"),
+        (lambda: BlockStructuredLDP([[0, 1], [3]], 1), ValueError, "lie in"),
+        (lambda: BlockStructuredLDP([0.5, 1], 1), ValueError, "integers"),
+        (lambda: BlockStructuredLDP([[0], 1], 1), ValueError, "not a mix"),
+        (lambda: BlockStructuredLDP([0, 1], 1).epsilon_matrix(3), ValueError, "covers 2"),
+        (lambda: HighLowLDP([0], float("nan")), ValueError, EPS_MATCH),
+        (lambda: HighLowLDP([-1], 1), ValueError, "non-negative"),
+        (lambda: HighLowLDP([0, 0], 1), ValueError, "distinct"),
+        (lambda: HighLowLDP(["a"], 1), ValueError, "integer"),
+        (lambda: HighLowLDP(None, 1), TypeError, "sensitive must be a list"),
+        (lambda: HighLowLDP([5], 1).epsilon_matrix(3), ValueError, "outside a domain of 3"),
+    ],
+)
+def test_context_aware_and_utility_optimized_model_inputs(make, error, match):
+    with pytest.raises(error, match=match):
+        make()

@@ -17,7 +17,17 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 
-from skldp import EmpiricalEstimator
+from skldp import (
+    CandidateEstimator,
+    EMEstimator,
+    EmpiricalEstimator,
+    PersonalizedEstimator,
+    PersonalizedULDP,
+    ProjectedEstimator,
+    SparseEstimator,
+)
+from skldp.channels import SymbolChannel
+from skldp.privacy import LDP, tight_epsilon_matrix
 from tests.registry import ESTIMATORS, MECHANISMS, SIMPLEX_ESTIMATORS, instance_id
 
 SETTINGS = settings(
@@ -72,7 +82,16 @@ def _fit_or_skip(estimator, reports):
 
 
 # -- estimates are distributions where promised -------------------------------------------------------
-PROMISING = [e for e in ESTIMATORS if isinstance(e, SIMPLEX_ESTIMATORS)]
+#: The registry's simplex estimators, and the other entry points that promise a distribution:
+#: the significance threshold (kept entries, the rest spread; uniform if none is kept), EM
+#: started from it, sparse recovery's simplex projection and the candidate estimator's
+#: projected least squares (its candidates are the categories of a closed alphabet).
+PROMISING = [e for e in ESTIMATORS if isinstance(e, SIMPLEX_ESTIMATORS)] + [
+    ProjectedEstimator(method="threshold"),
+    EMEstimator(init="threshold"),
+    SparseEstimator(sparsity=2),
+    CandidateEstimator(),
+]
 
 
 @pytest.mark.parametrize("estimator", PROMISING, ids=instance_id)
@@ -97,7 +116,97 @@ def test_estimate_is_a_distribution(estimator, mechanism, epsilon, k, n, sparse,
     assert abs(dist.sum() - 1.0) <= 1e-9
 
 
+@pytest.mark.parametrize("method", ["em", "threshold"])
+@SETTINGS
+@given(
+    epsilon=st.floats(min_value=0.01, max_value=30.0),
+    k=domain_sizes,
+    n_tags=st.integers(1, 3),
+    base=st.sampled_from(["urr", "urap"]),
+    n=st.integers(min_value=1, max_value=300),
+    seed=seeds,
+)
+def test_personalized_estimate_is_a_distribution(method, epsilon, k, n_tags, base, n, seed):
+    rng = np.random.default_rng(seed)
+    tags = [f"t{j}" for j in range(n_tags)]
+    sensitive = list(np.flatnonzero(rng.random(k) < 0.3))
+    pum = PersonalizedULDP(
+        epsilon=epsilon, sensitive=sensitive, tags=tags, base=base, categories=list(range(k)),
+        random_state=seed,
+    ).fit([[0, None]])
+    values = rng.choice(k, size=n, p=_simplex_point(rng, k, False))
+    row_tags = np.where(rng.random(n) < 0.3, rng.choice(tags, size=n), None)
+    reports = pum.transform(np.column_stack([values, row_tags]).astype(object))
+    est = PersonalizedEstimator(method=method).fit(reports)
+    for dist, size in ((est.distribution_, k), (est.intermediate_distribution_, k + n_tags)):
+        assert dist.shape == (size,)
+        assert np.all(np.isfinite(dist)) and np.all(dist >= 0)
+        assert abs(dist.sum() - 1.0) <= 1e-9
+
+
 # -- exact unbiasedness -------------------------------------------------------------------------------
+class _DenseChannel(SymbolChannel):
+    """Any k x m row-stochastic matrix as a channel, using the library's generic fallbacks.
+
+    Only the linear map and sampling are written here; ``unbiased`` (least squares on the
+    structured operator), ``variance``, ``likelihood`` and ``to_dense`` are the base class's.
+    """
+
+    def __init__(self, Q):
+        self.Q = np.asarray(Q, dtype=float)
+        self.n_inputs, self.n_outputs = self.Q.shape
+
+    def _key(self):
+        return (self.Q.tobytes(),)
+
+    def guarantee(self):
+        return LDP(float(np.max(tight_epsilon_matrix(self.Q))))
+
+    def _sample(self, x, rng):
+        cdf = np.cumsum(self.Q[x], axis=1)
+        return np.minimum((rng.random(x.shape[0])[:, None] >= cdf).sum(axis=1), self.n_outputs - 1)
+
+    def _statistics(self, reports):
+        return np.bincount(reports, minlength=self.n_outputs).astype(float)
+
+    def _forward(self, p):
+        return self.Q.T @ p
+
+    def _adjoint(self, v):
+        return self.Q @ v
+
+
+@SETTINGS
+@given(
+    k=st.integers(2, 8),
+    extra=st.integers(0, 6),
+    concentration=st.floats(0.2, 5.0),
+    sparse=st.booleans(),
+    seed=seeds,
+)
+def test_unbiased_on_random_full_rank_channels(k, extra, concentration, sparse, seed):
+    # E[unbiased(S)] = unbiased(E[S]) = p on any channel of rank k, here the generic
+    # least-squares inverse; its accuracy is bounded by the channel's condition number.
+    rng = np.random.default_rng(seed)
+    Q = rng.dirichlet(np.full(k + extra, concentration), size=k)
+    cond = np.linalg.cond(Q)
+    assume(cond < 1e6)
+    channel = _DenseChannel(Q)
+    assert_allclose(channel.to_dense(), Q, rtol=0, atol=1e-15)
+    p = _simplex_point(rng, k, sparse)
+    n = int(rng.integers(1, 10**6))
+    est = channel.unbiased(n * channel.forward(p), n)
+    assert_allclose(est, p, rtol=0, atol=1e-12 * cond)
+    # The empirical estimator on reports of this channel is the same inverse of their counts.
+    x = rng.choice(k, size=200, p=p)
+    reports = channel.sample(x, rng).reshape(-1, 1)
+    fitted = EmpiricalEstimator(channel=channel).fit(reports)
+    assert_allclose(
+        fitted.distribution_, channel.unbiased(channel.statistics(reports[:, 0]), 200),
+        rtol=1e-12, atol=1e-12 * cond,
+    )
+
+
 @SETTINGS
 @given(mechanism=mechanisms, epsilon=budgets, k=domain_sizes, sparse=st.booleans(), seed=seeds)
 def test_unbiased_on_exact_expected_statistics(mechanism, epsilon, k, sparse, seed):

@@ -24,10 +24,14 @@ def no_knowledge_distribution(r, channel):
 
     :math:`\hat\pi(x) = \hat r(x) / \sum_{x' \in X_N} \hat r(x')` on the values that are not
     sensitive for everyone, 0 on X_S (personal sensitive values lie outside X_S); uniform on
-    X_N when that mass is not positive.
+    X_N when that mass is not positive. When X_N is empty (every value is sensitive for
+    everyone) no value can hide behind a bot, so its estimated mass is noise: it is spread
+    uniformly over X.
     """
     k = channel.n_values
     nonsens = ~channel.sensitive_mask
+    if not nonsens.any():
+        return np.full(k, 1.0 / k)
     pi = np.where(nonsens, r[:k], 0.0)
     total = pi.sum()
     if total <= 0:

@@ -212,6 +212,62 @@ class PersonalizedULDP(BasePrivatizer):
         self.privacy_ = self.channel_.guarantee()
         return self
 
+    def _audit_inputs(self, inputs=None, max_inputs=8):
+        """Rows ``(value, tag)`` for :func:`skldp.privacy.audit`, and their symbols in Z.
+
+        The audit feeds whole input rows; ``privacy_`` speaks of Z (values, then bots), so
+        each row is mapped by the pre-processor :math:`f_{pre}` to the symbol whose
+        sensitivity the guarantee states: a tagged value that is not sensitive for everyone
+        is its tag's bot (sensitive), any other row is its value.
+
+        Parameters
+        ----------
+        inputs : array-like of shape (m, 2) or None
+            Rows to test (tag None for an untagged row). None picks untagged values spread
+            over the domain plus one tagged row per tag (on a value that is not sensitive
+            for everyone, so that the row really becomes a bot), at most ``max_inputs``.
+        max_inputs : int
+            Most rows picked when ``inputs`` is None.
+
+        Returns
+        -------
+        rows : ndarray of object of shape (m, 2)
+        z : ndarray of int of shape (m,)
+        """
+        check_is_fitted(self)
+        values = np.asarray(self.categories_[0], dtype=object)
+        k, n_tags = values.shape[0], self.tags_.shape[0]
+        if inputs is None:
+            n_tagged = min(n_tags, max(1, max_inputs // 2))
+            n_plain = min(k, max_inputs - n_tagged)
+            plain = np.unique(np.linspace(0, k - 1, n_plain).round().astype(np.int64))
+            common = self.channel_.sensitive_mask
+            hideable = np.flatnonzero(~common)
+            if hideable.size == 0:
+                hideable = np.arange(k)
+            rows = [(values[i], None) for i in plain]
+            rows += [(values[hideable[t % hideable.size]], self.tags_[t]) for t in range(n_tagged)]
+            rows = np.asarray(rows, dtype=object).reshape(-1, 2)
+        else:
+            rows = np.asarray(inputs, dtype=object)
+            if rows.ndim != 2 or rows.shape[1] != 2:
+                raise ValueError(
+                    "inputs to audit PersonalizedULDP are rows (value, tag), tag None for an "
+                    f"untagged row; got shape {rows.shape}"
+                )
+        x = encode(rows[:, 0], self.categories_[0], 0)
+        tag = self._encode_tags(rows[:, 1], self.tags_)
+        # One row per distinct (value, tag): repeats would only duplicate pairs.
+        _, first = np.unique(np.column_stack([x, tag]), axis=0, return_index=True)
+        first = np.sort(first)
+        if first.size < 2:
+            raise ValueError("inputs must name at least two distinct (value, tag) rows")
+        x, tag = x[first], tag[first]
+        # The symbol the guarantee assigns to each row, by its statement (eq. (19)), not by the
+        # pre-processor under audit: a buggy pre-processor must not make a row look harmless.
+        bot = (tag >= 0) & ~self.channel_.sensitive_mask[x]
+        return rows[first], np.where(bot, k + tag, x)
+
     def report_specs(self):
         """The one :class:`~skldp._reports.ReportSpec` of the reports (categories Z)."""
         check_is_fitted(self)

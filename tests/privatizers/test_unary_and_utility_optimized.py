@@ -248,3 +248,17 @@ def test_personalized_channel_pickle_and_names():
     assert again == ch
     assert ch.guarantee().epsilon == 1.0
     assert math.isclose(ch.common.theta, 0.4, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["em", "threshold", "empirical"])
+def test_personalized_estimator_when_every_value_is_sensitive(method):
+    # No value can hide behind a bot (a tagged value sensitive for everyone keeps its symbol),
+    # so the estimated bot mass is noise, spread uniformly; it used to be 0/0 = NaN.
+    pum = PersonalizedULDP(
+        epsilon=1.0, sensitive=[0, 1], tags=["home"], categories=[0, 1], random_state=2
+    ).fit([[0, None]])
+    reports = pum.transform([[0, None], [1, "home"], [0, "home"]] * 10)
+    est = PersonalizedEstimator(method=method).fit(reports)
+    r, p = est.intermediate_distribution_, est.distribution_
+    assert np.all(np.isfinite(p))
+    np.testing.assert_allclose(p, r[:2] + r[2] / 2, rtol=1e-12)
