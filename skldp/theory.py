@@ -134,6 +134,32 @@ def _l1_risk(scale, m, n, method):
     return float(scale * np.sum(mad) / n)
 
 
+_L1_PARAMETERS = """Parameters
+    ----------
+    k : int
+        Alphabet size, at least 2.
+    epsilon : float
+        Privacy budget, positive and finite.
+    n : int
+        Number of reports, at least 1.
+    p : array-like of shape (k,) or None, default=None
+        The true distribution; None is the uniform distribution.
+    method : {'exact', 'large_n'}, default='exact'
+        ``'exact'``: the sum of binomial mean absolute deviations (de Moivre's formula);
+        ``'large_n'``: the normal approximation above.
+
+    Returns
+    -------
+    risk : float"""
+
+
+def _with_l1_parameters(func):
+    if func.__doc__:  # None under python -OO
+        func.__doc__ = func.__doc__.replace("{parameters}", _L1_PARAMETERS)
+    return func
+
+
+@_with_l1_parameters
 def krr_l1_risk(k, epsilon, n, p=None, *, method="exact"):
     r"""Expected l1 error :math:`E\lVert \hat p - p \rVert_1` of the k-RR empirical estimator.
 
@@ -153,23 +179,7 @@ def krr_l1_risk(k, epsilon, n, p=None, *, method="exact"):
     value tends to 1 as n grows; over p it is largest at the uniform distribution,
     :math:`\sqrt{2(k - 1)/(\pi n)}\, s`.
 
-    Parameters
-    ----------
-    k : int
-        Alphabet size, at least 2.
-    epsilon : float
-        Privacy budget, positive and finite.
-    n : int
-        Number of reports, at least 1.
-    p : array-like of shape (k,) or None, default=None
-        The true distribution; None is the uniform distribution.
-    method : {'exact', 'large_n'}, default='exact'
-        ``'exact'``: the sum of binomial mean absolute deviations (de Moivre's formula);
-        ``'large_n'``: the normal approximation above.
-
-    Returns
-    -------
-    risk : float
+    {parameters}
     """
     k = check_int(k, "k", min_value=2)
     em1 = math.expm1(check_epsilon(epsilon))
@@ -178,6 +188,7 @@ def krr_l1_risk(k, epsilon, n, p=None, *, method="exact"):
     return _l1_risk((k + em1) / em1, m, n, method)
 
 
+@_with_l1_parameters
 def rappor_l1_risk(k, epsilon, n, p=None, *, method="exact"):
     r"""Expected l1 error :math:`E\lVert \hat p - p \rVert_1` of the basic RAPPOR empirical
     estimator.
@@ -194,23 +205,7 @@ def rappor_l1_risk(k, epsilon, n, p=None, *, method="exact"):
     (Kairouz, Bonawitz and Ramage, ICML 2016, Prop. 4). Over p the approximation is largest at
     the uniform distribution, :math:`\sqrt{2/(\pi n)} \sqrt{k - 1 + k^2 c / (c - 1)^2}`.
 
-    Parameters
-    ----------
-    k : int
-        Alphabet size, at least 2.
-    epsilon : float
-        Privacy budget, positive and finite.
-    n : int
-        Number of reports, at least 1.
-    p : array-like of shape (k,) or None, default=None
-        The true distribution; None is the uniform distribution.
-    method : {'exact', 'large_n'}, default='exact'
-        ``'exact'``: the sum of binomial mean absolute deviations (de Moivre's formula);
-        ``'large_n'``: the normal approximation above.
-
-    Returns
-    -------
-    risk : float
+    {parameters}
     """
     k = check_int(k, "k", min_value=2)
     cm1 = math.expm1(check_epsilon(epsilon) / 2)
