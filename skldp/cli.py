@@ -7,6 +7,9 @@
     skldp privatize people.csv --column city --mechanism krr --epsilon 1 \\
         --categories paris,lyon,nice --output reports.csv
     skldp estimate reports.csv --estimator projected --output distribution.csv
+    skldp privatize visits.csv --column cell --tag-column tag --mechanism personalized \\
+        -p 'tags=["home","work"]' --epsilon 1 --categories-file cells.txt --output pum.csv
+    skldp estimate pum.csv --background homes.csv   # PersonalizedEstimator by default
 
 ``privatize`` writes the reports and, beside them, a JSON sidecar (``reports.csv.json``) with
 the mechanism, its parameters and the domain: everything ``estimate`` needs, and nothing about
