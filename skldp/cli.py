@@ -167,7 +167,9 @@ def _check_tag_column(args, entry, params):
         raise CLIError("--tag-column must differ from --column")
     tags = params["tags"]
     if not isinstance(tags, list):
-        raise CLIError(f"tags must be a JSON list of tag names, e.g. -p 'tags=[\"home\"]'; got {tags!r}")
+        raise CLIError(
+            f"tags must be a JSON list of tag names, e.g. -p 'tags=[\"home\"]'; got {tags!r}"
+        )
     # the file is read as text, so the tags are compared with it as text
     params["tags"] = [t if t is None else str(t) for t in tags]
     return params["tags"]
@@ -364,7 +366,8 @@ def _read_background(path, cats, tags):
     frame = _read_table(path, what="background file", text=True)
     if "category" not in frame.columns:
         raise CLIError(
-            f"background file {path!r} needs a 'category' column; its columns are {list(frame.columns)}"
+            f"background file {path!r} needs a 'category' column; its columns are "
+            f"{list(frame.columns)}"
         )
     tags = [str(t) for t in tags]
     extra = [c for c in frame.columns if c != "category" and c not in tags]

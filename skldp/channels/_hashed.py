@@ -354,8 +354,9 @@ class CohortRRChannel(SymbolChannel):
     def cohort_dense(self, cohort):
         """The k-RR channel on buckets seen by one cohort: (n_inputs, k), rows sum to 1.
 
-        It is ``C`` times the block of :meth:`~skldp.channels.Channel.to_dense` for the cohort's outputs; privacy can be
-        verified on each cohort separately (the cohort draw does not depend on the input).
+        It is ``C`` times the block of :meth:`~skldp.channels.Channel.to_dense` for the cohort's
+        outputs; privacy can be verified on each cohort separately (the cohort draw does not
+        depend on the input).
         """
         cohort = check_int(cohort, "cohort", min_value=0)
         if cohort >= self.n_cohorts:

@@ -268,7 +268,10 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
         return collision_groups(sig.reshape(self.n_inputs, -1))
 
     def output_statistics(self):
-        """The statistics vector of each enumerated output (row o of :meth:`~skldp.channels.Channel.to_dense`)."""
+        """The statistics vector of each enumerated output.
+
+        Row o is that of output o of :meth:`~skldp.channels.Channel.to_dense`.
+        """
         outs = self.output_bits()
         c = self.decode_cohorts(outs)
         S = np.zeros((outs.shape[0], self.n_cohorts * self.n_bits))
