@@ -288,14 +288,18 @@ class Channel:
 
     # -- EM ------------------------------------------------------------------------------------------
     def em_statistics(self, reports):
-        """What EM needs from a chunk of reports; additive with :meth:`merge_em_statistics`."""
+        """What EM needs from a chunk of reports.
+
+        Chunks combine with :meth:`~skldp.channels.Channel.merge_em_statistics`.
+        """
         return self.statistics(reports)
 
     def merge_em_statistics(self, a, b):
+        """The EM statistics of two chunks together (their sum for count statistics)."""
         return a + b
 
     def statistics_from_em(self, em_stats):
-        """The plain statistics contained in :meth:`em_statistics` output."""
+        """The plain statistics in :meth:`~skldp.channels.Channel.em_statistics` output."""
         return em_stats
 
     def em_step(self, stats, p):
