@@ -433,8 +433,11 @@ class HighLowLDP(PrivacyModel):
 
     For a sensitive set A, a channel is :math:`(A, \varepsilon)`-HLLDP if
     :math:`Q(y \mid x) \le e^\varepsilon Q(y \mid x')` for every :math:`x \in A` and every x'
-    (Definition 3 of Acharya et al., ICML 2020; the same notion as utility-optimized LDP of
-    Murakami and Kawamoto). The budget matrix is asymmetric: row x is :math:`\varepsilon` when
+    (Definition 3 of Acharya et al., ICML 2020; it is the one-sided LDP of Murakami and
+    Kawamoto, USENIX Security 2019, Sec. 7, which is weaker than their utility-optimized LDP:
+    ULDP also asks that an output revealing a non-sensitive value be produced by no other
+    input, see :class:`UtilityOptimizedLDP` and :func:`one_sided_decomposition`). The budget
+    matrix is asymmetric: row x is :math:`\varepsilon` when
     x is sensitive and :math:`+\infty` when it is not, so a non-sensitive value may be revealed,
     but no output makes a sensitive value more than :math:`e^\varepsilon` times likelier than
     any other.
