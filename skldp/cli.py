@@ -490,17 +490,6 @@ def _cmd_estimate(args):
 # demo
 
 
-def _grid_blocks(grid_shape, m_lat, m_lon):
-    """Partition of a (rows, cols) grid into m_lat x m_lon equal rectangles, as lists of cell ids."""
-    rows, cols = grid_shape
-    cell = np.arange(rows * cols)
-    r, c = np.divmod(cell, cols)
-    label = (r * m_lat // rows) * m_lon + (c * m_lon // cols)
-    order = np.argsort(label, kind="stable")
-    bounds = np.flatnonzero(np.diff(label[order])) + 1
-    return [part.tolist() for part in np.split(cell[order], bounds)]
-
-
 def _demo_mechanisms(epsilon, grid_shape, k, seed):
     """(label, kind, factory or None, note) for the demo, picking up whatever this build has."""
     from skldp._registry import MECHANISMS
@@ -523,7 +512,9 @@ def _demo_mechanisms(epsilon, grid_shape, k, seed):
         label = f"Block Hadamard {m_lat}x{m_lon}"
 
         def make(m_lat=m_lat, m_lon=m_lon):
-            return block(epsilon=epsilon, blocks=_grid_blocks(grid_shape, m_lat, m_lon))
+            from skldp import grid_blocks
+
+            return block(epsilon=epsilon, blocks=grid_blocks(grid_shape, (m_lat, m_lon)))
 
         out.append((label, "block-structured", make if block else None, "BlockHadamardResponse"))
     rng = np.random.default_rng(seed)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skldp.cli import _grid_blocks, build_parser, main
+from skldp.cli import build_parser, main
 
 
 @pytest.fixture
@@ -110,15 +110,6 @@ def test_demo_prints_the_table_and_writes_a_plot(tmp_path, capsys):
     assert "k = 43750 cells, n = 143296 people" in out
     assert "TV error (95% CI)" in out and "k-RR" in out and "LDP" in out
     assert plot.stat().st_size > 10_000 and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def test_grid_blocks_partition_the_grid():
-    blocks = _grid_blocks((125, 350), 5, 7)
-    assert len(blocks) == 35 and all(len(b) == 25 * 50 for b in blocks)
-    assert sorted(c for b in blocks for c in b) == list(range(43_750))
-    # block 1 is rows 0-24, columns 50-99
-    assert min(blocks[1]) == 50 and max(blocks[1]) == 24 * 350 + 99
-    assert [len(b) for b in _grid_blocks((125, 350), 25, 70)] == [25] * 1750
 
 
 def _bad_cases(tmp_path, people_path):
