@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from skldp._domain import encode
+from skldp._domain import check_category_list, encode
 
 __all__ = [
     "total_variation",
@@ -75,8 +75,28 @@ _METRICS = {
 
 
 def empirical_distribution(values, categories):
-    """Frequencies of raw ``values`` over ``categories`` (values outside raise ValueError)."""
-    categories = np.asarray(categories)
+    r"""Frequencies of raw ``values`` over ``categories``: :math:`\hat p_i = n_i / n`.
+
+    Parameters
+    ----------
+    values : array-like
+        Raw values; each must be one of ``categories``.
+    categories : list-like
+        The domain: distinct values, none missing, at least one.
+
+    Returns
+    -------
+    p : ndarray of shape (len(categories),)
+
+    Raises
+    ------
+    ValueError
+        If a value lies outside the domain or is missing, if there are no values, or if the
+        categories repeat a value, hold a missing one, or are empty.
+    TypeError
+        If ``categories`` is not a list of values (a string, a number).
+    """
+    categories = check_category_list(categories, min_size=1, name="categories")
     idx = encode(np.asarray(values).ravel(), categories)
     if idx.shape[0] == 0:
         raise ValueError("the empirical distribution of zero values is undefined")
