@@ -3,6 +3,7 @@
 import numpy as np
 
 from skldp._domain import check_category_list, encode
+from skldp._validation import as_float_array
 
 __all__ = [
     "total_variation",
@@ -16,12 +17,14 @@ __all__ = [
 
 
 def _pair(p, q):
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
+    p = as_float_array(p, "a distribution")
+    q = as_float_array(q, "a distribution")
     if p.shape != q.shape or p.ndim != 1:
         raise ValueError(
             f"distributions must be 1-D arrays of one shape; got {p.shape} and {q.shape}"
         )
+    if p.shape[0] == 0:
+        raise ValueError("distributions must have at least one entry; got empty arrays")
     if not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
         raise ValueError("distributions must have finite entries (no NaN or inf)")
     return p, q

@@ -26,7 +26,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_int, check_probability_vector
 
 __all__ = [
     "krr_excess_risk",
@@ -38,11 +38,10 @@ __all__ = [
 
 
 def _p_term(p, k):
+    k = check_int(k, "k", min_value=2)
     if p is None:
         return 1.0 - 1.0 / k
-    p = np.asarray(p, dtype=float)
-    if p.shape != (k,):
-        raise ValueError(f"p must have {k} entries; got shape {p.shape}")
+    p = check_probability_vector(p, k)
     return 1.0 - float(np.sum(p**2))
 
 
