@@ -53,6 +53,16 @@ def as_float_array(v, name):
         raise TypeError(f"{name} must be a 1-D array of numbers; got {type(v).__name__}") from exc
 
 
+def check_bool(value, name):
+    """Return ``value`` as a bool after checking it is True or False (numpy bools too).
+
+    Truthiness is not enough: ``"no"`` or ``0.5`` given by mistake must not read as True.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
 def check_probability_vector(p, k=None, name="p"):
     """Return ``p`` as a float array after checking that it is a distribution over k values."""
     p = as_float_array(p, name)

@@ -29,6 +29,7 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
 from skldp import metrics as _metrics
+from skldp._validation import check_bool
 
 __all__ = ["run_experiment", "summarize"]
 
@@ -314,6 +315,7 @@ def run_experiment(
         raise ValueError(f"sampling must be 'iid' or 'records'; got {sampling!r}")
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer; got {n_repeats!r}")
+    check_bool(progress, "progress")
     for m in metrics:
         if isinstance(m, str) and m not in _ERROR_METRICS:
             raise ValueError(
