@@ -121,7 +121,9 @@ def _check_n_samples(n_samples, counts, sampling):
     if isinstance(n_samples, numbers.Integral):
         values = [n_samples]
     elif isinstance(n_samples, (str, bytes)) or not np.iterable(n_samples):
-        raise TypeError(f"n_samples must be a positive integer or a list of them; got {n_samples!r}")
+        raise TypeError(
+            f"n_samples must be a positive integer or a list of them; got {n_samples!r}"
+        )
     else:
         values = list(n_samples)
     if not values:
