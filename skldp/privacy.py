@@ -145,6 +145,12 @@ class SequentialComposition(PrivacyModel):
 
     @property
     def epsilon(self):
+        """The sum of the parts' budgets; a part with no single budget (an E matrix) has none."""
+        for j, part in enumerate(self.parts):
+            if not hasattr(part, "epsilon"):
+                raise AttributeError(
+                    f"part {j} ({part!r}) has no single epsilon, so neither has the composition"
+                )
         return float(sum(part.epsilon for part in self.parts))
 
     def epsilon_matrix(self, n_inputs):

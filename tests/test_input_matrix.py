@@ -849,6 +849,11 @@ def test_projection_documented_edges(project):
         (lambda: SequentialComposition(LDP(1)), TypeError, "^parts must be a list of privacy"),
         (lambda: SequentialComposition([LDP(1), 1.0]), TypeError, r"^parts .*part 1 is float"),
         (lambda: SequentialComposition([LDP(1)]).epsilon_matrix(2), ValueError, "verify each"),
+        (
+            lambda: SequentialComposition([LDP(1), ContextAwareLDP([[0, 1], [2, 0]])]).epsilon,
+            AttributeError,
+            r"^part 1 \(ContextAwareLDP\(E of shape \(2, 2\)\)\) has no single epsilon",
+        ),
         (lambda: ZeroBits("ab"), TypeError, "^bits must be a list of integer indices"),
         (lambda: ZeroBits(None), TypeError, "^bits must be a list of integer indices"),
         (lambda: ZeroBits([np.nan]), ValueError, "^bits must hold integer indices"),
