@@ -1173,20 +1173,21 @@ OWN_CASES = {"epsilon", "epsilon_01", "epsilon_10", "categories", "random_state"
 OWN_CASES |= {c[0] for c in DOMAIN_PARAM_CASES}
 BAD_VALUES = [np.nan, -1, "x"]
 
-PRIVATIZER_PARAMS = [
-    (p, name)
-    for p in MECHANISMS
-    for name in sorted(p.get_params(deep=False))
-    if name not in OWN_CASES
-]
+
+def _other_params(instances):
+    """(instance, name) for each hyperparameter without its own cases, once per class."""
+    pairs = {
+        (type(inst), name): (inst, name)
+        for inst in instances
+        for name in sorted(inst.get_params(deep=False))
+        if name not in OWN_CASES
+    }
+    params = list(pairs.values())
+    return {"argvalues": params, "ids": [f"{instance_id(i)}.{n}" for i, n in params]}
 
 
 @pytest.mark.parametrize("bad", BAD_VALUES, ids=repr)
-@pytest.mark.parametrize(
-    "privatizer,name",
-    PRIVATIZER_PARAMS,
-    ids=[f"{instance_id(p)}.{n}" for p, n in PRIVATIZER_PARAMS],
-)
+@pytest.mark.parametrize("privatizer,name", **_other_params(MECHANISMS))
 def test_privatizer_hyperparameter_is_named(privatizer, name, bad):
     p = clone(privatizer).set_params(**{name: bad})
     for other in ("blocks", "n_blocks", "block_size"):  # one partition parameter at a time
@@ -1196,22 +1197,8 @@ def test_privatizer_hyperparameter_is_named(privatizer, name, bad):
         p.fit(_column(domain(privatizer)))
 
 
-ESTIMATOR_PARAMS = list(
-    {
-        (type(e), name): (e, name)
-        for e in MATRIX_ESTIMATORS
-        for name in sorted(e.get_params(deep=False))
-        if name not in OWN_CASES
-    }.values()
-)
-
-
 @pytest.mark.parametrize("bad", BAD_VALUES, ids=repr)
-@pytest.mark.parametrize(
-    "estimator,name",
-    ESTIMATOR_PARAMS,
-    ids=[f"{instance_id(e)}.{n}" for e, n in ESTIMATOR_PARAMS],
-)
+@pytest.mark.parametrize("estimator,name", **_other_params(MATRIX_ESTIMATORS))
 def test_estimator_hyperparameter_is_named(estimator, name, bad):
     p = fitted(PRIVATIZERS[0])
     reports = p.transform(_column(domain(PRIVATIZERS[0]) * 10))
