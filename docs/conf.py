@@ -38,11 +38,17 @@ html_static_path = []
 html_theme_options = {"description": "Distribution estimation under local differential privacy", "fixed_sidebar": True}
 
 autosummary_generate = True
-autodoc_default_options = {"members": False}
+autodoc_default_options = {}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 suppress_warnings = ["autosummary.import_cycle"]
+# Nitpicky builds (sphinx-build -n) check every cross-reference. Other projects' objects have
+# no targets here (intersphinx would fetch their inventories over the network at build time),
+# so references to them are left as plain text.
+nitpick_ignore_regex = [
+    (r"py:.*", r"(sklearn|numpy|scipy|pandas|joblib|dask|matplotlib|importlib)(\..*)?"),
+]
 
 # ------------------------------------------------------------------------------------------------
 # API reference: every public name, module by module
@@ -56,10 +62,15 @@ API_MODULES = [
     ("skldp.metrics", "Metrics and scorers"),
     ("skldp.projection", "Projections onto the simplex"),
     ("skldp.datasets", "Data sets and synthetic distributions"),
+    ("skldp.theory", "Closed-form risks (theory)"),
     ("skldp.experiments", "Experiments"),
     ("skldp.plotting", "Plotting"),
     ("skldp.exceptions", "Exceptions and warnings"),
 ]
+
+
+#: (module, qualname) of every object the API page documents -> the name it is documented under
+_DOCUMENTED = {}
 
 
 def _write_if_changed(path, text):
@@ -96,10 +107,11 @@ def _api_page():
             if key in seen:
                 continue
             seen.add(key)
+            _DOCUMENTED[key] = f"{modname}.{name}"
             names.append(name)
         if not names:
             continue
-        lines += [title, "-" * len(title), "", f".. automodule:: {modname}", "   :no-members:", "   :no-index:", ""]
+        lines += [title, "-" * len(title), "", f".. automodule:: {modname}", "   :no-members:", ""]
         lines += [f".. currentmodule:: {modname}", "", ".. autosummary::", "   :toctree: generated/", ""]
         lines += [f"   {name}" for name in sorted(names, key=lambda n: (not n[0].isupper(), n))]
         lines.append("")
@@ -140,8 +152,21 @@ def _as_rst(text):
     return "::\n\n" + "\n".join("    " + line if line.strip() else "" for line in text.split("\n"))
 
 
+def _helper_modules(scripts):
+    """The scripts that other scripts import (``import x`` or ``from x import``): helpers
+    shared by the examples, not examples themselves."""
+    stems = {path.stem for path in scripts}
+    imported = set()
+    for path in scripts:
+        text = path.read_text(encoding="utf-8")
+        imported |= set(re.findall(r"^\s*(?:from|import)\s+(\w+)", text, flags=re.M)) - {path.stem}
+    return sorted(path for path in scripts if path.stem in imported & stems)
+
+
 def _gallery_page():
-    examples = sorted((ROOT / "examples").glob("*.py"))
+    scripts = sorted((ROOT / "examples").glob("*.py"))
+    helpers = _helper_modules(scripts)
+    examples = [path for path in scripts if path not in helpers]
     out_dir = HERE / "gallery"
     if out_dir.exists():
         shutil.rmtree(out_dir)
@@ -160,6 +185,9 @@ def _gallery_page():
         "named in the script, is in ``examples/``, ``examples/figures/`` or ``examples/images/``.",
         "",
     ]
+    if helpers:
+        names = ", ".join(f"``{path.name}``" for path in helpers)
+        lines += [f"Helper modules that the scripts import, not shown here: {names}.", ""]
     if not examples:
         lines.append("No examples yet.")
     for path in examples:
@@ -244,5 +272,48 @@ def _quote_shape_names(app, what, name, obj, options, lines):
             lines[i] = head + sep + _SHAPE_NAME.sub(r"``\1``", tail)
 
 
+# ------------------------------------------------------------------------------------------------
+# cross-references: an object is documented once, under its shortest public name (skldp.X), but
+# docstrings may name it where it is defined (skldp.estimators.X): resolve those names too.
+
+
+def _lookup(dotted):
+    """The object named ``dotted`` (a module, then attributes), or None."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr, None)
+            if obj is None:
+                return None
+        return obj
+    return None
+
+
+def _documented_name(target):
+    """The documented name of ``target`` (or of the documented object it is a member of)."""
+    parts = target.split(".")
+    for j in range(len(parts), 1, -1):
+        obj = _lookup(".".join(parts[:j]))
+        key = (getattr(obj, "__module__", None), getattr(obj, "__qualname__", None))
+        if key in _DOCUMENTED:
+            return ".".join([_DOCUMENTED[key], *parts[j:]])
+    return None
+
+
+def _resolve_other_names(app, env, node, contnode):
+    if node.get("refdomain") != "py" or not node.get("reftarget", "").startswith("skldp."):
+        return None
+    name = _documented_name(node["reftarget"])
+    if name is None or name == node["reftarget"]:
+        return None
+    py = env.get_domain("py")
+    return py.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], name, node, contnode)
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _quote_shape_names, priority=400)
+    app.connect("missing-reference", _resolve_other_names)

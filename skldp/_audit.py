@@ -152,12 +152,12 @@ class AuditResult:
 
     @property
     def violations(self):
-        """The rows of :attr:`pairs` whose lower bound exceeds the budget."""
+        """The rows of the ``pairs`` table whose lower bound exceeds the budget."""
         return self.pairs[~self.pairs["passed"]]
 
     @property
     def invertibility_violations(self):
-        """The rows of :attr:`invertibility` that refute the utility-optimized model."""
+        """The rows of the ``invertibility`` table that refute the utility-optimized model."""
         if self.invertibility is None:
             return pd.DataFrame()
         return self.invertibility[~self.invertibility["passed"]]

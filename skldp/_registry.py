@@ -18,6 +18,7 @@ __all__ = [
     "available_mechanisms",
     "make_privatizer",
     "make_estimator",
+    "reads_tag_column",
 ]
 
 
@@ -40,6 +41,12 @@ class Mechanism:
     open_alphabet : bool
         Values need no list of categories when privatized (hashed mechanisms); the server
         asks about candidate values afterwards.
+    tag_column : bool
+        The input has a second column: the tag of the value when it is one of the person's
+        own sensitive values (missing otherwise), as :class:`~skldp.PersonalizedULDP` reads.
+    estimator : str
+        Short name of the estimator the command line uses when none is asked for (reports
+        over an open alphabet use ``candidate`` whatever this says).
     required : tuple of str or of tuples of str
         Parameters without a usable default (the command line asks for them); a tuple inside
         lists alternatives, one of which is needed.
@@ -52,6 +59,8 @@ class Mechanism:
     paper: str
     required: tuple = field(default_factory=tuple)
     open_alphabet: bool = False
+    tag_column: bool = False
+    estimator: str = "projected"
 
     @property
     def cls(self):
@@ -67,8 +76,13 @@ class Mechanism:
         return self.cls is not None
 
     def describe_required(self):
-        """The required parameters in words, e.g. ``"sensitive"`` or ``"blocks or n_blocks"``."""
+        """The required parameters in words, e.g. ``"sensitive"`` or ``"blocks or n_blocks"``.
+
+        A mechanism that reads a tag column also says so (``"tags, a tag column"``).
+        """
         parts = [r if isinstance(r, str) else " or ".join(r) for r in self.required]
+        if self.tag_column:
+            parts.append("a tag column")
         return ", ".join(parts)
 
     def missing(self, params):
@@ -151,6 +165,16 @@ _MECHANISMS = [
         ("sensitive",),
     ),
     Mechanism(
+        "personalized",
+        "PersonalizedULDP",
+        "utility-optimized",
+        "(X_S + own tagged values, Y_P, epsilon)-ULDP per person; other values may be revealed",
+        "Murakami and Kawamoto, USENIX Security 2019 (PUM, Sec. 5)",
+        ("tags",),
+        tag_column=True,
+        estimator="personalized",
+    ),
+    Mechanism(
         "hashed-rr",
         "HashedRR",
         "open alphabet",
@@ -187,6 +211,13 @@ _MECHANISMS = [
         "epsilon-LDP",
         "Xiong, Sun, Mao et al., compressive privatization",
     ),
+    Mechanism(
+        "one-bit-hadamard",
+        "OneBitHadamardResponse",
+        "compressive",
+        "epsilon-LDP, one bit per report",
+        "Acharya and Sun, ICML 2019 (the one-bit baseline of compressive privatization)",
+    ),
 ]
 
 MECHANISMS = {m.name: m for m in _MECHANISMS}
@@ -198,6 +229,7 @@ ESTIMATORS = {
     "em": ("EMEstimator", {}),
     "sparse": ("SparseEstimator", {}),
     "candidate": ("CandidateEstimator", {}),
+    "personalized": ("PersonalizedEstimator", {}),
 }
 
 
@@ -232,6 +264,13 @@ def get_mechanism(name):
 def available_mechanisms():
     """Short names of the mechanisms this build of skldp has, in registry order."""
     return [m.name for m in _MECHANISMS if m.available]
+
+
+def reads_tag_column(privatizer):
+    """Whether ``privatizer`` is registered as reading a tag column beside the values."""
+    return any(
+        m.tag_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS
+    )
 
 
 def make_privatizer(name, **params):

@@ -7,6 +7,9 @@
     skldp privatize people.csv --column city --mechanism krr --epsilon 1 \\
         --categories paris,lyon,nice --output reports.csv
     skldp estimate reports.csv --estimator projected --output distribution.csv
+    skldp privatize visits.csv --column cell --tag-column tag --mechanism personalized \\
+        -p 'tags=["home","work"]' --epsilon 1 --categories-file cells.txt --output pum.csv
+    skldp estimate pum.csv --background homes.csv   # PersonalizedEstimator by default
 
 ``privatize`` writes the reports and, beside them, a JSON sidecar (``reports.csv.json``) with
 the mechanism, its parameters and the domain: everything ``estimate`` needs, and nothing about
@@ -46,29 +49,24 @@ def _file_format(path, *, what):
     raise CLIError(f"{what} {path!r}: unknown file type; use a .csv, .csv.gz or .parquet file")
 
 
-def _read_table(path, *, what, column=None):
-    """Read a CSV or Parquet file; with ``column``, only that column, as text (missing kept)."""
+def _read_table(path, *, what, columns=None, text=False):
+    """Read a CSV or Parquet file: every column, or only ``columns`` (each must be there).
+
+    With ``text=True`` the values are read as text, missing values kept as missing.
+    """
     fmt = _file_format(path, what=what)
     if not os.path.isfile(path):
         raise CLIError(f"{what} {path!r} does not exist")
     try:
         if fmt == "csv":
-            if column is None:
-                return pd.read_csv(path)
             header = pd.read_csv(path, nrows=0).columns
-            if column not in header:
-                raise CLIError(
-                    f"{what} {path!r} has no column {column!r}; its columns are {list(header)}"
-                )
-            return pd.read_csv(path, usecols=[column], dtype=str)
+            _check_columns(columns, header, path, what=what)
+            return pd.read_csv(path, usecols=columns, dtype=str if text else None)
         frame = pd.read_parquet(path)
-        if column is None:
-            return frame
-        if column not in frame.columns:
-            raise CLIError(
-                f"{what} {path!r} has no column {column!r}; its columns are {list(frame.columns)}"
-            )
-        return frame[[column]].astype("string")
+        _check_columns(columns, frame.columns, path, what=what)
+        if columns is not None:
+            frame = frame[columns]
+        return frame.astype("string") if text else frame
     except ImportError as exc:
         raise CLIError(f"reading {path!r} needs a Parquet engine: pip install pyarrow") from exc
     except (
@@ -80,6 +78,14 @@ def _read_table(path, *, what, column=None):
     ) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CLIError(f"cannot read {what} {path!r}: {first}") from exc
+
+
+def _check_columns(columns, present, path, *, what):
+    for column in columns or ():
+        if column not in present:
+            raise CLIError(
+                f"{what} {path!r} has no column {column!r}; its columns are {list(present)}"
+            )
 
 
 def _write_table(frame, path, *, what):
@@ -141,6 +147,45 @@ def _read_list(inline, path, *, what):
     if not items or any(not c for c in items):
         raise CLIError(f"the {what} contain an empty value")
     return items
+
+
+def _check_tag_column(args, entry, params):
+    """The tags of a mechanism that reads a tag column (as text), or None for the others."""
+    if not entry.tag_column:
+        if args.tag_column is not None:
+            raise CLIError(
+                f"--tag-column is for mechanisms that read a tag per row (personalized); "
+                f"{entry.name!r} reads one column"
+            )
+        return None
+    if args.tag_column is None:
+        raise CLIError(
+            f"mechanism {entry.name!r} reads each row's tag: name that column with --tag-column "
+            "(empty where the value is not one of the person's own sensitive values)"
+        )
+    if args.tag_column == args.column:
+        raise CLIError("--tag-column must differ from --column")
+    tags = params["tags"]
+    if not isinstance(tags, list):
+        raise CLIError(
+            f"tags must be a JSON list of tag names, e.g. -p 'tags=[\"home\"]'; got {tags!r}"
+        )
+    # the file is read as text, so the tags are compared with it as text
+    params["tags"] = [t if t is None else str(t) for t in tags]
+    return params["tags"]
+
+
+def _tag_values(column, tags, name):
+    """The tag column as an object array, None where it is empty; unknown tags are an error."""
+    present = column.notna()
+    unknown = column[present & ~column.isin(tags)].value_counts()
+    if len(unknown):
+        shown = ", ".join(f"{v!r} ({c} rows)" for v, c in unknown.head(5).items())
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        raise CLIError(
+            f"tag column {name!r} has tags that are not among the tags {tags}: {shown}{more}"
+        )
+    return np.where(present.to_numpy(), column.astype(object).to_numpy(), None)
 
 
 def _categories(args, column_values):
@@ -217,8 +262,12 @@ def _cmd_privatize(args):
             f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)"
         )
 
+    tags = _check_tag_column(args, entry, params)
+
     _file_format(args.output, what="output file")
-    column = _read_table(args.input, what="input file", column=args.column)[args.column]
+    wanted = [args.column] + ([args.tag_column] if tags is not None else [])
+    table = _read_table(args.input, what="input file", columns=wanted, text=True)
+    column = table[args.column]
     missing_rows = np.flatnonzero(column.isna().to_numpy())
     if missing_rows.size:
         shown = ", ".join(str(r + 1) for r in missing_rows[:5])
@@ -235,12 +284,15 @@ def _cmd_privatize(args):
         shown = ", ".join(f"{v!r} ({c} rows)" for v, c in outside.head(5).items())
         more = f" and {len(outside) - 5} more" if len(outside) > 5 else ""
         raise CLIError(f"column {args.column!r} has values outside the categories: {shown}{more}")
+    X = values.reshape(-1, 1)
+    if tags is not None:
+        X = np.column_stack([values, _tag_values(table[args.tag_column], tags, args.tag_column)])
     privatizer = make_privatizer(
         entry.name, **params, categories=None if cats is None else [cats], random_state=args.seed
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)
-        reports = privatizer.fit_transform(values.reshape(-1, 1))
+        reports = privatizer.fit_transform(X)
     data = np.asarray(reports)
     width = data.shape[1]
     names = ["report"] if width == 1 else [f"report_{j}" for j in range(width)]
@@ -260,6 +312,7 @@ def _cmd_privatize(args):
         "params": recorded,
         "categories": None if cats is None else list(cats),
         "column": args.column,
+        "tag_column": args.tag_column,
         "source": os.path.basename(args.input),
         "n_reports": int(data.shape[0]),
         "report_columns": names,
@@ -303,9 +356,54 @@ def _load_metadata(path):
     return meta
 
 
-def _cmd_estimate(args):
-    from skldp._registry import make_estimator, make_privatizer
+def _read_background(path, cats, tags):
+    """Background knowledge per tag from a table: a ``category`` column, one weight column per tag.
 
+    Each tag's weights (counts or probabilities; categories the file does not list weigh 0)
+    are normalized into the distribution of the values hidden behind that tag's bot; tags
+    without a column get no knowledge.
+    """
+    frame = _read_table(path, what="background file", text=True)
+    if "category" not in frame.columns:
+        raise CLIError(
+            f"background file {path!r} needs a 'category' column; its columns are "
+            f"{list(frame.columns)}"
+        )
+    tags = [str(t) for t in tags]
+    extra = [c for c in frame.columns if c != "category" and c not in tags]
+    if extra:
+        raise CLIError(
+            f"background file {path!r} has columns {extra} that are not tags; the tags are {tags}"
+        )
+    where = pd.Index(cats).get_indexer(frame["category"])
+    if np.any(where < 0):
+        bad = frame["category"][where < 0].unique()
+        raise CLIError(
+            f"background file {path!r} names categories outside the domain: {list(bad[:5])}"
+        )
+    if not pd.Index(where).is_unique:
+        raise CLIError(f"background file {path!r} lists a category twice")
+    out = {}
+    for tag in frame.columns.drop("category"):
+        weights = pd.to_numeric(frame[tag], errors="coerce").to_numpy(dtype=float)
+        if not (np.all(np.isfinite(weights)) and np.all(weights >= 0) and weights.sum() > 0):
+            raise CLIError(
+                f"background file {path!r}: column {tag!r} must hold non-negative numbers, "
+                "not all zero"
+            )
+        pi = np.zeros(len(cats))
+        pi[where] = weights
+        out[tag] = (pi / pi.sum()).tolist()
+    return out
+
+
+def _cmd_estimate(args):
+    from skldp._registry import get_mechanism, make_estimator, make_privatizer
+
+    # the reports first: a missing reports file is the mistake to name, not its missing sidecar
+    _file_format(args.reports, what="reports file")
+    if not os.path.isfile(args.reports):
+        raise CLIError(f"reports file {args.reports!r} does not exist")
     meta = _load_metadata(args.metadata or f"{args.reports}.json")
     frame = _read_table(args.reports, what="reports file")
     columns = meta["report_columns"]
@@ -340,10 +438,23 @@ def _cmd_estimate(args):
             raise CLIError(
                 "--candidates is for reports over an open alphabet; these reports have a fixed domain"
             )
+        entry = get_mechanism(meta["mechanism"])
         cats = np.asarray(meta["categories"], dtype=object)
-        privatizer = make_privatizer(meta["mechanism"], **meta["params"], categories=[list(cats)])
-        privatizer.fit(cats.reshape(-1, 1))
-        name = args.estimator or "projected"
+        privatizer = make_privatizer(entry.name, **meta["params"], categories=[list(cats)])
+        domain = cats.reshape(-1, 1)
+        if entry.tag_column:  # the domain, untagged: enough to rebuild the channel
+            domain = np.column_stack([cats, np.full(cats.shape[0], None, dtype=object)])
+        privatizer.fit(domain)
+        name = args.estimator or entry.estimator
+    if args.background is not None:
+        if name != "personalized":
+            raise CLIError(
+                f"--background is for the personalized estimator (reports of a mechanism with "
+                f"tags); the estimator here is {name!r}"
+            )
+        if "background" in est_params:
+            raise CLIError("give the background once: --background FILE or -p background=...")
+        est_params["background"] = _read_background(args.background, cats, privatizer.tags_)
     estimator = make_estimator(name, **est_params, channel=privatizer)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -352,8 +463,13 @@ def _cmd_estimate(args):
     elapsed = time.perf_counter() - start
     for w in caught:
         print(f"skldp estimate: warning: {w.message}", file=sys.stderr)
+    # the estimator's own categories: over the values plus one bot per tag when a generic
+    # estimator reads reports of the personalized mechanism
     out = pd.DataFrame(
-        {"category": cats, "probability": np.asarray(estimator.distribution_, dtype=float)}
+        {
+            "category": np.asarray(estimator.categories_, dtype=object),
+            "probability": np.asarray(estimator.distribution_, dtype=float),
+        }
     )
     std = getattr(estimator, "distribution_std_", None)
     if std is not None:
@@ -553,6 +669,15 @@ def _cmd_demo(args):
         )
     )
     print(shown.to_string(index=False))
+    krr = table.loc[table["mechanism"] == "k-RR", "tv"]
+    if len(krr) and krr.iloc[0] >= 0.999:
+        keep = np.exp(args.epsilon) / (np.exp(args.epsilon) + k - 1)
+        populated = int(np.count_nonzero(np.asarray(data["counts"]) > 0))
+        print(
+            f"\nk-RR's error of 1 is real: at k = {k} it keeps the true cell with probability "
+            f"{keep:.1e}, so its estimate is noise sharing almost no mass with the {populated} "
+            "cells that have check-ins."
+        )
     best = table.loc[table["tv"].idxmin(), "mechanism"]
     print(f"\nlowest error: {best}; times are wall-clock seconds per run on this machine.")
     if not args.no_plot:
@@ -595,6 +720,17 @@ def _positive_int(text):
     return value
 
 
+def _jobs(text):
+    message = f"jobs must be a non-zero integer (-1 for all cores); got {text!r}"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(message) from None
+    if value == 0:
+        raise argparse.ArgumentTypeError(message)
+    return value
+
+
 def _seed(text):
     try:
         value = int(text)
@@ -633,7 +769,7 @@ def build_parser():
     )
     demo.add_argument("--seed", type=_seed, default=0, help="seed of the runs (default: 0)")
     demo.add_argument(
-        "--jobs", type=int, default=1, help="parallel processes (default: 1; -1 for all cores)"
+        "--jobs", type=_jobs, default=1, help="parallel processes (default: 1; -1 for all cores)"
     )
     demo.add_argument(
         "--plot", default="skldp-demo.png", help="where to write the plot (default: skldp-demo.png)"
@@ -677,6 +813,12 @@ def build_parser():
         'e.g. -p \'sensitive=["a","b"]\'',
     )
     priv.add_argument(
+        "--tag-column",
+        help="personalized mechanism: the column holding each row's tag when its value is one "
+        "of the person's own sensitive values, empty otherwise; the tags themselves are given "
+        'with -p \'tags=["home","work"]\'',
+    )
+    priv.add_argument(
         "--categories",
         help="the public domain, comma-separated (optional for open-alphabet mechanisms such as hashed-rr)",
     )
@@ -707,7 +849,14 @@ def build_parser():
         "-e",
         "--estimator",
         help="empirical (unbiased), projected (onto the simplex; the default) or em (maximum "
-        "likelihood); candidate (the default) for reports over an open alphabet",
+        "likelihood); candidate (the default) for reports over an open alphabet; personalized "
+        "(the default) for reports of the personalized mechanism",
+    )
+    est.add_argument(
+        "--background",
+        help="personalized estimator: background knowledge, a .csv or .parquet file with a "
+        "'category' column and one column of weights (counts or probabilities) per tag, the "
+        "distribution of the values that hide behind that tag; tags without a column get none",
     )
     est.add_argument("--candidates", help="open alphabet: the values to estimate, comma-separated")
     est.add_argument(

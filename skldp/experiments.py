@@ -64,13 +64,19 @@ def _named(items, kind):
 
 
 def _resolve_privatizer(item):
-    if isinstance(item, str):
-        from skldp._registry import make_privatizer
+    from skldp._registry import make_privatizer, reads_tag_column
 
-        return make_privatizer(item)
+    if isinstance(item, str):
+        item = make_privatizer(item)
     if not (hasattr(item, "fit") and hasattr(item, "transform") and hasattr(item, "get_params")):
         raise TypeError(
             f"privatizers must be privatizer instances or registry names; got {type(item).__name__}"
+        )
+    if reads_tag_column(item):
+        raise ValueError(
+            f"{type(item).__name__} reads a tag per person beside the value (her own sensitive "
+            "values), and run_experiment draws values only; privatize a tagged sample directly "
+            "and fit PersonalizedEstimator on the reports"
         )
     return item
 
@@ -250,7 +256,9 @@ def run_experiment(
     ----------
     privatizers : privatizer, str, list or dict
         Unfitted privatizers, or registry names such as ``"krr"`` (see ``skldp mechanisms``).
-        A dict gives them names; otherwise they are named after their class.
+        A dict gives them names; otherwise they are named after their class. Runs draw one
+        value per person, so :class:`~skldp.PersonalizedULDP`, which also reads a tag per
+        person, is refused with a ``ValueError``.
     estimators : estimator, str, list or dict, default="projected"
         Distribution estimators, or names (``"empirical"``, ``"projected"``, ``"em"``).
     data : Distribution, CountTable, pandas.Series or array-like

@@ -19,30 +19,40 @@ on k and epsilon only. k-RR is at least as good exactly when
 
 which holds for every epsilon when k <= 5, and otherwise for epsilon above a unique
 break-even :math:`\varepsilon^*(k)`, with :math:`\varepsilon^*(k) / \ln k \to 2/3`.
+
+The l1 errors follow from the same marginals: each coordinate's error is a scaled binomial
+deviation, so :math:`E\lVert \hat p - p \rVert_1` is a sum of binomial mean absolute
+deviations, and tends to :math:`\sqrt{2/(\pi n)} \sum_i \sqrt{n \operatorname{Var} \hat p_i}`
+for large n (the paper's l1 statements in Props. 3 and 4).
 """
 
 import math
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.stats import binom
 
 from skldp._validation import check_epsilon, check_int, check_probability_vector
 
 __all__ = [
     "krr_excess_risk",
+    "krr_l1_risk",
     "krr_l2_risk",
     "krr_rappor_break_even",
     "rappor_excess_risk",
+    "rappor_l1_risk",
     "rappor_l2_risk",
 ]
 
 
+def _distribution(p, k):
+    """``p`` checked as a distribution over k values; None is the uniform distribution."""
+    return np.full(k, 1.0 / k) if p is None else check_probability_vector(p, k)
+
+
 def _p_term(p, k):
     k = check_int(k, "k", min_value=2)
-    if p is None:
-        return 1.0 - 1.0 / k
-    p = check_probability_vector(p, k)
-    return 1.0 - float(np.sum(p**2))
+    return 1.0 - float(np.sum(_distribution(p, k) ** 2))
 
 
 def krr_excess_risk(k, epsilon):
@@ -104,3 +114,102 @@ def krr_rappor_break_even(k):
     while _gap(hi, k) > 0:
         hi *= 2.0
     return float(brentq(_gap, 1e-12, hi, args=(k,), xtol=1e-14, rtol=1e-14))
+
+
+_L1_METHODS = ("exact", "large_n")
+
+
+def _l1_risk(scale, m, n, method):
+    r"""``sum_i scale * E|N_i / n - m_i|`` for :math:`N_i \sim \mathrm{Bin}(n, m_i)`.
+
+    ``'exact'`` uses de Moivre's mean absolute deviation of the binomial,
+    :math:`E|N - nm| = 2 (j + 1) (1 - m) P(N = j + 1)` with :math:`j = \lfloor nm \rfloor`;
+    ``'large_n'`` its normal limit :math:`\sqrt{2 n m (1 - m) / \pi}`.
+    """
+    if method not in _L1_METHODS:
+        raise ValueError(f"method must be one of {list(_L1_METHODS)}; got {method!r}")
+    if method == "large_n":
+        return float(scale * math.sqrt(2.0 / (math.pi * n)) * np.sum(np.sqrt(m * (1.0 - m))))
+    j = np.floor(n * m)
+    mad = 2.0 * (j + 1.0) * (1.0 - m) * binom.pmf(j + 1.0, n, m)
+    return float(scale * np.sum(mad) / n)
+
+
+_L1_PARAMETERS = """Parameters
+    ----------
+    k : int
+        Alphabet size, at least 2.
+    epsilon : float
+        Privacy budget, positive and finite.
+    n : int
+        Number of reports, at least 1.
+    p : array-like of shape (k,) or None, default=None
+        The true distribution; None is the uniform distribution.
+    method : {'exact', 'large_n'}, default='exact'
+        ``'exact'``: the sum of binomial mean absolute deviations (de Moivre's formula);
+        ``'large_n'``: the normal approximation above.
+
+    Returns
+    -------
+    risk : float"""
+
+
+def _with_l1_parameters(func):
+    if func.__doc__:  # None under python -OO
+        func.__doc__ = func.__doc__.replace("{parameters}", _L1_PARAMETERS)
+    return func
+
+
+@_with_l1_parameters
+def krr_l1_risk(k, epsilon, n, p=None, *, method="exact"):
+    r"""Expected l1 error :math:`E\lVert \hat p - p \rVert_1` of the k-RR empirical estimator.
+
+    Each count :math:`N_i` of reports equal to i is binomial with
+    :math:`m_i = ((e^\varepsilon - 1) p_i + 1) / (k - 1 + e^\varepsilon)`, and
+    :math:`\hat p_i - p_i = s (N_i / n - m_i)` with
+    :math:`s = (k - 1 + e^\varepsilon) / (e^\varepsilon - 1)`, so
+
+    .. math::
+
+        E\lVert \hat p - p \rVert_1 = \frac{s}{n} \sum_i E|N_i - n m_i|
+        \approx \sqrt{\frac{2}{\pi n}} \sum_i \sqrt{p_i(1 - p_i)
+        + \frac{(k - 2) p_i}{e^\varepsilon - 1}
+        + \frac{k - 2 + e^\varepsilon}{(e^\varepsilon - 1)^2}}
+
+    (Kairouz, Bonawitz and Ramage, ICML 2016, Prop. 3). The approximation's ratio to the exact
+    value tends to 1 as n grows; over p it is largest at the uniform distribution,
+    :math:`\sqrt{2(k - 1)/(\pi n)}\, s`.
+
+    {parameters}
+    """
+    k = check_int(k, "k", min_value=2)
+    em1 = math.expm1(check_epsilon(epsilon))
+    n = check_int(n, "n", min_value=1)
+    m = (em1 * _distribution(p, k) + 1.0) / (k + em1)
+    return _l1_risk((k + em1) / em1, m, n, method)
+
+
+@_with_l1_parameters
+def rappor_l1_risk(k, epsilon, n, p=None, *, method="exact"):
+    r"""Expected l1 error :math:`E\lVert \hat p - p \rVert_1` of the basic RAPPOR empirical
+    estimator.
+
+    Each bit sum :math:`T_j` is binomial with
+    :math:`m_j = ((c - 1) p_j + 1) / (c + 1)`, :math:`c = e^{\varepsilon/2}`, and
+    :math:`\hat p_j - p_j = s (T_j / n - m_j)` with :math:`s = (c + 1) / (c - 1)`, so
+
+    .. math::
+
+        E\lVert \hat p - p \rVert_1 = \frac{s}{n} \sum_j E|T_j - n m_j|
+        \approx \sqrt{\frac{2}{\pi n}} \sum_j \sqrt{p_j(1 - p_j) + \frac{c}{(c - 1)^2}}
+
+    (Kairouz, Bonawitz and Ramage, ICML 2016, Prop. 4). Over p the approximation is largest at
+    the uniform distribution, :math:`\sqrt{2/(\pi n)} \sqrt{k - 1 + k^2 c / (c - 1)^2}`.
+
+    {parameters}
+    """
+    k = check_int(k, "k", min_value=2)
+    cm1 = math.expm1(check_epsilon(epsilon) / 2)
+    n = check_int(n, "n", min_value=1)
+    m = (cm1 * _distribution(p, k) + 1.0) / (cm1 + 2.0)
+    return _l1_risk((cm1 + 2.0) / cm1, m, n, method)

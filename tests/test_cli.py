@@ -94,8 +94,12 @@ def test_mechanisms_lists_guarantees(capsys):
     assert code == 0 and "krr" in out and "epsilon-LDP" in out
     code, out, _ = run(["mechanisms", "--all"], capsys)
     assert code == 0
-    for name in ["block-hadamard", "high-low-hadamard", "urr", "rappor", "hashed-rr", "one-bit-compressive"]:
+    for name in ["block-hadamard", "high-low-hadamard", "urr", "rappor", "hashed-rr", "one-bit-compressive",
+                 "personalized", "one-bit-hadamard"]:
         assert name in out
+    code, out, _ = run(["mechanisms"], capsys)
+    row = next(line for line in out.splitlines() if line.split()[:2] == ["personalized", "PersonalizedULDP"])
+    assert row.rstrip().endswith("tags, a tag column")
 
 
 def test_demo_prints_the_table_and_writes_a_plot(tmp_path, capsys):
@@ -147,6 +151,9 @@ def _bad_cases(tmp_path, people_path):
         (["privatize", people_path, "-c", "city", "--categories", "a,b", "-o", tmp_path / "x.xlsx"], "unknown file type"),
         (["privatize", people_path, "-c", "city", *good[:2], "-o", tmp_path / "no" / "dir" / "x.csv"], "cannot write"),
         (["estimate", people_path], "metadata file .* does not exist"),
+        # a missing reports file is named as such, not through its missing metadata file
+        (["estimate", tmp_path / "missing.parquet"], r"reports file '.*missing\.parquet' does not exist$"),
+        (["estimate", tmp_path / "missing.xlsx"], "reports file .* unknown file type"),
     ]
 
 
@@ -207,6 +214,13 @@ def test_argument_errors_exit_2(capsys):
             main(argv)
         assert exc.value.code == 2
         assert "error" in capsys.readouterr().err
+    # --jobs 0 is refused while parsing, before the demo prints its header
+    for jobs in ["0", "two"]:
+        with pytest.raises(SystemExit) as exc:
+            main(["demo", "--jobs", jobs])
+        out = capsys.readouterr()
+        assert exc.value.code == 2 and out.out == ""
+        assert f"argument --jobs: jobs must be a non-zero integer (-1 for all cores); got '{jobs}'" in out.err
 
 
 def test_console_entry_point_in_a_subprocess(people, tmp_path):
@@ -271,3 +285,161 @@ def test_parquet_missing_values_are_reported_not_stringified(tmp_path, capsys):
     assert code == 0  # integers are compared with the categories as text
     code, _, err = run(["privatize", path, "-c", "town", "--categories", "1,2", "-o", tmp_path / "r.csv"], capsys)
     assert code == 2 and "has no column 'town'; its columns are ['city', 'n']" in err
+
+
+# ------------------------------------------------------------------------------------------------
+# the personalized mechanism (PUM): a tag column beside the values
+
+
+@pytest.fixture
+def tagged(tmp_path):
+    """4000 check-ins over a, b, c, d (p = .4, .3, .2, .1); about half of the b's are homes."""
+    rng = np.random.default_rng(1)
+    values = rng.choice(["a", "b", "c", "d"], 4000, p=[0.4, 0.3, 0.2, 0.1])
+    tags = np.where((values == "b") & (rng.random(4000) < 0.5), "home", None)
+    frame = pd.DataFrame({"place": values, "tag": tags})
+    path = tmp_path / "visits.csv"
+    frame.to_csv(path, index=False)  # untagged rows are empty cells
+    return path, frame
+
+
+_PUM = ["-m", "personalized", "--tag-column", "tag", "-p", 'tags=["home","work"]', "-p", 'sensitive=["d"]',
+        "--epsilon", "2", "--categories", "a,b,c,d"]
+
+
+def test_personalized_round_trip(tagged, tmp_path, capsys):
+    from skldp import PersonalizedEstimator, PersonalizedULDP
+
+    path, frame = tagged
+    reports = tmp_path / "r.csv"
+    code, _, err = run(["privatize", path, "-c", "place", *_PUM, "--seed", "0", "-o", reports], capsys)
+    assert code == 0 and "PersonalizedULDP" in err
+    meta = json.loads((tmp_path / "r.csv.json").read_text())
+    assert meta["mechanism"] == "personalized" and meta["tag_column"] == "tag"
+    assert meta["params"]["tags"] == ["home", "work"] and meta["params"]["sensitive"] == ["d"]
+    symbols = pd.read_csv(reports)["report"].to_numpy()
+    assert symbols.min() >= 0 and symbols.max() <= 5  # Z = a, b, c, d, bot:home, bot:work
+
+    # The command line's estimate is the library's, on the same reports: the default
+    # estimator (personalized, no background knowledge) and one with a background file
+    # whose weights 3 (b) and 1 (c) become pi_home = (0, 0.75, 0.25, 0).
+    pum = PersonalizedULDP(epsilon=2.0, sensitive=["d"], tags=["home", "work"], categories=["a", "b", "c", "d"])
+    pum.fit(np.array([["a", None]], dtype=object))
+    out_csv = tmp_path / "p.csv"
+    code, _, err = run(["estimate", reports, "-o", out_csv], capsys)
+    assert code == 0 and "PersonalizedEstimator" in err
+    mine = PersonalizedEstimator(channel=pum).fit(symbols.reshape(-1, 1))
+    got = pd.read_csv(out_csv)
+    assert got["category"].tolist() == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(got["probability"], mine.distribution_, rtol=1e-12, atol=1e-15)
+    background = tmp_path / "bg.csv"
+    background.write_text("category,home\nc,1\nb,3\n")
+    code, _, _ = run(["estimate", reports, "--background", background, "-o", out_csv], capsys)
+    mine = PersonalizedEstimator(channel=pum, background={"home": [0, 0.75, 0.25, 0]}).fit(symbols.reshape(-1, 1))
+    assert code == 0
+    np.testing.assert_allclose(pd.read_csv(out_csv)["probability"], mine.distribution_, rtol=1e-12, atol=1e-15)
+
+    # With the true background (homes are b) and the unbiased estimate of r, p_hat(b) =
+    # r_hat(b) + r_hat(bot:home) is unbiased for the sample's share of b. Var(X + Y) <= 2 (Var X
+    # + Var Y), so 5 times sqrt(2 (Var r_hat(b) + Var r_hat(bot))) bounds its error (other
+    # categories: 5 standard errors of r_hat), from the channel's exact variance at r.
+    background.write_text("category,home\nb,1\n")
+    code, out, _ = run(["estimate", reports, "--background", background, "-p", "method=empirical"], capsys)
+    estimate = pd.read_csv(pd.io.common.StringIO(out))["probability"].to_numpy()
+    z = frame["place"].map({"a": 0, "b": 1, "c": 2, "d": 3}).to_numpy().copy()
+    z[frame["tag"].eq("home").to_numpy()] = 4
+    r = np.bincount(z, minlength=6) / len(z)
+    var = pum.channel_.variance(r, len(z))
+    sd = np.sqrt(np.r_[var[0], 2 * (var[1] + var[4]), var[2], var[3]])
+    truth = np.r_[r[0], r[1] + r[4], r[2], r[3]]
+    assert code == 0 and np.all(np.abs(estimate - truth) < 5 * sd), (estimate, truth, sd)
+    # A generic estimator reads the same reports as a distribution over Z, bots included.
+    code, out, _ = run(["estimate", reports, "-e", "projected"], capsys)
+    assert code == 0
+    assert pd.read_csv(pd.io.common.StringIO(out))["category"].tolist() == ["a", "b", "c", "d", "bot:home", "bot:work"]
+
+
+def test_personalized_bad_input(tagged, tmp_path, capsys):
+    path, frame = tagged
+    out = ["-o", tmp_path / "x.csv"]
+    gym = tmp_path / "gym.csv"
+    frame.assign(tag=frame["tag"].where(frame.index != 7, "gym")).to_csv(gym, index=False)
+    no_tag = [a for a in _PUM if a not in ("--tag-column", "tag")]
+    cases = [
+        (["privatize", path, "-c", "place", *no_tag, *out], "reads each row's tag: name that column with --tag-column"),
+        (["privatize", path, "-c", "place", *_PUM[:2], "--tag-column", "label", *_PUM[4:], *out],
+         r"has no column 'label'; its columns are \['place', 'tag'\]"),
+        (["privatize", gym, "-c", "place", *_PUM, *out],
+         r"tag column 'tag' has tags that are not among the tags \['home', 'work'\]: 'gym' \(1 rows\)"),
+        (["privatize", path, "-c", "place", "--tag-column", "tag", "--categories", "a,b,c,d", *out],
+         "--tag-column is for mechanisms that read a tag per row"),
+        (["privatize", path, "-c", "place", "-m", "personalized", "--tag-column", "tag", "--categories", "a,b,c,d", *out],
+         "needs the parameters tags="),
+        (["privatize", path, "-c", "place", "-m", "personalized", "--tag-column", "tag", "-p", "tags=home",
+          "--categories", "a,b,c,d", *out], "tags must be a JSON list of tag names"),
+        (["privatize", path, "-c", "place", *_PUM[:2], "--tag-column", "place", *_PUM[4:], *out], "must differ"),
+    ]
+    for argv, message in cases:
+        code, _, err = run(argv, capsys)
+        assert code == 2 and err.startswith(f"skldp {argv[0]}: error: ") and "Traceback" not in err, (argv, err)
+        assert re.search(message, err), (argv, err)
+    assert not (tmp_path / "x.csv").exists()  # nothing is written when the input is bad
+
+    reports = tmp_path / "r.csv"
+    assert run(["privatize", path, "-c", "place", *_PUM, "-o", reports], capsys)[0] == 0
+    background = tmp_path / "bg.csv"
+    bad_backgrounds = [
+        ("category,gym\nb,1\n", r"columns \['gym'\] that are not tags"),
+        ("place,home\nb,1\n", "needs a 'category' column"),
+        ("category,home\nz,1\n", r"categories outside the domain: \['z'\]"),
+        ("category,home\nb,1\nb,2\n", "lists a category twice"),
+        ("category,home\nb,-1\n", "column 'home' must hold non-negative numbers"),
+        ("category,home\nb,x\n", "column 'home' must hold non-negative numbers"),
+    ]
+    for text, message in bad_backgrounds:
+        background.write_text(text)
+        code, _, err = run(["estimate", reports, "--background", background], capsys)
+        assert code == 2 and re.search(message, err) and "Traceback" not in err, (text, err)
+    background.write_text("category,home\nb,1\n")
+    for extra, message in [
+        (["-e", "em"], "--background is for the personalized estimator"),
+        (["-p", 'background={"home": null}'], "give the background once"),
+    ]:
+        code, _, err = run(["estimate", reports, "--background", background, *extra], capsys)
+        assert code == 2 and message in err, err
+    code, _, err = run(["estimate", reports, "--background", tmp_path / "none.csv"], capsys)
+    assert code == 2 and "background file" in err and "does not exist" in err
+
+
+def test_one_bit_hadamard_round_trip(people, tmp_path, capsys):
+    path, frame = people
+    reports = tmp_path / "r.csv"
+    code, _, err = run(["privatize", path, "-c", "city", "-m", "one-bit-hadamard", "--epsilon", "2",
+                        "--categories", "paris,lyon,nice", "--seed", "0", "-o", reports], capsys)
+    assert code == 0 and "1 bits per report" in err
+    assert set(pd.read_csv(reports)["report"]) <= set(range(8))  # K = 4 groups x 1 bit
+    code, out, _ = run(["estimate", reports, "-e", "empirical"], capsys)
+    dist = pd.read_csv(pd.io.common.StringIO(out))
+    # the unbiased estimate's standard errors, from the channel's exact variance
+    empirical = frame["city"].value_counts(normalize=True)[dist["category"]].to_numpy()
+    assert code == 0 and np.all(np.abs(dist["probability"] - empirical) < 5 * dist["std"])
+
+
+def test_demo_without_matplotlib_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    plot = tmp_path / "demo.png"
+    code, out, _ = run(["demo", "--repeats", "1", "--plot", plot, "--no-progress"], capsys)
+    assert code == 0 and "TV error (95% CI)" in out
+    assert 'matplotlib is not installed, so no plot was written (pip install "skldp[plot]")' in out
+    assert not plot.exists()
+
+
+def test_demo_explains_the_krr_error_only_when_it_is_one(capsys):
+    # k = 43,750, epsilon = 1: k-RR keeps the true cell with probability e / (e + k - 1) = 6.2e-05
+    code, out, _ = run(["demo", "--repeats", "1", "--no-plot", "--no-progress"], capsys)
+    assert code == 0 and re.search(r"k-RR\s+LDP\s+1\.0000", out)
+    assert "k-RR's error of 1 is real: at k = 43750 it keeps the true cell with probability 6.2e-05" in out
+    assert "sharing almost no mass with the 658 cells that have check-ins" in out
+    # epsilon = 12: it keeps it with probability e^12 / (e^12 + k - 1) = 0.79, and the note goes
+    code, out, _ = run(["demo", "--repeats", "1", "--epsilon", "12", "--no-plot", "--no-progress"], capsys)
+    assert code == 0 and "k-RR's error of 1" not in out

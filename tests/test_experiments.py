@@ -6,7 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skldp import EmpiricalEstimator, ProjectedEstimator, RandomizedResponse
+from skldp import (
+    EmpiricalEstimator,
+    OneBitHadamardResponse,
+    PersonalizedULDP,
+    ProjectedEstimator,
+    RandomizedResponse,
+)
 from skldp.channels import RandomizedResponseChannel
 from skldp.datasets import load_foursquare_manhattan, make_geometric, make_zipf
 from skldp.experiments import run_experiment, summarize
@@ -86,6 +92,17 @@ def test_count_table_records_and_named_mechanisms():
     assert exact["tv"].iloc[0] < 1e-9
 
 
+def test_registry_names_are_the_registered_classes():
+    # a name builds the same privatizer as the class, so the runs are identical, seed for seed
+    args = dict(estimators="empirical", data=make_zipf(6), n_samples=500, n_repeats=2, progress=False,
+                random_state=3)
+    by_name = run_experiment({"1-bit HR": "one-bit-hadamard"}, **args)
+    by_class = run_experiment({"1-bit HR": OneBitHadamardResponse()}, **args)
+    pd.testing.assert_frame_equal(by_name.drop(columns=["privatize_time", "estimate_time"]),
+                                  by_class.drop(columns=["privatize_time", "estimate_time"]))
+    assert (by_name["bits_per_report"] == 1).all()
+
+
 def test_string_categories_from_a_series():
     counts = pd.Series([50, 30, 20], index=["paris", "lyon", "nice"], name="cities")
     res = run_experiment(RandomizedResponse(), "projected", counts, n_samples=500, n_repeats=2,
@@ -126,6 +143,8 @@ def test_summarize_confidence_interval():
         (dict(estimators="magic"), ValueError, "unknown estimator 'magic'"),
         (dict(privatizers=[3]), TypeError, "privatizers must be"),
         (dict(random_state="seed"), TypeError, "random_state must be"),
+        (dict(privatizers="personalized"), ValueError, "PersonalizedULDP reads a tag per person"),
+        (dict(privatizers=PersonalizedULDP(tags=["home"])), ValueError, "run_experiment draws values only"),
     ],
 )
 def test_bad_input(kwargs, error, match):

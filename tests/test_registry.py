@@ -11,6 +11,7 @@ from skldp._registry import (
     get_mechanism,
     make_estimator,
     make_privatizer,
+    reads_tag_column,
 )
 
 
@@ -36,6 +37,21 @@ def test_a_newly_exported_privatizer_becomes_available(monkeypatch):
     monkeypatch.setattr(skldp, "HadamardResponse", _FakeHadamard, raising=False)
     assert "hadamard" in available_mechanisms()
     assert isinstance(make_privatizer("hadamard", epsilon=1.5), _FakeHadamard)
+
+
+def test_personalized_and_one_bit_hadamard_are_registered():
+    pum = get_mechanism("personalized")
+    assert pum.cls is skldp.PersonalizedULDP and pum.tag_column and pum.estimator == "personalized"
+    assert pum.describe_required() == "tags, a tag column" and pum.missing({}) == ["tags=..."]
+    assert get_mechanism("OneBitHadamardResponse").name == "one-bit-hadamard"
+    assert make_privatizer("one-bit-hadamard", epsilon=0.5).epsilon == 0.5
+    assert isinstance(make_estimator("personalized", method="threshold"), skldp.PersonalizedEstimator)
+    assert reads_tag_column(skldp.PersonalizedULDP(tags=["home"]))
+    assert not reads_tag_column(RandomizedResponse())
+    # every privatizer that skldp exports has a registry name
+    registered = {m.class_name for m in MECHANISMS.values()}
+    privatizers = [n for n in skldp.__all__ if isinstance(getattr(skldp, n), type) and hasattr(getattr(skldp, n), "transform")]
+    assert set(privatizers) <= registered, set(privatizers) - registered
 
 
 def test_requirements_and_bad_names():

@@ -3,9 +3,16 @@ import math
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from scipy.stats import binom
 
 from skldp.channels import RandomizedResponseChannel
-from skldp.theory import krr_l2_risk, krr_rappor_break_even, rappor_l2_risk
+from skldp.theory import (
+    krr_l1_risk,
+    krr_l2_risk,
+    krr_rappor_break_even,
+    rappor_l1_risk,
+    rappor_l2_risk,
+)
 
 
 def test_uniform_is_the_worst_case():
@@ -33,11 +40,26 @@ def test_uniform_is_the_worst_case():
         (lambda: rappor_l2_risk(3, 1.0, 0), ValueError),
         (lambda: krr_l2_risk(3, 1.0, 10, [0.5, 0.5]), ValueError),
         (lambda: krr_rappor_break_even(2.5), TypeError),
+        (lambda: krr_l1_risk(3, 1.0, 10, [0.5, 0.6, -0.1]), ValueError),
+        (lambda: rappor_l1_risk(3, 1.0, 10, [0.5, 0.2, 0.2]), ValueError),
+        (lambda: krr_l1_risk(3, 1.0, 10, method="normal"), ValueError),
+        (lambda: rappor_l1_risk(3, 0.0, 10), ValueError),
     ],
 )
 def test_bad_inputs(call, err):
     with pytest.raises(err):
         call()
+
+
+def test_l1_risk_equals_a_direct_sum_over_the_binomial():
+    # de Moivre's closed form against the definition sum_x |x - n m| P(N = x), small n.
+    k, eps, n = 4, 1.0, 37
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    e = math.exp(eps)
+    m = ((e - 1) * p + 1) / (k - 1 + e)
+    x = np.arange(n + 1)[:, None]
+    mad = (np.abs(x - n * m) * binom.pmf(x, n, m)).sum(axis=0)
+    assert_allclose(krr_l1_risk(k, eps, n, p), (k - 1 + e) / (e - 1) * mad.sum() / n, rtol=1e-12)
 
 
 def test_maximum_likelihood_bad_input():

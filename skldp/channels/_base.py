@@ -228,6 +228,16 @@ class Channel:
             0
         ]
 
+    def maximum_likelihood(self, stats):
+        """The maximum-likelihood estimate of p from the statistics in closed form, or None.
+
+        None where the channel has no closed form (the default); a channel that has one (k-RR)
+        overrides this, and :class:`skldp.EMEstimator` then starts from it, so that EM only
+        confirms the maximizer instead of approaching it slowly when it lies on a face of the
+        simplex.
+        """
+        return None
+
     def variance(self, p, n):
         """Exact variance of each entry of :meth:`unbiased` for ``n`` reports from ``p``."""
         p = check_probability_vector(p, self.n_inputs)
@@ -278,14 +288,18 @@ class Channel:
 
     # -- EM ------------------------------------------------------------------------------------------
     def em_statistics(self, reports):
-        """What EM needs from a chunk of reports; additive with :meth:`merge_em_statistics`."""
+        """What EM needs from a chunk of reports.
+
+        Chunks combine with :meth:`~skldp.channels.Channel.merge_em_statistics`.
+        """
         return self.statistics(reports)
 
     def merge_em_statistics(self, a, b):
+        """The EM statistics of two chunks together (their sum for count statistics)."""
         return a + b
 
     def statistics_from_em(self, em_stats):
-        """The plain statistics contained in :meth:`em_statistics` output."""
+        """The plain statistics in :meth:`~skldp.channels.Channel.em_statistics` output."""
         return em_stats
 
     def em_step(self, stats, p):

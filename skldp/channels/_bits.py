@@ -129,6 +129,7 @@ class PackedBitReports:
         return self.packed.shape[1]
 
     def merge(self, other):
+        """The reports of both chunks, ``self``'s first, with their bit sums added."""
         if other.width != self.width:
             raise ValueError(f"cannot merge reports of width {self.width} and {other.width}")
         return PackedBitReports(

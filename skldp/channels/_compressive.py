@@ -317,7 +317,7 @@ class OneBitCompressiveChannel(_OneBitChannel):
     n_measurements : int
         m, the number of groups (rows of A).
     seed : int, default=0
-        Public seed of A (see :class:`skldp._measurement.RademacherMatrix`).
+        Public seed of A (the class ``skldp._measurement.RademacherMatrix``).
     assignment : {'cyclic', 'random'}, default='cyclic'
         ``'cyclic'``: the i-th value of a batch goes to group ``(u + i) mod m`` for a uniform
         start u (the paper's :math:`S_j = \{i : i \equiv j \bmod m\}`, balanced within a

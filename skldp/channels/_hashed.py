@@ -354,8 +354,9 @@ class CohortRRChannel(SymbolChannel):
     def cohort_dense(self, cohort):
         """The k-RR channel on buckets seen by one cohort: (n_inputs, k), rows sum to 1.
 
-        It is ``C`` times the block of :meth:`to_dense` for the cohort's outputs; privacy can be
-        verified on each cohort separately (the cohort draw does not depend on the input).
+        It is ``C`` times the block of :meth:`~skldp.channels.Channel.to_dense` for the cohort's
+        outputs; privacy can be verified on each cohort separately (the cohort draw does not
+        depend on the input).
         """
         cohort = check_int(cohort, "cohort", min_value=0)
         if cohort >= self.n_cohorts:
@@ -373,17 +374,19 @@ class OpenAlphabetChannel(Channel):
     """A channel whose inputs are arbitrary values: an open alphabet with no finite input set.
 
     It samples reports from raw values (:meth:`sample_values`) and counts them
-    (:meth:`statistics`). Everything that needs the input set (``forward``, ``to_dense``,
-    estimation) goes through :meth:`restrict`, which returns the channel over a candidate
-    dictionary.
+    (:meth:`~skldp.channels.Channel.statistics`). Everything that needs the input set
+    (``forward``, ``to_dense``, estimation) goes through :meth:`restrict`, which returns the
+    channel over a candidate dictionary.
     """
 
     n_inputs = None
 
     def restrict(self, candidates):  # pragma: no cover - abstract
+        """The channel over a finite list of candidate values (in their order)."""
         raise NotImplementedError
 
     def sample_values(self, values, rng):  # pragma: no cover - abstract
+        """One report per raw value (any hashable values), drawn with ``rng``."""
         raise NotImplementedError
 
     def _open(self, what):
@@ -429,7 +432,7 @@ class OpenAlphabetChannel(Channel):
 class HashedRRChannel(OpenAlphabetChannel):
     r"""The channel of hashed k-RR over an open alphabet (O-RR, before candidates are known).
 
-    A value ``s`` in cohort ``c`` is hashed to ``H_c(s) mod k`` (:mod:`skldp._hashing`: keyed
+    A value ``s`` in cohort ``c`` is hashed to ``H_c(s) mod k`` (module ``skldp._hashing``: keyed
     BLAKE2b, stable across processes and machines) and the bucket goes through k-RR; the report
     is ``c * k + y``. :meth:`restrict` gives the :class:`CohortRRChannel` over a candidate set.
 

@@ -268,7 +268,10 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
         return collision_groups(sig.reshape(self.n_inputs, -1))
 
     def output_statistics(self):
-        """The statistics vector of each enumerated output (row o of :meth:`to_dense`)."""
+        """The statistics vector of each enumerated output.
+
+        Row o is that of output o of :meth:`~skldp.channels.Channel.to_dense`.
+        """
         outs = self.output_bits()
         c = self.decode_cohorts(outs)
         S = np.zeros((outs.shape[0], self.n_cohorts * self.n_bits))
@@ -282,7 +285,7 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
     r"""The channel of hashed RAPPOR over an open alphabet (O-RAPPOR before candidates).
 
     A value s in cohort c sets the bits :math:`H_{c,i}(s) \bmod k`, i < h (keyed BLAKE2b,
-    :mod:`skldp._hashing`), and every bit goes through RAPPOR's coin at budget epsilon / h.
+    module ``skldp._hashing``), and every bit goes through RAPPOR's coin at budget epsilon / h.
     :meth:`restrict` gives the :class:`CohortRAPPORChannel` over a candidate set.
 
     Parameters

@@ -60,6 +60,29 @@ def _warn_if_underdetermined(channel, n_candidates):
         )
 
 
+def _project_reported(p_ls, unreported):
+    """Project the least-squares solution onto the simplex over the reported candidates only.
+
+    The unreported candidates stay at exactly zero: projecting over all candidates would shift
+    them up by the projection's common offset whenever the reported values sum below one
+    (for instance when much of the mass lies outside the dictionary). With no reported
+    candidate the reports say nothing about the candidates; the uniform distribution is
+    returned with a warning.
+    """
+    reported = np.flatnonzero(~unreported)
+    if reported.size == 0:
+        warnings.warn(
+            "no candidate's bucket received a report, so the reports carry no information "
+            "about the candidates; the estimate is the uniform distribution",
+            UserWarning,
+            stacklevel=5,
+        )
+        return np.full(p_ls.shape[0], 1.0 / p_ls.shape[0])
+    q = np.zeros(p_ls.shape[0])
+    q[reported] = project_simplex(p_ls[reported])
+    return q
+
+
 class CandidateEstimator(BaseDistributionEstimator):
     r"""Frequencies of candidate values from open-alphabet reports (hashed k-RR, hashed RAPPOR).
 
@@ -78,9 +101,10 @@ class CandidateEstimator(BaseDistributionEstimator):
     simplex (Kairouz, Bonawitz and Ramage, ICML 2016, Sec. 5.1.1 and 5.2).
 
     A candidate none of whose cohort buckets (or Bloom bits) received a single report is fixed
-    at an exact zero, left out of the least-squares system and listed in ``unreported_``;
-    the projection also gives exact zeros to the candidates it cuts (with ``method='em'``, EM
-    runs over the other candidates). Candidates that share their bucket in every cohort
+    at an exact zero, left out of the least-squares system and listed in ``unreported_``; the
+    projection and EM run over the other candidates only, and the projection also gives exact
+    zeros to the candidates it cuts. (If no candidate at all was reported, the reports say
+    nothing about the candidates: a warning is raised and the estimate is uniform.) Candidates that share their bucket in every cohort
     (identical columns of H) cannot be told apart by any estimator: least squares splits their
     total evenly, and they are listed in ``indistinguishable_``. Values outside the dictionary still add to the
     bucket counts; the estimate describes the candidates as if they were the whole alphabet.
@@ -246,13 +270,16 @@ class CandidateEstimator(BaseDistributionEstimator):
         }
         if self.method == "least_squares":
             out["distribution_"] = p_ls
-        elif self.method == "projected":
-            out["distribution_"] = project_simplex(p_ls)
+            return out
+        p_proj = _project_reported(p_ls, unreported)
+        if self.method == "projected":
+            out["distribution_"] = p_proj
         else:
-            k = channel.n_inputs
-            p0 = 0.9 * project_simplex(p_ls) + 0.1 / k
-            p0[unreported] = 0.0
-            p0 /= p0.sum()
+            # EM starts inside the face of the simplex spanned by the reported candidates,
+            # away from its boundary; EM never moves mass onto a zero, so the unreported
+            # candidates stay at exactly zero.
+            support = ~unreported if not unreported.all() else np.ones_like(unreported)
+            p0 = 0.9 * p_proj + 0.1 * support / support.sum()
             p, n_iter, converged, history = em(
                 channel, stats, p0, tol=self.tol, max_iter=self.max_iter, accelerate=True
             )

@@ -117,10 +117,13 @@ class EMEstimator(BaseDistributionEstimator):
     max_iter : int, default=10000
         Most iterations; a ConvergenceWarning says when they ran out.
     init : {'empirical', 'uniform', 'threshold'} or array-like, default='empirical'
-        Starting point: the projected empirical estimate mixed 9:1 with uniform (EM cannot
-        revive a zero entry; from this start it needs about half the iterations it needs
-        from uniform, e.g. 25 instead of 53 for RAPPOR at n = 10**5, k = 1000; uniform when
-        the channel has no empirical estimate, as at a zero budget), uniform, the
+        Starting point: the channel's closed-form maximum-likelihood estimate where it has one
+        (k-RR, :meth:`~skldp.channels.RandomizedResponseChannel.maximum_likelihood`: EM then
+        confirms it in one or two iterations), otherwise the projected empirical estimate
+        mixed 9:1 with uniform (EM cannot revive a zero entry; from this start it usually
+        needs fewer iterations than from uniform, e.g. 229 instead of 4776 for RAPPOR at
+        n = 10**5, k = 64, epsilon = 1, though not always; uniform when the channel has no
+        empirical estimate, as at a zero budget), uniform, the
         significance-threshold estimate (alpha = 0.05, as in Murakami and Kawamoto 2019)
         mixed with 1e-6 uniform, or a given distribution of shape (n_categories,) with
         positive entries.
@@ -196,8 +199,12 @@ class EMEstimator(BaseDistributionEstimator):
                 p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
                 sigma0 = np.sqrt(zero_frequency_variance(channel, n))
                 return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, 0.05) + 1e-6 / k
+            plain = channel.statistics_from_em(stats)
+            closed_form = channel.maximum_likelihood(plain)
+            if closed_form is not None:
+                return closed_form
             try:
-                p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
+                p_hat = channel.unbiased(plain, n)
             except ValueError:
                 # A channel with no empirical estimate (a zero budget): EM still has a
                 # maximizer of the likelihood, reached from the uniform start.

@@ -55,7 +55,8 @@ def personalized_reconstruction(r, channel, background):
     channel : PersonalizedChannel
     background : list of (array-like of shape (n_values,) or None)
         One entry per tag: the distribution of the values hidden behind that tag's bot, or
-        None for no knowledge (:func:`no_knowledge_distribution`).
+        None for no knowledge (then the estimate of r on the values that are not sensitive for
+        everyone, renormalized).
 
     Returns
     -------

@@ -86,7 +86,7 @@ class ProjectedEstimator(BaseDistributionEstimator):
       :math:`\Phi^{-1}(1 - \alpha/k)\,\sigma_0(x)`, with :math:`\sigma_0(x)` the exact
       standard deviation of the unbiased estimate of a zero-frequency category (Bonferroni
       over the k categories), and share the rest of the mass equally among the others
-      (:func:`significance_threshold`).
+      (:func:`~skldp.estimators.significance_threshold`).
 
     Post-processing costs no privacy.
 

@@ -260,7 +260,7 @@ class RecursiveCompressive(BasePrivatizer):
         m, the number of groups (rows of :math:`A_2`).
     n_blocks : int or None, default=None
         L, a power of two. None takes the largest power of two not above :math:`e^\varepsilon`,
-        capped by ``max_bits`` (see :func:`resolve_n_blocks`).
+        capped at :math:`2^{b-1}` by ``max_bits`` = b and at the padded domain size K.
     max_bits : int or None, default=None
         Communication budget b; requires :math:`\log_2 L + 1 \le b`.
     matrix_seed : int, default=0

@@ -161,7 +161,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         the public categories (one list per column) for the closed-alphabet variant.
     hash_seed : int, default=0
         Selects the hash family (or the permutations); the server must use the same seed. The
-        hashes are keyed BLAKE2b (:mod:`skldp._hashing`), identical on every machine and in
+        hashes are keyed BLAKE2b (module ``skldp._hashing``), identical on every machine and in
         every process. They are public: privacy does not depend on them.
     random_state : int, numpy.random.Generator or None, default=None
         None draws unpredictable noise from the operating system's entropy on every call; an

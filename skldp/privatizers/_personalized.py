@@ -269,7 +269,7 @@ class PersonalizedULDP(BasePrivatizer):
         return rows[first], np.where(bot, k + tag, x)
 
     def report_specs(self):
-        """The one :class:`~skldp._reports.ReportSpec` of the reports (categories Z)."""
+        """The one report specification of the reports (channel, categories Z)."""
         check_is_fitted(self)
         return (ReportSpec(self.channel_, self.output_categories_),)
 

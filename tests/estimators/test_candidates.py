@@ -236,3 +236,42 @@ def test_more_candidates_than_independent_statistics_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         CandidateEstimator(candidates=[f"v{i}" for i in range(7)]).fit(reports)
+
+
+@pytest.mark.parametrize("method", ["projected", "em"])
+def test_unreported_candidates_stay_zero_when_mass_lies_outside_the_dictionary(method):
+    # Regression: 70% of the values lie outside the dictionary, so the reported candidates'
+    # least-squares values sum to well below one. Projecting over all candidates shifted every
+    # entry up by the same offset and gave the unreported candidates positive mass; the
+    # projection must run over the reported candidates only.
+    inside = np.array(["a", "b", "c"] * 6, dtype=object)  # 18 of 60 values, 30%
+    outside = np.array([f"elsewhere{i}" for i in range(42)], dtype=object)
+    x = np.random.default_rng(0).permutation(np.concatenate([inside, outside]))
+    reports = HashedRR(epsilon=8.0, n_buckets=256, n_cohorts=2, random_state=0).fit_transform(x)
+    cands = np.array(["a", "b", "c"] + [f"absent{i}" for i in range(200)], dtype=object)
+    est = CandidateEstimator(candidates=cands, method=method).fit(reports)
+    unreported = np.isin(cands, est.unreported_)
+    assert unreported.sum() > 100
+    # The trigger: the reported least-squares values sum below one.
+    assert est.unbiased_distribution_[~unreported].sum() < 0.9
+    assert np.all(est.distribution_[unreported] == 0.0)
+    assert abs(est.distribution_.sum() - 1.0) < 1e-12 and est.distribution_.min() >= 0.0
+    if method == "projected":
+        assert_allclose(
+            est.distribution_[~unreported],
+            project_simplex(est.unbiased_distribution_[~unreported]),
+            rtol=1e-12,
+        )
+
+
+@pytest.mark.parametrize("method", ["projected", "em"])
+def test_no_reported_candidate_gives_uniform_with_a_warning(method):
+    # One cohort of 256 buckets and two reports of a value outside the dictionary: neither
+    # candidate's bucket is hit, so nothing is known about them.
+    reports = HashedRR(epsilon=8.0, n_buckets=256, n_cohorts=1, random_state=0).fit_transform(
+        np.array(["zz", "zz"], dtype=object)
+    )
+    with pytest.warns(UserWarning, match="no candidate's bucket received a report"):
+        est = CandidateEstimator(candidates=["a", "b"], method=method).fit(reports)
+    assert_array_equal(est.unreported_, ["a", "b"])
+    assert_array_equal(est.distribution_, [0.5, 0.5])

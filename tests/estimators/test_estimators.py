@@ -113,8 +113,10 @@ def test_em_log_likelihood_never_decreases_and_stays_in_simplex(accelerate):
 def test_em_acceleration_reaches_the_same_maximum():
     ch = RandomizedResponseChannel(1.0, 50)
     R = _reports(ch, simplex_point(50, interior=False), 5000, 4)
-    slow = EMEstimator(accelerate=False, tol=1e-12, max_iter=200000).fit(R)
-    fast = EMEstimator(accelerate=True, tol=1e-12).fit(R)
+    # Both from uniform: the default start is k-RR's closed-form maximizer, which would hide
+    # what acceleration does.
+    slow = EMEstimator(init="uniform", accelerate=False, tol=1e-12, max_iter=200000).fit(R)
+    fast = EMEstimator(init="uniform", accelerate=True, tol=1e-12).fit(R)
     assert fast.n_iter_ < slow.n_iter_
     assert abs(fast.log_likelihood_ - slow.log_likelihood_) < 1e-9
 
@@ -123,7 +125,7 @@ def test_em_warns_when_not_converged():
     ch = RandomizedResponseChannel(1.0, 10)
     R = _reports(ch, simplex_point(10), 1000, 5)
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        em = EMEstimator(max_iter=1).fit(R)
+        em = EMEstimator(init="uniform", max_iter=1).fit(R)
     assert not em.converged_ and em.n_iter_ == 1
 
 
@@ -138,6 +140,30 @@ def test_em_default_start_falls_back_to_uniform_without_an_empirical_estimate():
     est = EMEstimator().fit(_reports(ch, [0.3, 0.7], 500, 2))
     assert_allclose(est.distribution_, [0.5, 0.5], atol=1e-15)
     assert est.converged_
+
+
+def test_em_starts_at_the_closed_form_maximizer_where_the_channel_has_one():
+    # k-RR at k = n, Zipf input: the maximizer lies on a far face of the simplex (most entries
+    # zero). From the projected empirical start EM needed 310 iterations here at k = n = 10**5;
+    # from the closed form (Kairouz et al. 2016, Supp. F.1) it stops after one step, and the
+    # uniform start reaches the same likelihood.
+    k = 5000
+    ch = RandomizedResponseChannel(4.0, k)
+    p = 1.0 / np.arange(1, k + 1) ** 1.1
+    R = _reports(ch, p / p.sum(), k, 11)
+    closed = ch.maximum_likelihood(ch.statistics(R))
+    assert (closed == 0).sum() > k // 2
+    em = EMEstimator().fit(R)
+    assert em.n_iter_ <= 2 and em.converged_
+    assert_allclose(em.distribution_, closed, rtol=0, atol=1e-12)  # one EM step: rounding only
+    slow = EMEstimator(init="uniform", tol=1e-12).fit(R)
+    assert slow.n_iter_ > em.n_iter_
+    assert abs(slow.log_likelihood_ - em.log_likelihood_) < 1e-9
+    assert np.abs(slow.distribution_ - closed).sum() < 1e-6
+    # Channels without a closed form say so, and EM starts from the empirical estimate.
+    from skldp.channels import HadamardResponseChannel
+
+    assert HadamardResponseChannel(1.0, 8).maximum_likelihood(np.ones(8)) is None
 
 
 def test_em_init_options():

@@ -24,7 +24,15 @@ from skldp.channels import (
 )
 from skldp.estimators import personalized_reconstruction, significance_threshold
 from skldp.estimators._em import em
-from skldp.privacy import UtilityOptimizedLDP, ZeroBits, verify
+from skldp.privacy import (
+    LDP,
+    HighLowLDP,
+    UtilityOptimizedLDP,
+    ZeroBits,
+    one_sided_decomposition,
+    tight_epsilon_matrix,
+    verify,
+)
 
 P6 = np.array([0.1, 0.1, 0.1, 0.2, 0.2, 0.3])
 S3 = [0, 1, 2]
@@ -815,3 +823,150 @@ def test_compatibility_with_ldp_in_parallel():
     protected = [i * k + j for i in S for j in range(k)]  # Y_P x Y
     P = Q[:, protected]
     assert np.all(P[:, None, :] <= math.exp(1.2) * P[None, :, :])
+
+
+# -- 3. ULDP is one-sided LDP (Prop. 13), and not LDP at any finite budget -------------------------
+
+
+def _random_uldp_channel(kind, eps, rng, theta=None):
+    d = 8 if kind == "uRR" else 6  # uRAP: 2^6 = 64 outputs
+    S = np.sort(rng.choice(d, int(rng.integers(1, d)), replace=False))  # 1 .. d-1 sensitive
+    if kind == "uRR":
+        return UtilityOptimizedRRChannel(eps, d, S), S
+    return UtilityOptimizedRAPPORChannel(eps, d, S, theta=theta), S
+
+
+@pytest.mark.parametrize(
+    "kind, theta", [("uRR", None), ("uRAP", None), ("uRAP", 0.3), ("uRAP", 0.8)]
+)
+@pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 2.0, math.log(8), 5.0])
+def test_claim3_uldp_channels_are_one_sided_ldp_and_not_ldp(kind, eps, theta):
+    rng = np.random.default_rng(int(100 * eps) + (0 if theta is None else int(10 * theta)))
+    ch, S = _random_uldp_channel(kind, eps, rng, theta)
+    Q = ch.to_dense()
+    d = Q.shape[0]
+    N = np.setdiff1d(np.arange(d), S)
+    assert verify(ch, ch.guarantee()).passed  # (X_S, Y_P, eps)-ULDP ...
+    # ... implies (X_S, eps)-OSLDP, which is the HighLowLDP model, and tightly so.
+    assert verify(ch, HighLowLDP(S, eps)).passed
+    assert not verify(ch, HighLowLDP(S, eps * (1 - 1e-6))).passed
+    E = tight_epsilon_matrix(Q)
+    assert_allclose(E[S].max(), eps, rtol=1e-9)
+    # Not eps'-LDP for any finite eps': each non-sensitive x has an output only it produces
+    # (uRR: x itself; uRAP: the report with only bit x set), so E[x, x'] = inf for x' != x.
+    off = ~np.eye(d, dtype=bool)
+    assert np.all(np.isinf(E[N][off[N]]))
+    assert np.all(np.isfinite(E[S]))
+    assert not verify(ch, LDP(700.0)).passed  # e^700 is still a finite float
+
+
+def test_claim3_one_sided_ldp_does_not_imply_uldp():
+    # The converse of Prop. 13 fails: an output shared by two non-sensitive inputs is allowed by
+    # OSLDP but is neither protected (a sensitive input never produces it) nor invertible.
+    Q = np.array(
+        [
+            [0.5, 0.5, 0.0],  # x0, sensitive
+            [0.3, 0.3, 0.4],
+            [0.25, 0.35, 0.4],
+        ]
+    )
+    eps = math.log(0.5 / 0.25) * (1 + 1e-12)
+    assert verify(Q, HighLowLDP([0], eps)).passed
+    res = verify(Q, UtilityOptimizedLDP([0], [0, 1], eps))
+    assert not res.passed and res.invertibility_violations == [2]
+
+
+# -- 12. OSLDP decomposition (Prop. 14): Q_O = Q_U Q_R with Q_U utility-optimized -----------------
+
+
+def _random_one_sided(rng, k=7, n_out=9, sensitive=(0, 2)):
+    """A random OSLDP matrix with every corner case of the construction.
+
+    Outputs 6..8 are never produced by a sensitive input (one of them by nobody); row 5 copies
+    a sensitive row (alpha = 0: no output of its own); row 4 puts no mass outside Y_P but
+    exceeds the sensitive maximum on some protected output (alpha > 0 with only Y_P remainders).
+    """
+    Q = rng.random((k, n_out)) + 0.05
+    S = list(sensitive)
+    Q[S, 6:] = 0.0
+    Q[:, 8] = 0.0
+    Q[4, 6:] = 0.0
+    Q[1, 7] = 0.0
+    Q /= Q.sum(axis=1, keepdims=True)
+    Q[4, :6] = Q[S, :6].max(axis=0)  # at the sensitive maximum ...
+    Q[4, 0] += 0.2  # ... and above it on output 0
+    Q[4] /= Q[4].sum()
+    Q[5] = Q[S[0]]
+    with np.errstate(divide="ignore"):
+        ratios = np.log(Q[S][:, None, :6]) - np.log(Q[None, :, :6])
+    eps = float(ratios.max()) * (1 + 1e-9)  # the tight one-sided budget, rounded up
+    return Q, S, eps
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_claim12_one_sided_decomposition_of_random_channels(seed):
+    Q, S, eps = _random_one_sided(np.random.default_rng(seed))
+    model = HighLowLDP(S, eps)
+    assert verify(Q, model).passed
+    # Q_O itself is not ULDP: outputs 6 and 7 come from several non-sensitive inputs.
+    assert not verify(Q, UtilityOptimizedLDP(S, range(6), eps)).passed
+    dec = one_sided_decomposition(Q, model)
+    U, R = dec.uldp, dec.post_processing
+    assert_array_equal(dec.protected_outputs, np.arange(6))
+    assert_array_equal(dec.revealed_inputs, [1, 3, 4, 6])  # not the sensitive rows, not row 5
+    assert U.shape == (7, 10) and R.shape == (10, 9)
+    for M in (U, R):
+        assert M.min() >= 0
+        assert_allclose(M.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert_allclose(U @ R, Q, rtol=0, atol=1e-12)  # Q_O = Q_R o Q_U
+    assert verify(U, dec.guarantee).passed  # Q_U is (X_S, Z_P, eps)-ULDP, exactly
+    assert verify(U, model).passed  # and so one-sided LDP (Prop. 13)
+    # Row 4 reaches Y_P only: its own output maps back into Y_P, to output 0.
+    assert_allclose(R[6 + 2], np.eye(9)[0], atol=1e-12)
+    # The protected part of Q_U never exceeds the largest probability of a sensitive input.
+    assert np.all(U[:, :6] <= Q[S][:, :6].max(axis=0))
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_claim12_uldp_channels_decompose_trivially(eps):
+    # uRR is already ULDP: Q_U is Q_O with its outputs relabelled (Y_P first, then the
+    # non-sensitive inputs) and Q_R is the permutation back.
+    S = [1, 4, 5]
+    Q = UtilityOptimizedRRChannel(eps, 7, S).to_dense()
+    dec = one_sided_decomposition(Q, HighLowLDP(S, eps))
+    order = np.concatenate([S, [0, 2, 3, 6]])
+    assert_array_equal(np.concatenate([dec.protected_outputs, dec.revealed_inputs]), order)
+    assert_allclose(dec.uldp, Q[:, order], rtol=1e-15, atol=0)
+    assert_array_equal(dec.post_processing, np.eye(7)[order])
+    # With every input sensitive (X_N empty), k-RR decomposes into itself and the identity.
+    K = RandomizedResponseChannel(eps, 5).to_dense()
+    dec = one_sided_decomposition(K, HighLowLDP(range(5), eps))
+    assert_array_equal(dec.uldp, K)
+    assert_array_equal(dec.post_processing, np.eye(5))
+    # uRAP: the protected block is kept; each non-sensitive x gets one output for its whole
+    # invertible mass 1 - d2, and Q_R spreads it over the reports with bit x set (noisy
+    # sensitive bits carry no information once x is revealed).
+    ch = UtilityOptimizedRAPPORChannel(eps, 4, [0, 1])
+    Q = ch.to_dense()
+    dec = one_sided_decomposition(ch, HighLowLDP([0, 1], eps))
+    protected = np.flatnonzero(ch.guarantee().protected_mask(16))
+    assert_array_equal(dec.protected_outputs, protected)
+    assert_array_equal(dec.revealed_inputs, [2, 3])
+    # (A non-sensitive input's all-zero report equals the sensitive maximum only up to rounding,
+    # so the cap may move ~1e-13 of mass: hence the tolerances.)
+    assert_allclose(dec.uldp[:, : protected.size], Q[:, protected], rtol=1e-11, atol=0)
+    assert_allclose(dec.uldp[[2, 3], [4, 5]], 1 - ch.d2, rtol=1e-11)
+    assert_allclose(dec.uldp @ dec.post_processing, Q, rtol=0, atol=1e-15)
+    assert_allclose(dec.post_processing[4:, protected], 0, atol=1e-11)
+
+
+def test_claim12_decomposition_refuses_channels_that_are_not_one_sided():
+    Q, S, eps = _random_one_sided(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="not one-sided LDP"):
+        one_sided_decomposition(Q, HighLowLDP(S, eps * 0.9))
+    with pytest.raises(TypeError, match="HighLowLDP"):
+        one_sided_decomposition(Q, UtilityOptimizedLDP(S, range(6), eps))
+    # No sensitive input: nothing is protected, Q_U reveals every input, Q_R is Q_O.
+    dec = one_sided_decomposition(Q, HighLowLDP([], 1.0))
+    assert_array_equal(dec.uldp, np.eye(7))
+    assert_allclose(dec.post_processing, Q, rtol=1e-15, atol=0)
