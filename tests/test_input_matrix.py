@@ -69,6 +69,7 @@ from skldp.privacy import (
     UtilityOptimizedLDP,
     ZeroBits,
     audit,
+    one_sided_decomposition,
     partition_labels,
     sensitive_indices,
     tight_epsilon_matrix,
@@ -77,9 +78,11 @@ from skldp.privacy import (
 from skldp.projection import clip_normalize, norm_sub, project_simplex
 from skldp.theory import (
     krr_excess_risk,
+    krr_l1_risk,
     krr_l2_risk,
     krr_rappor_break_even,
     rappor_excess_risk,
+    rappor_l1_risk,
     rappor_l2_risk,
 )
 from tests.registry import ESTIMATORS, MECHANISMS, PRIVATIZERS, domain, fitted, instance_id
@@ -618,6 +621,7 @@ CHANNEL_READERS = {
     "verify_ldp": lambda Q: verify(Q, 1.0),
     "verify_context_aware": lambda Q: verify(Q, ContextAwareLDP([[0, 1], [1, 0]])),
     "verify_uldp": lambda Q: UtilityOptimizedLDP([0], [0], 1.0).verify(Q),
+    "one_sided_decomposition": lambda Q: one_sided_decomposition(Q, HighLowLDP([0], 1.0)),
 }
 
 
@@ -980,6 +984,8 @@ RISKS = {
     "rappor_excess_risk": lambda k=3, e=1.0: rappor_excess_risk(k, e),
     "krr_l2_risk": lambda k=3, e=1.0, n=10, p=None: krr_l2_risk(k, e, n, p),
     "rappor_l2_risk": lambda k=3, e=1.0, n=10, p=None: rappor_l2_risk(k, e, n, p),
+    "krr_l1_risk": lambda k=3, e=1.0, n=10, p=None: krr_l1_risk(k, e, n, p),
+    "rappor_l1_risk": lambda k=3, e=1.0, n=10, p=None: rappor_l1_risk(k, e, n, p),
 }
 
 
@@ -1004,7 +1010,7 @@ def test_theory_bad_k_is_named(call, k, error):
         call(k=k)
 
 
-@pytest.mark.parametrize("risk", [krr_l2_risk, rappor_l2_risk])
+@pytest.mark.parametrize("risk", [krr_l2_risk, rappor_l2_risk, krr_l1_risk, rappor_l1_risk])
 @pytest.mark.parametrize(
     "n,p,error,match",
     [
@@ -1024,6 +1030,23 @@ def test_theory_bad_k_is_named(call, k, error):
 def test_theory_bad_n_and_p_are_named(risk, n, p, error, match):
     with pytest.raises(error, match=match):
         risk(3, 1.0, n, p)
+
+
+@pytest.mark.parametrize("risk", [krr_l1_risk, rappor_l1_risk])
+@pytest.mark.parametrize("method", ["x", None, "EXACT"])
+def test_theory_l1_bad_method_is_named(risk, method):
+    with pytest.raises(ValueError, match=r"^method must be one of \['exact', 'large_n'\]"):
+        risk(3, 1.0, 10, method=method)
+
+
+def test_one_sided_decomposition_inputs():
+    Q = channels.RandomizedResponseChannel(1.0, 3)
+    with pytest.raises(TypeError, match="^model must be a HighLowLDP"):
+        one_sided_decomposition(Q, LDP(1.0))
+    with pytest.raises(ValueError, match="not one-sided LDP"):
+        one_sided_decomposition(Q, HighLowLDP([0], 0.5))
+    with pytest.raises(ValueError, match="outside a domain of 3"):
+        one_sided_decomposition(Q, HighLowLDP([5], 1.0))
 
 
 # -- datasets --------------------------------------------------------------------------------------
@@ -1213,6 +1236,7 @@ NOT_ENTRY_POINTS = {
     "VerificationResult": "a result, built by verify",
     "ULDPVerificationResult": "a result, built by UtilityOptimizedLDP.verify",
     "AuditResult": "a result, built by audit",
+    "OneSidedDecomposition": "a result, built by one_sided_decomposition",
     "CountTable": "a result (a Bunch), built by the loaders",
     "PrivacyLeakWarning": "a warning class",
     "ChannelMismatchError": "an exception class",
