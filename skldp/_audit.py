@@ -598,12 +598,12 @@ def audit(
         if inputs is None:
             idx = _choose_inputs(model, k, int(max_inputs), protection)
         else:
-            from skldp._domain import encode
+            from skldp._domain import encode_parameter
 
-            values = np.asarray(
-                inputs, dtype=cats.dtype if cats.dtype != object else object
-            ).reshape(-1)
-            idx = np.unique(encode(values, cats, 0))
+            if isinstance(inputs, (str, bytes)) or not np.iterable(inputs):
+                raise TypeError(f"inputs must be a list of categories; got {inputs!r}")
+            values = np.asarray(inputs, dtype=object).reshape(-1)
+            idx = np.unique(encode_parameter(values, cats, 0, "inputs"))
             if idx.size < 2:
                 raise ValueError("inputs must name at least two distinct categories of the domain")
         rows = np.asarray(cats[idx]).reshape(-1, 1)

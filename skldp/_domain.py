@@ -29,16 +29,17 @@ def _describe(values):
     return shown + more
 
 
-def check_category_list(cats, column=0, *, min_size=2, source=""):
+def check_category_list(cats, column=0, *, min_size=2, source="", name=None):
     """Return one column's categories as a 1-D array after checking them.
 
     Categories must be unique, free of missing values, and at least ``min_size`` of them.
-    Their order is kept: category ``categories[i]`` is encoded as index ``i``.
+    Their order is kept: category ``categories[i]`` is encoded as index ``i``. ``name`` replaces
+    "categories for column <column>" in the messages (for a list that is not a privatizer's
+    domain, such as ``candidates``).
     """
+    label = f"categories for column {column}" if name is None else name
     if not _is_list_like(cats):
-        raise TypeError(
-            f"categories for column {column} must be a list of values; got {type(cats).__name__}"
-        )
+        raise TypeError(f"{label} must be a list of values; got {type(cats).__name__}")
     seq = list(cats) if isinstance(cats, (range, tuple)) else cats
     arr = np.asarray(seq)
     if arr.dtype.kind in "U S":
@@ -54,24 +55,20 @@ def check_category_list(cats, column=0, *, min_size=2, source=""):
         else:
             arr = arr.astype(object)
     if arr.ndim != 1:
-        raise ValueError(
-            f"categories for column {column} must be one list of values; got shape {arr.shape}"
-        )
+        raise ValueError(f"{label} must be one list of values; got shape {arr.shape}")
     if arr.shape[0] < min_size:
         raise ValueError(
-            f"categories for column {column} must hold at least {min_size} values; got "
-            f"{arr.shape[0]}{source}"
+            f"{label} must hold at least {min_size} value{'s' if min_size != 1 else ''}; "
+            f"got {arr.shape[0]}{source}"
         )
     if np.any(pd.isna(arr)):
-        raise ValueError(f"categories for column {column} contain a missing value (None or NaN)")
+        raise ValueError(f"{label} contain a missing value (None or NaN)")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError(f"categories for column {column} contain an infinite value (inf)")
+        raise ValueError(f"{label} contain an infinite value (inf)")
     index = pd.Index(arr)
     if not index.is_unique:
         dup = index[index.duplicated()].unique()
-        raise ValueError(
-            f"categories for column {column} contain duplicates: {_describe(np.asarray(dup))}"
-        )
+        raise ValueError(f"{label} contain duplicates: {_describe(np.asarray(dup))}")
     return arr
 
 
@@ -129,6 +126,11 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
                 "pass one list of categories per column"
             )
         cats = [cats]
+    if not cats:
+        raise ValueError(
+            f"categories is empty: the domain of each column must list at least {min_size} "
+            "values (pass one list of categories per column)"
+        )
     if len(cats) != n_columns:
         raise ValueError(f"categories has {len(cats)} lists but X has {n_columns} columns")
     return [check_category_list(c, j, min_size=min_size) for j, c in enumerate(cats)]
@@ -175,6 +177,53 @@ def encode(values, categories, column=0):
         ) from exc
     if np.any(idx < 0):
         _raise_unknown(values[idx < 0], column)
+    return idx.astype(np.int64, copy=False)
+
+
+def encode_parameter(values, categories, column, name, *, distinct=False):
+    """Return the indices in ``categories`` of the values that parameter ``name`` lists.
+
+    For parameters that name categories, such as a sensitive set or a block of a partition. A
+    value outside the domain is then a mistake in the parameter rather than in the data, so
+    the ValueError names the parameter and the values (a missing value is outside too).
+
+    Parameters
+    ----------
+    values : list-like
+        The categories the parameter lists.
+    categories : ndarray
+        The column's checked domain.
+    column : int
+        The column, for messages.
+    name : str
+        How the parameter is named in messages, e.g. ``"sensitive"`` or ``"blocks (block 1)"``.
+    distinct : bool, default=False
+        Also reject a category listed twice.
+    """
+    seq = list(values)
+    arr = np.asarray(seq) if seq else np.zeros(0, dtype=np.int64)
+    if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+        arr = np.empty(len(seq), dtype=object)
+        arr[:] = seq
+    try:
+        idx = pd.Index(categories).get_indexer(arr) if arr.size else np.zeros(0, dtype=np.int64)
+    except TypeError as exc:  # a list or other unhashable value where a category belongs
+        raise TypeError(
+            f"{name} must list single categories of column {column}; got a value that is not "
+            f"one ({exc})"
+        ) from None
+    if np.any(idx < 0):
+        uniq = pd.unique(pd.Series(arr[idx < 0], dtype=object))
+        raise ValueError(
+            f"{name} lists values that are not categories of column {column}: "
+            f"{_describe(np.asarray(uniq, dtype=object))}"
+        )
+    if distinct and np.unique(idx).shape[0] != idx.shape[0]:
+        dup = pd.Index(idx).duplicated()
+        raise ValueError(
+            f"{name} contains duplicates: {_describe(categories[np.unique(idx[dup])])} "
+            f"(column {column})"
+        )
     return idx.astype(np.int64, copy=False)
 
 

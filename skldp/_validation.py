@@ -43,26 +43,45 @@ def check_int(value, name, *, min_value=1):
     return int(value)
 
 
+def as_float_array(v, name):
+    """``v`` as a float array; strings and other non-numbers raise a TypeError naming ``name``."""
+    if isinstance(v, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D array of numbers; got {type(v).__name__}")
+    try:
+        return np.asarray(v, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-D array of numbers; got {type(v).__name__}") from exc
+
+
+def check_bool(value, name):
+    """Return ``value`` as a bool after checking it is True or False (numpy bools too).
+
+    Truthiness is not enough: ``"no"`` or ``0.5`` given by mistake must not read as True.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
 def check_probability_vector(p, k=None, name="p"):
     """Return ``p`` as a float array after checking that it is a distribution over k values."""
-    p = np.asarray(p, dtype=float)
+    p = as_float_array(p, name)
     if p.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {p.shape}")
+    if p.shape[0] == 0:
+        raise ValueError(f"{name} must have at least one entry; got an empty array")
     if k is not None and p.shape[0] != k:
         raise ValueError(f"{name} must have {k} entries; got {p.shape[0]}")
     if not np.all(np.isfinite(p)) or np.any(p < 0):
         raise ValueError(f"{name} must have finite non-negative entries")
     if not math.isclose(p.sum(), 1.0, rel_tol=0, abs_tol=1e-9):
-        raise ValueError(f"{name} must sum to 1; got {p.sum()!r}")
+        raise ValueError(f"{name} must sum to 1; got {float(p.sum())!r}")
     return p
 
 
 def check_finite_vector(v, name="v"):
     """Return ``v`` as a float array after checking it is 1-D, non-empty and finite."""
-    try:
-        v = np.asarray(v, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a 1-D array of numbers; got {type(v).__name__}") from exc
+    v = as_float_array(v, name)
     if v.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {v.shape}")
     if v.shape[0] == 0:

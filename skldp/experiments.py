@@ -29,6 +29,7 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
 from skldp import metrics as _metrics
+from skldp._validation import check_bool
 
 __all__ = ["run_experiment", "summarize"]
 
@@ -108,18 +109,29 @@ def _resolve_data(data):
                 "a Series of counts or probabilities must be finite, non-negative and not all zero"
             )
         return values / values.sum(), data.index.to_numpy(), data.name or "data", None
-    p = np.asarray(data, dtype=float)
-    if p.ndim != 1 or p.shape[0] < 2:
+    try:
+        p = np.asarray(data, dtype=float) if not isinstance(data, (str, bytes)) else None
+    except (TypeError, ValueError):
+        p = None
+    if p is None or p.ndim != 1 or p.shape[0] < 2:
+        got = f"shape {p.shape}" if p is not None else type(data).__name__
         raise ValueError(
             "data must be a Distribution, a CountTable, a Series of counts, or a 1-D probability "
-            f"vector over at least 2 categories; got shape {p.shape}"
+            f"vector over at least 2 categories; got {got}"
         )
     dist = Distribution(p, name="data")
     return dist.probabilities, dist.categories, dist.name, None
 
 
 def _check_n_samples(n_samples, counts, sampling):
-    values = [n_samples] if isinstance(n_samples, numbers.Integral) else list(n_samples)
+    if isinstance(n_samples, numbers.Integral):
+        values = [n_samples]
+    elif isinstance(n_samples, (str, bytes)) or not np.iterable(n_samples):
+        raise TypeError(
+            f"n_samples must be a positive integer or a list of them; got {n_samples!r}"
+        )
+    else:
+        values = list(n_samples)
     if not values:
         raise ValueError("n_samples must hold at least one number of people")
     out = []
@@ -313,6 +325,7 @@ def run_experiment(
         raise ValueError(f"sampling must be 'iid' or 'records'; got {sampling!r}")
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer; got {n_repeats!r}")
+    check_bool(progress, "progress")
     for m in metrics:
         if isinstance(m, str) and m not in _ERROR_METRICS:
             raise ValueError(
@@ -409,8 +422,14 @@ def summarize(results, metric="tv", *, by=None, confidence=0.95):
         Columns ``by`` + ``mean``, ``std``, ``count``, ``lower``, ``upper`` (the interval is
         ``mean`` itself when a group has one row).
     """
+    if not isinstance(results, pd.DataFrame):
+        raise TypeError(
+            f"results must be the DataFrame of run_experiment; got {type(results).__name__}"
+        )
     if metric not in results.columns:
         raise ValueError(f"results have no column {metric!r}; columns are {list(results.columns)}")
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise TypeError(f"confidence must be a number in (0, 1); got {confidence!r}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1); got {confidence}")
     if by is None:

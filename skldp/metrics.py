@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from skldp._domain import encode
+from skldp._domain import check_category_list, encode
+from skldp._validation import as_float_array
 
 __all__ = [
     "total_variation",
@@ -16,12 +17,14 @@ __all__ = [
 
 
 def _pair(p, q):
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
+    p = as_float_array(p, "a distribution")
+    q = as_float_array(q, "a distribution")
     if p.shape != q.shape or p.ndim != 1:
         raise ValueError(
             f"distributions must be 1-D arrays of one shape; got {p.shape} and {q.shape}"
         )
+    if p.shape[0] == 0:
+        raise ValueError("distributions must have at least one entry; got empty arrays")
     if not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
         raise ValueError("distributions must have finite entries (no NaN or inf)")
     return p, q
@@ -75,8 +78,28 @@ _METRICS = {
 
 
 def empirical_distribution(values, categories):
-    """Frequencies of raw ``values`` over ``categories`` (values outside raise ValueError)."""
-    categories = np.asarray(categories)
+    r"""Frequencies of raw ``values`` over ``categories``: :math:`\hat p_i = n_i / n`.
+
+    Parameters
+    ----------
+    values : array-like
+        Raw values; each must be one of ``categories``.
+    categories : list-like
+        The domain: distinct values, none missing, at least one.
+
+    Returns
+    -------
+    p : ndarray of shape (len(categories),)
+
+    Raises
+    ------
+    ValueError
+        If a value lies outside the domain or is missing, if there are no values, or if the
+        categories repeat a value, hold a missing one, or are empty.
+    TypeError
+        If ``categories`` is not a list of values (a string, a number).
+    """
+    categories = check_category_list(categories, min_size=1, name="categories")
     idx = encode(np.asarray(values).ravel(), categories)
     if idx.shape[0] == 0:
         raise ValueError("the empirical distribution of zero values is undefined")

@@ -128,13 +128,29 @@ class SequentialComposition(PrivacyModel):
     """
 
     def __init__(self, parts):
-        self.parts = tuple(parts)
+        if isinstance(parts, (str, bytes, PrivacyModel)) or not np.iterable(parts):
+            raise TypeError(f"parts must be a list of privacy models; got {parts!r}")
+        parts = tuple(parts)
+        if not parts:
+            raise ValueError("parts must hold at least one privacy model; got an empty list")
+        for j, part in enumerate(parts):
+            if not isinstance(part, PrivacyModel):
+                raise TypeError(
+                    f"parts must be privacy models; part {j} is {type(part).__name__} ({part!r})"
+                )
+        self.parts = parts
 
     def _key(self):
         return self.parts
 
     @property
     def epsilon(self):
+        """The sum of the parts' budgets; a part with no single budget (an E matrix) has none."""
+        for j, part in enumerate(self.parts):
+            if not hasattr(part, "epsilon"):
+                raise AttributeError(
+                    f"part {j} ({part!r}) has no single epsilon, so neither has the composition"
+                )
         return float(sum(part.epsilon for part in self.parts))
 
     def epsilon_matrix(self, n_inputs):
@@ -146,8 +162,46 @@ class SequentialComposition(PrivacyModel):
         return f"SequentialComposition({list(self.parts)!r})"
 
 
+#: Each row of a channel matrix must sum to one within this absolute tolerance. Rounding a
+#: row of m float64 probabilities moves its sum by about m * 1e-16, far below it.
+_ROW_SUM_TOL = 1e-9
+
+
 def _dense(channel):
-    return channel.to_dense() if hasattr(channel, "to_dense") else np.asarray(channel, dtype=float)
+    """The matrix Q of a channel, checked: 2-D, finite, non-negative, rows summing to one."""
+    if hasattr(channel, "to_dense"):
+        Q = np.asarray(channel.to_dense())
+    else:
+        try:
+            Q = np.asarray(channel)
+        except ValueError:  # ragged nested lists
+            Q = np.asarray(None)
+    if Q.dtype.kind not in "biuf":
+        raise TypeError(
+            "channel must be a Channel or a matrix of probabilities of shape (k, n_outputs); "
+            f"got {type(channel).__name__}"
+        )
+    Q = Q.astype(float, copy=False)
+    if Q.ndim != 2 or 0 in Q.shape:
+        raise ValueError(
+            f"a channel matrix must be 2-D of shape (k, n_outputs), k and n_outputs >= 1; got "
+            f"shape {Q.shape}"
+        )
+    bad = ~np.isfinite(Q) | (Q < 0)
+    if np.any(bad):
+        x, y = np.argwhere(bad)[0]
+        raise ValueError(
+            "a channel matrix must hold finite non-negative probabilities; got "
+            f"{Q[x, y]} at row {x}, column {y}"
+        )
+    off = np.abs(Q.sum(axis=1) - 1.0)
+    if np.any(off > _ROW_SUM_TOL):
+        x = int(np.argmax(off))
+        raise ValueError(
+            f"each row of a channel matrix must sum to 1 (within {_ROW_SUM_TOL:g}); "
+            f"row {x} sums to {float(Q[x].sum())!r}"
+        )
+    return Q
 
 
 def tight_epsilon_matrix(channel):
@@ -158,12 +212,26 @@ def tight_epsilon_matrix(channel):
     Parameters
     ----------
     channel : Channel or array-like of shape (k, n_outputs)
+        A channel, or its matrix: finite, non-negative, each row summing to one within
+        1e-9 (absolute).
 
     Returns
     -------
     E : ndarray of shape (k, k)
+
+    Raises
+    ------
+    ValueError
+        If the matrix is not 2-D, holds a NaN, infinite or negative entry, or has a row that
+        does not sum to one.
+    TypeError
+        If ``channel`` is neither a channel nor a numeric matrix.
     """
-    Q = _dense(channel)
+    return _tight_matrix(_dense(channel))
+
+
+def _tight_matrix(Q):
+    """:func:`tight_epsilon_matrix` of a checked non-negative matrix (rows may sum below 1)."""
     k = Q.shape[0]
     E = np.zeros((k, k))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -212,6 +280,7 @@ def verify(channel, model):
     Parameters
     ----------
     channel : Channel or array-like of shape (k, n_outputs)
+        Checked as by :func:`tight_epsilon_matrix` (finite, non-negative, rows summing to one).
     model : PrivacyModel or float
         A float means ``LDP(epsilon)``.
 
@@ -234,7 +303,7 @@ def verify(channel, model):
             ok = np.isinf(bound[x])[:, None] | (Q[x][None, :] <= bound[x][:, None] * Q)
         bad = np.flatnonzero(~ok.all(axis=1))
         violations.extend((x, int(xp)) for xp in bad)
-    return VerificationResult(not violations, tight_epsilon_matrix(Q), violations)
+    return VerificationResult(not violations, _tight_matrix(Q), violations)
 
 
 # -- context-aware models with infinite budgets (Acharya et al., ICML 2020) -------------------
@@ -385,7 +454,7 @@ class BlockStructuredLDP(PrivacyModel):
         )
 
 
-def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive"):
+def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive", distinct=True):
     """Return sorted unique input indices of a sensitive set, after checking them.
 
     Parameters
@@ -394,6 +463,8 @@ def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive"):
     n_inputs : int or None
     name : str, default="sensitive"
         The set's name in error messages (e.g. ``"protected_outputs"``).
+    distinct : bool, default=True
+        Reject a repeated index; False merges repeats.
 
     Raises
     ------
@@ -423,7 +494,7 @@ def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive"):
     if arr.size and arr.min() < 0:
         raise ValueError(f"{name} indices must be non-negative; got {int(arr.min())}")
     uniq = np.unique(arr)
-    if uniq.shape[0] != arr.shape[0]:
+    if distinct and uniq.shape[0] != arr.shape[0]:
         raise ValueError(f"{name} indices must be distinct; got repeats")
     return uniq
 
@@ -526,9 +597,7 @@ class ZeroBits:
     """
 
     def __init__(self, bits):
-        self.bits = tuple(sorted(int(b) for b in np.unique(np.asarray(bits, dtype=np.int64))))
-        if self.bits and self.bits[0] < 0:
-            raise ValueError(f"bit positions must be non-negative; got {self.bits[0]}")
+        self.bits = tuple(int(b) for b in sensitive_indices(bits, name="bits", distinct=False))
 
     def mask(self, n_outputs):
         """Boolean mask over the outputs ``0 .. n_outputs - 1`` (n_outputs a power of two)."""
@@ -690,7 +759,7 @@ class UtilityOptimizedLDP(PrivacyModel):
         bad_inv = (positive.sum(axis=0) != 1) | (positive & sens[:, None]).any(axis=0)
         inv_violations = [int(y) for y in inv[bad_inv]]
         passed = not violations and not inv_violations
-        E = tight_epsilon_matrix(P) if P.shape[1] else np.zeros((k, k))
+        E = _tight_matrix(P) if P.shape[1] else np.zeros((k, k))
         return ULDPVerificationResult(passed, E, violations, inv_violations)
 
 

@@ -51,6 +51,7 @@ def _distribution(p, k):
 
 
 def _p_term(p, k):
+    k = check_int(k, "k", min_value=2)
     return 1.0 - float(np.sum(_distribution(p, k) ** 2))
 
 

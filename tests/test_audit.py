@@ -373,7 +373,7 @@ def test_audit_argument_errors():
         audit(rr, n_samples=10)
     with pytest.raises(ValueError, match="not fitted"):
         audit(RandomizedResponse(epsilon=1.0))
-    with pytest.raises(ValueError, match="outside the domain"):
+    with pytest.raises(ValueError, match="^inputs lists values that are not categories.*: 7$"):
         audit(rr, inputs=[0, 7])
     with pytest.raises(ValueError, match="at least two"):
         audit(rr, inputs=[1, 1])

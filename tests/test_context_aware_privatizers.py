@@ -82,7 +82,11 @@ def test_contiguous_blocks_by_count_and_size():
         ({"block_size": 2.5}, TypeError, "block_size"),
         ({"blocks": [["a", "b"], ["b", "c", "d", "e", "f", "g", "h", "i", "j"]]}, ValueError, "overlap.*'b'"),
         ({"blocks": [["a", "b"], ["c"]]}, ValueError, "do not cover.*'d'"),
-        ({"blocks": [["a", "zz"], list("bcdefghij")]}, ValueError, "outside the domain: 'zz'"),
+        (
+            {"blocks": [["a", "zz"], list("bcdefghij")]},
+            ValueError,
+            r"^blocks \(block 0\) lists values that are not categories of column 0: 'zz'$",
+        ),
         ({"blocks": {"a": 0}}, ValueError, "no block to 9 categories.*'b'"),
         ({"blocks": [0, 1, 2]}, ValueError, "one label per category"),
         ({"blocks": "abc"}, TypeError, "blocks must be"),
@@ -129,8 +133,8 @@ def test_sensitive_forms(sensitive):
         (None, ValueError, "sensitive is required"),
         ([], ValueError, "no category of column 0 is sensitive"),
         (lambda c: False, ValueError, "no category"),
-        (["a", "zz"], ValueError, "outside the domain: 'zz'"),
-        (["a", "a"], ValueError, "twice"),
+        (["a", "zz"], ValueError, "^sensitive lists values that are not categories.*: 'zz'$"),
+        (["a", "a"], ValueError, r"^sensitive contains duplicates: 'a' \(column 0\)$"),
         ("abc", TypeError, "list of categories or a callable"),
     ],
 )

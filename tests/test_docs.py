@@ -77,3 +77,7 @@ def test_audit_table_lists_every_privatizer():
     assert leak and all(c[2] == "∞" and "failed" in c[5] for c in leak)
     unary = [c for row, c in table if row.startswith("planted bug: unary")]
     assert unary and all(np.isfinite(float(c[2])) and "failed" in c[5] for c in unary)
+    # The prose of privacy_audit.rst quotes the planted unary bug's bound from this table.
+    prose = (DOCS / "user_guide" / "privacy_audit.rst").read_text(encoding="utf-8")
+    quoted = re.findall(r"lower bound ([\d.]+) for a claim of 1", prose)
+    assert quoted == [unary[0][2]]

@@ -13,7 +13,7 @@ import pandas as pd
 from sklearn.utils import Bunch
 
 from skldp._random import check_random_state
-from skldp._validation import check_int
+from skldp._validation import check_bool, check_int
 from skldp.datasets._samples_generator import Distribution
 
 __all__ = [
@@ -123,6 +123,7 @@ class CountTable(Bunch):
 
 def _finish(name, rows, counts, *, target, as_frame, descr, frame=None, **extra):
     """Assemble a CountTable from the per-category descriptive ``rows`` and ``counts``."""
+    as_frame = check_bool(as_frame, "as_frame")
     categories = rows[target].to_numpy()
     counts = np.asarray(counts, dtype=np.int64)
     if frame is None:

@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from skldp._domain import check_category_list
 from skldp._random import check_random_state
 from skldp._validation import check_int, check_probability_vector
 
@@ -60,7 +61,7 @@ class Distribution:
         self.probabilities = p / p.sum()
         if categories is None:
             categories = np.arange(p.shape[0])
-        categories = np.asarray(categories)
+        categories = check_category_list(categories, min_size=1, name="categories")
         if categories.shape != p.shape:
             raise ValueError(
                 f"categories must have one entry per probability ({p.shape[0]}); got shape "

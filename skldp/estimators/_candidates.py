@@ -19,10 +19,7 @@ _METHODS = ("projected", "least_squares", "em")
 
 
 def _candidate_array(candidates):
-    try:
-        cands = check_category_list(candidates, 0, min_size=1)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(str(exc).replace("categories for column 0", "candidates")) from None
+    cands = check_category_list(candidates, min_size=1, name="candidates")
     texts = np.array(
         [c.decode("utf-8", "replace") if isinstance(c, bytes) else str(c) for c in cands]
     )

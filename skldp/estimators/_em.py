@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
-from skldp._validation import check_int
+from skldp._validation import check_bool, check_int
 from skldp.estimators._projected import significance_threshold, zero_frequency_variance
 from skldp.projection import project_simplex
 
@@ -178,6 +178,7 @@ class EMEstimator(BaseDistributionEstimator):
         ):
             raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
         check_int(self.max_iter, "max_iter", min_value=1)
+        check_bool(self.accelerate, "accelerate")
         if isinstance(self.init, str) and self.init not in ("uniform", "empirical", "threshold"):
             raise ValueError(
                 f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}"

@@ -19,6 +19,7 @@ from sklearn.linear_model import Lasso
 
 from skldp._base import BaseDistributionEstimator
 from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
+from skldp._validation import check_bool
 from skldp.projection import project_simplex
 
 __all__ = [
@@ -511,6 +512,8 @@ class SparseEstimator(BaseDistributionEstimator):
             raise ValueError(f"projection must be one of {_PROJECTIONS}; got {self.projection!r}")
         if self.empty_groups not in _EMPTY:
             raise ValueError(f"empty_groups must be one of {_EMPTY}; got {self.empty_groups!r}")
+        check_bool(self.positive, "positive")
+        check_bool(self.debias, "debias")
         if (
             isinstance(self.max_iter, bool)
             or not isinstance(self.max_iter, numbers.Integral)

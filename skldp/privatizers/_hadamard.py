@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from skldp._base import BasePrivatizer
-from skldp._domain import _describe, _is_list_like, encode
+from skldp._domain import _describe, _is_list_like, encode_parameter
 from skldp._validation import check_epsilon, check_int
 from skldp.channels import (
     BlockHadamardResponseChannel,
@@ -100,9 +100,9 @@ def _block_labels(blocks, n_blocks, block_size, categories, column):
     if items and all(_is_list_like(b) for b in items):
         labels = np.full(k, -1, dtype=np.int64)
         for j, block in enumerate(items):
-            idx = encode(np.asarray(list(block)), categories, column)
+            idx = encode_parameter(block, categories, column, f"blocks (block {j})")
             if idx.size == 0:
-                raise ValueError(f"block {j} of the partition is empty")
+                raise ValueError(f"block {j} of blocks is empty; every block needs a category")
             again = idx[labels[idx] >= 0]
             if again.size or np.unique(idx).shape[0] != idx.shape[0]:
                 dup = categories[again] if again.size else categories[idx]
@@ -120,6 +120,12 @@ def _block_labels(blocks, n_blocks, block_size, categories, column):
         raise ValueError(
             f"an array of block labels needs one label per category; column {column} has {k} "
             f"categories and blocks has {len(items)} entries"
+        )
+    missing = pd.isna(np.asarray(items, dtype=object))
+    if np.any(missing):
+        raise ValueError(
+            f"blocks gives a missing label (None or NaN) to {int(missing.sum())} categories of "
+            f"column {column}: {_describe(np.asarray(categories)[missing])}"
         )
     return _factorize(items)
 
@@ -445,11 +451,7 @@ class HighLowHadamardResponse(BasePrivatizer):
         n_columns = len(self.categories_)
         if n_columns > 1 and len(items) == n_columns and all(_is_list_like(s) for s in items):
             items = list(items[column])
-        values = np.asarray(items, dtype=object) if items else np.asarray([], dtype=object)
-        idx = encode(values, categories, column)
-        if np.unique(idx).shape[0] != idx.shape[0]:
-            raise ValueError(f"sensitive lists a category twice for column {column}")
-        return np.sort(idx)
+        return np.sort(encode_parameter(items, categories, column, "sensitive", distinct=True))
 
     def _make_channel(self, categories, column):
         idx = self._column_sensitive(categories, column)

@@ -1,10 +1,9 @@
 """Utility-optimized privatizers: uRR and uRAP (Murakami and Kawamoto, USENIX Security 2019)."""
 
 import numpy as np
-import pandas as pd
 
 from skldp._base import BasePrivatizer
-from skldp._domain import _describe, _is_list_like
+from skldp._domain import _is_list_like, encode_parameter
 from skldp._validation import check_epsilon
 from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
 from skldp.channels._unary import check_theta
@@ -36,16 +35,7 @@ def sensitive_indices(sensitive, categories, column, n_columns, *, allow_empty=F
                 "pass one list per column"
             )
         values = items
-    values = np.asarray(list(values), dtype=object if not len(values) else None)
-    if values.dtype.kind in "US":
-        values = values.astype(object)
-    idx = pd.Index(categories).get_indexer(values) if values.size else np.zeros(0, dtype=np.int64)
-    if np.any(idx < 0):
-        raise ValueError(
-            f"sensitive values of column {column} are not in its categories: {_describe(values[idx < 0])}"
-        )
-    if np.unique(idx).size != idx.size:
-        raise ValueError(f"sensitive values of column {column} contain duplicates")
+    idx = encode_parameter(values, categories, column, "sensitive", distinct=True)
     if idx.size == 0 and not allow_empty:
         raise ValueError(
             f"column {column} has no sensitive value: every report would reveal its input; "

@@ -117,9 +117,14 @@ def test_two_columns_with_sensitive_lists():
 @pytest.mark.parametrize(
     "cls, kwargs, err, match",
     [
-        (UtilityOptimizedRR, {"sensitive": ["z"]}, ValueError, "not in its categories: 'z'"),
+        (
+            UtilityOptimizedRR,
+            {"sensitive": ["z"]},
+            ValueError,
+            "^sensitive lists values that are not categories of column 0: 'z'$",
+        ),
         (UtilityOptimizedRR, {"sensitive": []}, ValueError, "no sensitive value"),
-        (UtilityOptimizedRR, {"sensitive": ["a", "a"]}, ValueError, "duplicates"),
+        (UtilityOptimizedRR, {"sensitive": ["a", "a"]}, ValueError, "^sensitive contains dup"),
         (UtilityOptimizedRR, {}, TypeError, "sensitive is required"),
         (UtilityOptimizedRAPPOR, {"sensitive": "a"}, TypeError, "list of values"),
         (UtilityOptimizedRAPPOR, {"sensitive": ["a"], "theta": 1.5}, ValueError, "theta"),
