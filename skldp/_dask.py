@@ -171,12 +171,11 @@ def fit_sample(privatizer, X):
 
     ``fit`` needs the column layout and the public domain, not the data. Reading every value to
     check it, or to infer the domain, would compute the whole collection (and inferring leaks
-    which values occur), so Dask input requires ``categories=``; values outside the domain are
-    still reported by name, by ``transform``, in the partition that holds them.
+    which values occur), so Dask input requires ``categories=`` (an open-alphabet privatizer,
+    which has no domain to infer, needs none); values outside the domain are still reported by
+    name, by ``transform``, in the partition that holds them.
     """
-    if privatizer.categories is None or (
-        isinstance(privatizer.categories, str) and privatizer.categories == "auto"
-    ):
+    if privatizer._infers_domain():
         raise ValueError(
             "fitting on a Dask collection needs categories= (the public domain): inferring it "
             "would read every value, and reveals which values occur"
