@@ -321,7 +321,9 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         The statistics of the chunks add up, so fitting in chunks gives the estimate of one
         ``fit`` on all the reports. A Dask array or data frame of reports is read partition
         by partition where it lives; only its statistics are gathered (see
-        :mod:`skldp._dask`).
+        :mod:`skldp._dask`). The statistics are counts of fixed size (about k numbers), except
+        for EM on bit-vector channels, which keeps the reports bit-packed (see the
+        :ref:`User Guide <scale_memory>`).
 
         Parameters
         ----------

@@ -25,11 +25,15 @@ Keeping the channel
     estimator, exactly as in-memory arrays do.
 
 Estimating
-    An estimator's ``fit`` or ``partial_fit`` given a Dask collection computes, per partition, the estimator's additive statistics
-    (``channel.statistics`` or ``channel.em_statistics``), adds them up in a tree on the
-    cluster, and brings back only the totals (length ``n_statistics`` per column): the reports
-    are never gathered. The sum of integer counts is exact, so the estimate equals the one of
-    ``fit`` on the concatenated reports, bit for bit.
+    An estimator's ``fit`` or ``partial_fit`` given a Dask collection computes, per partition,
+    the estimator's additive statistics (``channel.statistics`` or ``channel.em_statistics``),
+    merges them in a tree on the cluster, and brings back only the totals: counts of length
+    ``n_statistics`` per column, and the reports are never gathered. The exception is EM on a
+    bit-vector channel, whose statistics are the reports themselves, bit-packed
+    (:class:`~skldp.channels.PackedBitReports`, ``ceil(width / 8)`` bytes per report, or a
+    histogram of bit patterns when there are at most 16 free bits): those are merged by
+    concatenation and all reach the client. The sum of integer counts is exact, so the
+    estimate equals the one of ``fit`` on the concatenated reports, bit for bit.
 """
 
 import copy
