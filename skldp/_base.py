@@ -26,7 +26,9 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
     ``fit`` fixes the public domain ``categories_`` and builds one channel per column with the
     hook ``_make_channel``; ``transform`` encodes each value, samples its report from the
     channel with the resolved ``random_state``, and keeps pandas indexes. Subclasses write
-    ``__init__`` (storing parameters only), ``_check_params`` and ``_make_channel``.
+    ``__init__`` (storing parameters only), ``_check_params`` and ``_make_channel``; a
+    privatizer that reads its input differently overrides ``_fit`` and ``_sample`` (never
+    ``fit`` or ``transform``), and so keeps the Dask path of :mod:`skldp._dask`.
     """
 
     #: Fewest categories a column may have.
@@ -80,7 +82,12 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         """
         self._check_params()
         if _dask.is_dask_collection(X):
-            return self.fit(_dask.fit_sample(self, X))
+            X = _dask.fit_sample(self, X)
+        self._fit(X)
+        return self
+
+    def _fit(self, X):
+        """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
         columns, _ = self._read_columns(X, reset=True)
         categories = resolve_categories(self.categories, columns, min_size=self._min_categories)
         for j, (col, cats) in enumerate(zip(columns, categories)):
@@ -90,7 +97,11 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self.channel_ = _single_or_list(channels)
         parts = [self._column_privacy(ch, j) for j, ch in enumerate(channels)]
         self.privacy_ = parts[0] if len(parts) == 1 else SequentialComposition(parts)
-        return self
+
+    def _infers_domain(self):
+        """Whether ``fit`` would infer the domain from the data (``categories`` None or 'auto')."""
+        cats = self.categories
+        return cats is None or (isinstance(cats, str) and cats == "auto")
 
     @property
     def channels_(self):
@@ -129,12 +140,13 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return self._transform(X, check_random_state(self.random_state))
 
     def _transform(self, X, rng, *, pandas=None):
-        """Randomize the rows of an in-memory X with the generator ``rng``."""
-        columns, index = self._read_columns(X, reset=False)
-        parts = [
-            ch.sample(encode(col, cats, j), rng)
-            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
-        ]
+        """Randomize the rows of an in-memory X with the generator ``rng``.
+
+        The one path of every privatizer, in memory and per Dask partition (see
+        :mod:`skldp._dask`): ``_sample`` draws the reports of each channel, and they are
+        wrapped with their channels here.
+        """
+        parts, index = self._sample(X, rng)
         specs = self.report_specs()
         if pandas is None:
             pandas = index is not None or self._pandas_output()
@@ -144,6 +156,15 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         blocks = [p.reshape(p.shape[0], -1) for p in parts]
         data = blocks[0] if len(blocks) == 1 else np.column_stack(blocks)  # one column: no copy
         return Reports(data, specs)
+
+    def _sample(self, X, rng):
+        """Read in-memory X and draw its reports: ``(one array per channel, pandas index)``."""
+        columns, index = self._read_columns(X, reset=False)
+        parts = [
+            ch.sample(encode(col, cats, j), rng)
+            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
+        ]
+        return parts, index
 
     def _output_names(self, specs):
         out, pos = [], 0
@@ -300,7 +321,9 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         The statistics of the chunks add up, so fitting in chunks gives the estimate of one
         ``fit`` on all the reports. A Dask array or data frame of reports is read partition
         by partition where it lives; only its statistics are gathered (see
-        :mod:`skldp._dask`).
+        :mod:`skldp._dask`). The statistics are counts of fixed size (about k numbers), except
+        for EM on bit-vector channels, which keeps the reports bit-packed (see the
+        :ref:`User Guide <scale_memory>`).
 
         Parameters
         ----------

@@ -25,11 +25,15 @@ Keeping the channel
     estimator, exactly as in-memory arrays do.
 
 Estimating
-    An estimator's ``fit`` or ``partial_fit`` given a Dask collection computes, per partition, the estimator's additive statistics
-    (``channel.statistics`` or ``channel.em_statistics``), adds them up in a tree on the
-    cluster, and brings back only the totals (length ``n_statistics`` per column): the reports
-    are never gathered. The sum of integer counts is exact, so the estimate equals the one of
-    ``fit`` on the concatenated reports, bit for bit.
+    An estimator's ``fit`` or ``partial_fit`` given a Dask collection computes, per partition,
+    the estimator's additive statistics (``channel.statistics`` or ``channel.em_statistics``),
+    merges them in a tree on the cluster, and brings back only the totals: counts of length
+    ``n_statistics`` per column, and the reports are never gathered. The exception is EM on a
+    bit-vector channel, whose statistics are the reports themselves, bit-packed
+    (:class:`~skldp.channels.PackedBitReports`, ``ceil(width / 8)`` bytes per report, or a
+    histogram of bit patterns when there are at most 16 free bits): those are merged by
+    concatenation and all reach the client. The sum of integer counts is exact, so the
+    estimate equals the one of ``fit`` on the concatenated reports, bit for bit.
 """
 
 import copy
@@ -171,12 +175,11 @@ def fit_sample(privatizer, X):
 
     ``fit`` needs the column layout and the public domain, not the data. Reading every value to
     check it, or to infer the domain, would compute the whole collection (and inferring leaks
-    which values occur), so Dask input requires ``categories=``; values outside the domain are
-    still reported by name, by ``transform``, in the partition that holds them.
+    which values occur), so Dask input requires ``categories=`` (an open-alphabet privatizer,
+    which has no domain to infer, needs none); values outside the domain are still reported by
+    name, by ``transform``, in the partition that holds them.
     """
-    if privatizer.categories is None or (
-        isinstance(privatizer.categories, str) and privatizer.categories == "auto"
-    ):
+    if privatizer._infers_domain():
         raise ValueError(
             "fitting on a Dask collection needs categories= (the public domain): inferring it "
             "would read every value, and reveals which values occur"

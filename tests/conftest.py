@@ -15,3 +15,32 @@ def simplex_point(k, seed=0, *, interior=True):
     if interior:
         p = 0.5 * p + 0.5 / k
     return p
+
+
+def statistics_leaves(stats):
+    """The arrays and numbers inside an estimator's accumulated statistics, in a fixed order.
+
+    Statistics are arrays (counts, bit sums) or, for EM on bit-vector channels, objects that
+    pickle through ``__reduce__`` (packed reports, pattern histograms): those are opened
+    recursively, so two statistics can be compared leaf by leaf with ``array_equal``.
+    """
+    if stats is None or isinstance(stats, (np.ndarray, int, float, np.number)):
+        return [stats]
+    if isinstance(stats, (list, tuple)):
+        return [leaf for s in stats for leaf in statistics_leaves(s)]
+    if "__reduce__" not in vars(type(stats)):
+        raise TypeError(f"cannot open statistics of type {type(stats).__name__}")
+    _, args = stats.__reduce__()[:2]
+    return [type(stats).__name__] + statistics_leaves(list(args))
+
+
+def assert_same_statistics(a, b):
+    """Statistics equal exactly: same structure, same dtypes, same values."""
+    leaves_a, leaves_b = statistics_leaves(a), statistics_leaves(b)
+    assert len(leaves_a) == len(leaves_b)
+    for x, y in zip(leaves_a, leaves_b):
+        if isinstance(x, np.ndarray):
+            assert isinstance(y, np.ndarray) and x.dtype == y.dtype and x.shape == y.shape
+            np.testing.assert_array_equal(x, y)
+        else:
+            assert x == y

@@ -8,13 +8,26 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from sklearn.base import clone
 from numpy.testing import assert_array_equal
 
-from skldp import EMEstimator, EmpiricalEstimator, ProjectedEstimator, RandomizedResponse
+from skldp import (
+    CandidateEstimator,
+    EMEstimator,
+    EmpiricalEstimator,
+    HashedRAPPOR,
+    HashedRR,
+    OneBitCompressive,
+    PersonalizedEstimator,
+    PersonalizedULDP,
+    ProjectedEstimator,
+    RandomizedResponse,
+    SparseEstimator,
+)
 from skldp._dask import partition_generators
 from skldp._reports import Reports, ReportsDtype
 from skldp.exceptions import ChannelMismatchError
-from tests.conftest import simplex_point
+from tests.conftest import assert_same_statistics, simplex_point
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -193,39 +206,6 @@ def test_bad_dask_inputs():
             rr.transform(da.zeros(10, dtype=int, chunks=5))
 
 
-def test_two_worker_cluster_matches_single_machine(seed):
-    """On a local two-worker cluster: the estimate of one machine, for the same seed."""
-    distributed = pytest.importorskip("distributed")
-    k, n, n_parts = 32, 400_000, 8
-    p = simplex_point(k)
-    chunk = n // n_parts
-    X = np.random.default_rng(seed + 1).choice(k, size=n, p=p)
-    rr = _privatizer(k, seed, eps=1.0)
-
-    # single machine: stream the same chunks through partial_fit, child i for chunk i
-    local = EMEstimator()
-    for i, child in enumerate(partition_generators(seed, n_parts)):
-        local.partial_fit(rr._transform(X[i * chunk : (i + 1) * chunk], child, pandas=False))
-
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        dX = da.from_array(X, chunks=chunk)
-        reports = client.persist(rr.transform(dX))
-        distributed.wait(reports)
-        workers = {w for keys in client.who_has(reports).values() for w in keys}
-        assert len(workers) == 2  # both workers hold partitions
-        est = EMEstimator().fit(reports)
-
-    assert est.n_reports_ == local.n_reports_ == n
-    assert_array_equal(est._stats[0], local._stats[0])
-    assert_array_equal(est.distribution_, local.distribution_)
-    assert est.converged_
-
-
 def test_fit_on_dask_reads_one_row_and_needs_the_domain(seed):
     cats = list("abcd")
     raw = np.asarray(cats, dtype=object)[np.random.default_rng(seed).integers(0, 4, 1000)]
@@ -241,3 +221,203 @@ def test_fit_on_dask_reads_one_row_and_needs_the_domain(seed):
     bad = da.from_array(np.asarray(["a", "z"] * 10, dtype=object), chunks=5)
     with pytest.raises(ValueError, match="outside the domain: 'z'"):
         rr.fit(bad).transform(bad).compute()
+
+
+# -- the privatizers that read their input their own way, and the other estimators ----------------
+# Each case: a privatizer with a public domain (or an open alphabet), raw rows for it, and the
+# estimators that read its reports. PersonalizedULDP reads two columns (value, tag); the
+# open-alphabet privatizers hash strings; CandidateEstimator restricts the open channel to
+# its candidates on every partition; SparseEstimator reads a compressive channel.
+_WORDS = np.asarray(["cat", "dog", "emu", "yak", "owl"], dtype=object)
+
+
+def _pum_rows(n, rng):
+    value = rng.integers(0, 6, n)
+    tag = np.where(rng.random(n) < 0.3, np.where(rng.random(n) < 0.5, "home", "work"), None)
+    return np.column_stack([value.astype(object), tag])
+
+
+_CASES = {
+    "pum-urr": (
+        lambda seed: PersonalizedULDP(
+            2.0, sensitive=[0], tags=["home", "work"], categories=range(6), random_state=seed
+        ),
+        _pum_rows,
+        [PersonalizedEstimator(), PersonalizedEstimator(method="threshold")],
+    ),
+    "pum-urap": (
+        lambda seed: PersonalizedULDP(
+            2.0,
+            sensitive=[0, 1],
+            tags=["home", "work"],
+            base="urap",
+            categories=range(6),
+            random_state=seed,
+        ),
+        _pum_rows,
+        [PersonalizedEstimator()],
+    ),
+    "hashed-rr": (
+        lambda seed: HashedRR(4.0, n_buckets=8, n_cohorts=4, random_state=seed),
+        lambda n, rng: rng.choice(_WORDS, size=n, p=[0.4, 0.3, 0.2, 0.1, 0.0]),
+        [CandidateEstimator(list(_WORDS)), CandidateEstimator(list(_WORDS), method="em")],
+    ),
+    "hashed-rappor": (
+        lambda seed: HashedRAPPOR(4.0, n_bits=16, n_cohorts=4, random_state=seed),
+        lambda n, rng: rng.choice(_WORDS, size=n, p=[0.4, 0.3, 0.2, 0.1, 0.0]),
+        [CandidateEstimator(list(_WORDS)), CandidateEstimator(list(_WORDS), method="em")],
+    ),
+    "closed-hashed-rr": (
+        lambda seed: HashedRR(
+            4.0, n_buckets=4, n_cohorts=3, categories=list(_WORDS), random_state=seed
+        ),
+        lambda n, rng: rng.choice(_WORDS, size=n, p=[0.4, 0.3, 0.2, 0.1, 0.0]),
+        [EMEstimator()],
+    ),
+    "compressive": (
+        lambda seed: OneBitCompressive(
+            2.0, n_measurements=16, categories=list(range(40)), random_state=seed
+        ),
+        lambda n, rng: rng.choice([3, 30], size=n, p=[0.7, 0.3]),
+        [SparseEstimator(sparsity=2)],
+    ),
+}
+
+
+def _case(name, seed, n):
+    make, rows, estimators = _CASES[name]
+    X = rows(n, np.random.default_rng(seed + 1))  # data and noise from different seeds
+    return make(seed).fit(X[:1]), X, estimators
+
+
+def _loop(privatizer, X, chunks, seed, *, pandas=False):
+    """The single-machine equivalent of a Dask transform: chunk i with child generator i."""
+    pieces, start = [], 0
+    for size, child in zip(chunks, partition_generators(seed, len(chunks))):
+        if size:  # an empty partition gives no reports (in memory, zero rows are an error)
+            pieces.append(privatizer._transform(X[start : start + size], child, pandas=pandas))
+        start += size
+    return pieces
+
+
+def _assert_same_fit(est, ref):
+    assert est.n_reports_ == ref.n_reports_
+    assert_same_statistics(est._stats, ref._stats)
+    assert_array_equal(np.asarray(est.distribution_), np.asarray(ref.distribution_))
+
+
+@pytest.mark.parametrize("name", list(_CASES))
+def test_dask_array_of_other_privatizers_matches_the_loop(name, seed):
+    chunks = (700, 1, 1299, 0, 1000)
+    privatizer, X, estimators = _case(name, seed, sum(chunks))
+    dX = da.from_array(X, chunks=(chunks,) if X.ndim == 1 else (chunks, X.shape[1]))
+    lazy = privatizer.transform(dX)
+    assert isinstance(lazy, da.Array)
+    got = lazy.compute()
+    assert isinstance(got, Reports) and got.specs == privatizer.report_specs()
+    assert_array_equal(got, np.concatenate(_loop(privatizer, X, chunks, seed)))
+    assert_array_equal(privatizer.transform(dX).compute(scheduler="sync"), got)
+    for estimator in estimators:
+        # the statistics of the partitions, added up on the workers, are those of the whole
+        _assert_same_fit(clone(estimator).fit(lazy), clone(estimator).fit(got))
+
+
+@pytest.mark.parametrize("name", ["pum-urr", "hashed-rappor"])
+def test_dask_dataframe_of_other_privatizers_matches_the_loop(name, seed):
+    n = 3000
+    privatizer, X, estimators = _case(name, seed, n)
+    columns = ["value", "tag"] if X.ndim == 2 else ["word"]
+    df = pd.DataFrame(X.reshape(n, -1), columns=columns, index=np.arange(n) * 2 + 1)
+    if "value" in df:
+        # integer values as integers: Dask turns object columns into strings
+        df["value"] = df["value"].astype(np.int64)
+    privatizer = clone(privatizer).fit(df.iloc[:1])
+    ddf = dd.from_pandas(df, npartitions=3)
+    lazy = privatizer.transform(ddf)
+    assert isinstance(lazy, dd.DataFrame)
+    got = lazy.compute()
+    assert_array_equal(got.index, df.index)
+    parts = [ddf.partitions[i].compute() for i in range(ddf.npartitions)]
+    loop = _loop(privatizer, pd.concat(parts), [len(p) for p in parts], seed, pandas=True)
+    assert_array_equal(got.to_numpy(), pd.concat(loop).to_numpy())
+    _assert_same_fit(clone(estimators[0]).fit(lazy), clone(estimators[0]).fit(got))
+
+
+def test_fit_personalized_and_open_alphabet_on_dask(seed):
+    # only the first row is read; the open alphabet has no domain, so needs no categories=
+    rows = da.from_array(_pum_rows(100, np.random.default_rng(seed)), chunks=(30, 2))
+    pum = PersonalizedULDP(tags=["home", "work"], categories=range(6)).fit(rows)
+    assert pum.n_features_in_ == 2 and pum.transform(rows).shape == (100, 1)
+    with pytest.raises(ValueError, match="needs categories="):
+        PersonalizedULDP(tags=["home", "work"]).fit(rows)
+    words = da.from_array(np.asarray(["cat", "dog"] * 50, dtype=object), chunks=30)
+    assert HashedRR().fit(words).categories_ == [None]
+    with pytest.raises(ValueError, match="needs categories="):
+        HashedRR(categories="auto").fit(words)
+    # a bad tag is named, by the partition that holds it
+    bad = np.asarray([[1, None]] * 40 + [[2, "gym"]], dtype=object)
+    with pytest.raises(ValueError, match="unknown tags: 'gym'"):
+        pum.transform(da.from_array(bad, chunks=(20, 2))).compute()
+
+
+# -- a local two-worker cluster -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def two_workers():
+    """A local dask.distributed cluster of two single-threaded workers, and its client."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def _persist_on_both(client, lazy):
+    """Compute the reports on the cluster and check that both workers hold partitions."""
+    import distributed
+
+    reports = client.persist(lazy)
+    distributed.wait(reports)
+    workers = {w for keys in client.who_has(reports).values() for w in keys}
+    assert len(workers) == 2
+    return reports
+
+
+def test_two_worker_cluster_matches_single_machine(two_workers, seed):
+    """On a local two-worker cluster: the estimate of one machine, for the same seed."""
+    k, n, n_parts = 32, 400_000, 8
+    p = simplex_point(k)
+    chunk = n // n_parts
+    X = np.random.default_rng(seed + 1).choice(k, size=n, p=p)
+    rr = _privatizer(k, seed, eps=1.0)
+
+    # single machine: stream the same chunks through partial_fit, child i for chunk i
+    local = EMEstimator()
+    for i, child in enumerate(partition_generators(seed, n_parts)):
+        local.partial_fit(rr._transform(X[i * chunk : (i + 1) * chunk], child, pandas=False))
+
+    reports = _persist_on_both(two_workers, rr.transform(da.from_array(X, chunks=chunk)))
+    est = EMEstimator().fit(reports)
+
+    assert est.n_reports_ == local.n_reports_ == n
+    assert_array_equal(est._stats[0], local._stats[0])
+    assert_array_equal(est.distribution_, local.distribution_)
+    assert est.converged_
+
+
+@pytest.mark.parametrize("name", list(_CASES))
+def test_two_worker_cluster_matches_single_machine_for_other_privatizers(two_workers, name, seed):
+    """The same for PersonalizedULDP, hashed RR and RAPPOR, and a compressive mechanism."""
+    n, n_parts = 40_000, 4
+    chunk = n // n_parts
+    privatizer, X, estimators = _case(name, seed, n)
+    pieces = _loop(privatizer, X, [chunk] * n_parts, seed)
+    dX = da.from_array(X, chunks=chunk if X.ndim == 1 else (chunk, X.shape[1]))
+    reports = _persist_on_both(two_workers, privatizer.transform(dX))
+    for estimator in estimators:
+        local = clone(estimator)
+        for piece in pieces:
+            local.partial_fit(piece)
+        _assert_same_fit(clone(estimator).fit(reports), local)

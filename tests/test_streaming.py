@@ -12,8 +12,24 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_array_equal
 
-from skldp import EMEstimator, EmpiricalEstimator, ProjectedEstimator, RandomizedResponse
-from tests.conftest import simplex_point
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from skldp import (
+    RAPPOR,
+    CandidateEstimator,
+    EMEstimator,
+    EmpiricalEstimator,
+    PersonalizedEstimator,
+    PersonalizedULDP,
+    ProjectedEstimator,
+    RandomizedResponse,
+    SparseEstimator,
+    UtilityOptimizedRAPPOR,
+)
+from skldp._base import BaseDistributionEstimator
+from tests import instances_compressive, instances_open_alphabet, instances_unary, registry
+from tests.conftest import assert_same_statistics, simplex_point, statistics_leaves
 
 ESTIMATORS = [EmpiricalEstimator, ProjectedEstimator, EMEstimator]
 
@@ -118,3 +134,109 @@ def test_stream_ten_million_reports_matches_one_fit(seed):
     unbiased = EmpiricalEstimator().fit(reports).distribution_
     sd = np.sqrt(channel.variance(p, n_chunks * chunk))
     assert np.all(np.abs(unbiased - p) < 5 * sd)
+
+
+# -- every estimator class, on the channels it reads -----------------------------------------------
+def _domain_rows(privatizer, n, rng):
+    cats = registry.domain(privatizer)
+    return [[cats[i]] for i in rng.integers(0, len(cats), n)]
+
+
+def _open_rows(privatizer, n, rng):
+    return [[w] for w in rng.choice(["a", "b", "c", "d"], size=n, p=[0.5, 0.3, 0.2, 0.0])]
+
+
+def _tagged_rows(privatizer, n, rng):
+    tags = np.where(rng.random(n) < 0.3, np.where(rng.random(n) < 0.5, "home", "work"), None)
+    return np.column_stack([rng.integers(0, 4, n).astype(object), tags])
+
+
+#: Bit-vector mechanisms whose EM statistics hold the reports bit-packed.
+_WIDE = [
+    RAPPOR(1.0, categories=list(range(20))),
+    UtilityOptimizedRAPPOR(1.0, sensitive=list(range(18)), categories=list(range(24))),
+]
+
+
+def _streaming_cases():
+    """(estimator, privatizer, rows) for every estimator class and the mechanisms it reads.
+
+    The registry's estimators (empirical, projected, EM) and the compressive family's
+    SparseEstimator meet one privatizer per mechanism of the registry (a pair whose estimator
+    refuses the reports is skipped at fit, as the registry says); the open-alphabet
+    CandidateEstimators meet the open hashed privatizers, and PersonalizedEstimator (each
+    method) meets PersonalizedULDP over uRR and uRAP. Two more bit-vector cases make EM keep
+    its reports bit-packed: RAPPOR over 20 categories and uRAP with 18 sensitive values (more
+    than 16 non-decisive bits, so no pattern histogram).
+    """
+    for est in registry.ESTIMATORS:
+        for priv in [*registry.MECHANISMS, *_WIDE]:
+            yield est, priv, _domain_rows
+    for est in instances_compressive.ESTIMATORS:
+        for priv in registry.MECHANISMS:
+            yield est, priv, _domain_rows
+    for est in instances_open_alphabet.SPECIAL_INSTANCES:
+        for priv in instances_open_alphabet.INSTANCES:
+            yield est, priv, _open_rows
+    (pum,) = [p for p in instances_unary.SPECIAL_INSTANCES if isinstance(p, PersonalizedULDP)]
+    for method in ("em", "threshold", "empirical"):
+        for base in ("urr", "urap"):
+            privatizer = clone(pum).set_params(base=base)
+            yield PersonalizedEstimator(method=method), privatizer, _tagged_rows
+
+
+_STREAMING = list(_streaming_cases())
+
+
+def _case_id(estimator, privatizer):
+    cats = getattr(privatizer, "categories", None)
+    k = "" if cats is None else f"-k{len(registry.domain(privatizer))}"
+    return f"{registry.instance_id(estimator)}-{registry.instance_id(privatizer)}{k}"
+
+
+def test_streaming_cases_cover_every_estimator_class():
+    import skldp
+
+    public = {
+        getattr(skldp, name)
+        for name in skldp.__all__
+        if isinstance(getattr(skldp, name), type)
+        and issubclass(getattr(skldp, name), BaseDistributionEstimator)
+    }
+    assert {type(est) for est, _, _ in _STREAMING} == public
+    assert {SparseEstimator, CandidateEstimator, PersonalizedEstimator} <= public
+    # the wide cases do exercise the bit-packed EM statistics
+    for privatizer in _WIDE:
+        X = _domain_rows(privatizer, 50, np.random.default_rng(0))
+        reports = clone(privatizer).set_params(random_state=0).fit(X).transform(X)
+        leaves = statistics_leaves(EMEstimator().fit(reports)._stats)
+        assert any(isinstance(x, str) and x == "PackedBitReports" for x in leaves)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore:.*underdetermined:UserWarning")
+@pytest.mark.parametrize(
+    "estimator,privatizer,rows",
+    _STREAMING,
+    ids=[_case_id(e, p) for e, p, _ in _STREAMING],
+)
+def test_every_estimator_streams_to_the_statistics_of_one_fit(estimator, privatizer, rows, seed):
+    """partial_fit over uneven chunks (one of them empty) accumulates exactly fit's statistics."""
+    n = 601
+    X = rows(privatizer, n, np.random.default_rng(seed + 1))
+    privatizer = clone(privatizer).set_params(random_state=seed).fit(X)
+    reports = privatizer.transform(X)
+    try:
+        one = clone(estimator).fit(reports)
+    except (TypeError, NotImplementedError):
+        pytest.skip("this estimator does not read these reports")
+    streamed = clone(estimator)
+    cuts = [0, 1, 18, 300, 300, 301, 598, n]
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        streamed.partial_fit(reports[a:b])
+    assert streamed.n_reports_ == one.n_reports_ == n
+    assert_same_statistics(streamed._stats, one._stats)
+    # same statistics, same deterministic solve: the same estimate, bit for bit
+    for p, q in zip(one._distributions(), streamed._distributions()):
+        assert_array_equal(p, q)
+    assert_array_equal(np.asarray(one.distribution_), np.asarray(streamed.distribution_))

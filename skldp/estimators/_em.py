@@ -1,4 +1,4 @@
-"""Maximum likelihood by expectation-maximization on the sufficient statistics."""
+"""Maximum likelihood by expectation-maximization on the channel's EM statistics."""
 
 import numbers
 import warnings
@@ -105,10 +105,12 @@ class EMEstimator(BaseDistributionEstimator):
     The reports are a mixture whose components :math:`Q(\cdot \mid x)` are known and whose
     weights are the distribution p; EM (the iterative Bayesian update of Agrawal and Aggarwal,
     2001) maximizes :math:`\sum_y N_y \log (Q^T p)_y` over the simplex. Each step uses the
-    channel's structured forward and adjoint maps, never a dense matrix. The estimate stays in
-    the simplex, and equals the empirical estimate when that lies inside the simplex.
+    channel's structured forward and adjoint maps (on bit-vector channels, two products of
+    the bit-packed reports with a k-vector), never a dense matrix. The estimate stays in the
+    simplex, and equals the empirical estimate when that lies inside the simplex.
 
-    Read more in the :ref:`User Guide <estimators>`.
+    Read more in the :ref:`User Guide <estimators>`; what ``partial_fit`` keeps is in
+    :ref:`scale_memory`.
 
     Parameters
     ----------
@@ -151,6 +153,18 @@ class EMEstimator(BaseDistributionEstimator):
     See Also
     --------
     EmpiricalEstimator, ProjectedEstimator
+
+    Notes
+    -----
+    On a symbol channel the statistics are the output counts N, a fixed-size vector, so
+    ``partial_fit`` streams in memory bounded by the chunk and k. On a bit-vector channel the
+    likelihood of a report depends on the whole vector, so the statistics hold the reports,
+    bit-packed (:class:`~skldp.channels.PackedBitReports`): :math:`\lceil w/8 \rceil` bytes per
+    report of width w, growing with n (RAPPOR and OUE over more than 16 values, hashed
+    RAPPOR, and the reports of uRAP that reveal no value when it has more than 16 sensitive
+    values; with fewer free bits, a fixed-size histogram of bit patterns). For RAPPOR, OUE
+    and uRAP an EM run adds a look-up table of about 12 bytes per packed byte, kept until the
+    next ``fit`` or ``partial_fit``.
 
     Examples
     --------

@@ -6,8 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BasePrivatizer, _single_or_list
 from skldp._hashing import check_hash_seed, cohort_permutations
-from skldp._random import check_random_state
-from skldp._reports import Reports, ReportSpec, to_frame
+from skldp._reports import ReportSpec
 from skldp._validation import check_epsilon, check_int
 from skldp.channels import (
     CohortRAPPORChannel,
@@ -65,17 +64,22 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values. With an open alphabet only the number of columns is read.
+        X : array-like or DataFrame of shape (n_samples, n_columns), a 1-D array or Series, or
+            a Dask array or data frame
+            Raw values. With an open alphabet only the number of columns is read (of a Dask
+            collection, only its first row).
         y : ignored
 
         Returns
         -------
         self
         """
-        self._check_params()
+        return super().fit(X, y)
+
+    def _fit(self, X):
         if not self._is_open():
-            return super().fit(X)
+            super()._fit(X)
+            return
         columns, _ = self._read_columns(X, reset=True)
         for j, col in enumerate(columns):
             _check_open_column(col, j)
@@ -84,7 +88,10 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
         self.channel_ = _single_or_list(channels)
         parts = [ch.guarantee() for ch in channels]
         self.privacy_ = parts[0] if len(parts) == 1 else SequentialComposition(parts)
-        return self
+
+    def _infers_domain(self):
+        # An open alphabet has no domain to infer.
+        return not self._is_open() and super()._infers_domain()
 
     def report_specs(self):
         if not self._fitted_open():
@@ -100,19 +107,23 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
+        X : array-like or DataFrame of shape (n_samples, n_columns), a 1-D array or Series, or
+            a Dask array or data frame
             Raw values: strings, or anything whose ``str`` names it (``bytes`` are hashed as
             given). Missing values raise ValueError.
 
         Returns
         -------
         reports : Reports of shape (n_samples, width), or a DataFrame with the index of X
-            Reports that carry their channel.
+            Reports that carry their channel; a lazy Dask collection of them for Dask input,
+            randomized partition by partition (see :mod:`skldp._dask`).
         """
+        return super().transform(X)
+
+    def _sample(self, X, rng):
         if not self._fitted_open():
-            return super().transform(X)
+            return super()._sample(X, rng)
         columns, index = self._read_columns(X, reset=False)
-        rng = check_random_state(self.random_state)
         parts = []
         for j, (col, ch) in enumerate(zip(columns, self.channels_)):
             _check_open_column(col, j, objects=False)
@@ -120,11 +131,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
                 parts.append(ch.sample_values(col, rng))
             except ValueError as exc:
                 raise ValueError(f"column {j}: {exc}") from None
-        specs = self.report_specs()
-        if index is not None or self._pandas_output():
-            return to_frame(parts, specs, index, self._output_names(specs))
-        data = np.column_stack([p.reshape(p.shape[0], -1) for p in parts])
-        return Reports(data, specs)
+        return parts, index
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

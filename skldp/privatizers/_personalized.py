@@ -6,8 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BasePrivatizer
 from skldp._domain import _describe, _is_list_like, encode, resolve_categories
-from skldp._random import check_random_state
-from skldp._reports import Reports, ReportSpec, to_frame
+from skldp._reports import ReportSpec
 from skldp._validation import check_epsilon
 from skldp.channels import PersonalizedChannel
 from skldp.channels._unary import check_theta
@@ -178,15 +177,18 @@ class PersonalizedULDP(BasePrivatizer):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, 2)
-            Values and tags (None for rows whose value is not personally sensitive).
+        X : array-like or DataFrame of shape (n_samples, 2), or a Dask array or data frame
+            Values and tags (None for rows whose value is not personally sensitive). Of a
+            Dask collection only the first row is read, and ``categories`` is required.
         y : ignored
 
         Returns
         -------
         self
         """
-        self._check_params()
+        return super().fit(X, y)
+
+    def _fit(self, X):
         columns, _ = self._two_columns(X, reset=True)
         categories = resolve_categories(self.categories, [columns[0]], min_size=1)
         encode(columns[0], categories[0], 0)
@@ -210,7 +212,6 @@ class PersonalizedULDP(BasePrivatizer):
             theta=self.theta,
         )
         self.privacy_ = self.channel_.guarantee()
-        return self
 
     def _audit_inputs(self, inputs=None, max_inputs=8):
         """Rows ``(value, tag)`` for :func:`skldp.privacy.audit`, and their symbols in Z.
@@ -278,7 +279,9 @@ class PersonalizedULDP(BasePrivatizer):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, 2)
+        X : array-like or DataFrame of shape (n_samples, 2), or a Dask array or data frame
+            Values and tags. A Dask collection gives a lazy one of reports, randomized
+            partition by partition (see :mod:`skldp._dask`).
 
         Returns
         -------
@@ -286,17 +289,13 @@ class PersonalizedULDP(BasePrivatizer):
             One integer column (uRR) or n_categories + n_tags bit columns (uRAP), carrying
             the channel.
         """
-        check_is_fitted(self)
+        return super().transform(X)
+
+    def _sample(self, X, rng):
         columns, index = self._two_columns(X, reset=False)
         x = encode(columns[0], self.categories_[0], 0)
         tag = self._encode_tags(columns[1], self.tags_)
-        z = self.channel_.preprocess(x, tag)
-        rng = check_random_state(self.random_state)
-        part = self.channel_.sample(z, rng)
-        specs = self.report_specs()
-        if index is not None or self._pandas_output():
-            return to_frame([part], specs, index, self._output_names(specs))
-        return Reports(part.reshape(part.shape[0], -1), specs)
+        return [self.channel_.sample(self.channel_.preprocess(x, tag), rng)], index
 
     def get_feature_names_out(self, input_features=None):
         """Output column names: the value column's name, or ``name_j`` per bit (uRAP)."""
