@@ -486,7 +486,8 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
     :math:`z_{lm + j} = c_L (N_{j,+e_l} - N_{j,-e_l}) / |S_j|` has mean :math:`(A_2 p'^{(l)})_j`:
     the system :math:`(H_L \otimes A_2) P p` of eq. (23) decoupled by the orthogonality of
     :math:`H_L` into L block problems (the spec's [D] simplification), i.e.
-    :math:`M = (I_L \otimes A_2) P`. With L = 1 this is exactly one-bit compressive
+    :math:`M = (I_L \otimes A_2) P`. :meth:`block_measurements` returns the L block problems
+    separately, for hierarchical recovery. With L = 1 this is exactly one-bit compressive
     privatization with :math:`A = A_2 P` and symbol ``2 j + b``.
 
     Parameters

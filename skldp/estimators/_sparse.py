@@ -415,6 +415,29 @@ class SparseEstimator(BaseDistributionEstimator):
         For ``'l1'``: refit by least squares on the selected support.
     max_iter : int, default=100
         Iterations of IHT (passes over all columns).
+    hierarchical : {'auto', True, False}, default='auto'
+        Hierarchical recovery for :class:`~skldp.RecursiveCompressive` reports (Algorithm 3,
+        step 5 of the paper). The L blocks decouple
+        (:meth:`~skldp.channels.RecursiveCompressiveChannel.block_measurements`:
+        :math:`z_l \approx A_2 p'^{(l)}`, :math:`E[z_{l,j}] = (A_2 p'^{(l)})_j`), and each
+        block is recovered on its own by ``method`` with at most
+
+        .. math:: \sigma = \min\bigl(s, \lceil (1+\beta) s / L \rceil\bigr)
+
+        nonzeros (no block can hold more than s). Since p is also s-sparse, the s largest
+        entries of the result are then kept and each block is refit by least squares on them
+        (without this step the up to :math:`L\sigma \approx (1+\beta)s` atoms fit noise and
+        the l1 error grows). With ``sparsity=None`` each block runs OMP until no column beats
+        the same threshold :math:`\tau` (with k columns in total, so the 5% false-alarm level
+        holds over all blocks); s is the total number of atoms found. ``'auto'`` does this for
+        ``method='omp'`` or ``'iht'`` on a channel with blocks and recovers globally
+        otherwise; True requires both; False always recovers the whole system at once with s
+        atoms (for ``'l1'`` the block-diagonal system decouples anyway: the penalty is
+        separable). With L = 1 both are the same.
+    beta : float, default=1.0
+        :math:`\beta \ge 0` of the paper's Lemma 4.1: after the public permutation each of
+        the L blocks holds at most :math:`(1+\beta)s/L` of the s nonzeros with probability at
+        least :math:`1 - L\exp(-\min(\beta^2, \beta)s/(4L))`. Used with ``sparsity`` given.
     channel : Channel, fitted privatizer, list of them, or None, default=None
         For reports that do not carry their channel.
 
@@ -428,12 +451,16 @@ class SparseEstimator(BaseDistributionEstimator):
         Categories in the support of ``recovered_``.
     sparsity_ : int
         The sparsity used (given, or found from the data).
+    block_sparsity_ : ndarray of shape (L,) or None
+        Hierarchical recovery: :math:`\sigma` for every block when ``sparsity`` is given, the
+        number of atoms found in each block when it is None. None for global recovery.
     noise_level_ : float
         :math:`\hat\sigma`, the largest plug-in standard deviation of a measurement.
     threshold_ : float
         :math:`\tau`, the noise threshold on unit-column correlations.
     n_iter_ : int
-        Passes of :math:`M^T r` over all columns.
+        Passes of :math:`M^T r` over all columns (hierarchical recovery: the most passes over
+        one block's columns).
     categories_ : ndarray of shape (n_categories,)
     n_reports_ : int
     n_features_in_ : int
@@ -462,6 +489,9 @@ class SparseEstimator(BaseDistributionEstimator):
        Sel. Topics Signal Process. 4(2), 2010.
     .. [5] A. Kyrillidis, S. Becker, V. Cevher and C. Koch, "Sparse projections onto the
        simplex", ICML 2013.
+    .. [6] I. Roth, M. Kliesch, G. Wunder and J. Eisert, "Reliable recovery of hierarchically
+       sparse signals", 2016 (HiHTP; the block problems here decouple because
+       :math:`H_L` is orthogonal).
 
     Examples
     --------
