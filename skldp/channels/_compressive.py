@@ -564,7 +564,7 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
         return int(math.log2(self.n_blocks)) + 1
 
     def block_measurements(self, stats, n, *, empty_groups="drop"):
-        r"""The L decoupled block problems :math:`z_l \approx A_2 p'^{(l)}`, for hierarchical recovery.
+        r"""The L decoupled block problems :math:`z_l \approx A_2 p'^{(l)}` (hierarchical recovery).
 
         The paper's measurements (eq. 23) are :math:`\hat q = (H_L \otimes A_2) p' +` noise with
         :math:`p' = P p_{pad}`; since :math:`H_L^T H_L = L I`, applying
@@ -583,12 +583,8 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
 
         Parameters
         ----------
-        stats : array-like of shape (n_outputs,)
-            Output counts.
-        n : int
-            Number of reports.
-        empty_groups : {'drop', 'half'}, default='drop'
-            As in :meth:`sparse_measurements`.
+        stats, n, empty_groups
+            As in :meth:`sparse_measurements` (``empty_groups='zero'`` needs L = 1).
 
         Returns
         -------

@@ -167,7 +167,10 @@ def _block_sparse_p(ch, per_block, seed):
     rng = np.random.default_rng(seed)
     block = ch.permutation // ch.block_width
     support = np.concatenate(
-        [rng.choice(np.flatnonzero(block == ell), c, replace=False) for ell, c in enumerate(per_block)]
+        [
+            rng.choice(np.flatnonzero(block == ell), count, replace=False)
+            for ell, count in enumerate(per_block)
+        ]
     )
     p = np.zeros(ch.n_inputs)
     p[support] = rng.dirichlet(np.ones(support.size)) * 0.8 + 0.2 / support.size
@@ -192,25 +195,31 @@ def test_hierarchical_recovers_noiseless_block_sparse_p_exactly(method):
     assert not np.isin(support, tight["support_"]).all()
 
 
-def test_hierarchical_with_sparsity_none_matches_global_omp():
+@pytest.mark.parametrize("eps,n", [(2.0, 300_000), (5.0, 60)])
+def test_hierarchical_with_sparsity_none_matches_global_omp(eps, n):
     # On the block-diagonal system the per-block OMP with the common threshold tau picks the
-    # same atoms as one global OMP, and least squares decouples by block.
-    ch = RecursiveCompressiveChannel(2.0, 5000, 80, n_blocks=4, seed=4)
+    # same atoms as one global OMP, and least squares decouples by block; n = 60 < m = 80
+    # leaves 20 groups empty, dropped from every block.
+    ch = RecursiveCompressiveChannel(eps, 5000, 80, n_blocks=4, seed=4)
     p, _ = _block_sparse_p(ch, [3, 2, 2, 1], seed=1)
-    stats = ch.sample_statistics(p, 300_000, np.random.default_rng(3))
-    hier = SparseEstimator(hierarchical=True)._estimate(ch, stats, 300_000)
-    flat = SparseEstimator(hierarchical=False)._estimate(ch, stats, 300_000)
-    assert flat["block_sparsity_"] is None
+    stats = ch.sample_statistics(p, n, np.random.default_rng(3))
+    blocks = ch.block_measurements(stats, n)
+    assert [b.values.shape[0] for b in blocks] == [min(n, 80)] * 4
+    hier = SparseEstimator(hierarchical=True)._estimate(ch, stats, n)
+    flat = SparseEstimator(hierarchical=False)._estimate(ch, stats, n)
+    assert flat["block_sparsity_"] is None and hier["support_"].size >= 4
     assert_array_equal(hier["support_"], flat["support_"])
     assert hier["block_sparsity_"].sum() == hier["sparsity_"] == flat["sparsity_"]
     assert_allclose(hier["recovered_"], flat["recovered_"], atol=1e-12)
 
 
 def test_hierarchical_at_least_as_accurate_as_global_omp_on_uniform_sparse():
-    # Paired comparison on the same reports, 10 fixed seeds (k = 4096, m = 64, L = 4, s = 16,
-    # p uniform on s values, n = 2e5). Measured l1 errors (simplex projection): hierarchical
-    # 0.036, global 0.054 on average; the hierarchical error is never larger on a seed (equal
-    # on most: both find the support, and least squares on it is the same).
+    # Paired comparison on the same reports, seeds 0-9 (k = 4096, m = 64, L = 4, s = 16, p
+    # uniform on s values, n = 2e5). Measured l1 errors (simplex projection): hierarchical
+    # 0.036, global 0.054 on average. On these seeds the hierarchical error is never larger
+    # (equal up to rounding where both find the support: least squares on it is the same;
+    # smaller where global OMP picks a wrong column among tied weights). Without the pruning
+    # to s the hierarchical mean was 0.090, so this test fails for that variant.
     k, m, L, s, n = 4096, 64, 4, 16, 200_000
     hier, flat = [], []
     for seed in range(10):
