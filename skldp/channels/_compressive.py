@@ -584,7 +584,7 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
         Parameters
         ----------
         stats, n, empty_groups
-            As in :meth:`sparse_measurements` (``empty_groups='zero'`` needs L = 1).
+            As in ``sparse_measurements`` (``empty_groups='zero'`` needs L = 1).
 
         Returns
         -------
