@@ -30,6 +30,7 @@ from skldp._fwht import fwht, hadamard_entry
 
 __all__ = [
     "BLOCK_COLUMNS",
+    "ColumnSubset",
     "HadamardColumns",
     "MeasurementOperator",
     "MeasurementSystem",
@@ -320,6 +321,39 @@ class PermutedBlockDiagonal(MeasurementOperator):
     def column_norms(self):
         return np.full(self.shape[1], np.sqrt(self.inner.n_rows))
 
+    def block_columns(self, block):
+        """The symbols in block ``block`` (increasing) and their offsets, columns of A2.
+
+        Column x of M restricted to rows ``block m .. (block + 1) m - 1`` is
+        ``A2[:, offsets]`` for these symbols; positions of the block that hold no symbol
+        are the padding, known to be zero.
+        """
+        symbols = np.flatnonzero(self.perm // self.block_width == block)
+        return symbols, self.perm[symbols] % self.block_width
+
+
+class ColumnSubset(MeasurementOperator):
+    """The columns ``cols`` of another operator (a block of the recursive scheme's map)."""
+
+    def __init__(self, base, cols):
+        self.base = base
+        self.cols = np.asarray(cols, dtype=np.int64)
+        self.shape = (base.shape[0], self.cols.shape[0])
+
+    def matvec(self, x):
+        full = np.zeros(self.base.shape[1])
+        full[self.cols] = np.asarray(x, dtype=float)
+        return self.base.matvec(full)
+
+    def rmatvec(self, r):
+        return self.base.rmatvec(r)[self.cols]
+
+    def columns(self, idx):
+        return self.base.columns(self.cols[np.asarray(idx, dtype=np.int64).reshape(-1)])
+
+    def column_norms(self):
+        return np.asarray(self.base.column_norms(), dtype=float)[self.cols]
+
 
 class RowSubset(MeasurementOperator):
     """The rows ``rows`` of another operator (for measurements left out, e.g. empty groups)."""
@@ -366,13 +400,17 @@ class MeasurementSystem:
         Plug-in variance of each measurement (the noise level for thresholds).
     rows : ndarray of int
         Which rows of the channel's full measurement map were kept.
+    inputs : ndarray of int or None
+        The input (category) of each column of ``operator``; None when the columns are all
+        k inputs in order.
     """
 
-    def __init__(self, values, operator, variance, rows):
+    def __init__(self, values, operator, variance, rows, inputs=None):
         self.values = np.asarray(values, dtype=float)
         self.operator = operator
         self.variance = np.asarray(variance, dtype=float)
         self.rows = np.asarray(rows)
+        self.inputs = None if inputs is None else np.asarray(inputs, dtype=np.int64)
 
     def __repr__(self):
         return f"MeasurementSystem(n_rows={self.values.shape[0]}, operator={self.operator!r})"

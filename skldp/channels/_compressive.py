@@ -43,6 +43,7 @@ from scipy.sparse.linalg import lsqr
 
 from skldp._fwht import next_power_of_two
 from skldp._measurement import (
+    ColumnSubset,
     HadamardColumns,
     MeasurementSystem,
     PermutedBlockDiagonal,
@@ -485,7 +486,8 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
     :math:`z_{lm + j} = c_L (N_{j,+e_l} - N_{j,-e_l}) / |S_j|` has mean :math:`(A_2 p'^{(l)})_j`:
     the system :math:`(H_L \otimes A_2) P p` of eq. (23) decoupled by the orthogonality of
     :math:`H_L` into L block problems (the spec's [D] simplification), i.e.
-    :math:`M = (I_L \otimes A_2) P`. With L = 1 this is exactly one-bit compressive
+    :math:`M = (I_L \otimes A_2) P`. :meth:`block_measurements` returns the L block problems
+    separately, for hierarchical recovery. With L = 1 this is exactly one-bit compressive
     privatization with :math:`A = A_2 P` and symbol ``2 j + b``.
 
     Parameters
@@ -560,6 +562,57 @@ class RecursiveCompressiveChannel(_MeasurementChannel):
     @property
     def bits_per_report(self):
         return int(math.log2(self.n_blocks)) + 1
+
+    def block_measurements(self, stats, n, *, empty_groups="drop"):
+        r"""The L decoupled block problems :math:`z_l \approx A_2 p'^{(l)}` (hierarchical recovery).
+
+        The paper's measurements (eq. 23) are :math:`\hat q = (H_L \otimes A_2) p' +` noise with
+        :math:`p' = P p_{pad}`; since :math:`H_L^T H_L = L I`, applying
+        :math:`(1/L)(H_L^T \otimes I_m)` to them leaves L independent systems. Equivalently,
+        straight from the counts :math:`N_j(\pm e_l)` of group j,
+
+        .. math:: z_{l,j} = \frac{c_L}{|S_j|}\bigl(N_j(+e_l) - N_j(-e_l)\bigr), \qquad
+                  E[z_{l,j} \mid |S_j|] = (A_2 p'^{(l)})_j ,
+
+        with :math:`c_L = (e^\varepsilon+2L-1)/(e^\varepsilon-1)` (``debias``): a person in group
+        j whose value lies in block l at offset o sends :math:`\pm e_l` with mean
+        :math:`(A_2)_{jo}/c_L`, and any other value contributes mean 0 to :math:`\pm e_l`,
+        because the other 2L - 1 messages are equally likely. Block l keeps only the columns
+        of :math:`A_2` at the offsets of real symbols: the padding is known to be zero, and the
+        public permutation is undone by the ``inputs`` of each system.
+
+        Parameters
+        ----------
+        stats, n, empty_groups
+            As in ``sparse_measurements`` (``empty_groups='zero'`` needs L = 1).
+
+        Returns
+        -------
+        list of MeasurementSystem
+            One per block l = 0 .. L - 1: ``values`` :math:`z_l` (rows of non-empty groups),
+            ``operator`` the corresponding rows and columns of :math:`A_2`, ``variance`` the
+            plug-in variance of each row, ``rows`` the rows ``l m + j`` of the full system,
+            and ``inputs`` the symbols of the block's columns.
+        """
+        system = self.sparse_measurements(stats, n, empty_groups=empty_groups)
+        m, A2 = self.n_measurements, self.operator.inner
+        block = system.rows // m
+        out = []
+        for ell in range(self.n_blocks):
+            sel = np.flatnonzero(block == ell)
+            groups = system.rows[sel] % m
+            rows_op = A2 if groups.shape[0] == m else RowSubset(A2, groups)
+            symbols, offsets = self.operator.block_columns(ell)
+            out.append(
+                MeasurementSystem(
+                    system.values[sel],
+                    ColumnSubset(rows_op, offsets),
+                    system.variance[sel],
+                    system.rows[sel],
+                    inputs=symbols,
+                )
+            )
+        return out
 
     def _sample(self, x, rng):
         L = self.n_blocks

@@ -416,6 +416,29 @@ class SparseEstimator(BaseDistributionEstimator):
         For ``'l1'``: refit by least squares on the selected support.
     max_iter : int, default=100
         Iterations of IHT (passes over all columns).
+    hierarchical : {'auto', True, False}, default='auto'
+        Hierarchical recovery for :class:`~skldp.RecursiveCompressive` reports (Algorithm 3,
+        step 5 of the paper). The L blocks decouple
+        (:meth:`~skldp.channels.RecursiveCompressiveChannel.block_measurements`:
+        :math:`z_l \approx A_2 p'^{(l)}`, :math:`E[z_{l,j}] = (A_2 p'^{(l)})_j`), and each
+        block is recovered on its own by ``method`` with at most
+
+        .. math:: \sigma = \min\bigl(s, \lceil (1+\beta) s / L \rceil\bigr)
+
+        nonzeros (no block can hold more than s). Since p is also s-sparse, the s largest
+        entries of the result are then kept and each block is refit by least squares on them
+        (without this step the up to :math:`L\sigma \approx (1+\beta)s` atoms fit noise and
+        the l1 error grows). With ``sparsity=None`` each block runs OMP until no column beats
+        the same threshold :math:`\tau` (with k columns in total, so the 5% false-alarm level
+        holds over all blocks); s is the total number of atoms found. ``'auto'`` does this for
+        ``method='omp'`` or ``'iht'`` on a channel with blocks and recovers globally
+        otherwise; True requires both; False always recovers the whole system at once with s
+        atoms (for ``'l1'`` the block-diagonal system decouples anyway: the penalty is
+        separable). With L = 1 both are the same.
+    beta : float, default=1.0
+        :math:`\beta \ge 0` of the paper's Lemma 4.1: after the public permutation each of
+        the L blocks holds at most :math:`(1+\beta)s/L` of the s nonzeros with probability at
+        least :math:`1 - L\exp(-\min(\beta^2, \beta)s/(4L))`. Used with ``sparsity`` given.
     channel : Channel, fitted privatizer, list of them, or None, default=None
         For reports that do not carry their channel.
 
@@ -429,12 +452,16 @@ class SparseEstimator(BaseDistributionEstimator):
         Categories in the support of ``recovered_``.
     sparsity_ : int
         The sparsity used (given, or found from the data).
+    block_sparsity_ : ndarray of shape (L,) or None
+        Hierarchical recovery: :math:`\sigma` for every block when ``sparsity`` is given, the
+        number of atoms found in each block when it is None. None for global recovery.
     noise_level_ : float
         :math:`\hat\sigma`, the largest plug-in standard deviation of a measurement.
     threshold_ : float
         :math:`\tau`, the noise threshold on unit-column correlations.
     n_iter_ : int
-        Passes of :math:`M^T r` over all columns.
+        Passes of :math:`M^T r` over all columns (hierarchical recovery: the most passes over
+        one block's columns).
     categories_ : ndarray of shape (n_categories,)
     n_reports_ : int
     n_features_in_ : int
@@ -463,6 +490,9 @@ class SparseEstimator(BaseDistributionEstimator):
        Sel. Topics Signal Process. 4(2), 2010.
     .. [5] A. Kyrillidis, S. Becker, V. Cevher and C. Koch, "Sparse projections onto the
        simplex", ICML 2013.
+    .. [6] I. Roth, M. Kliesch, G. Wunder and J. Eisert, "Reliable recovery of hierarchically
+       sparse signals", 2016 (HiHTP; the block problems here decouple because
+       :math:`H_L` is orthogonal).
 
     Examples
     --------
@@ -488,6 +518,8 @@ class SparseEstimator(BaseDistributionEstimator):
         positive=False,
         debias=True,
         max_iter=100,
+        hierarchical="auto",
+        beta=1.0,
         channel=None,
     ):
         self.sparsity = sparsity
@@ -497,6 +529,8 @@ class SparseEstimator(BaseDistributionEstimator):
         self.positive = positive
         self.debias = debias
         self.max_iter = max_iter
+        self.hierarchical = hierarchical
+        self.beta = beta
         self.channel = channel
 
     def _check_params(self):
@@ -520,6 +554,18 @@ class SparseEstimator(BaseDistributionEstimator):
             or self.max_iter < 1
         ):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
+        if not (isinstance(self.hierarchical, bool) or (
+            isinstance(self.hierarchical, str) and self.hierarchical == "auto"
+        )):
+            raise ValueError(
+                f"hierarchical must be 'auto', True or False; got {self.hierarchical!r}"
+            )
+        if (
+            isinstance(self.beta, bool)
+            or not isinstance(self.beta, numbers.Real)
+            or not (0 <= self.beta < math.inf)
+        ):
+            raise ValueError(f"beta must be a finite number >= 0; got {self.beta!r}")
 
     # -- recovery -------------------------------------------------------------------------------------
     def _inverse(self, channel, system, stats, n):
@@ -532,7 +578,99 @@ class SparseEstimator(BaseDistributionEstimator):
             return op.rmatvec(system.values) / op.column_norms() ** 2
         return channel.unbiased(stats, n)
 
+    def _solve(self, B, y, s, tau, max_atoms, *, min_atoms=1):
+        """One sparse solve on a normalized system: ``(support, coef, n_iter)``.
+
+        With ``sparsity=None``, IHT runs with the number of atoms OMP found, at least
+        ``min_atoms``.
+        """
+        if self.method == "omp" or (self.method == "iht" and s is None):
+            support, coef, n_iter = omp(
+                B, y, s, threshold=tau, max_atoms=max_atoms, positive=self.positive
+            )
+        if self.method == "iht":
+            s_iht = s if s is not None else max(min_atoms, support.size)
+            support, coef, n_iter = iht(B, y, s_iht, positive=self.positive, max_iter=self.max_iter)
+        elif self.method == "l1":
+            support, coef, n_iter = l1_recovery(B, y, tau, positive=self.positive)
+            if s is not None and support.size > s:
+                top = np.argsort(-np.abs(coef))[:s]
+                support, coef = support[top], coef[top]
+            if self.debias and support.size:
+                coef = _lstsq(B.columns(support), y)
+        return support, coef, n_iter
+
+    def _use_blocks(self, channel):
+        has_blocks = hasattr(channel, "block_measurements")
+        if self.hierarchical is True:
+            if not has_blocks:
+                raise ValueError(
+                    f"hierarchical=True needs a channel with blocks (RecursiveCompressive); "
+                    f"{type(channel).__name__} has none"
+                )
+            if self.method not in ("omp", "iht"):
+                raise ValueError(
+                    f"hierarchical=True needs method='omp' or 'iht'; got {self.method!r}"
+                )
+        return bool(self.hierarchical) and has_blocks and self.method in ("omp", "iht")
+
+    def _estimate_blocks(self, channel, stats, n):
+        r"""Hierarchical recovery of recursive compressive reports (Alg. 3, step 5).
+
+        Each block problem :math:`z_l \approx A_2 p'^{(l)}` is solved on its own with at most
+        :math:`\sigma` nonzeros; with s given, the s largest entries of the result are kept
+        and each block is refit by least squares on them. The symbols of the block columns
+        undo the permutation and the padding.
+        """
+        systems = channel.block_measurements(stats, n, empty_groups=self.empty_groups)
+        k, L = channel.n_inputs, len(systems)
+        sigma = float(np.sqrt(max(np.max(sy.variance) for sy in systems)))
+        tau = noise_threshold(sigma, k)
+        s = self.sparsity
+        block_s = None if s is None else min(s, math.ceil((1.0 + self.beta) * s / L))
+        p_tilde = np.zeros(k)
+        solved, n_iter = [], 0
+        for system in systems:
+            if system.inputs.size == 0:
+                solved.append((system, None, np.zeros(0, dtype=np.int64)))
+                continue
+            B = _Normalized(system.operator)
+            max_atoms = max(1, system.values.shape[0] // 2)
+            support, coef, it = self._solve(
+                B, system.values, block_s, tau, max_atoms, min_atoms=0
+            )
+            p_tilde[system.inputs[support]] = coef * B.inv[support]
+            solved.append((system, B, support))
+            n_iter = max(n_iter, it)
+        counts = np.array([support.size for _, _, support in solved], dtype=np.int64)
+        if s is not None and counts.sum() > s:
+            # Keep the s largest entries (p is s-sparse) and refit each block on its share.
+            keep = np.zeros(k, dtype=bool)
+            keep[np.argsort(-np.abs(p_tilde), kind="stable")[:s]] = True
+            p_tilde = np.zeros(k)
+            for i, (system, B, support) in enumerate(solved):
+                support = support[keep[system.inputs[support]]]
+                if support.size:
+                    coef = _lstsq(B.columns(support), system.values)
+                    p_tilde[system.inputs[support]] = coef * B.inv[support]
+                solved[i] = (system, B, support)
+        picked = [system.inputs[support] for system, _, support in solved]
+        support = np.sort(np.concatenate(picked))
+        used = int(s) if s is not None else max(1, int(support.size))
+        return {
+            "distribution_": _PROJECT[self.projection](p_tilde, used),
+            "recovered_": p_tilde,
+            "support_": support,
+            "sparsity_": used,
+            "block_sparsity_": np.full(L, block_s) if s is not None else counts,
+            "noise_level_": sigma,
+            "threshold_": tau,
+            "n_iter_": int(n_iter),
+        }
+
     def _estimate(self, channel, stats, n):
+        if self._use_blocks(channel):
+            return self._estimate_blocks(channel, stats, n)
         system = channel_measurements(channel, stats, n, empty_groups=self.empty_groups)
         k = channel.n_inputs
         B = _Normalized(system.operator)
@@ -548,22 +686,7 @@ class SparseEstimator(BaseDistributionEstimator):
             support = np.flatnonzero(p_tilde)
             n_iter = 1
         else:
-            if self.method == "omp" or (self.method == "iht" and s is None):
-                support, coef, n_iter = omp(
-                    B, y, s, threshold=tau, max_atoms=max_atoms, positive=self.positive
-                )
-            if self.method == "iht":
-                s_iht = s if s is not None else max(1, support.size)
-                support, coef, n_iter = iht(
-                    B, y, s_iht, positive=self.positive, max_iter=self.max_iter
-                )
-            elif self.method == "l1":
-                support, coef, n_iter = l1_recovery(B, y, tau, positive=self.positive)
-                if s is not None and support.size > s:
-                    top = np.argsort(-np.abs(coef))[:s]
-                    support, coef = support[top], coef[top]
-                if self.debias and support.size:
-                    coef = _lstsq(B.columns(support), y)
+            support, coef, n_iter = self._solve(B, y, s, tau, max_atoms)
             p_tilde = np.zeros(k)
             p_tilde[support] = coef * B.inv[support]
             found = int(support.size)
@@ -574,6 +697,7 @@ class SparseEstimator(BaseDistributionEstimator):
             "recovered_": p_tilde,
             "support_": np.sort(np.asarray(support, dtype=np.int64)),
             "sparsity_": used,
+            "block_sparsity_": None,
             "noise_level_": sigma,
             "threshold_": tau,
             "n_iter_": int(n_iter),

@@ -289,10 +289,10 @@ class RecursiveCompressive(BasePrivatizer):
         P(\hat Q_j = Q_j) = \frac{e^\varepsilon}{e^\varepsilon + 2L - 1}, \qquad
         E[\hat Q_j] = \frac{e^\varepsilon - 1}{e^\varepsilon + 2L - 1} Q_j .
 
-    It is epsilon-LDP (2L-ary randomized response). The server recovers each block with
-    :class:`~skldp.estimators.SparseEstimator` on the decoupled system
-    :math:`(I_L \otimes A_2) P p` (the Hadamard factor :math:`H_L` is orthogonal), with a
-    global sparsity in place of the paper's hierarchical HiHTP.
+    It is epsilon-LDP (2L-ary randomized response). The Hadamard factor :math:`H_L` is
+    orthogonal, so the system decouples into L block problems :math:`z_l \approx A_2 p'^{(l)}`;
+    :class:`~skldp.estimators.SparseEstimator` recovers each block with at most
+    :math:`\lceil (1+\beta)s/L \rceil` nonzeros (the paper's hierarchical recovery, step 5).
 
     References
     ----------

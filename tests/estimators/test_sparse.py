@@ -133,6 +133,11 @@ def test_zero_fill_is_for_one_bit_channels_only():
         ({"projection": "euclid"}, "projection"),
         ({"empty_groups": "skip"}, "empty_groups"),
         ({"max_iter": 0}, "max_iter"),
+        ({"hierarchical": "yes"}, "hierarchical"),
+        ({"hierarchical": 1}, "hierarchical"),
+        ({"beta": -0.5}, "beta"),
+        ({"beta": float("inf")}, "beta"),
+        ({"hierarchical": True}, "blocks"),
     ],
 )
 def test_bad_parameters(params, match):
@@ -154,3 +159,77 @@ def test_generic_channel_path_hadamard_response():
         out = SparseEstimator(sparsity=3, method=method, projection="sparse")._estimate(ch, stats, n)
         assert_array_equal(np.flatnonzero(out["distribution_"]), [10, 200, 299])
         assert np.abs(out["distribution_"] - p).sum() < 0.1
+
+
+# -- hierarchical recovery of recursive compressive reports ------------------------------------
+def _block_sparse_p(ch, per_block, seed):
+    """A distribution with ``per_block[l]`` nonzeros in block l of the permuted domain."""
+    rng = np.random.default_rng(seed)
+    block = ch.permutation // ch.block_width
+    support = np.concatenate(
+        [
+            rng.choice(np.flatnonzero(block == ell), count, replace=False)
+            for ell, count in enumerate(per_block)
+        ]
+    )
+    p = np.zeros(ch.n_inputs)
+    p[support] = rng.dirichlet(np.ones(support.size)) * 0.8 + 0.2 / support.size
+    return p, np.sort(support)
+
+
+@pytest.mark.parametrize("method", ["omp", "iht"])
+def test_hierarchical_recovers_noiseless_block_sparse_p_exactly(method):
+    # s = 8 over L = 4 blocks, unevenly: sigma = min(8, ceil(2 * 8 / 4)) = 4 per block.
+    ch = RecursiveCompressiveChannel(3.0, 3000, 60, n_blocks=4, seed=2)
+    p, support = _block_sparse_p(ch, [4, 3, 1, 0], seed=0)
+    n = 10**6
+    est = SparseEstimator(sparsity=8, method=method, hierarchical=True)
+    out = est._estimate(ch, n * ch.forward(p), n)
+    assert_array_equal(out["support_"], support)
+    assert_array_equal(out["block_sparsity_"], [4, 4, 4, 4])
+    assert_allclose(out["recovered_"], p, atol=1e-10)
+    assert_allclose(out["distribution_"], p, atol=1e-10)
+    # beta = 0 allows only ceil(8 / 4) = 2 per block: block 0 (4 nonzeros) cannot be recovered.
+    tight = SparseEstimator(sparsity=8, method=method, beta=0.0)._estimate(ch, n * ch.forward(p), n)
+    assert_array_equal(tight["block_sparsity_"], [2, 2, 2, 2])
+    assert not np.isin(support, tight["support_"]).all()
+
+
+@pytest.mark.parametrize("eps,n", [(2.0, 300_000), (5.0, 60)])
+def test_hierarchical_with_sparsity_none_matches_global_omp(eps, n):
+    # On the block-diagonal system the per-block OMP with the common threshold tau picks the
+    # same atoms as one global OMP, and least squares decouples by block; n = 60 < m = 80
+    # leaves 20 groups empty, dropped from every block.
+    ch = RecursiveCompressiveChannel(eps, 5000, 80, n_blocks=4, seed=4)
+    p, _ = _block_sparse_p(ch, [3, 2, 2, 1], seed=1)
+    stats = ch.sample_statistics(p, n, np.random.default_rng(3))
+    blocks = ch.block_measurements(stats, n)
+    assert [b.values.shape[0] for b in blocks] == [min(n, 80)] * 4
+    hier = SparseEstimator(hierarchical=True)._estimate(ch, stats, n)
+    flat = SparseEstimator(hierarchical=False)._estimate(ch, stats, n)
+    assert flat["block_sparsity_"] is None and hier["support_"].size >= 4
+    assert_array_equal(hier["support_"], flat["support_"])
+    assert hier["block_sparsity_"].sum() == hier["sparsity_"] == flat["sparsity_"]
+    assert_allclose(hier["recovered_"], flat["recovered_"], atol=1e-12)
+
+
+def test_hierarchical_at_least_as_accurate_as_global_omp_on_uniform_sparse():
+    # Paired comparison on the same reports, seeds 0-9 (k = 4096, m = 64, L = 4, s = 16, p
+    # uniform on s values, n = 2e5). Measured l1 errors (simplex projection): hierarchical
+    # 0.036, global 0.054 on average. On these seeds the hierarchical error is never larger
+    # (equal up to rounding where both find the support: least squares on it is the same;
+    # smaller where global OMP picks a wrong column among tied weights). Without the pruning
+    # to s the hierarchical mean was 0.090, so this test fails for that variant.
+    k, m, L, s, n = 4096, 64, 4, 16, 200_000
+    hier, flat = [], []
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        ch = RecursiveCompressiveChannel(2.0, k, m, n_blocks=L, seed=seed)
+        p = _sparse_p(k, rng.choice(k, s, replace=False), 1.0 / s)
+        stats = ch.sample_statistics(p, n, rng)
+        for out, h in ((hier, True), (flat, False)):
+            est = SparseEstimator(sparsity=s, hierarchical=h)._estimate(ch, stats, n)
+            out.append(np.abs(est["distribution_"] - p).sum())
+    hier, flat = np.array(hier), np.array(flat)
+    assert np.all(hier <= flat + 1e-9)
+    assert hier.mean() < 0.8 * flat.mean()

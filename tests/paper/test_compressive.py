@@ -547,3 +547,38 @@ def test_exact_support_recovery_at_large_n_with_sparsity_found_from_data():
         assert est["sparsity_"] == 10, method
         assert_array_equal(est["support_"], support)
         assert_array_equal(np.flatnonzero(est["distribution_"]), support)
+
+
+# -- hierarchical recovery of the recursive scheme (Alg. 3 step 5, spec 4.2 item 4) ---------------
+@pytest.mark.parametrize("L", [1, 2, 4])
+def test_recursive_block_measurements_decouple_the_hadamard_system(L):
+    eps, k, m, n = 2.0, 23, 6, 600  # k = 23 pads to K = 32: padding columns exist
+    ch = RecursiveCompressiveChannel(eps, k, m, n_blocks=L, seed=7)
+    K, W = ch.padded_size, ch.block_width
+    A2 = ch.operator.inner.to_dense().astype(float)
+    P = np.zeros((K, k))
+    P[ch.permutation, np.arange(k)] = 1.0
+    p = np.random.default_rng(0).dirichlet(np.ones(k))
+    p_perm = (P @ p).reshape(L, W)  # p'^(l), padding included
+    # Expected counts from the dense channel (n / m reports per group): z is linear in the counts
+    # given the group sizes, so this is E[z_l] exactly.
+    expected = ch.block_measurements(n * p @ ch.to_dense(), n)
+    assert len(expected) == L
+    for ell, system in enumerate(expected):
+        assert_allclose(system.values, A2 @ p_perm[ell], atol=1e-12)
+        assert_allclose(system.operator.to_dense() @ p[system.inputs], A2 @ p_perm[ell], atol=1e-12)
+        assert_array_equal(system.inputs, np.flatnonzero(ch.permutation // W == ell))
+    # On sampled counts, (1/L)(H_L^T kron I_m) applied to eq. (23) gives the same block vectors.
+    stats = ch.sample_statistics(p, n, np.random.default_rng(1)).astype(float)
+    N = stats.reshape(m, L, 2)
+    sizes = N.sum(axis=(1, 2))
+    H = hadamard(L) if L > 1 else np.ones((1, 1))
+    q_hat = ch.debias * (((N[..., 1] - N[..., 0]) / sizes[:, None]) @ H.T).T.reshape(-1)
+    z = np.kron(H.T, np.eye(m)) @ q_hat / L
+    blocks = ch.block_measurements(stats, n)
+    assert_allclose(np.concatenate([b.values for b in blocks]), z, atol=1e-12)
+    assert_allclose(
+        np.kron(H.T, np.eye(m)) @ _hadamard_kron_expectation(ch, p) / L,
+        np.concatenate([b.values for b in expected]),
+        atol=1e-12,
+    )
