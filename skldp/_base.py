@@ -28,7 +28,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
     channel with the resolved ``random_state``, and keeps pandas indexes. Subclasses write
     ``__init__`` (storing parameters only), ``_check_params`` and ``_make_channel``; a
     privatizer that reads its input differently overrides ``_fit`` and ``_sample`` (never
-    ``fit`` or ``transform``), and so keeps the Dask path of :mod:`skldp._dask`.
+    ``fit`` or ``transform``), and so keeps the Dask path (see :ref:`scale`).
     """
 
     #: Fewest categories a column may have.
@@ -132,7 +132,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             Integer reports that carry their channel: a numpy ``Reports`` array, or (for
             pandas input or pandas output) a DataFrame whose column dtypes hold the channel.
             A Dask array or data frame gives a lazy one of the same kind, randomized partition
-            by partition (see :mod:`skldp._dask`).
+            by partition (see :ref:`scale`).
         """
         check_is_fitted(self)
         if _dask.is_dask_collection(X):
@@ -143,7 +143,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         """Randomize the rows of an in-memory X with the generator ``rng``.
 
         The one path of every privatizer, in memory and per Dask partition (see
-        :mod:`skldp._dask`): ``_sample`` draws the reports of each channel, and they are
+        :ref:`scale`): ``_sample`` draws the reports of each channel, and they are
         wrapped with their channels here.
         """
         parts, index = self._sample(X, rng)
@@ -321,7 +321,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         The statistics of the chunks add up, so fitting in chunks gives the estimate of one
         ``fit`` on all the reports. A Dask array or data frame of reports is read partition
         by partition where it lives; only its statistics are gathered (see
-        :mod:`skldp._dask`). The statistics are counts of fixed size (about k numbers), except
+        :ref:`scale`). The statistics are counts of fixed size (about k numbers), except
         for EM on bit-vector channels, which keeps the reports bit-packed (see the
         :ref:`User Guide <scale_memory>`).
 

@@ -116,7 +116,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
         -------
         reports : Reports of shape (n_samples, width), or a DataFrame with the index of X
             Reports that carry their channel; a lazy Dask collection of them for Dask input,
-            randomized partition by partition (see :mod:`skldp._dask`).
+            randomized partition by partition (see :ref:`scale`).
         """
         return super().transform(X)
 

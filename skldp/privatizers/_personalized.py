@@ -281,7 +281,7 @@ class PersonalizedULDP(BasePrivatizer):
         ----------
         X : array-like or DataFrame of shape (n_samples, 2), or a Dask array or data frame
             Values and tags. A Dask collection gives a lazy one of reports, randomized
-            partition by partition (see :mod:`skldp._dask`).
+            partition by partition (see :ref:`scale`).
 
         Returns
         -------
