@@ -363,11 +363,15 @@ def test_fit_personalized_and_open_alphabet_on_dask(seed):
 # -- a local two-worker cluster -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def two_workers():
-    """A local dask.distributed cluster of two single-threaded workers, and its client."""
+    """A local dask.distributed cluster of two single-threaded worker processes, and its client.
+
+    Separate processes, as on a real cluster: channels, generators and statistics cross a
+    process boundary by pickling.
+    """
     distributed = pytest.importorskip("distributed")
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
