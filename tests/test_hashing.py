@@ -102,6 +102,23 @@ def test_pinned_values_do_not_drift():
     assert candidate_buckets(["apple"], 2**31, 1, 0)[0, 0, 0] == _reference_bucket(
         "apple", 0, 0, 2**31, 0
     )
+    # Literal values, recorded with construction v1 on 2026-11-24: reports collected today must
+    # decode against the same buckets in any later version, process and machine.
+    assert master_key(0).hex() == (
+        "360b9a547563382986c1ff5a7ed9e5c0a80c6e79553203d3636cd6189b7aa872"
+    )
+    assert candidate_buckets(["apple", "banana", "東京", 42], 2**31, 3, 2).ravel().tolist() == [
+        1873260938, 90790202, 375117181, 1737889012, 1329150020, 463327478,
+        2050778321, 1417093802, 1898827579, 621506780, 1627746308, 1314826681,
+    ]  # fmt: skip
+    assert candidate_buckets(["apple", "banana"], 1024, 2, 3, n_hashes=2).tolist() == [
+        [[655, 132], [998, 364]],
+        [[280, 693], [686, 59]],
+    ]
+    assert cohort_permutations(8, 2, 5).tolist() == [
+        [3, 1, 2, 6, 0, 4, 7, 5],
+        [4, 3, 6, 0, 7, 5, 1, 2],
+    ]
 
 
 def test_values_are_identified_by_their_text():
