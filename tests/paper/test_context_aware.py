@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from scipy.linalg import hadamard
 
 from skldp import metrics
@@ -23,6 +23,7 @@ from skldp.channels import (
     HighLowHadamardResponseChannel,
     RandomizedResponseChannel,
 )
+from skldp._fwht import fwht, hadamard_entry
 from skldp.datasets import load_gowalla
 from skldp.privacy import (
     BinaryContextAwareLDP,
@@ -196,7 +197,10 @@ def test_4_exact_unbiasedness(trial):
 
 @pytest.mark.parametrize("K", [4, 8, 64, 256])
 def test_5_hadamard_row_identities(K):
-    H = hadamard(K)[1:] == 1
+    # The library's Sylvester matrix (entries and fast transform), not scipy's.
+    full = hadamard_entry(np.arange(K)[:, None], np.arange(K)[None, :])
+    assert_array_equal(fwht(np.eye(K)), full)
+    H = full[1:] == 1
     assert np.all(H.sum(axis=1) == K // 2)
     both = H.astype(int) @ H.T.astype(int)
     off = ~np.eye(K - 1, dtype=bool)
