@@ -43,6 +43,11 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         """The guarantee of one column: by default the one its channel claims."""
         return channel.guarantee()
 
+    def _sparse_output(self):
+        """Whether ``transform`` returns a scipy.sparse CSR matrix (drawn by the channels'
+        ``sample_sparse``); a privatizer with a ``sparse_output`` hyperparameter says so."""
+        return False
+
     # -- input handling -----------------------------------------------------------------------
     def _read_columns(self, X, *, reset):
         if sparse.issparse(X):
@@ -124,6 +129,11 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             by partition (see :mod:`skldp._dask`).
         """
         check_is_fitted(self)
+        if _dask.is_dask_collection(X) and self._sparse_output():
+            raise ValueError(
+                f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask collection; "
+                "use sparse_output=False, or privatize the partitions' arrays one by one"
+            )
         if _dask.is_dask_collection(X):
             return _dask.transform(self, X)
         return self._transform(X, check_random_state(self.random_state))
@@ -131,10 +141,17 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
     def _transform(self, X, rng, *, pandas=None):
         """Randomize the rows of an in-memory X with the generator ``rng``."""
         columns, index = self._read_columns(X, reset=False)
-        parts = [
-            ch.sample(encode(col, cats, j), rng)
-            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
-        ]
+        codes = [encode(col, cats, j) for j, (col, cats) in enumerate(zip(columns, self.categories_))]
+        if self._sparse_output():
+            if pandas or (pandas is None and self._pandas_output()):
+                raise ValueError(
+                    f"{type(self).__name__}(sparse_output=True) returns a scipy.sparse matrix, "
+                    "which pandas output cannot hold; set sparse_output=False for a DataFrame, "
+                    "or set_output(transform='default') for the sparse matrix"
+                )
+            blocks = [ch.sample_sparse(code, rng) for code, ch in zip(codes, self.channels_)]
+            return blocks[0] if len(blocks) == 1 else sparse.hstack(blocks, format="csr")
+        parts = [ch.sample(code, rng) for code, ch in zip(codes, self.channels_)]
         specs = self.report_specs()
         if pandas is None:
             pandas = index is not None or self._pandas_output()
@@ -245,6 +262,12 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         values, carried = extract(X)
         given = self._given_specs()
         if carried is None and given is None:
+            if sparse.issparse(values):
+                raise ValueError(
+                    "scipy.sparse reports (as made with sparse_output=True) cannot carry the "
+                    "channel that made them; pass channel= (the fitted privatizer or its "
+                    "channel_) to the estimator"
+                )
             raise ValueError(
                 "these reports do not carry the channel that made them; pass channel= (a "
                 "channel or the fitted privatizer) to the estimator. (A ColumnTransformer "
@@ -267,8 +290,13 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     def _blocks(values, specs):
         pos = 0
         for spec in specs:
-            block = values[:, pos : pos + spec.width]
-            yield spec, (block[:, 0] if spec.channel.report_kind == "symbol" else block)
+            if pos == 0 and spec.width == values.shape[1]:
+                block = values  # one column: no copy (a sparse column slice would copy)
+            else:
+                block = values[:, pos : pos + spec.width]
+            if spec.channel.report_kind == "symbol":
+                block = (block.toarray() if sparse.issparse(block) else block)[:, 0]
+            yield spec, block
             pos += spec.width
 
     # -- fitting -----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ A symbol channel writes one integer column per privatized column; a bit-vector c
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from pandas.api.extensions import ExtensionArray, ExtensionDtype
 
 
@@ -237,8 +238,11 @@ def to_frame(parts, specs, index, names):
 def extract(X):
     """Return ``(values, specs)`` for reports X, with ``specs`` None when X carries none.
 
-    ``values`` is a 2-D array (n_reports, width) for symbol or bit reports.
+    ``values`` is a 2-D array (n_reports, width) for symbol or bit reports, or a CSR matrix
+    for scipy.sparse reports (which never carry specs).
     """
+    if sparse.issparse(X):
+        return X.tocsr(), None
     if isinstance(X, Reports):
         arr = np.asarray(X)
         if arr.ndim == 1:
