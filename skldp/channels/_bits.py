@@ -180,6 +180,48 @@ class PackedBitReports:
         return (PackedBitReports, (self.packed, self.sums, self.width))
 
 
+def _check_bit_shape(channel, shape):
+    if len(shape) != 2 or shape[1] != channel.width:
+        raise ValueError(
+            f"reports of {type(channel).__name__} are 0/1 rows of width {channel.width}; "
+            f"got shape {shape}"
+        )
+
+
+def _check_bit_values(channel, values):
+    """Check report entries (a dense array, or a sparse matrix's stored values) are 0/1."""
+    kind = values.dtype.kind
+    if kind == "f":
+        if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
+            raise ValueError("reports must be integers; got non-integer values")
+    elif kind not in "iub":
+        raise ValueError(f"reports must be integers; got dtype {values.dtype}")
+    if values.size and (values.min() < 0 or values.max() > 1):
+        raise ValueError(
+            f"reports of {channel!r} are bits in {{0, 1}}; got values outside: "
+            "were they made by a different mechanism?"
+        )
+
+
+def _check_sparse_bits(channel, reports):
+    """Sparse 0/1 reports as a canonical CSR matrix of uint8 ones (no stored zeros)."""
+    _check_bit_shape(channel, reports.shape)
+    csr = reports.tocsr()
+    own = csr is not reports  # the in-place clean-ups below must not touch the caller's
+    if not csr.has_canonical_format:
+        # Duplicate entries add up (a 1 stored twice is a 2): sum them before checking.
+        csr = csr if own else csr.copy()
+        own = True
+        csr.sum_duplicates()
+    _check_bit_values(channel, csr.data)
+    if not np.all(csr.data):
+        csr = csr if own else csr.copy()
+        csr.eliminate_zeros()
+    return sparse.csr_matrix(
+        (np.ones(csr.data.shape[0], dtype=np.uint8), csr.indices, csr.indptr), shape=csr.shape
+    )
+
+
 class BitVectorChannel(Channel):
     r"""Base class of channels whose reports are 0/1 vectors of a fixed width.
 
@@ -225,52 +267,13 @@ class BitVectorChannel(Channel):
         zeros) with ``uint8`` ones, never densified.
         """
         if sparse.issparse(reports):
-            return self._check_sparse_reports(reports)
+            return _check_sparse_bits(self, reports)
         reports = np.asarray(reports)
-        self._check_report_shape(reports.shape)
-        kind = reports.dtype.kind
-        if kind == "b":
+        _check_bit_shape(self, reports.shape)
+        if reports.dtype.kind == "b":
             return reports.view(np.uint8)
-        self._check_report_values(reports)
+        _check_bit_values(self, reports)
         return reports.astype(np.uint8, copy=False)
-
-    def _check_report_shape(self, shape):
-        if len(shape) != 2 or shape[1] != self.width:
-            raise ValueError(
-                f"reports of {type(self).__name__} are 0/1 rows of width {self.width}; got shape {shape}"
-            )
-
-    def _check_report_values(self, values):
-        """Check an array of report entries (dense, or a sparse matrix's stored values)."""
-        kind = values.dtype.kind
-        if kind == "f":
-            if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
-                raise ValueError("reports must be integers; got non-integer values")
-        elif kind not in "iub":
-            raise ValueError(f"reports must be integers; got dtype {values.dtype}")
-        if values.size and (values.min() < 0 or values.max() > 1):
-            raise ValueError(
-                f"reports of {self!r} are bits in {{0, 1}}; got values outside: "
-                "were they made by a different mechanism?"
-            )
-
-    def _check_sparse_reports(self, reports):
-        self._check_report_shape(reports.shape)
-        csr = reports.tocsr()
-        own = csr is not reports  # the in-place clean-ups below must not touch the caller's
-        if not csr.has_canonical_format:
-            # Duplicate entries add up (a 1 stored twice is a 2): sum them before checking.
-            csr = csr if own else csr.copy()
-            own = True
-            csr.sum_duplicates()
-        self._check_report_values(csr.data)
-        if not np.all(csr.data):
-            csr = csr if own else csr.copy()
-            csr.eliminate_zeros()
-        return sparse.csr_matrix(
-            (np.ones(csr.data.shape[0], dtype=np.uint8), csr.indices, csr.indptr),
-            shape=csr.shape,
-        )
 
     def _statistics(self, reports):
         if sparse.issparse(reports):
