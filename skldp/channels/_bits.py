@@ -335,15 +335,21 @@ class BitVectorChannel(Channel):
         reports = self.check_reports(reports)
         if not sparse.issparse(reports):
             return self._em_statistics(reports)
-        parts = [self._em_statistics(block) for _, block in self._dense_blocks(reports)]
-        if not parts:  # zero reports
+        # Merge as a binary counter: a stack of O(log chunks) partial results, so memory stays
+        # bounded for fixed-size statistics and each packed report is copied log(chunks) times.
+        stack = []
+        for _, block in self._dense_blocks(reports):
+            level, item = 0, self._em_statistics(block)
+            while stack and stack[-1][0] == level:
+                item = self.merge_em_statistics(stack.pop()[1], item)
+                level += 1
+            stack.append((level, item))
+        if not stack:  # zero reports
             return self._em_statistics(reports.toarray())
-        while len(parts) > 1:  # merge in a balanced tree: each report is copied log(chunks) times
-            parts = [
-                self.merge_em_statistics(*parts[i : i + 2]) if i + 1 < len(parts) else parts[i]
-                for i in range(0, len(parts), 2)
-            ]
-        return parts[0]
+        item = stack.pop()[1]
+        while stack:
+            item = self.merge_em_statistics(stack.pop()[1], item)
+        return item
 
     def _em_statistics(self, reports):
         """EM statistics of checked dense reports: bit-packed, with their bit sums."""
