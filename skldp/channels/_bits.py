@@ -329,12 +329,13 @@ class BitVectorChannel(Channel):
     def em_statistics(self, reports):
         """What EM keeps of a chunk of reports (see ``_em_statistics``).
 
-        Sparse reports are densified ``_rows_per_chunk()`` rows at a time and the blocks'
-        statistics merged, so no dense (n, width) matrix is built.
+        Reports are read ``_rows_per_chunk()`` rows at a time (sparse ones densified block
+        by block) and the blocks' statistics merged, so the temporaries stay bounded and no
+        dense (n, width) matrix is built from sparse reports.
         """
         reports = self.check_reports(reports)
-        if not sparse.issparse(reports):
-            return self._em_statistics(reports)
+        if reports.shape[0] <= self._rows_per_chunk():
+            return self._em_statistics(reports.toarray() if sparse.issparse(reports) else reports)
         # Merge as a binary counter: a stack of O(log chunks) partial results, so memory stays
         # bounded for fixed-size statistics and each packed report is copied log(chunks) times.
         stack = []
@@ -344,8 +345,6 @@ class BitVectorChannel(Channel):
                 item = self.merge_em_statistics(stack.pop()[1], item)
                 level += 1
             stack.append((level, item))
-        if not stack:  # zero reports
-            return self._em_statistics(reports.toarray())
         item = stack.pop()[1]
         while stack:
             item = self.merge_em_statistics(stack.pop()[1], item)
