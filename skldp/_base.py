@@ -125,6 +125,8 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         reports : Reports of shape (n_samples, width), or a DataFrame with the index of X
             Integer reports that carry their channel: a numpy ``Reports`` array, or (for
             pandas input or pandas output) a DataFrame whose column dtypes hold the channel.
+            A privatizer with ``sparse_output=True`` returns a scipy.sparse CSR matrix, which
+            carries no channel (estimators then need ``channel=``).
             A Dask array or data frame gives a lazy one of the same kind, randomized partition
             by partition (see :mod:`skldp._dask`).
         """
@@ -141,7 +143,9 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
     def _transform(self, X, rng, *, pandas=None):
         """Randomize the rows of an in-memory X with the generator ``rng``."""
         columns, index = self._read_columns(X, reset=False)
-        codes = [encode(col, cats, j) for j, (col, cats) in enumerate(zip(columns, self.categories_))]
+        codes = [
+            encode(col, cats, j) for j, (col, cats) in enumerate(zip(columns, self.categories_))
+        ]
         if self._sparse_output():
             if pandas or (pandas is None and self._pandas_output()):
                 raise ValueError(

@@ -11,7 +11,8 @@ estimator later in a :class:`~sklearn.pipeline.Pipeline` needs no extra wiring:
   row indexing in cross-validation (``DataFrame.attrs`` does not).
 
 A symbol channel writes one integer column per privatized column; a bit-vector channel writes
-``channel.report_width`` 0/1 columns.
+``channel.report_width`` 0/1 columns. Sparse reports (``UtilityOptimizedRAPPOR(sparse_output=True)``
+returns a scipy.sparse CSR matrix) carry no spec: the estimator then needs ``channel=``.
 """
 
 import numpy as np

@@ -204,11 +204,11 @@ class UnaryEncodingChannel(BitVectorChannel):
     def sample_sparse(self, x, rng):
         r"""Randomize input indices ``x`` into a scipy.sparse CSR matrix of 0/1 reports.
 
-        The same channel as :meth:`sample`, drawn without an (n, k) dense matrix: the
-        non-decisive bits F (``off > 0``; the sensitive bits of uRAP) are drawn densely as an
-        (n, |F|) block, and a decisive bit (``off = 0``) can only be the input's own bit, set
-        with probability ``on[x]``. Time and memory are linear in n |F| plus the number of
-        ones.
+        The same channel as :meth:`~skldp.channels.Channel.sample`, drawn without an (n, k)
+        dense matrix: the non-decisive bits F (``off > 0``; the sensitive bits of uRAP) are
+        drawn densely as an :math:`(n, |F|)` block, and a decisive bit (``off = 0``) can only
+        be the input's own bit, set with probability ``on[x]``. Time and memory are linear in
+        :math:`n |F|` plus the number of ones.
 
         Parameters
         ----------
