@@ -45,6 +45,11 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         """The guarantee of one column: by default the one its channel claims."""
         return channel.guarantee()
 
+    def _sparse_output(self):
+        """Whether ``transform`` returns a scipy.sparse CSR matrix (drawn by the channels'
+        ``sample_sparse``); a privatizer with a ``sparse_output`` hyperparameter says so."""
+        return False
+
     # -- input handling -----------------------------------------------------------------------
     def _read_columns(self, X, *, reset):
         if sparse.issparse(X):
@@ -131,10 +136,17 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         reports : Reports of shape (n_samples, width), or a DataFrame with the index of X
             Integer reports that carry their channel: a numpy ``Reports`` array, or (for
             pandas input or pandas output) a DataFrame whose column dtypes hold the channel.
+            A privatizer with ``sparse_output=True`` returns a scipy.sparse CSR matrix, which
+            carries no channel (estimators then need ``channel=``).
             A Dask array or data frame gives a lazy one of the same kind, randomized partition
             by partition (see :ref:`scale`).
         """
         check_is_fitted(self)
+        if _dask.is_dask_collection(X) and self._sparse_output():
+            raise ValueError(
+                f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask collection; "
+                "use sparse_output=False, or privatize the partitions' arrays one by one"
+            )
         if _dask.is_dask_collection(X):
             return _dask.transform(self, X)
         return self._transform(X, check_random_state(self.random_state))
@@ -146,6 +158,14 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         :ref:`scale`): ``_sample`` draws the reports of each channel, and they are
         wrapped with their channels here.
         """
+        if self._sparse_output():
+            if pandas or (pandas is None and self._pandas_output()):
+                raise ValueError(
+                    f"{type(self).__name__}(sparse_output=True) returns a scipy.sparse matrix, "
+                    "which pandas output cannot hold; set sparse_output=False for a DataFrame, "
+                    "or set_output(transform='default') for the sparse matrix"
+                )
+            return self._sample_sparse(X, rng)
         parts, index = self._sample(X, rng)
         specs = self.report_specs()
         if pandas is None:
@@ -165,6 +185,15 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
         ]
         return parts, index
+
+    def _sample_sparse(self, X, rng):
+        """Read in-memory X and draw its reports as one scipy.sparse CSR 0/1 matrix."""
+        columns, _ = self._read_columns(X, reset=False)
+        blocks = [
+            ch.sample_sparse(encode(col, cats, j), rng)
+            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
+        ]
+        return blocks[0] if len(blocks) == 1 else sparse.hstack(blocks, format="csr")
 
     def _output_names(self, specs):
         out, pos = [], 0
@@ -266,6 +295,12 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         values, carried = extract(X)
         given = self._given_specs()
         if carried is None and given is None:
+            if sparse.issparse(values):
+                raise ValueError(
+                    "scipy.sparse reports (as made with sparse_output=True) cannot carry the "
+                    "channel that made them; pass channel= (the fitted privatizer or its "
+                    "channel_) to the estimator"
+                )
             raise ValueError(
                 "these reports do not carry the channel that made them; pass channel= (a "
                 "channel or the fitted privatizer) to the estimator. (A ColumnTransformer "
@@ -288,8 +323,13 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     def _blocks(values, specs):
         pos = 0
         for spec in specs:
-            block = values[:, pos : pos + spec.width]
-            yield spec, (block[:, 0] if spec.channel.report_kind == "symbol" else block)
+            if pos == 0 and spec.width == values.shape[1]:
+                block = values  # one column: no copy (a sparse column slice would copy)
+            else:
+                block = values[:, pos : pos + spec.width]
+            if spec.channel.report_kind == "symbol":
+                block = (block.toarray() if sparse.issparse(block) else block)[:, 0]
+            yield spec, block
             pos += spec.width
 
     # -- fitting -----------------------------------------------------------------------------------

@@ -11,11 +11,13 @@ estimator later in a :class:`~sklearn.pipeline.Pipeline` needs no extra wiring:
   row indexing in cross-validation (``DataFrame.attrs`` does not).
 
 A symbol channel writes one integer column per privatized column; a bit-vector channel writes
-``channel.report_width`` 0/1 columns.
+``channel.report_width`` 0/1 columns. Sparse reports (``UtilityOptimizedRAPPOR(sparse_output=True)``
+returns a scipy.sparse CSR matrix) carry no spec: the estimator then needs ``channel=``.
 """
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from pandas.api.extensions import ExtensionArray, ExtensionDtype
 
 
@@ -237,8 +239,11 @@ def to_frame(parts, specs, index, names):
 def extract(X):
     """Return ``(values, specs)`` for reports X, with ``specs`` None when X carries none.
 
-    ``values`` is a 2-D array (n_reports, width) for symbol or bit reports.
+    ``values`` is a 2-D array (n_reports, width) for symbol or bit reports, or a CSR matrix
+    for scipy.sparse reports (which never carry specs).
     """
+    if sparse.issparse(X):
+        return X.tocsr(), None
     if isinstance(X, Reports):
         arr = np.asarray(X)
         if arr.ndim == 1:

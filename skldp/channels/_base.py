@@ -131,6 +131,10 @@ class Channel:
     # -- sampling and statistics -----------------------------------------------------------
     def sample(self, x, rng):
         """Randomize input indices ``x`` (1-D int array) into one report each."""
+        return self._sample(self._check_inputs(x), rng)
+
+    def _check_inputs(self, x):
+        """Return input indices ``x`` as int64 after checking they lie in ``[0, n_inputs)``."""
         x = np.asarray(x)
         if x.ndim != 1:
             raise ValueError(f"x must be a 1-D array of input indices; got shape {x.shape}")
@@ -141,7 +145,7 @@ class Channel:
             raise ValueError(f"input indices must be integers; got dtype {x.dtype}")
         if x.size and (x.min() < 0 or x.max() >= self.n_inputs):
             raise ValueError(f"input indices must lie in [0, {self.n_inputs}); got values outside")
-        return self._sample(x.astype(np.int64, copy=False), rng)
+        return x.astype(np.int64, copy=False)
 
     def check_reports(self, reports):
         """Return reports as an int64 array after checking they could come from this channel."""

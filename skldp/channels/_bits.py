@@ -13,7 +13,10 @@ where the scale :math:`s_i` depends on the report only and the relative likeliho
 ``_relative_likelihood`` (plus closed forms where it has them).
 
 Reports are ``uint8`` arrays of shape (n_reports, width): a bit costs one byte in memory and
-is bit-packed (``width / 8`` bytes per report) inside the EM statistics.
+is bit-packed (``width / 8`` bytes per report) inside the EM statistics. Sparse reports (a
+scipy.sparse matrix of the 0/1 bits, kept as CSR) are read without densifying: bit sums come
+from the column indices of the ones, and whatever needs dense rows (likelihoods, EM packing)
+densifies blocks of ``_rows_per_chunk()`` rows at a time.
 """
 
 import numpy as np
@@ -177,6 +180,48 @@ class PackedBitReports:
         return (PackedBitReports, (self.packed, self.sums, self.width))
 
 
+def _check_bit_shape(channel, shape):
+    if len(shape) != 2 or shape[1] != channel.width:
+        raise ValueError(
+            f"reports of {type(channel).__name__} are 0/1 rows of width {channel.width}; "
+            f"got shape {shape}"
+        )
+
+
+def _check_bit_values(channel, values):
+    """Check report entries (a dense array, or a sparse matrix's stored values) are 0/1."""
+    kind = values.dtype.kind
+    if kind == "f":
+        if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
+            raise ValueError("reports must be integers; got non-integer values")
+    elif kind not in "iub":
+        raise ValueError(f"reports must be integers; got dtype {values.dtype}")
+    if values.size and (values.min() < 0 or values.max() > 1):
+        raise ValueError(
+            f"reports of {channel!r} are bits in {{0, 1}}; got values outside: "
+            "were they made by a different mechanism?"
+        )
+
+
+def _check_sparse_bits(channel, reports):
+    """Sparse 0/1 reports as a canonical CSR matrix of uint8 ones (no stored zeros)."""
+    _check_bit_shape(channel, reports.shape)
+    csr = reports.tocsr()
+    own = csr is not reports  # the in-place clean-ups below must not touch the caller's
+    if not csr.has_canonical_format:
+        # Duplicate entries add up (a 1 stored twice is a 2): sum them before checking.
+        csr = csr if own else csr.copy()
+        own = True
+        csr.sum_duplicates()
+    _check_bit_values(channel, csr.data)
+    if not np.all(csr.data):
+        csr = csr if own else csr.copy()
+        csr.eliminate_zeros()
+    return sparse.csr_matrix(
+        (np.ones(csr.data.shape[0], dtype=np.uint8), csr.indices, csr.indptr), shape=csr.shape
+    )
+
+
 class BitVectorChannel(Channel):
     r"""Base class of channels whose reports are 0/1 vectors of a fixed width.
 
@@ -215,34 +260,33 @@ class BitVectorChannel(Channel):
 
     # -- reports -------------------------------------------------------------------------------------
     def check_reports(self, reports):
-        """Return reports as a uint8 (n_reports, width) array after checking they are bits.
+        """Return reports as uint8 (n_reports, width) bits after checking they are 0/1.
 
-        Accepts integer, boolean or integral float arrays, and scipy sparse matrices.
+        Accepts integer, boolean or integral float arrays, and scipy sparse matrices; a sparse
+        input comes back as a canonical CSR matrix (sorted indices, no duplicates, no stored
+        zeros) with ``uint8`` ones, never densified.
         """
         if sparse.issparse(reports):
-            reports = reports.toarray()
+            return _check_sparse_bits(self, reports)
         reports = np.asarray(reports)
-        if reports.ndim != 2 or reports.shape[1] != self.width:
-            raise ValueError(
-                f"reports of {type(self).__name__} are 0/1 rows of width {self.width}; got shape {reports.shape}"
-            )
-        kind = reports.dtype.kind
-        if kind == "b":
+        _check_bit_shape(self, reports.shape)
+        if reports.dtype.kind == "b":
             return reports.view(np.uint8)
-        if kind == "f":
-            if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):
-                raise ValueError("reports must be integers; got non-integer values")
-        elif kind not in "iu":
-            raise ValueError(f"reports must be integers; got dtype {reports.dtype}")
-        if reports.size and (reports.min() < 0 or reports.max() > 1):
-            raise ValueError(
-                f"reports of {self!r} are bits in {{0, 1}}; got values outside: "
-                "were they made by a different mechanism?"
-            )
+        _check_bit_values(self, reports)
         return reports.astype(np.uint8, copy=False)
 
     def _statistics(self, reports):
+        if sparse.issparse(reports):
+            # Checked sparse reports store only ones: bit j's sum is how often j is stored.
+            return np.bincount(reports.indices, minlength=self.width).astype(np.int64)
         return reports.sum(axis=0, dtype=np.int64)
+
+    def _dense_blocks(self, reports):
+        """Yield ``(start, block)`` with dense uint8 blocks of ``_rows_per_chunk()`` rows."""
+        step = self._rows_per_chunk()
+        for start in range(0, reports.shape[0], step):
+            block = reports[start : start + step]
+            yield start, (block.toarray() if sparse.issparse(block) else block)
 
     def _rows_per_chunk(self):
         return max(1, _CHUNK_ENTRIES // max(self.width, self.n_inputs))
@@ -255,6 +299,8 @@ class BitVectorChannel(Channel):
         raise NotImplementedError
 
     def _likelihood(self, reports):
+        if sparse.issparse(reports):
+            reports = reports.toarray()  # the likelihood itself is a dense (n, k) matrix
         return np.exp(self._log_scale(reports))[:, None] * self._relative_likelihood(reports)
 
     def log_likelihood(self, reports, p):
@@ -262,11 +308,9 @@ class BitVectorChannel(Channel):
         reports = self.check_reports(reports)
         p = self._check_prior(p)
         out = np.empty(reports.shape[0])
-        step = self._rows_per_chunk()
         with np.errstate(divide="ignore"):
-            for start in range(0, reports.shape[0], step):
-                chunk = reports[start : start + step]
-                out[start : start + step] = self._log_scale(chunk) + np.log(
+            for start, chunk in self._dense_blocks(reports):
+                out[start : start + chunk.shape[0]] = self._log_scale(chunk) + np.log(
                     self._relative_likelihood(chunk) @ p
                 )
         return out
@@ -274,6 +318,8 @@ class BitVectorChannel(Channel):
     def posterior(self, reports, p):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
+        if sparse.issparse(reports):
+            reports = reports.toarray()  # the posterior itself is a dense (n, k) float matrix
         joint = self._relative_likelihood(reports) * self._check_prior(p)
         total = joint.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -281,8 +327,32 @@ class BitVectorChannel(Channel):
 
     # -- EM ------------------------------------------------------------------------------------------
     def em_statistics(self, reports):
-        """The reports bit-packed, with their bit sums (:class:`PackedBitReports`)."""
-        return PackedBitReports.from_bits(self.check_reports(reports))
+        """What EM keeps of a chunk of reports (see ``_em_statistics``).
+
+        Reports are read ``_rows_per_chunk()`` rows at a time (sparse ones densified block
+        by block) and the blocks' statistics merged, so the temporaries stay bounded and no
+        dense (n, width) matrix is built from sparse reports.
+        """
+        reports = self.check_reports(reports)
+        if reports.shape[0] <= self._rows_per_chunk():
+            return self._em_statistics(reports.toarray() if sparse.issparse(reports) else reports)
+        # Merge as a binary counter: a stack of O(log chunks) partial results, so memory stays
+        # bounded for fixed-size statistics and each packed report is copied log(chunks) times.
+        stack = []
+        for _, block in self._dense_blocks(reports):
+            level, item = 0, self._em_statistics(block)
+            while stack and stack[-1][0] == level:
+                item = self.merge_em_statistics(stack.pop()[1], item)
+                level += 1
+            stack.append((level, item))
+        item = stack.pop()[1]
+        while stack:
+            item = self.merge_em_statistics(stack.pop()[1], item)
+        return item
+
+    def _em_statistics(self, reports):
+        """EM statistics of checked dense reports: bit-packed, with their bit sums."""
+        return PackedBitReports.from_bits(reports)
 
     def merge_em_statistics(self, a, b):
         return a.merge(b)

@@ -93,6 +93,8 @@ class _CohortBitReports:
             (np.ones(c.shape[0]), (c, np.arange(c.shape[0]))), shape=(self.n_cohorts, c.shape[0])
         )
         sums = onehot @ reports[:, : self.n_bits].astype(np.float64)
+        if sparse.issparse(sums):  # sparse reports give a sparse (n_cohorts, k) product
+            sums = sums.toarray()
         return np.rint(np.asarray(sums)).astype(np.int64).ravel()
 
     def _assemble(self, cohorts, bits):

@@ -21,6 +21,7 @@ import math
 import weakref
 
 import numpy as np
+from scipy import sparse
 
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import floor_to_uniform_grid, within_ratio
@@ -183,6 +184,8 @@ class UnaryEncodingChannel(BitVectorChannel):
 
     def _pinned_hits(self, reports):
         """How many decisive bits each 0/1 report sets, in row blocks (no column gather)."""
+        if sparse.issparse(reports):
+            return reports @ self._pin_mask.astype(np.int64)
         n, width = reports.shape
         out = np.empty(n, dtype=np.int64)
         step = max(1, (1 << 22) // max(width, 1))
@@ -196,6 +199,49 @@ class UnaryEncodingChannel(BitVectorChannel):
         out = bernoulli_bits(rng, n, self.off)
         rows = np.arange(n)
         out[rows, x] = rng.random(n) < self.on[x]
+        return out
+
+    def sample_sparse(self, x, rng):
+        r"""Randomize input indices ``x`` into a scipy.sparse CSR matrix of 0/1 reports.
+
+        The same channel as :meth:`~skldp.channels.Channel.sample`, drawn without an (n, k)
+        dense matrix: the non-decisive bits F (``off > 0``; the sensitive bits of uRAP) are
+        drawn densely as an :math:`(n, |F|)` block, and a decisive bit (``off = 0``) can only
+        be the input's own bit, set with probability ``on[x]``. Time and memory are linear in
+        :math:`n |F|` plus the number of ones.
+
+        Parameters
+        ----------
+        x : array-like of int of shape (n,)
+            Input indices in ``[0, n_inputs)``.
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        reports : scipy.sparse.csr_matrix of shape (n, width), dtype uint8
+            The ones only, with sorted column indices.
+        """
+        x = self._check_inputs(x)
+        n = x.shape[0]
+        free = self._free
+        bits = bernoulli_bits(rng, n, self.off[free])
+        coin = rng.random(n) < self.on[x]
+        own_free = ~self._decisive[x]
+        rows = np.flatnonzero(own_free)
+        bits[rows, np.searchsorted(free, x[rows])] = coin[rows]
+        flat = np.flatnonzero(bits)
+        del bits
+        pinned = np.flatnonzero(coin & ~own_free)
+        index = np.int32 if max(n, self.width) < 2**31 - 1 else np.int64
+        f = max(free.size, 1)
+        row_idx = np.concatenate([flat // f, pinned]).astype(index)
+        col_idx = np.concatenate([free[flat % f], x[pinned]]).astype(index)
+        del flat
+        coo = sparse.coo_matrix(
+            (np.ones(row_idx.shape[0], dtype=np.uint8), (row_idx, col_idx)), shape=(n, self.width)
+        )
+        out = coo.tocsr()
+        out.sort_indices()
         return out
 
     # -- the linear map -----------------------------------------------------------------------------
@@ -241,9 +287,8 @@ class UnaryEncodingChannel(BitVectorChannel):
         return np.prod(factors, axis=2)
 
     # -- EM ------------------------------------------------------------------------------------------
-    def em_statistics(self, reports):
+    def _em_statistics(self, reports):
         """Pinned counts per input plus the free reports (pattern histogram or bit-packed)."""
-        reports = self.check_reports(reports)
         n = reports.shape[0]
         sums = reports.sum(axis=0, dtype=np.int64)
         pinned = np.zeros(self.n_inputs, dtype=np.int64)

@@ -167,6 +167,15 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     random_state : int, numpy.random.Generator or None, default=None
         None draws unpredictable noise on every call; an int makes ``transform``
         reproducible. A Generator is used as given.
+    sparse_output : bool, default=False
+        When True, ``transform`` returns a ``scipy.sparse.csr_matrix`` of the 0/1 bits
+        (``uint8``), drawn directly in sparse form: the d_S sensitive bits densely, plus at
+        most one non-sensitive bit per row, so time and memory are linear in
+        :math:`n (d_S + 1)` and no (n, k) matrix is built. The distribution of the reports is
+        the same as with False (the same seed gives other bits). A sparse matrix cannot carry
+        the channel, so pass ``channel=`` (this fitted privatizer) to the estimator; pandas
+        output (``set_output(transform="pandas")``) cannot hold it and raises a ValueError,
+        and pandas input gives the sparse matrix with rows in the input's order.
 
     Attributes
     ----------
@@ -217,22 +226,46 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     0.3679
     >>> bool(EMEstimator().fit(reports).converged_)
     True
+
+    With few sensitive values in a large domain the reports are mostly zeros, and
+    ``sparse_output=True`` keeps only their ones; the estimator then needs ``channel=``:
+
+    >>> sparse_urap = UtilityOptimizedRAPPOR(epsilon=2.0, sensitive=["c"], sparse_output=True,
+    ...                                      categories=["a", "b", "c"], random_state=0)
+    >>> sparse_reports = sparse_urap.fit_transform(["a"] * 50 + ["b"] * 40 + ["c"] * 10)
+    >>> sparse_reports.format, sparse_reports.shape
+    ('csr', (100, 3))
+    >>> bool(EMEstimator(channel=sparse_urap).fit(sparse_reports).converged_)
+    True
     """
 
     def __init__(
-        self, epsilon=1.0, *, sensitive=None, theta=None, categories=None, random_state=None
+        self,
+        epsilon=1.0,
+        *,
+        sensitive=None,
+        theta=None,
+        categories=None,
+        random_state=None,
+        sparse_output=False,
     ):
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.theta = theta
         self.categories = categories
         self.random_state = random_state
+        self.sparse_output = sparse_output
 
     def _check_params(self):
         check_epsilon(self.epsilon)
         check_theta(self.theta)
         if self.sensitive is None:
             raise TypeError("sensitive is required: the list of sensitive values to protect")
+        if not isinstance(self.sparse_output, (bool, np.bool_)):
+            raise TypeError(f"sparse_output must be True or False; got {self.sparse_output!r}")
+
+    def _sparse_output(self):
+        return bool(self.sparse_output)
 
     def _make_channel(self, categories, column):
         idx = sensitive_indices(self.sensitive, categories, column, self.n_features_in_)

@@ -180,7 +180,7 @@ def test_packed_em_path_matches_generic_em():
     reports = ch.sample(rng.choice(k, 2000, p=p), rng)
     fast = ch.em_statistics(reports[:700])
     fast = ch.merge_em_statistics(fast, ch.em_statistics(reports[700:]))
-    generic = BitVectorChannel.em_statistics(ch, reports)
+    generic = BitVectorChannel._em_statistics(ch, ch.check_reports(reports))
     q = simplex_point(k, seed=5)
     a, la = ch.em_step(fast, q)
     b, lb = BitVectorChannel.em_step(ch, generic, q)
