@@ -10,7 +10,8 @@ Randomness: every task gets its own :class:`numpy.random.SeedSequence`, derived 
 ``random_state`` and the task's position in the grid (never from the order in which workers
 pick tasks up), so results do not depend on ``n_jobs`` or scheduling. The raw sample of a
 (n_samples, repetition) pair is shared by all mechanisms and parameters (common random
-numbers), which makes their comparison sharper.
+numbers), which makes their comparison sharper; so is a parameter drawn at random in each run
+(for a given grid point).
 
 This module is edge code: joblib is imported when a run starts, and the progress bar uses tqdm
 only when it is installed.
@@ -154,16 +155,46 @@ def _draw(p, counts, n, sampling, rng):
     return rng.permutation(np.repeat(np.arange(p.shape[0]), drawn)), drawn
 
 
+def _is_sampler(value):
+    """A parameter value drawn anew in each run: anything with an ``rvs`` method."""
+    return callable(getattr(value, "rvs", None))
+
+
+def _score(truth, estimate, metrics):
+    """{label: metric(truth, estimate)} for metric names and callables (NaN where undefined)."""
+    out = {}
+    for name in metrics:
+        func = _ERROR_METRICS[name] if isinstance(name, str) else name
+        label = name if isinstance(name, str) else getattr(name, "__name__", "metric")
+        try:
+            out[label] = func(truth, estimate)
+        except ValueError:  # e.g. KL of an estimate off the simplex
+            out[label] = np.nan
+    return out
+
+
+def _data_rng(entropy, i_n, rep):
+    """The raw sample's generator: shared by every privatizer and parameter of (n, repetition)."""
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(0, i_n, rep)))
+
+
 def _run_task(task, p, counts, categories, sampling, reference, metrics, entropy):
     """One (privatizer, parameters, n, repetition): privatize once, then every estimator."""
     key, priv_name, privatizer, params, estimators, n, (i_priv, i_par, i_n, rep) = task
-    data_seed = np.random.SeedSequence(entropy, spawn_key=(0, i_n, rep))
     noise_seed = np.random.SeedSequence(entropy, spawn_key=(1, i_priv, i_par, i_n, rep))
-    idx, drawn = _draw(p, counts, n, sampling, np.random.default_rng(data_seed))
+    idx, drawn = _draw(p, counts, n, sampling, _data_rng(entropy, i_n, rep))
     x = idx if categories is None else categories[idx]
     domain = np.arange(p.shape[0]) if categories is None else categories
     truth = p if reference == "population" else drawn / n
 
+    if any(_is_sampler(v) for v in params.values()):
+        # one draw per (grid point, n, repetition), the same for every privatizer
+        draw_rng = np.random.default_rng(
+            np.random.SeedSequence(entropy, spawn_key=(2, i_par, i_n, rep))
+        )
+        params = {
+            k: v.rvs(random_state=draw_rng) if _is_sampler(v) else v for k, v in params.items()
+        }
     priv = clone(privatizer).set_params(**params)
     extra = {"random_state": np.random.default_rng(noise_seed)}
     if "categories" in priv.get_params(deep=False):
@@ -188,17 +219,25 @@ def _run_task(task, p, counts, categories, sampling, reference, metrics, entropy
             "n_samples": n,
             "repeat": rep,
         }
-        for name in metrics:
-            func = _ERROR_METRICS[name] if isinstance(name, str) else name
-            label = name if isinstance(name, str) else getattr(name, "__name__", "metric")
-            try:
-                row[label] = func(truth, estimate)
-            except ValueError:  # e.g. KL of an estimate off the simplex
-                row[label] = np.nan
+        row.update(_score(truth, estimate, metrics))
         row["privatize_time"] = privatize_time
         row["estimate_time"] = estimate_time
         row["bits_per_report"] = bits
         row["_key"] = key + (list(estimators).index(est_name),)
+        rows.append(row)
+    return rows
+
+
+def _no_privacy_rows(p, counts, ns, n_repeats, sampling, reference, metrics, entropy, first):
+    """The raw samples' own histograms scored like estimates: the error without privacy."""
+    rows = []
+    for (i_n, n), rep in itertools.product(enumerate(ns), range(n_repeats)):
+        _, drawn = _draw(p, counts, n, sampling, _data_rng(entropy, i_n, rep))
+        truth = p if reference == "population" else drawn / n
+        row = {"privatizer": "no privacy", "estimator": "histogram", "n_samples": n, "repeat": rep}
+        row.update(_score(truth, drawn / n, metrics))
+        row.update(privatize_time=0.0, estimate_time=0.0, bits_per_report=np.nan)
+        row["_key"] = (first, 0, i_n, rep, 0)
         rows.append(row)
     return rows
 
@@ -241,6 +280,7 @@ def run_experiment(
     metrics=("tv", "l1", "l2", "linf"),
     reference="population",
     sampling="iid",
+    no_privacy=False,
     n_jobs=None,
     progress=True,
     random_state=None,
@@ -272,7 +312,12 @@ def run_experiment(
     param_grid : dict, list of dicts or None, default=None
         Privatizer parameters to vary, as for :class:`sklearn.model_selection.ParameterGrid`,
         e.g. ``{"epsilon": [0.5, 1, 2]}``; they are set on every privatizer. The values appear
-        in columns ``param_<name>``.
+        in columns ``param_<name>``. A value with an ``rvs(random_state)`` method (a
+        :mod:`scipy.stats` distribution, or any object with that method, as in
+        :class:`sklearn.model_selection.ParameterSampler`) is drawn anew in each run from the
+        run's own seed, once per (grid point, n, repetition) and shared by every privatizer, so
+        that repetitions average over it (for instance a random sensitive set of a given size);
+        its column holds the object itself, so define ``__repr__`` to label it.
     metrics : sequence of str or callable, default=("tv", "l1", "l2", "linf")
         Distances ``metric(truth, estimate)``: names among ``tv``, ``l1``, ``l2``, ``linf``,
         ``kl``, or callables (named after ``__name__``).
@@ -282,8 +327,16 @@ def run_experiment(
     sampling : {'iid', 'records'}, default='iid'
         Draw people i.i.d. from the distribution, or (for a CountTable) without replacement
         from its records.
+    no_privacy : bool, default=False
+        Also score the raw sample itself, the error without privacy (sampling error only):
+        one row per (n, repetition) with privatizer ``"no privacy"``, estimator
+        ``"histogram"`` (the sample's relative frequencies), empty ``param_*`` columns, zero
+        timings and no ``bits_per_report``. It is 0 with ``reference="sample"``.
     n_jobs : int or None, default=None
-        Processes for :class:`joblib.Parallel` (None: one, -1: all cores).
+        Processes for :class:`joblib.Parallel` (None: one, -1: all cores). The caller's
+        warning filters and scikit-learn configuration apply in the workers too
+        (:mod:`sklearn.utils.parallel`), so ``warnings.filterwarnings`` silences or escalates
+        a warning whatever ``n_jobs`` is.
     progress : bool, default=True
         Show a progress bar (tqdm when installed, a plain counter on stderr otherwise).
     random_state : int, numpy.random.SeedSequence or None, default=None
@@ -296,7 +349,8 @@ def run_experiment(
         One row per (privatizer, parameters, n, repetition, estimator), in grid order, with
         columns ``data``, ``privatizer``, ``estimator``, ``param_*``, ``n_samples``,
         ``repeat``, one column per metric, ``privatize_time`` and ``estimate_time`` (seconds,
-        wall clock, including fit), and ``bits_per_report``.
+        wall clock, including fit), and ``bits_per_report``; then the ``no_privacy`` rows,
+        if asked for.
 
     See Also
     --------
@@ -382,7 +436,7 @@ def run_experiment(
                 if bar is not None:
                     bar.update(1)
         else:
-            from joblib import Parallel, delayed
+            from sklearn.utils.parallel import Parallel, delayed
 
             parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
             for out in parallel(delayed(_run_task)(task, *args) for task in tasks):
@@ -393,6 +447,14 @@ def run_experiment(
         if bar is not None:
             bar.close()
 
+    for row in rows:  # the grid's own objects, also for parameters drawn in each run
+        row.update({f"param_{k}": v for k, v in grid[row["_key"][1]].items()})
+    if no_privacy:
+        rows.extend(
+            _no_privacy_rows(
+                p, counts, ns, n_repeats, sampling, reference, list(metrics), entropy, len(privs)
+            )
+        )
     rows.sort(key=lambda r: r["_key"])
     frame = pd.DataFrame(rows).drop(columns="_key")
     frame.insert(0, "data", data_name)

@@ -1,12 +1,16 @@
 import subprocess
 import sys
+import warnings
 
 import joblib
 import numpy as np
 import pandas as pd
 import pytest
 
+from sklearn.exceptions import ConvergenceWarning
+
 from skldp import (
+    EMEstimator,
     EmpiricalEstimator,
     OneBitHadamardResponse,
     PersonalizedULDP,
@@ -101,6 +105,66 @@ def test_registry_names_are_the_registered_classes():
     pd.testing.assert_frame_equal(by_name.drop(columns=["privatize_time", "estimate_time"]),
                                   by_class.drop(columns=["privatize_time", "estimate_time"]))
     assert (by_name["bits_per_report"] == 1).all()
+
+
+def test_no_privacy_rows_score_the_raw_sample():
+    data = load_foursquare_manhattan()
+    args = dict(n_samples=[1000, data.n_records], n_repeats=2, sampling="records", no_privacy=True,
+                progress=False, random_state=3)
+    # at epsilon = 50 a k-RR report differs from its raw value with probability
+    # 624 / (e^50 + 624) < 1e-18, so its unbiased estimate is the raw sample's histogram
+    res = run_experiment(RandomizedResponse(), EmpiricalEstimator(), data,
+                         param_grid={"epsilon": [50.0]}, **args)
+    base = res[res["privatizer"] == "no privacy"]
+    assert len(res) == 8 and res.index[res["privatizer"] == "no privacy"].tolist() == [4, 5, 6, 7]
+    assert base["estimator"].eq("histogram").all() and base["param_epsilon"].isna().all()
+    assert base["bits_per_report"].isna().all() and (base["estimate_time"] == 0).all()
+    rr = res[res["privatizer"] == "RandomizedResponse"]
+    assert np.allclose(base["tv"].to_numpy(), rr["tv"].to_numpy(), rtol=0, atol=1e-12)
+    # 1000 of the 74,471 records are a sample with sampling error; all of them have none
+    assert (base["tv"].iloc[:2] > 0.05).all() and (base["tv"].iloc[2:] < 1e-12).all()
+    own = run_experiment(RandomizedResponse(epsilon=1), "projected", data, reference="sample",
+                         **args)
+    assert (own.loc[own["privatizer"] == "no privacy", ["tv", "l1", "l2", "linf"]] == 0).all(axis=None)
+
+
+class _Coin:
+    """An epsilon of 50 (reports are the raw values) or 0.05 (nearly pure noise), by a fair coin."""
+
+    def rvs(self, random_state):
+        return 50.0 if random_state.random() < 0.5 else 0.05
+
+    def __repr__(self):
+        return "coin"
+
+
+def test_parameters_with_rvs_are_drawn_in_each_run():
+    coin = _Coin()
+    kwargs = dict(n_samples=500, n_repeats=16, param_grid={"epsilon": [coin]}, reference="sample",
+                  progress=False, random_state=0)
+    mechs = {"a": RandomizedResponse(), "b": RandomizedResponse()}
+    res = run_experiment(mechs, EmpiricalEstimator(), make_zipf(5), **kwargs)
+    assert all(v is coin for v in res["param_epsilon"])
+    # against the raw sample, epsilon = 50 gives TV < 1e-9; epsilon = 0.05 leaves the unbiased
+    # estimate with a standard deviation near 1.7 per category at n = 500, never below 1e-9
+    exact = res.pivot(index="repeat", columns="privatizer", values="tv") < 1e-9
+    assert (exact["a"] == exact["b"]).all()  # one draw per run, the same for every privatizer
+    assert 0 < exact["a"].sum() < 16  # a new draw in each repetition
+    with joblib.parallel_config(backend="threading"):
+        again = run_experiment(mechs, EmpiricalEstimator(), make_zipf(5), n_jobs=2, **kwargs)
+    assert again["tv"].tolist() == res["tv"].tolist()
+
+
+def test_warning_filters_reach_the_worker_processes():
+    # one EM step cannot meet tol = 1e-8 from the uniform start, so every fit warns; joblib's
+    # own workers would only print that, the caller's "error" filter must make it raise (about
+    # 3 s, most of it starting two worker processes)
+    em = EMEstimator(init="uniform", max_iter=1, tol=1e-8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        with pytest.raises(ConvergenceWarning, match="EM did not converge"):
+            run_experiment(RandomizedResponse(epsilon=1), em, make_zipf(6), n_samples=300,
+                           n_repeats=2, n_jobs=2, progress=False, random_state=0)
 
 
 def test_string_categories_from_a_series():
