@@ -319,11 +319,14 @@ class Channel:
         m = self._forward(p)
         seen = stats > 0
         ratio = np.zeros_like(m)
-        ratio[seen] = stats[seen] / m[seen]
-        with np.errstate(divide="ignore"):
+        # A trial point of EM (a pruned or extrapolated candidate) may give an observed output
+        # probability zero: its log-likelihood is -inf and EM rejects it, so the infinities
+        # and NaNs below are expected there, not errors worth a warning.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio[seen] = stats[seen] / m[seen]
             ll = float(np.dot(stats[seen], np.log(m[seen])) / n)
-        nxt = p * self._adjoint(ratio) / n
-        return nxt / nxt.sum(), ll
+            nxt = p * self._adjoint(ratio) / n
+            return nxt / nxt.sum(), ll
 
     def em_n_reports(self, stats):
         return float(np.asarray(stats).sum())
