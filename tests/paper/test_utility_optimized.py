@@ -4,7 +4,6 @@ the spec ``utility-optimized-ldp.md``."""
 
 import importlib.util
 import math
-import sys
 import warnings
 from pathlib import Path
 
@@ -721,7 +720,7 @@ def test_uldp_beats_ldp_by_an_order_of_magnitude_when_few_values_are_sensitive()
     assert urr < 1.1 * (1 - np.sum(p**2)) / n + dS * 2 / (n * (d - 1))
 
 
-def test_pum_background_knowledge_matters_little_below_eps_1(monkeypatch):
+def test_pum_background_knowledge_matters_little_below_eps_1():
     # Fig. 8: for eps < 1 the three background settings (I) none, (II) a public map, (III) the
     # true distributions of the hidden values give nearly the same TV, because only the second
     # term of Theorem 1 depends on them and it does not grow as eps falls. On the Manhattan
@@ -732,12 +731,11 @@ def test_pum_background_knowledge_matters_little_below_eps_1(monkeypatch):
     spec = importlib.util.spec_from_file_location("uldp_pum_table1", script)
     table1 = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(table1)
-    bundled = root / "skldp" / "datasets" / "data"  # the shared data folder's tables
-    monkeypatch.setattr(sys.modules["uldp_common"], "DATA", str(bundled))
-    counts, sensitive, frame = table1.load_foursquare()
+    table, sensitive = table1.load_foursquare()  # the bundled table (skldp.datasets)
+    counts = table.counts.to_numpy()
     k = counts.shape[0]
     values, tags = table1.tagged_population(
-        counts, sensitive, frame["num_venues"].to_numpy(), np.random.default_rng(1)
+        counts, sensitive, table.frame["num_venues"].to_numpy(), np.random.default_rng(1)
     )
     p, _, pis = table1.truth(values, tags, k, sensitive)
     backgrounds = [None, table1.public_map(pis, 1000, np.random.default_rng(2)), pis]
