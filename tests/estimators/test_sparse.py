@@ -233,3 +233,23 @@ def test_hierarchical_at_least_as_accurate_as_global_omp_on_uniform_sparse():
     hier, flat = np.array(hier), np.array(flat)
     assert np.all(hier <= flat + 1e-9)
     assert hier.mean() < 0.8 * flat.mean()
+
+
+def test_bit_vector_channels_wider_than_16_bits():
+    # The linear measurements of a bit-vector channel are its bit marginals, forward(e_x), not
+    # the rows of its dense matrix over 2**w outputs (which cannot be built past 16 bits).
+    from skldp import RAPPOR
+    from skldp.estimators._sparse import _ChannelOperator
+
+    small = RAPPOR(2.0, categories=range(6)).fit([0, 1]).channel_
+    norms = _ChannelOperator(small).column_norms()
+    assert_allclose(norms, [np.linalg.norm(small.forward(e)) for e in np.eye(6)], rtol=1e-12)
+    assert not np.allclose(norms, np.linalg.norm(small.to_dense(), axis=1))
+    # k = 64 bits, 3-sparse input, n = 50,000: each unbiased RAPPOR entry has standard
+    # deviation sqrt(q(1-q) / (n (p-q)^2)) = 0.0043 (p = e/(e+1), q = 1/(e+1) at epsilon = 2),
+    # so 5 of them is 0.022.
+    x = np.random.default_rng(0).choice([3, 10, 17], size=50_000, p=[0.5, 0.3, 0.2])
+    reports = RAPPOR(2.0, categories=range(64), random_state=0).fit(x).transform(x)
+    est = SparseEstimator(sparsity=3).fit(reports)
+    assert set(np.flatnonzero(est.distribution_)) == {3, 10, 17}
+    assert_allclose(est.distribution_[[3, 10, 17]], [0.5, 0.3, 0.2], atol=0.022)
