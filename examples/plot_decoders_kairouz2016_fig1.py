@@ -15,6 +15,8 @@ The grid runs through ``skldp.experiments.run_experiment``: for each k, one run 
 over the epsilons, with that mechanism's decoders all fitted on the same reports of each trial
 (the raw sample of a trial is common to all epsilons), the l1 error measured against
 the population distribution (``skldp.datasets.make_geometric``, ``reading="ratio"``).
+The heat maps are drawn here: ``skldp.plotting.plot_grid_heatmap`` shows non-negative values
+of a spatial grid on a log scale, not signed differences with their numbers.
 
 Run ``python examples/plot_decoders_kairouz2016_fig1.py [--quick] [--out fig1.png] [--n-jobs 2]``.
 """
