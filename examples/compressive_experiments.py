@@ -21,15 +21,16 @@ the reports, through ``skldp.experiments.run_experiment``: one call per (distrib
 privatizer), each (n, run) drawing a fresh sample; the two projections of HR (and the two
 fillings of one-bit HR) are fitted on the same reports. The distributions come from
 ``skldp.datasets`` (``make_sparse``; ``make_geometric`` with ``reading="text"``). The figure is
-``skldp.plotting.plot_error``: mean l1 error against n with 95% t intervals over the runs. The paper's text gives no numbers, only qualitative claims; the script checks
-those claims on the curves it draws and prints the verdicts.
+``skldp.plotting.plot_error``: mean l1 error against n with 95% t intervals over the runs.
+The paper's text gives no numbers, only qualitative claims; the script checks those claims on
+the curves it draws and prints the verdicts.
 
 Usage::
 
     python examples/compressive_experiments.py --quick           # seconds
     python examples/compressive_experiments.py                   # the paper's grid (hours at k = 10**6)
     python examples/compressive_experiments.py --k 10000 --runs 10 --n 50000 100000 200000 500000 1000000
-    python examples/compressive_experiments.py --n-jobs 2 --progress   # two processes, progress bars
+    python examples/compressive_experiments.py --n-jobs 2 --progress   # two processes, bars
 
 The Geo(lambda) sparsity is the smallest s whose tail is at most 0.1 (s = 3 for Geo(0.6),
 s = 2 for Geo(0.8)); uniform supports are the first s values (for a Rademacher matrix the

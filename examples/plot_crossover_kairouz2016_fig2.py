@@ -72,7 +72,8 @@ def main(argv=None):
     )
     points, table = [], []
     for i, k in enumerate(sim_k):
-        sims = simulate(k, sim_eps, n, trials, 100 * args.seed + i, args.n_jobs, not args.no_progress)
+        seed = 100 * args.seed + i
+        sims = simulate(k, sim_eps, n, trials, seed, args.n_jobs, not args.no_progress)
         for eps in sim_eps:
             mc_rr, mc_ra, ex_rr, ex_ra = sims[eps]
             points.append((k, eps, mc_rr < mc_ra))

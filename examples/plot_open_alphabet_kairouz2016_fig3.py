@@ -101,7 +101,9 @@ def main(argv=None):
     families = {
         "O-RR": (HashedRR(), candidates, rr_params, rr_keys),
         "O-RAPPOR": (HashedRAPPOR(), candidates, rap_params, rap_keys),
-        "O-RR closed": (HashedRR(categories=list(values)), ProjectedEstimator(), rr_params, rr_keys),
+        "O-RR closed": (
+            HashedRR(categories=list(values)), ProjectedEstimator(), rr_params, rr_keys
+        ),
     }
     common = dict(n_samples=n_users, n_repeats=reps, metrics=("l1",), n_jobs=args.n_jobs,
                   progress=not args.no_progress)
@@ -114,7 +116,8 @@ def main(argv=None):
             runs[name] = runs_by_setting(res, keys)
         known = run_experiment(
             {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()}, ProjectedEstimator(), dist,
-            param_grid={"epsilon": epsilons}, no_privacy=True, random_state=100 * args.seed + 10 * d + 9,
+            param_grid={"epsilon": epsilons}, no_privacy=True,
+            random_state=100 * args.seed + 10 * d + 9,
             **common,
         )
         res = results[dname] = {m: [] for m in ("O-RR", "O-RAPPOR", "k-RR", "RAPPOR")}

@@ -101,7 +101,8 @@ def synthetic_stand_in(real_counts, n=PAPER_N, seed=2020):
 def mechanisms(epsilon):
     out = {"LDP": HadamardResponse(epsilon=epsilon)}
     for m in [(5, 7), (25, 35), (25, 70)]:
-        out[f"({m[0]},{m[1]})"] = BlockHadamardResponse(epsilon=epsilon, blocks=grid_blocks(SHAPE, m))
+        blocks = grid_blocks(SHAPE, m)
+        out[f"({m[0]},{m[1]})"] = BlockHadamardResponse(epsilon=epsilon, blocks=blocks)
     return out
 
 
