@@ -17,14 +17,20 @@ and uniform distributions on 10 and 25 values, averaged over runs. The methods:
   ("zero"), the two readings of the paper's "we append zeros".
 
 Every run privatizes each person with the library's privatizers and fits the estimators on
-the reports. The paper's text gives no numbers, only qualitative claims; the script checks
-those claims on the curves it draws and prints the verdicts.
+the reports, through ``skldp.experiments.run_experiment``: one call per (distribution,
+privatizer), each (n, run) drawing a fresh sample; the two projections of HR (and the two
+fillings of one-bit HR) are fitted on the same reports. The distributions come from
+``skldp.datasets`` (``make_sparse``; ``make_geometric`` with ``reading="text"``). The figure is
+``skldp.plotting.plot_error``: mean l1 error against n with 95% t intervals over the runs.
+The paper's text gives no numbers, only qualitative claims; the script checks those claims on
+the curves it draws and prints the verdicts.
 
 Usage::
 
     python examples/compressive_experiments.py --quick           # seconds
     python examples/compressive_experiments.py                   # the paper's grid (hours at k = 10**6)
     python examples/compressive_experiments.py --k 10000 --runs 10 --n 50000 100000 200000 500000 1000000
+    python examples/compressive_experiments.py --n-jobs 2 --progress   # two processes, bars
 
 The Geo(lambda) sparsity is the smallest s whose tail is at most 0.1 (s = 3 for Geo(0.6),
 s = 2 for Geo(0.8)); uniform supports are the first s values (for a Rademacher matrix the
@@ -37,117 +43,99 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skldp import (
+from skldp import (  # noqa: E402
     HadamardResponse,
     OneBitCompressive,
     OneBitHadamardResponse,
     SparseEstimator,
     SymmetricCompressive,
 )
+from skldp.datasets import make_geometric, make_sparse  # noqa: E402
+from skldp.experiments import run_experiment  # noqa: E402
 
 PAPER_N = [50_000 * i for i in range(1, 21)]
-
-
-def geometric(k, lam):
-    p = lam * (1 - lam) ** np.arange(k, dtype=float)
-    return p / p.sum()
-
-
-def uniform(k, s):
-    p = np.zeros(k)
-    p[:s] = 1.0 / s
-    return p
+LABELS = [
+    "one-bit CP",
+    "symmetric CP",
+    "HR + simplex proj.",
+    "HR + sparse proj.",
+    "one-bit HR + sparse proj. (half)",
+    "one-bit HR + sparse proj. (zero)",
+]
 
 
 def distributions(k):
-    """(name, p, s) for the paper's four inputs."""
-    out = [("Unif(10)", uniform(k, 10), 10), ("Unif(25)", uniform(k, 25), 25)]
-    for name, lam in (("Geo(0.6)", 0.6), ("Geo(0.8)", 0.8)):
-        p = geometric(k, lam)
-        tail = 1.0 - np.cumsum(np.sort(p)[::-1])
-        out.append((name, p, int(np.argmax(tail <= 0.1 + 1e-12)) + 1))  # roughly (s, 0.1)-sparse
+    """(name, Distribution, s) for the paper's four inputs."""
+    out = [(f"Unif({s})", make_sparse(k, sparsity=s), s) for s in (10, 25)]
+    for lam in (0.6, 0.8):
+        # p_i proportional to lam (1 - lam)**i, the paper's Geo(lam)
+        dist = make_geometric(k, lam=lam, reading="text")
+        tail = 1.0 - np.cumsum(np.sort(dist.probabilities)[::-1])
+        s = int(np.argmax(tail <= 0.1 + 1e-12)) + 1  # roughly (s, 0.1)-sparse
+        out.append((f"Geo({lam})", dist, s))
     return out
 
 
-def methods(k, m, eps, include_symmetric):
-    """(label, privatizer, estimator factory taking s)."""
-    cats = np.arange(k)
-    out = [
-        (
-            "one-bit CP",
-            OneBitCompressive(eps, n_measurements=m, categories=cats),
-            lambda s: SparseEstimator(sparsity=s, method="omp", projection="l1"),
-        ),
-    ]
+def methods(m, eps, s, include_symmetric):
+    """(name, privatizer, {label: estimator}): the estimators of a privatizer share its reports."""
+    omp = SparseEstimator(sparsity=s, method="omp", projection="l1")
+    out = [("one-bit CP", OneBitCompressive(eps, n_measurements=m), {"one-bit CP": omp})]
     if include_symmetric:
         out.append(
-            (
-                "symmetric CP",
-                SymmetricCompressive(eps, n_measurements=m, categories=cats),
-                lambda s: SparseEstimator(sparsity=s, method="omp", projection="l1"),
-            )
+            ("symmetric CP", SymmetricCompressive(eps, n_measurements=m), {"symmetric CP": omp})
         )
+    inverse = {"method": "inverse", "sparsity": s}
     out += [
         (
-            "HR + simplex proj.",
-            HadamardResponse(eps, categories=cats),
-            lambda s: SparseEstimator(sparsity=s, method="inverse", projection="simplex"),
+            "HR",
+            HadamardResponse(eps),
+            {
+                "HR + simplex proj.": SparseEstimator(projection="simplex", **inverse),
+                "HR + sparse proj.": SparseEstimator(projection="sparse", **inverse),
+            },
         ),
         (
-            "HR + sparse proj.",
-            HadamardResponse(eps, categories=cats),
-            lambda s: SparseEstimator(sparsity=s, method="inverse", projection="sparse"),
-        ),
-        (
-            "one-bit HR + sparse proj. (half)",
-            OneBitHadamardResponse(eps, categories=cats),
-            lambda s: SparseEstimator(
-                sparsity=s, method="inverse", projection="sparse", empty_groups="half"
-            ),
-        ),
-        (
-            "one-bit HR + sparse proj. (zero)",
-            OneBitHadamardResponse(eps, categories=cats),
-            lambda s: SparseEstimator(
-                sparsity=s, method="inverse", projection="sparse", empty_groups="zero"
-            ),
+            "one-bit HR",
+            OneBitHadamardResponse(eps),
+            {
+                f"one-bit HR + sparse proj. ({fill})": SparseEstimator(
+                    projection="sparse", empty_groups=fill, **inverse
+                )
+                for fill in ("half", "zero")
+            },
         ),
     ]
     return out
 
 
-def run_grid(k, m, eps, ns, runs, seed, include_symmetric, verbose=True):
-    """Mean l1 error per (distribution, method, n); also the bits of each method."""
-    rng = np.random.default_rng(seed)
-    results, bits = {}, {}
-    for label, priv, _ in methods(k, m, eps, include_symmetric):
-        priv.set_params(random_state=np.random.default_rng(rng.integers(1 << 62)))
-        priv.fit(np.arange(2))  # values only checked; the domain comes from categories=
-        bits[label] = priv.bits_per_report
-    for dist, p, s in distributions(k):
-        support = np.flatnonzero(p > 0)
-        for label, priv, make in methods(k, m, eps, include_symmetric):
-            # A Generator advances with every transform: independent noise in every run.
-            priv.set_params(random_state=np.random.default_rng(rng.integers(1 << 62))).fit(
-                np.arange(2)
-            )
+def run_grid(k, m, eps, ns, runs, seed, include_symmetric, verbose=True, n_jobs=None,
+             progress=False):
+    """Mean l1 error per (distribution, method, n), the bits of each method, and the runs."""
+    results, bits, frames = {}, {}, []
+    for d, (dist_name, dist, s) in enumerate(distributions(k)):
+        for f, (name, priv, estimators) in enumerate(methods(m, eps, s, include_symmetric)):
             t0 = time.perf_counter()
-            for n in ns:
-                errs = []
-                for _ in range(runs):
-                    x = rng.choice(support, size=n, p=p[support])
-                    est = make(s).fit(priv.transform(x))
-                    errs.append(float(np.abs(est.distribution_ - p).sum()))
-                results[dist, label, n] = float(np.mean(errs))
+            res = run_experiment(
+                {name: priv}, estimators, dist, n_samples=ns, n_repeats=runs, metrics=("l1",),
+                n_jobs=n_jobs, progress=progress,
+                random_state=int(np.random.SeedSequence([seed, d, f]).generate_state(1)[0]),
+            )
+            mean = res.groupby(["estimator", "n_samples"])["l1"].mean()
+            frames.append(res.assign(distribution=dist_name))
+            for label in estimators:
+                bits[label] = int(res["bits_per_report"].iloc[0])
+                for n in ns:
+                    results[dist_name, label, n] = float(mean[label, n])
             if verbose:
                 print(
-                    f"  k={k:>8,} {dist:9s} {label:33s} {time.perf_counter() - t0:7.1f} s",
+                    f"  k={k:>8,} {dist_name:9s} {name:33s} {time.perf_counter() - t0:7.1f} s",
                     flush=True,
                 )
-    return results, bits
+    return results, bits, pd.concat(frames, ignore_index=True)
 
 
 def check_claims(all_results, all_bits, ks, ns_by_k, m):
@@ -245,7 +233,7 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
                 )
             )
         for dist in ("Geo(0.6)", "Geo(0.8)"):
-            p = {d: (pp, s) for d, pp, s in distributions(k)}[dist]
+            p = {d: (dd.probabilities, s) for d, dd, s in distributions(k)}[dist]
             tail = float(np.sort(p[0])[::-1][p[1] :].sum())
             cp = [err(k, dist, "one-bit CP", n) for n in ns_by_k[k]]
             ok = min(cp) >= tail - 1e-9
@@ -262,32 +250,33 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
     return out
 
 
-def plot(all_results, ks, ns_by_k, labels_by_k, path):
+def plot(runs_by_k, ks, path):
+    """Mean l1 error against n with 95% bands over the runs (skldp.plotting.plot_error)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    dists = [d for d, _, _ in distributions(10)]
-    order = [label for label, _, _ in methods(10, 2, 1.0, True)]
-    colors = {
-        label: f"C{i}" for i, label in enumerate(order)
-    }  # one color per method in every panel
+    from skldp.plotting import plot_error
+
+    dists = [d for d, _, _ in distributions(ks[0])]
+    colors = {label: f"C{i}" for i, label in enumerate(LABELS)}  # the same in every panel
     fig, axes = plt.subplots(
         len(ks), len(dists), figsize=(4.2 * len(dists), 3.4 * len(ks)), squeeze=False
     )
     for row, k in enumerate(ks):
         for col, dist in enumerate(dists):
             ax = axes[row, col]
-            for label in labels_by_k[k]:
-                ys = [all_results[k][dist, label, n] for n in ns_by_k[k]]
-                ax.plot(ns_by_k[k], ys, marker="o", ms=3, label=label, color=colors[label])
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            runs = runs_by_k[k]
+            plot_error(runs[runs["distribution"] == dist], metric="l1", hue=["estimator"], ax=ax)
+            for line, band in zip(ax.lines, ax.collections):  # one line and band per method
+                line.set_color(colors[line.get_label()])
+                band.set_color(colors[line.get_label()])
+            ax.get_legend().remove()
             ax.set_title(f"{dist}, k = {k:,}")
             ax.set_xlabel("n")
-            if col == 0:
-                ax.set_ylabel("mean l1 error")
+            if col > 0:
+                ax.set_ylabel("")
             ax.grid(True, which="both", alpha=0.3)
     for row in range(len(ks)):
         axes[row, -1].legend(fontsize=7)
@@ -322,6 +311,8 @@ def main(argv=None):
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default="compressive_experiments.png")
+    parser.add_argument("--n-jobs", type=int, default=None, help="processes (joblib)")
+    parser.add_argument("--progress", action="store_true", help="show progress bars")
     args = parser.parse_args(argv)
     if args.quick:
         ks, m, runs = [2_000], 250, args.runs or 2
@@ -331,15 +322,18 @@ def main(argv=None):
         base = args.n or PAPER_N
         ns_by_k = {k: (args.n_large_k or base) if k >= 10**6 else base for k in ks}
     print(f"epsilon = {args.epsilon}, m = {m}, runs = {runs}; l1 error averaged over runs")
-    all_results, all_bits, labels_by_k = {}, {}, {}
+    all_results, all_bits, labels_by_k, runs_by_k = {}, {}, {}, {}
     for k in ks:
         large = k >= 10**6
         k_runs = args.runs_large_k if (large and args.runs_large_k and not args.quick) else runs
         symmetric = not args.no_symmetric and not (large and args.no_symmetric_large_k)
         print(f"k = {k:,}: {k_runs} runs per point")
-        res, bits = run_grid(k, m, args.epsilon, ns_by_k[k], k_runs, args.seed + k, symmetric)
+        res, bits, runs_by_k[k] = run_grid(
+            k, m, args.epsilon, ns_by_k[k], k_runs, args.seed + k, symmetric,
+            n_jobs=args.n_jobs, progress=args.progress,
+        )
         all_results[k], all_bits[k] = res, bits
-        labels_by_k[k] = list(bits)
+        labels_by_k[k] = [label for label in LABELS if label in bits]
     print("\nmean l1 error")
     for k in ks:
         for dist, _, s in distributions(k):
@@ -356,7 +350,7 @@ def main(argv=None):
     verdicts = check_claims(all_results, all_bits, ks, ns_by_k, m)
     for claim, ok, detail in verdicts:
         print(f"  [{'holds' if ok else 'FAILS'}] {claim}\n          {detail}")
-    plot(all_results, ks, ns_by_k, labels_by_k, args.output)
+    plot(runs_by_k, ks, args.output)
     print(f"\nfigure written to {args.output}")
     return 0
 

@@ -7,33 +7,44 @@ epsilon alone: k-RR wins above the break-even epsilon*(k) of Prop. 5 and RAPPOR 
 :func:`skldp.theory.krr_rappor_break_even`, beside ln k (the paper's sufficient condition) and
 (2/3) ln k (its asymptote). The points are simulations: at each (k, epsilon) both mechanisms
 privatize the same inputs, and the marker shows which had the smaller mean squared l2 error
-(blue circle: k-RR, red cross: RAPPOR), on a geometric distribution.
+(blue circle: k-RR, red cross: RAPPOR), on a geometric distribution (ratio 0.9,
+``skldp.datasets.make_geometric``). The simulations run through
+``skldp.experiments.run_experiment``, one call per k with both mechanisms (each repetition's
+raw sample is common to both) and the squared l2 distance as a custom metric.
 
-Run ``python examples/plot_crossover_kairouz2016_fig2.py [--quick] [--out fig2.png]``.
+Run ``python examples/plot_crossover_kairouz2016_fig2.py [--quick] [--out fig2.png] [--n-jobs 2]``.
 """
 
 import argparse
 
 import numpy as np
 
-from skldp.channels import RandomizedResponseChannel, RAPPORChannel
+from skldp import RAPPOR, EmpiricalEstimator, RandomizedResponse
+from skldp.datasets import make_geometric
+from skldp.experiments import run_experiment
 from skldp.theory import krr_l2_risk, krr_rappor_break_even, rappor_l2_risk
 
 
-def geometric(k, ratio=0.9):
-    p = ratio ** np.arange(k)
-    return p / p.sum()
+def squared_l2(truth, estimate):
+    """The loss of Props. 3 and 4: the squared l2 distance."""
+    return float(np.sum((np.asarray(estimate) - truth) ** 2))
 
 
-def simulate(k, eps, n, trials, rng):
-    p = geometric(k)
-    rr, ra = RandomizedResponseChannel(eps, k), RAPPORChannel(eps, k)
-    l_rr = l_ra = 0.0
-    for _ in range(trials):
-        x = rng.choice(k, n, p=p)
-        l_rr += np.sum((rr.unbiased(rr.statistics(rr.sample(x, rng)), n) - p) ** 2)
-        l_ra += np.sum((ra.unbiased(ra.statistics(ra.sample(x, rng)), n) - p) ** 2)
-    return l_rr / trials, l_ra / trials, krr_l2_risk(k, eps, n, p), rappor_l2_risk(k, eps, n, p)
+def simulate(k, epsilons, n, trials, seed, n_jobs=None, progress=True):
+    """{epsilon: (mean squared l2 of k-RR, of RAPPOR, exact k-RR risk, exact RAPPOR risk)}."""
+    dist = make_geometric(k, lam=0.9, reading="ratio")
+    results = run_experiment(
+        {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()}, EmpiricalEstimator(), dist,
+        n_samples=n, n_repeats=trials, param_grid={"epsilon": list(epsilons)},
+        metrics=[squared_l2], n_jobs=n_jobs, progress=progress, random_state=seed,
+    )
+    mean = results.groupby(["privatizer", "param_epsilon"])["squared_l2"].mean()
+    p = dist.probabilities
+    return {
+        eps: (mean["k-RR", eps], mean["RAPPOR", eps], krr_l2_risk(k, eps, n, p),
+              rappor_l2_risk(k, eps, n, p))
+        for eps in epsilons
+    }
 
 
 def main(argv=None):
@@ -41,8 +52,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default="kairouz2016_fig2_crossover.png")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--n-jobs", type=int, default=None, help="processes (joblib)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = parser.parse_args(argv)
-    rng = np.random.default_rng(args.seed)
     curve_k = np.unique(np.round(np.logspace(np.log10(2), np.log10(4096), 200)).astype(int))
     curve = np.array([krr_rappor_break_even(int(k)) for k in curve_k])
     if args.quick:
@@ -59,9 +71,11 @@ def main(argv=None):
         {int(k): round(krr_rappor_break_even(int(k)), 3) for k in (6, 8, 16, 64, 256, 1024)},
     )
     points, table = [], []
-    for k in sim_k:
+    for i, k in enumerate(sim_k):
+        seed = 100 * args.seed + i
+        sims = simulate(k, sim_eps, n, trials, seed, args.n_jobs, not args.no_progress)
         for eps in sim_eps:
-            mc_rr, mc_ra, ex_rr, ex_ra = simulate(k, eps, n, trials, rng)
+            mc_rr, mc_ra, ex_rr, ex_ra = sims[eps]
             points.append((k, eps, mc_rr < mc_ra))
             table.append((k, eps, mc_rr, mc_ra, ex_rr, ex_ra))
             print(

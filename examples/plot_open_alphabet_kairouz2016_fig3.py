@@ -14,14 +14,20 @@ uniform distribution. The error is the l1 distance to the true distribution.
 Data: geometric with mean about S/5 and Zipf with exponent 1.1, over S = 256 strings (the
 paper's S and n were lost in the scrape).
 
-Run ``python examples/plot_open_alphabet_kairouz2016_fig3.py [--quick] [--out fig3.png]``.
-The full run took 165 s (one core of a shared two-core machine; see
-``examples/figures/plot_open_alphabet_kairouz2016_fig3.txt``); ``--quick`` takes a few seconds.
+Every family is one call of ``skldp.experiments.run_experiment`` per distribution (the laws
+from ``skldp.datasets``, over string categories): its configurations and epsilons are the
+``param_grid``, each repetition draws a fresh sample; the open-alphabet privatizers keep
+``categories=None`` and are decoded by ``CandidateEstimator`` over the S strings, and the
+non-private line is the ``no_privacy`` rows. The figure is drawn here rather than with
+``skldp.plotting.plot_error``, which shows means with t intervals, not medians with percentiles.
+
+Run ``python examples/plot_open_alphabet_kairouz2016_fig3.py [--quick] [--out fig3.png]
+[--n-jobs 2]``. For the time of the full run see
+``examples/figures/plot_open_alphabet_kairouz2016_fig3.txt``; ``--quick`` takes a few seconds.
 """
 
 import argparse
 import itertools
-from functools import partial
 
 import numpy as np
 
@@ -33,106 +39,102 @@ from skldp import (
     ProjectedEstimator,
     RandomizedResponse,
 )
+from skldp.datasets import Distribution, make_geometric, make_zipf
+from skldp.experiments import run_experiment
+
+S = 256
 
 
 def distributions(S):
-    r = 1 / (S / 5 + 1)
-    geo = r * (1 - r) ** np.arange(S)
-    zipf = 1.0 / np.arange(1, S + 1) ** 1.1
-    return {"geometric (mean S/5)": geo / geo.sum(), "Zipf (s = 1.1)": zipf / zipf.sum()}
+    """The two laws over the strings ``w000 .. w{S-1}``."""
+    values = np.array([f"w{i:03d}" for i in range(S)], dtype=object)
+    r = 1 / (S / 5 + 1)  # p_i proportional to (1 - r)**i: mean about S/5
+    laws = {
+        "geometric (mean S/5)": make_geometric(S, lam=1 - r, reading="ratio"),
+        "Zipf (s = 1.1)": make_zipf(S, exponent=1.1),
+    }
+    return values, {
+        name: Distribution(d.probabilities, values, name=name) for name, d in laws.items()
+    }
 
 
-def l1_runs(make, estimator, values, p, reps, rng):
-    """l1 errors of ``reps`` privatize-and-estimate runs (fresh inputs each time)."""
-    out = []
-    for _ in range(reps):
-        x = values[rng.choice(values.shape[0], NUM_USERS, p=p)]
-        reports = make(random_state=rng).fit_transform(x)
-        out.append(np.abs(estimator.fit(reports).distribution_ - p).sum())
-    return np.array(out)
+def runs_by_setting(results, keys):
+    """{(epsilon, *config): l1 of every repetition, in repetition order}, in grid order."""
+    cols = ["param_epsilon"] + [f"param_{k}" for k in keys]
+    return {
+        tuple(setting): group.sort_values("repeat")["l1"].to_numpy()
+        for setting, group in results.groupby(cols, sort=False)
+    }
 
 
-def tuned(configs, build, values, p, reps, rng):
-    """Best configuration by median l1 and its runs."""
+def tuned(runs, eps):
+    """Best configuration at ``eps`` by median l1 (the first in grid order on ties), its runs."""
     best = None
-    for cfg in configs:
-        make, est = build(cfg)
-        runs = l1_runs(make, est, values, p, reps, rng)
-        if best is None or np.median(runs) < np.median(best[1]):
-            best = (cfg, runs)
+    for (e, *cfg), r in runs.items():
+        if e == eps and (best is None or np.median(r) < np.median(best[1])):
+            best = (tuple(cfg), r)
     return best
 
 
-def build_orr(cfg, *, eps, values, cache):
-    """O-RR with (k, C) = cfg; one CandidateEstimator per configuration (it caches H)."""
-    est = cache.setdefault(("rr",) + cfg, CandidateEstimator(candidates=values))
-    return partial(HashedRR, epsilon=eps, n_buckets=cfg[0], n_cohorts=cfg[1]), est
-
-
-def build_orap(cfg, *, eps, values, cache):
-    """O-RAPPOR with (k, C, h) = cfg."""
-    est = cache.setdefault(("rap",) + cfg, CandidateEstimator(candidates=values))
-    make = partial(HashedRAPPOR, epsilon=eps, n_bits=cfg[0], n_cohorts=cfg[1], n_hashes=cfg[2])
-    return make, est
-
-
-def build_closed(cfg, *, eps, values):
-    """Closed-alphabet O-RR (permutations) with (k, C) = cfg."""
-    make = partial(
-        HashedRR, epsilon=eps, n_buckets=cfg[0], n_cohorts=cfg[1], categories=list(values)
-    )
-    return make, ProjectedEstimator()
-
-
-def known_alphabet(*, cls, eps, values, random_state):
-    return cls(epsilon=eps, categories=list(values), random_state=random_state)
-
-
 def main(argv=None):
-    global NUM_USERS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default="kairouz2016_fig3_open_alphabet.png")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--n-jobs", type=int, default=None, help="processes (joblib)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = parser.parse_args(argv)
-    S = 256
     if args.quick:
-        NUM_USERS, reps, epsilons = 3000, 3, [1.0, 4.0]
+        n_users, reps, epsilons = 3000, 3, [1.0, 4.0]
         rr_grid = [(4, 1), (16, 16), (64, 16)]
         rap_grid = [(64, 1, 1), (128, 4, 1)]
     else:
-        NUM_USERS, reps, epsilons = 10000, 10, [0.5, 1.0, 2.0, 3.0, 4.0, 6.0]
+        n_users, reps, epsilons = 10000, 10, [0.5, 1.0, 2.0, 3.0, 4.0, 6.0]
         rr_grid = list(itertools.product([4, 16, 64, 256], [1, 4, 16, 64]))
         rap_grid = list(itertools.product([32, 128], [1, 4, 16], [1, 2]))
-    values = np.array([f"w{i:03d}" for i in range(S)], dtype=object)
-    rng = np.random.default_rng(args.seed)
+    values, dists = distributions(S)
+    rr_keys, rap_keys = ("n_buckets", "n_cohorts"), ("n_bits", "n_cohorts", "n_hashes")
+    rr_params = [{"epsilon": epsilons, **{k: [v] for k, v in zip(rr_keys, c)}} for c in rr_grid]
+    rap_params = [{"epsilon": epsilons, **{k: [v] for k, v in zip(rap_keys, c)}} for c in rap_grid]
+    candidates = CandidateEstimator(candidates=values)
+    # (privatizers, estimator, param_grid, configuration keys) of each tuned family
+    families = {
+        "O-RR": (HashedRR(), candidates, rr_params, rr_keys),
+        "O-RAPPOR": (HashedRAPPOR(), candidates, rap_params, rap_keys),
+        "O-RR closed": (
+            HashedRR(categories=list(values)), ProjectedEstimator(), rr_params, rr_keys
+        ),
+    }
+    common = dict(n_samples=n_users, n_repeats=reps, metrics=("l1",), n_jobs=args.n_jobs,
+                  progress=not args.no_progress)
     results = {}
-    for dname, p in distributions(S).items():
-        res = results[dname] = {
-            m: [] for m in ("O-RR", "O-RAPPOR", "k-RR", "RAPPOR", "O-RR closed")
-        }
-        base_np, base_unif = [], np.abs(np.full(S, 1 / S) - p).sum()
-        for _ in range(reps):
-            hist = np.bincount(rng.choice(S, NUM_USERS, p=p), minlength=S) / NUM_USERS
-            base_np.append(np.abs(hist - p).sum())
-        res["non-private"] = np.mean(base_np)
-        res["uniform"] = base_unif
+    for d, (dname, dist) in enumerate(dists.items()):
+        runs = {}
+        for c, (name, (priv, est, grid, keys)) in enumerate(families.items()):
+            res = run_experiment({name: priv}, est, dist, param_grid=grid,
+                                 random_state=100 * args.seed + 10 * d + c, **common)
+            runs[name] = runs_by_setting(res, keys)
+        known = run_experiment(
+            {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()}, ProjectedEstimator(), dist,
+            param_grid={"epsilon": epsilons}, no_privacy=True,
+            random_state=100 * args.seed + 10 * d + 9,
+            **common,
+        )
+        res = results[dname] = {m: [] for m in ("O-RR", "O-RAPPOR", "k-RR", "RAPPOR")}
+        res["O-RR closed"] = []
+        res["non-private"] = known.loc[known["privatizer"] == "no privacy", "l1"].mean()
+        res["uniform"] = np.abs(np.full(S, 1 / S) - dist.probabilities).sum()
         for eps in epsilons:
-            cache = {}
             line = [f"{dname:22s} eps={eps:3.1f}"]
-            for name, grid, build in [
-                ("O-RR", rr_grid, partial(build_orr, eps=eps, values=values, cache=cache)),
-                ("O-RAPPOR", rap_grid, partial(build_orap, eps=eps, values=values, cache=cache)),
-                ("O-RR closed", rr_grid, partial(build_closed, eps=eps, values=values)),
-            ]:
-                cfg, runs = tuned(grid, build, values, p, reps, rng)
-                res[name].append(runs)
-                line.append(f"{name} {np.median(runs):.3f} {cfg}")
-            for name, cls in [("k-RR", RandomizedResponse), ("RAPPOR", RAPPOR)]:
-                make = partial(known_alphabet, cls=cls, eps=eps, values=values)
-                runs = l1_runs(make, ProjectedEstimator(), values, p, reps, rng)
-                res[name].append(runs)
-                line.append(f"{name} {np.median(runs):.3f}")
+            for name in families:
+                cfg, r = tuned(runs[name], eps)
+                res[name].append(r)
+                line.append(f"{name} {np.median(r):.3f} {cfg}")
+            for name in ("k-RR", "RAPPOR"):
+                rows = known[(known["privatizer"] == name) & (known["param_epsilon"] == eps)]
+                r = rows.sort_values("repeat")["l1"].to_numpy()
+                res[name].append(r)
+                line.append(f"{name} {np.median(r):.3f}")
             print("  ".join(line), flush=True)
 
     import matplotlib
@@ -159,15 +161,13 @@ def main(argv=None):
         ax.axhline(res["uniform"], color="grey", lw=0.8, ls="-.", label="uniform")
         ax.set_yscale("log")
         ax.set_xlabel("epsilon")
-        ax.set_title(f"{dname}, S = {S}, n = {NUM_USERS}", fontsize=9)
+        ax.set_title(f"{dname}, S = {S}, n = {n_users}", fontsize=9)
     axes[0].set_ylabel("median l1 error (90% interval)")
     axes[0].legend(fontsize=7)
     fig.savefig(args.out, dpi=120)
     print(f"wrote {args.out}")
     return epsilons, results
 
-
-NUM_USERS = 0
 
 if __name__ == "__main__":
     from threadpoolctl import threadpool_limits

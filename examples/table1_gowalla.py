@@ -8,8 +8,10 @@ response (classical LDP) with block-structured Hadamard response on grid blocks 
     (m1, m2)     LDP     (5,7)   (25,35)   (25,70)
     paper        0.591   0.298   0.108     0.082
 
-Two inputs are run here, both with epsilon = 1 and every record privatized once per run with
-the real mechanism (``channel.sample`` on the records' cell indices):
+Two inputs are run here, both with epsilon = 1 and every record privatized once per run by
+``skldp.experiments.run_experiment`` (``sampling="records"`` with n = all the records; the
+public privatizers ``HadamardResponse`` and ``BlockHadamardResponse`` on ``grid_blocks``; the
+three normalizations are three estimators fitted on the same reports of each run):
 
 1. **Real subset.** The bundled table (:func:`skldp.datasets.load_gowalla`, a copy of
    ``gowalla_us_grid.csv.gz`` from the shared data folder): the same SNAP
@@ -42,17 +44,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from skldp.channels import BlockHadamardResponseChannel, HadamardResponseChannel  # noqa: E402
-from skldp.datasets import load_gowalla  # noqa: E402
-from skldp.metrics import total_variation  # noqa: E402
+from skldp import (  # noqa: E402
+    BlockHadamardResponse,
+    EmpiricalEstimator,
+    HadamardResponse,
+    ProjectedEstimator,
+)
+from skldp.datasets import CountTable, load_gowalla  # noqa: E402
+from skldp.experiments import run_experiment  # noqa: E402
 from skldp.privatizers import grid_blocks  # noqa: E402
-from skldp.projection import clip_normalize, project_simplex  # noqa: E402
 
 SHAPE = (125, 350)
 PAPER = {"LDP": 0.591, "(5,7)": 0.298, "(25,35)": 0.108, "(25,70)": 0.082}
 PAPER_N = 3_671_812
-CHUNK = 1 << 17  # records privatized at a time: reuses memory, about 25% faster than all at once
-NORMALIZATIONS = {"clip": clip_normalize, "simplex": project_simplex, "none": lambda v: v}
+NORMALIZATIONS = {
+    "clip": ProjectedEstimator(method="clip"),
+    "simplex": ProjectedEstimator(method="simplex"),
+    "none": EmpiricalEstimator(),
+}
 
 
 def load_grid_counts(path=None):
@@ -71,6 +80,15 @@ def load_grid_counts(path=None):
     return counts.ravel()
 
 
+def grid_table(counts, name):
+    """The cell counts as a CountTable over the cells 0 .. k-1, for sampling="records"."""
+    return CountTable(
+        frame=None, counts=counts, categories=np.arange(counts.shape[0]),
+        distribution=counts / counts.sum(), n_records=int(counts.sum()), target_name="cell",
+        grid_shape=SHAPE, name=name,
+    )
+
+
 def synthetic_stand_in(real_counts, n=PAPER_N, seed=2020):
     from scipy.ndimage import gaussian_filter
 
@@ -81,34 +99,21 @@ def synthetic_stand_in(real_counts, n=PAPER_N, seed=2020):
 
 
 def mechanisms(epsilon):
-    k = SHAPE[0] * SHAPE[1]
-    out = {"LDP": HadamardResponseChannel(epsilon, k)}
+    out = {"LDP": HadamardResponse(epsilon=epsilon)}
     for m in [(5, 7), (25, 35), (25, 70)]:
-        out[f"({m[0]},{m[1]})"] = BlockHadamardResponseChannel(epsilon, grid_blocks(SHAPE, m))
+        blocks = grid_blocks(SHAPE, m)
+        out[f"({m[0]},{m[1]})"] = BlockHadamardResponse(epsilon=epsilon, blocks=blocks)
     return out
 
 
-def one_run(channel, records, truth, seed):
-    """Privatize every record once, estimate, and return d_TV under each normalization."""
-    rng = np.random.default_rng(seed)
-    stats = np.zeros(channel.n_statistics, dtype=np.int64)
-    for start in range(0, records.shape[0], CHUNK):  # statistics add up over chunks
-        stats += channel.statistics(channel.sample(records[start : start + CHUNK], rng))
-    p_hat = channel.unbiased(stats, records.shape[0])
-    return {name: total_variation(f(p_hat), truth) for name, f in NORMALIZATIONS.items()}
-
-
-def run_table(counts, runs, epsilon, n_jobs, seed):
-    from joblib import Parallel, delayed
-
-    records = np.repeat(np.arange(counts.shape[0]), counts)
-    truth = counts / counts.sum()
-    seeds = np.random.SeedSequence(seed).generate_state(runs)
-    table = {}
-    for name, channel in mechanisms(epsilon).items():
-        results = Parallel(n_jobs=n_jobs)(delayed(one_run)(channel, records, truth, int(s)) for s in seeds)
-        table[name] = {norm: float(np.mean([r[norm] for r in results])) for norm in NORMALIZATIONS}
-    return table
+def run_table(table, runs, epsilon, n_jobs, seed, progress=True):
+    """Mean d_TV over the runs, {mechanism: {normalization: value}}."""
+    results = run_experiment(
+        mechanisms(epsilon), NORMALIZATIONS, table, n_samples=table.n_records, n_repeats=runs,
+        sampling="records", metrics=("tv",), n_jobs=n_jobs, progress=progress, random_state=seed,
+    )
+    mean = results.groupby(["privatizer", "estimator"])["tv"].mean()
+    return {name: {norm: float(mean[name, norm]) for norm in NORMALIZATIONS} for name in PAPER}
 
 
 def print_table(title, table, n, nonempty):
@@ -131,6 +136,7 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="2 runs in one process, for a smoke test")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = parser.parse_args(argv)
     runs = 2 if args.quick else args.runs
     if args.quick:
@@ -146,7 +152,8 @@ def main(argv=None):
         ("Real subset (3.9% of the paper's records; NOT the paper's data)", real),
         ("Synthetic stand-in of the paper's shape (n and k as the paper; synthetic data)", synth),
     ]:
-        table = run_table(counts, runs, args.epsilon, args.n_jobs, args.seed)
+        data = grid_table(counts, title.split(" (")[0])
+        table = run_table(data, runs, args.epsilon, args.n_jobs, args.seed, not args.no_progress)
         print_table(title, table, int(counts.sum()), int(np.count_nonzero(counts)))
     print(f"\nTotal time: {time.perf_counter() - t0:.1f} s with n_jobs={args.n_jobs}")
 

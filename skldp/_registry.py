@@ -273,6 +273,13 @@ def reads_tag_column(privatizer):
     )
 
 
+def reads_open_alphabet(privatizer):
+    """Whether ``privatizer`` is registered as privatizing values of an open alphabet."""
+    return any(
+        m.open_alphabet and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS
+    )
+
+
 def make_privatizer(name, **params):
     """Build the privatizer registered as ``name`` with ``params`` (checked at fit time)."""
     cls = get_mechanism(name).cls

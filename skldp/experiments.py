@@ -180,6 +180,8 @@ def _data_rng(entropy, i_n, rep):
 
 def _run_task(task, p, counts, categories, sampling, reference, metrics, entropy):
     """One (privatizer, parameters, n, repetition): privatize once, then every estimator."""
+    from skldp._registry import reads_open_alphabet
+
     key, priv_name, privatizer, params, estimators, n, (i_priv, i_par, i_n, rep) = task
     noise_seed = np.random.SeedSequence(entropy, spawn_key=(1, i_priv, i_par, i_n, rep))
     idx, drawn = _draw(p, counts, n, sampling, _data_rng(entropy, i_n, rep))
@@ -197,7 +199,7 @@ def _run_task(task, p, counts, categories, sampling, reference, metrics, entropy
         }
     priv = clone(privatizer).set_params(**params)
     extra = {"random_state": np.random.default_rng(noise_seed)}
-    if "categories" in priv.get_params(deep=False):
+    if "categories" in priv.get_params(deep=False) and not reads_open_alphabet(priv):
         extra["categories"] = [domain]
     priv.set_params(**extra)
     start = time.perf_counter()
@@ -290,7 +292,10 @@ def run_experiment(
     Each run draws ``n`` raw values from ``data``, privatizes them with a clone of the
     privatizer (its domain set to the data's categories and its ``random_state`` to the run's
     own seed), fits a clone of each estimator on the reports, and measures the distance between
-    each estimate and the truth.
+    each estimate and the truth. An open-alphabet privatizer (:class:`~skldp.HashedRR`,
+    :class:`~skldp.HashedRAPPOR`) keeps its own ``categories``: None privatizes the values
+    without a list of them (estimate with :class:`~skldp.CandidateEstimator`), a list makes it
+    the closed-alphabet variant.
 
     Parameters
     ----------

@@ -34,9 +34,9 @@ def test_table1_one_run_on_a_small_grid_law():
     table1 = _load("table1_gowalla")
     counts = np.zeros(125 * 350, dtype=np.int64)
     counts[np.random.default_rng(0).choice(125 * 350, 40, replace=False)] = 500
-    records = np.repeat(np.arange(counts.shape[0]), counts)
-    truth = counts / counts.sum()
-    errors = {name: table1.one_run(ch, records, truth, seed=1)["simplex"] for name, ch in table1.mechanisms(1.0).items()}
+    data = table1.grid_table(counts, "40 cells")
+    table = table1.run_table(data, 1, 1.0, None, seed=1, progress=False)
+    errors = {name: row["simplex"] for name, row in table.items()}
     assert list(errors) == ["LDP", "(5,7)", "(25,35)", "(25,70)"]
     assert errors["LDP"] > errors["(25,70)"]
     stand_in = table1.synthetic_stand_in(counts, n=10_000)

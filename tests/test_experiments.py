@@ -174,6 +174,31 @@ def test_string_categories_from_a_series():
     assert res["data"].iloc[0] == "cities" and res["tv"].between(0, 1).all()
 
 
+def test_open_alphabet_privatizers_keep_their_own_categories():
+    # O-RR privatizes strings it was never told about; replay the run's seeds by hand (the raw
+    # sample from spawn key (0, i_n, rep), the noise from (1, i_priv, i_par, i_n, rep)): the
+    # error is the same to the last bit only if run_experiment left categories=None (a domain
+    # set on HashedRR makes it the closed-alphabet variant, which CandidateEstimator refuses)
+    from skldp import CandidateEstimator, HashedRR
+    from skldp.experiments import _data_rng, _draw
+
+    cats = np.array([f"w{i}" for i in range(12)], dtype=object)
+    dist = pd.Series(make_geometric(12, lam=0.7).probabilities, index=cats, name="words")
+    res = run_experiment(HashedRR(epsilon=2, n_buckets=8, n_cohorts=4),
+                         CandidateEstimator(candidates=cats), dist, n_samples=400, n_repeats=1,
+                         metrics=["l1"], progress=False, random_state=3)
+    idx, _ = _draw(dist.to_numpy(), None, 400, "iid", _data_rng(3, 0, 0))
+    noise = np.random.default_rng(np.random.SeedSequence(3, spawn_key=(1, 0, 0, 0, 0)))
+    priv = HashedRR(epsilon=2, n_buckets=8, n_cohorts=4, random_state=noise)
+    fitted = CandidateEstimator(candidates=cats).fit(priv.fit_transform(cats[idx].reshape(-1, 1)))
+    assert res["l1"].iloc[0] == np.abs(fitted.distribution_ - dist.to_numpy()).sum()
+    # the closed-alphabet variant keeps its list (here the data's own categories)
+    closed = HashedRR(epsilon=2, n_buckets=8, n_cohorts=4, categories=list(cats))
+    res = run_experiment(closed, "projected", dist, n_samples=400, n_repeats=1, progress=False,
+                         random_state=3)
+    assert res["tv"].between(0, 1).all()
+
+
 def test_progress_bar_runs(capsys):
     _small(progress=True, n_samples=[100], n_repeats=1)
     assert "skldp Zipf(1)" in capsys.readouterr().err
