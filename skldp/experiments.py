@@ -173,27 +173,30 @@ def _score(truth, estimate, metrics):
     return out
 
 
-def _data_rng(entropy, i_n, rep):
+def _task_seed(root, *key):
+    """The seed of one part of one task: the run's root SeedSequence extended by ``key``."""
+    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + key)
+
+
+def _data_rng(root, i_n, rep):
     """The raw sample's generator: shared by every privatizer and parameter of (n, repetition)."""
-    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(0, i_n, rep)))
+    return np.random.default_rng(_task_seed(root, 0, i_n, rep))
 
 
-def _run_task(task, p, counts, categories, sampling, reference, metrics, entropy):
+def _run_task(task, p, counts, categories, sampling, reference, metrics, root):
     """One (privatizer, parameters, n, repetition): privatize once, then every estimator."""
     from skldp._registry import reads_open_alphabet
 
     key, priv_name, privatizer, params, estimators, n, (i_priv, i_par, i_n, rep) = task
-    noise_seed = np.random.SeedSequence(entropy, spawn_key=(1, i_priv, i_par, i_n, rep))
-    idx, drawn = _draw(p, counts, n, sampling, _data_rng(entropy, i_n, rep))
+    noise_seed = _task_seed(root, 1, i_priv, i_par, i_n, rep)
+    idx, drawn = _draw(p, counts, n, sampling, _data_rng(root, i_n, rep))
     x = idx if categories is None else categories[idx]
     domain = np.arange(p.shape[0]) if categories is None else categories
     truth = p if reference == "population" else drawn / n
 
     if any(_is_sampler(v) for v in params.values()):
         # one draw per (grid point, n, repetition), the same for every privatizer
-        draw_rng = np.random.default_rng(
-            np.random.SeedSequence(entropy, spawn_key=(2, i_par, i_n, rep))
-        )
+        draw_rng = np.random.default_rng(_task_seed(root, 2, i_par, i_n, rep))
         params = {
             k: v.rvs(random_state=draw_rng) if _is_sampler(v) else v for k, v in params.items()
         }
@@ -230,11 +233,11 @@ def _run_task(task, p, counts, categories, sampling, reference, metrics, entropy
     return rows
 
 
-def _no_privacy_rows(p, counts, ns, n_repeats, sampling, reference, metrics, entropy, first):
+def _no_privacy_rows(p, counts, ns, n_repeats, sampling, reference, metrics, root, first):
     """The raw samples' own histograms scored like estimates: the error without privacy."""
     rows = []
     for (i_n, n), rep in itertools.product(enumerate(ns), range(n_repeats)):
-        _, drawn = _draw(p, counts, n, sampling, _data_rng(entropy, i_n, rep))
+        _, drawn = _draw(p, counts, n, sampling, _data_rng(root, i_n, rep))
         truth = p if reference == "population" else drawn / n
         row = {"privatizer": "no privacy", "estimator": "histogram", "n_samples": n, "repeat": rep}
         row.update(_score(truth, drawn / n, metrics))
@@ -345,8 +348,10 @@ def run_experiment(
     progress : bool, default=True
         Show a progress bar (tqdm when installed, a plain counter on stderr otherwise).
     random_state : int, numpy.random.SeedSequence or None, default=None
-        Root of every run's seed. None draws fresh entropy, recorded in
-        ``results.attrs["entropy"]`` so the run can be replayed.
+        Root of every run's seed. An int n is ``SeedSequence(n)``; a SeedSequence counts with
+        its spawn key, so the children of ``SeedSequence.spawn`` give different runs. None
+        draws fresh entropy. ``results.attrs["entropy"]`` and ``results.attrs["spawn_key"]``
+        record the root, so ``SeedSequence(entropy, spawn_key=spawn_key)`` replays the run.
 
     Returns
     -------
@@ -408,15 +413,15 @@ def run_experiment(
                 )
 
     if random_state is None:
-        entropy = secrets.randbits(128)
+        root = np.random.SeedSequence(secrets.randbits(128))
     elif isinstance(random_state, np.random.SeedSequence):
-        entropy = random_state.entropy
+        root = random_state  # its spawn key too: spawned siblings give different runs
     elif (
         isinstance(random_state, numbers.Integral)
         and not isinstance(random_state, bool)
         and random_state >= 0
     ):
-        entropy = int(random_state)
+        root = np.random.SeedSequence(int(random_state))
     else:
         raise TypeError(
             f"random_state must be None, a non-negative int or a SeedSequence; got {random_state!r}"
@@ -432,7 +437,7 @@ def run_experiment(
         tasks.append((key, pname, priv, params, ests, n, key))
 
     bar = _progress_bar(len(tasks), f"skldp {data_name}", progress)
-    args = (p, counts, categories, sampling, reference, list(metrics), entropy)
+    args = (p, counts, categories, sampling, reference, list(metrics), root)
     rows = []
     try:
         if n_jobs in (None, 1):
@@ -457,13 +462,14 @@ def run_experiment(
     if no_privacy:
         rows.extend(
             _no_privacy_rows(
-                p, counts, ns, n_repeats, sampling, reference, list(metrics), entropy, len(privs)
+                p, counts, ns, n_repeats, sampling, reference, list(metrics), root, len(privs)
             )
         )
     rows.sort(key=lambda r: r["_key"])
     frame = pd.DataFrame(rows).drop(columns="_key")
     frame.insert(0, "data", data_name)
-    frame.attrs["entropy"] = entropy
+    frame.attrs["entropy"] = root.entropy
+    frame.attrs["spawn_key"] = tuple(root.spawn_key)
     frame.attrs["reference"] = reference
     return frame
 

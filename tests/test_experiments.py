@@ -187,7 +187,7 @@ def test_open_alphabet_privatizers_keep_their_own_categories():
     res = run_experiment(HashedRR(epsilon=2, n_buckets=8, n_cohorts=4),
                          CandidateEstimator(candidates=cats), dist, n_samples=400, n_repeats=1,
                          metrics=["l1"], progress=False, random_state=3)
-    idx, _ = _draw(dist.to_numpy(), None, 400, "iid", _data_rng(3, 0, 0))
+    idx, _ = _draw(dist.to_numpy(), None, 400, "iid", _data_rng(np.random.SeedSequence(3), 0, 0))
     noise = np.random.default_rng(np.random.SeedSequence(3, spawn_key=(1, 0, 0, 0, 0)))
     priv = HashedRR(epsilon=2, n_buckets=8, n_cohorts=4, random_state=noise)
     fitted = CandidateEstimator(candidates=cats).fit(priv.fit_transform(cats[idx].reshape(-1, 1)))
@@ -257,3 +257,16 @@ def test_edge_modules_are_not_imported_by_the_core():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_spawned_seed_sequences_give_different_runs_and_replay():
+    args = dict(n_samples=400, n_repeats=2, progress=False)
+    run = lambda seed: run_experiment(RandomizedResponse(epsilon=1), "empirical", make_zipf(6),  # noqa: E731
+                                      random_state=seed, **args)["tv"].tolist()
+    first, second = np.random.SeedSequence(7).spawn(2)
+    assert run(first) != run(second)  # the spawn key counts, not only the entropy
+    res = run_experiment(RandomizedResponse(epsilon=1), "empirical", make_zipf(6), random_state=second,
+                         **args)
+    again = np.random.SeedSequence(res.attrs["entropy"], spawn_key=res.attrs["spawn_key"])
+    assert run(again) == res["tv"].tolist()
+    assert run(7) == run(np.random.SeedSequence(7))  # an int is its SeedSequence
