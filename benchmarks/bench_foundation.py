@@ -222,16 +222,6 @@ def targets_of(priv, em_rows):
                 fmt="{:.0f}",
             )
         )
-        out.append(
-            target(
-                f"EM from IBU's (uniform) start vs IBU, epsilon = {r['epsilon']:g}",
-                r["speedup_uniform_start"],
-                100,
-                "x",
-                higher_is_better=True,
-                fmt="{:.0f}",
-            )
-        )
         if r["em_converged"] and r["ibu_converged"]:  # else l1 measures IBU's distance
             out.append(
                 target(
