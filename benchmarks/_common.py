@@ -144,13 +144,21 @@ def start_meta(cpu=None, **extra):
     return meta
 
 
-def target(name, measured, limit, unit="s", *, higher_is_better=False, fmt="{:.3g}"):
-    """One target row: its name, the measured figure, the limit and whether it was met."""
+def target(name, measured, limit, unit="s", *, higher_is_better=False, or_equal=None, fmt="{:.3g}"):
+    """One target row: its name, the measured figure, the limit and whether it was met.
+
+    "At least" targets (``higher_is_better``) include the limit, "under" targets do not unless
+    ``or_equal`` ("at most").
+    """
+    if or_equal is None:
+        or_equal = higher_is_better
     if not isinstance(measured, (int, float)) or measured != measured:
         met = None
+    elif higher_is_better:
+        met = bool(measured >= limit if or_equal else measured > limit)
     else:
-        met = bool(measured >= limit if higher_is_better else measured < limit)
-    sign = ">=" if higher_is_better else "<"
+        met = bool(measured <= limit if or_equal else measured < limit)
+    sign = (">" if higher_is_better else "<") + ("=" if or_equal else "")
     return {
         "target": name,
         "limit": f"{sign} {fmt.format(limit)} {unit}".strip(),
@@ -212,3 +220,24 @@ def write_results(name, title, meta, targets, body, data, out_dir=None):
     print(md)
     print(f"wrote {stem}.md, .rst, .json")
     return md
+
+
+# -- memory guard of the suite ----------------------------------------------------------------
+#: Default budget of the reports of one suite case, in bytes; larger cases are skipped.
+REPORT_BYTES_MAX = 4 * 2**30
+
+
+def reports_over_budget(bytes_per_report, n, budget=REPORT_BYTES_MAX):
+    """Why a case whose n reports would exceed ``budget`` bytes is skipped (None if it fits).
+
+    ``bytes_per_report`` is measured on a small probe of the same mechanism, so the estimate
+    covers dense bit vectors (n k bytes), bit-packed reports and the peers' per-person objects
+    alike. Only the reports are counted; the estimators' temporaries come on top.
+    """
+    need = float(bytes_per_report) * n
+    if need <= budget:
+        return None
+    return (
+        f"memory guard: {n:,} reports at {bytes_per_report:,.0f} bytes each would take "
+        f"{need / 2**30:,.1f} GiB, over the {budget / 2**30:g} GiB budget"
+    )
