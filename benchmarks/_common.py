@@ -106,6 +106,18 @@ def markdown_to_rst(text):
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 
+def best_of(fn, repeat):
+    """``(seconds, output)``: the fastest of ``repeat`` calls of ``fn`` and its last output."""
+    import time
+
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
 def pin_to_cpu(cpu):
     """Pin this process (and its children) to one CPU; ``None`` or a negative value: no pinning.
 

@@ -40,6 +40,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import best_of  # noqa: E402
 
 #: multi-freq-ldpy's IBU defaults (GRR_Aggregator_IBU: nb_iter, tol on the max-abs change).
 _IBU_MAX_ITER, _IBU_TOL = 10_000, 1e-12
@@ -62,15 +65,6 @@ print(json.dumps({"seconds": seconds}))
 """
 
 
-def _best(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def _zipf(k, s=1.1, floor=0.0):
     p = 1.0 / np.arange(1, k + 1) ** s
     p /= p.sum()
@@ -82,9 +76,9 @@ def bench_privatization(n, k, repeat):
 
     x = np.random.default_rng(1).integers(0, k, n)
     rr = RandomizedResponse(1.0, categories=np.arange(k), random_state=0).fit(np.arange(k))
-    t_sample, _ = _best(lambda: rr.channel_.sample(x, np.random.default_rng(0)), repeat)
-    t_transform, _ = _best(lambda: rr.transform(x), repeat)
-    t_count, _ = _best(lambda: rr.channel_.statistics(x), repeat)
+    t_sample, _ = best_of(lambda: rr.channel_.sample(x, np.random.default_rng(0)), repeat)
+    t_transform, _ = best_of(lambda: rr.transform(x), repeat)
+    t_count, _ = best_of(lambda: rr.channel_.statistics(x), repeat)
     return {
         "n": n,
         "k": k,
@@ -123,10 +117,11 @@ def bench_em_vs_ibu(k, n, eps, floor, cpu, skip_peers, repeat):
     stats = channel.statistics(reports)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t_em, est = _best(lambda: EMEstimator().fit(reports), repeat)
-        t_em_tight, tight = _best(lambda: EMEstimator(tol=1e-13, max_iter=200_000).fit(reports), 1)
+        t_em, est = best_of(lambda: EMEstimator().fit(reports), repeat)
+        tight_em = EMEstimator(tol=1e-13, max_iter=200_000)
+        t_em_tight, tight = best_of(lambda: tight_em.fit(reports), 1)
         # IBU's start: the same iteration from the same point, so the time per step compares
-        t_em_unif, unif = _best(lambda: EMEstimator(init="uniform").fit(reports), 1)
+        t_em_unif, unif = best_of(lambda: EMEstimator(init="uniform").fit(reports), 1)
     row = {
         "k": k,
         "n": n,
@@ -312,7 +307,6 @@ def main(argv=None):
     parser.add_argument("--skip-peers", action="store_true")
     parser.add_argument("--out-dir", default=None, help="default: benchmarks/results")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     from _common import pin_to_cpu, start_meta, write_results
 
     cpu = pin_to_cpu(args.cpu)

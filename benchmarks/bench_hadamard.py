@@ -30,21 +30,19 @@ sys.path.insert(0, os.path.join(HERE, os.pardir))
 sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
-from _common import markdown_table, pin_to_cpu, start_meta, target, write_results  # noqa: E402
+from _common import (  # noqa: E402
+    best_of,
+    markdown_table,
+    pin_to_cpu,
+    start_meta,
+    target,
+    write_results,
+)
 
 from skldp import EmpiricalEstimator, HadamardResponse  # noqa: E402
 
 #: Seconds, on one core, at n = 10**6 (the Gowalla scale).
 TARGET_N, TARGETS = 10**6, {"privatize": 0.2, "estimate": 0.1}
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def measure(n, k, epsilon, repeat):
@@ -56,15 +54,15 @@ def measure(n, k, epsilon, repeat):
     idx = x.astype(np.int64)
     gen = np.random.default_rng(2)
     out = {"n": n, "k": k, "n_outputs": int(ch.n_outputs), "epsilon": epsilon}
-    out["sample_s"] = best_of(lambda: ch.sample(idx, gen), repeat)
-    out["transform_s"] = best_of(lambda: hr.transform(x), repeat)
+    out["sample_s"] = best_of(lambda: ch.sample(idx, gen), repeat)[0]
+    out["transform_s"] = best_of(lambda: hr.transform(x), repeat)[0]
     reports = hr.transform(x)
     flat = np.asarray(reports)[:, 0]
-    out["statistics_s"] = best_of(lambda: ch.statistics(flat), repeat)
+    out["statistics_s"] = best_of(lambda: ch.statistics(flat), repeat)[0]
     stats = ch.statistics(flat)
-    out["unbiased_s"] = best_of(lambda: ch.unbiased(stats, n), repeat)
+    out["unbiased_s"] = best_of(lambda: ch.unbiased(stats, n), repeat)[0]
     out["estimate_s"] = out["statistics_s"] + out["unbiased_s"]
-    out["fit_s"] = best_of(lambda: EmpiricalEstimator().fit(reports), repeat)
+    out["fit_s"] = best_of(lambda: EmpiricalEstimator().fit(reports), repeat)[0]
     return out
 
 

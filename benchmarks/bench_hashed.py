@@ -30,21 +30,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir))
 sys.path.insert(0, HERE)
 
-from _common import pin_to_cpu, start_meta, target, write_results  # noqa: E402
+from _common import best_of, pin_to_cpu, start_meta, target, write_results  # noqa: E402
 
 from skldp import CandidateEstimator, HashedRR  # noqa: E402
 
 #: Seconds on one core: privatize 10**6 strings, decode against 10**4 candidates.
 TARGETS = {"privatize": 1.0, "decode": 1.0}
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def main(argv=None):
@@ -94,12 +85,13 @@ def main(argv=None):
         target(f"decode against {args.candidates:,} candidates", t_decode, TARGETS["decode"]),
     ]
     top = ", ".join(f"{est.distribution_[i]:.3f}/{truth[i]:.3f}" for i in range(5))
-    body = f"""HashedRR(epsilon={args.epsilon:g}, n_buckets={args.buckets}, n_cohorts={args.cohorts}):
-C(k-1)+1 = {cells:,} cells for {args.candidates:,} candidates; Zipf(1.2) strings over a
+    body = f"""HashedRR(epsilon={args.epsilon:g}, n_buckets={args.buckets},
+n_cohorts={args.cohorts}): C(k-1)+1 = {cells:,} cells for {args.candidates:,} candidates; Zipf(1.2) strings over a
 vocabulary of {args.vocabulary:,} words; best of {args.repeat} runs, BLAS limited to one thread.
 
 - Privatize {args.n:,} strings ({n_distinct:,} distinct): {t_priv:.3f} s.
-- Privatize {args.n:,} all-distinct strings (worst case, for information; one run): {t_distinct:.3f} s.
+- Privatize {args.n:,} all-distinct strings (worst case, for information; one run):
+  {t_distinct:.3f} s.
 - Decode against {args.candidates:,} candidates (hash them, build H, least squares,
   projection): {t_decode:.3f} s; l1 distance to the true frequencies of the candidates {l1:.3f}.
 - Top five candidates, estimate / true frequency: {top}.

@@ -27,19 +27,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's skldp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import markdown_table, pin_to_cpu, start_meta, target, write_results  # noqa: E402
+from _common import (  # noqa: E402
+    best_of,
+    markdown_table,
+    pin_to_cpu,
+    start_meta,
+    target,
+    write_results,
+)
 
 #: Cost of random_state=None against a seeded generator, at most.
 TARGET_RATIO = 2.0
-
-
-def _best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def _urandom_uniforms(m):
@@ -81,10 +79,10 @@ def main(argv=None):
         none: lambda: ch.sample(x, check_random_state(None)),
         "os.urandom stream (cryptographic)": lambda: _urandom_krr(x, ch.keep, k),
     }
-    times = {name: _best(fn, args.repeat) for name, fn in rows.items()}
+    times = {name: best_of(fn, args.repeat)[0] for name, fn in rows.items()}
     base = times[seeded]
-    t_tr_seeded = _best(lambda: rr.set_params(random_state=0).transform(x), args.repeat)
-    t_tr_none = _best(lambda: rr.set_params(random_state=None).transform(x), args.repeat)
+    t_tr_seeded = best_of(lambda: rr.set_params(random_state=0).transform(x), args.repeat)[0]
+    t_tr_none = best_of(lambda: rr.set_params(random_state=None).transform(x), args.repeat)[0]
     where = f"k-RR, n = {n:,}, k = {k}"
     targets = [
         target(f"channel sampling, random_state=None vs seeded, {where}", times[none] / base,

@@ -203,7 +203,8 @@ def main(argv=None):
             )
         )
     for r in em_rows:
-        targets.append(target(f"RAPPOR EM, tol = {r['tol']:g}, {where}", r["seconds"], TARGETS["em_s"]))
+        name = f"RAPPOR EM, tol = {r['tol']:g}, {where}"
+        targets.append(target(name, r["seconds"], TARGETS["em_s"]))
     if capped is None:
         row = target(f"RAPPOR EM, default tol = {default_tol:g}, {where}", f"> {args.em_cap:.0f} s "
                      "(stopped at the cap)", TARGETS["em_s"])
