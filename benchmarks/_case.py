@@ -3,7 +3,9 @@
 Usage: ``python benchmarks/_case.py '{"mechanism": "RandomizedResponse", "n": 1000000,
 "k": 256, "epsilon": 1.0}'``. Prints one JSON line: times (seconds), peak memory (MiB), the
 l1 error of each estimate, or ``{"skipped": reason}`` when the mechanism does not exist in
-this checkout or cannot be built for this k.
+this checkout, cannot be built for this k, or when its reports would exceed the byte budget
+``report_bytes_max`` (default 4 GiB; the bytes per report are measured on a small probe of the
+same privatizer), so that no case of the grid runs out of memory.
 """
 
 import json
@@ -21,7 +23,18 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import numpy as np
-from _common import current_rss_mb, l1, make_data, peak_rss_mb, reset_peak_rss
+from _common import (
+    REPORT_BYTES_MAX,
+    current_rss_mb,
+    l1,
+    make_data,
+    peak_rss_mb,
+    reports_over_budget,
+    reset_peak_rss,
+)
+
+#: Rows privatized to measure the bytes per report before a case runs.
+PROBE_ROWS = 1024
 
 
 def _recipes(k):
@@ -94,6 +107,13 @@ def run(spec):
     priv, reason = build_privatizer(name, k, eps)
     if priv is None:
         return {"skipped": reason}
+    probe = min(n, PROBE_ROWS)
+    bytes_per_report = priv.transform(np.arange(probe) % k).nbytes / probe
+    too_large = reports_over_budget(
+        bytes_per_report, n, float(spec.get("report_bytes_max", REPORT_BYTES_MAX))
+    )
+    if too_large:
+        return {"skipped": too_large, "memory_guard": True}
     x, p = make_data(n, k)
     reset_peak_rss()
     rss0 = current_rss_mb()

@@ -99,3 +99,157 @@ def markdown_to_rst(text):
             out.append(line.replace("`", "``"))
     flush()
     return "\n".join(out) + "\n"
+
+
+# -- results files ----------------------------------------------------------------------------
+#: Where the benchmark scripts write their results (included by docs/user_guide/scale.rst).
+RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def best_of(fn, repeat):
+    """``(seconds, output)``: the fastest of ``repeat`` calls of ``fn`` and its last output."""
+    import time
+
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def pin_to_cpu(cpu):
+    """Pin this process (and its children) to one CPU; ``None`` or a negative value: no pinning.
+
+    Returns the CPU pinned to, or ``None``.
+    """
+    if cpu is None or cpu < 0 or not hasattr(os, "sched_setaffinity"):
+        return None
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
+def load_average():
+    """The one-minute load average (NaN where the platform has none)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:  # pragma: no cover - not Unix
+        return float("nan")
+
+
+def start_meta(cpu=None, **extra):
+    """What a results file records about its run: date, machine, CPU pinning, load before."""
+    import platform
+    import sys
+    import time
+
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{platform.machine()} {platform.processor() or ''}".strip()
+        + f" ({os.cpu_count()} CPUs)",
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "cpu": cpu,
+        "load_before": load_average(),
+    }
+    meta.update(extra)
+    return meta
+
+
+def target(name, measured, limit, unit="s", *, higher_is_better=False, or_equal=None, fmt="{:.3g}"):
+    """One target row: its name, the measured figure, the limit and whether it was met.
+
+    "At least" targets (``higher_is_better``) include the limit, "under" targets do not unless
+    ``or_equal`` ("at most").
+    """
+    if or_equal is None:
+        or_equal = higher_is_better
+    if not isinstance(measured, (int, float)) or measured != measured:
+        met = None
+    elif higher_is_better:
+        met = bool(measured >= limit if or_equal else measured > limit)
+    else:
+        met = bool(measured <= limit if or_equal else measured < limit)
+    sign = (">" if higher_is_better else "<") + ("=" if or_equal else "")
+    return {
+        "target": name,
+        "limit": f"{sign} {fmt.format(limit)} {unit}".strip(),
+        "measured": f"{fmt.format(measured)} {unit}".strip()
+        if met is not None
+        else str(measured),
+        "value": measured if met is not None else None,
+        "met": met,
+    }
+
+
+def markdown_table(head, rows):
+    """A Markdown pipe table (the layout :func:`markdown_to_rst` reads back)."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write_results(name, title, meta, targets, body, data, out_dir=None):
+    """Write ``<name>.md``, ``<name>.rst`` and ``<name>.json`` in ``out_dir`` (default results/).
+
+    The Markdown starts with the run's date, machine, pinning and load average (before and
+    now), then the targets table (measured figure, met or not), then ``body`` (Markdown:
+    paragraphs and pipe tables). ``data`` (JSON-serializable) goes into the JSON with the meta
+    and the targets. Returns the Markdown.
+    """
+    import json
+
+    meta = dict(meta, load_after=load_average())
+    pin = f"pinned to CPU {meta['cpu']}" if meta.get("cpu") is not None else "not pinned"
+    lines = [
+        f"## {title}",
+        "",
+        f"Measured {meta['date']} on {meta['machine']}, one process {pin}, load average "
+        f"{meta['load_before']:.1f} before and {meta['load_after']:.1f} after. The machine was "
+        "shared with other jobs: the figures are indicative; ratios against peers measured in "
+        "the same run are the comparison.",
+        "",
+    ]
+    if targets:
+        met = {True: "met", False: "**not met**", None: "not measured"}
+        lines += [
+            markdown_table(
+                ["target", "limit", "measured", "met"],
+                [[t["target"], t["limit"], t["measured"], met[t["met"]]] for t in targets],
+            ),
+            "",
+        ]
+    md = "\n".join(lines) + "\n" + body.rstrip() + "\n"
+    out_dir = out_dir or RESULTS_DIR
+    os.makedirs(out_dir, exist_ok=True)
+    stem = os.path.join(out_dir, name)
+    with open(stem + ".md", "w") as fh:
+        fh.write(md)
+    with open(stem + ".rst", "w") as fh:
+        fh.write(markdown_to_rst(md))
+    with open(stem + ".json", "w") as fh:
+        json.dump({"meta": meta, "targets": targets, **data}, fh, indent=1, default=float)
+    print(md)
+    print(f"wrote {stem}.md, .rst, .json")
+    return md
+
+
+# -- memory guard of the suite ----------------------------------------------------------------
+#: Default budget of the reports of one suite case, in bytes; larger cases are skipped.
+REPORT_BYTES_MAX = 4 * 2**30
+
+
+def reports_over_budget(bytes_per_report, n, budget=REPORT_BYTES_MAX):
+    """Why a case whose n reports would exceed ``budget`` bytes is skipped (None if it fits).
+
+    ``bytes_per_report`` is measured on a small probe of the same mechanism, so the estimate
+    covers dense bit vectors (n k bytes), bit-packed reports and the peers' per-person objects
+    alike. Only the reports are counted; the estimators' temporaries come on top.
+    """
+    need = float(bytes_per_report) * n
+    if need <= budget:
+        return None
+    return (
+        f"memory guard: {n:,} reports at {bytes_per_report:,.0f} bytes each would take "
+        f"{need / 2**30:,.1f} GiB, over the {budget / 2**30:g} GiB budget"
+    )

@@ -27,7 +27,18 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
-from _common import current_rss_mb, l1, make_data, peak_rss_mb, reset_peak_rss
+from _common import (
+    REPORT_BYTES_MAX,
+    current_rss_mb,
+    l1,
+    make_data,
+    peak_rss_mb,
+    reports_over_budget,
+    reset_peak_rss,
+)
+
+#: Persons privatized to measure the bytes per report before a case runs.
+PROBE_ROWS = 256
 
 #: multi-freq-ldpy's IBU builds a dense k x k float matrix; skip it above this k.
 MAX_DENSE_K = 8192
@@ -168,6 +179,18 @@ def run(spec):
             privatize, aggregators = prepare_multi_freq_ldpy(mech, k, eps)
         else:
             raise ValueError(f"unknown library {lib!r}")
+        # the memory guard of _case.py: one Python object per person (and its list slot); the
+        # unary aggregators stack the reports into a float64 array, which dominates then
+        probe = privatize(x[:PROBE_ROWS])
+        bytes_per_report = sum(
+            max(sys.getsizeof(r), 8 * np.size(r)) + 8 for r in probe
+        ) / len(probe)
+        del probe
+        too_large = reports_over_budget(
+            bytes_per_report, n, float(spec.get("report_bytes_max", REPORT_BYTES_MAX))
+        )
+        if too_large:
+            return {"skipped": too_large, "memory_guard": True}
         reset_peak_rss()
         rss0 = current_rss_mb()
         out = {}

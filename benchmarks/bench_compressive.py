@@ -6,9 +6,14 @@ memory under 2 GB. Run from the repository root::
     python benchmarks/bench_compressive.py            # k = n = 10**6, m = 500
     python benchmarks/bench_compressive.py --quick    # k = n = 10**5, seconds
 
-BLAS and OpenMP are limited to one thread before numpy is imported. Peak memory is the
-tracemalloc peak of each phase (numpy allocations are traced) and the process's maximum
-resident set size at the end.
+BLAS and OpenMP are limited to one thread before numpy is imported and the process pins
+itself to one core (``--cpu -1``: no pinning). Peak memory is the tracemalloc peak of each
+phase (numpy allocations are traced) and the process's maximum resident set size at the end.
+
+The public m x k sign matrix is built once per channel, lazily from its seed, and then held
+(m k / 8 bytes, 62.5 MB at m = 500, k = 10**6). It is built and timed on its own before the
+privatization, so "privatize" excludes it; "privatize incl. matrix" is the sum, what a first
+call in a fresh process costs. Results go to ``benchmarks/results/compressive.{md,rst,json}``.
 """
 
 import os
@@ -31,6 +36,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import markdown_table, pin_to_cpu, start_meta, target, write_results  # noqa: E402
 
 from skldp import (
     OneBitCompressive,
@@ -88,7 +96,10 @@ def main(argv=None):
     parser.add_argument(
         "--all", action="store_true", help="also the symmetric, recursive and one-bit HR mechanisms"
     )
+    parser.add_argument("--cpu", type=int, default=0, help="CPU to pin to (-1: no pinning)")
+    parser.add_argument("--out-dir", default=None, help="default: benchmarks/results")
     args = parser.parse_args(argv)
+    meta = start_meta(pin_to_cpu(args.cpu))
     k, n = (10**5, 10**5) if args.quick else (args.k, args.n)
     s, m = args.sparsity, args.m
     rng = np.random.default_rng(0)
@@ -97,10 +108,6 @@ def main(argv=None):
     truth[support] = 1.0 / s
     x = rng.choice(support, size=n)
     categories = np.arange(k)
-    print(
-        f"k = {k:,}, n = {n:,}, m = {m}, epsilon = 1, uniform on s = {s} random values; one thread"
-    )
-    print("(measured on a shared, loaded machine: timings vary by tens of percent)\n")
     cases = [
         (
             "one-bit CP + OMP",
@@ -141,32 +148,47 @@ def main(argv=None):
                 SparseEstimator(sparsity=s, method="inverse", projection="sparse"),
             ),
         ]
-    header = f"{'mechanism':34s} {'matrix s':>9s} {'privatize s':>12s} {'recover s':>10s} {'peak GB':>8s} {'l1 err':>7s} {'s':>4s}"
-    print(header)
-    print("-" * len(header))
     rows = []
     for name, priv, est in cases:
         row = run(name, priv, est, x, truth, categories)
         rows.append(row)
-        print(
-            f"{row['mechanism']:34s} {row['matrix_s']:9.2f} {row['privatize_s']:12.3f} {row['recover_s']:10.2f} "
-            f"{row['peak_gb']:8.3f} {row['l1']:7.3f} {row['sparsity']:4d}"
-        )
+        print(row, flush=True)
     maxrss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    print(f"\nprocess maximum resident set size: {maxrss_gb:.2f} GB")
     main_row = rows[0]
-    checks = [
-        ("privatization < 1 s", main_row["privatize_s"] < TARGETS["privatize"]),
-        ("recovery < 30 s", main_row["recover_s"] < TARGETS["recover"]),
-        (
-            "memory < 2 GB",
-            max(r["peak_gb"] for r in rows) < TARGETS["memory_gb"]
-            and maxrss_gb < TARGETS["memory_gb"],
-        ),
+    peak_gb = max(max(r["peak_gb"] for r in rows), maxrss_gb)
+    where = f"k = {k:,}, n = {n:,}"
+    targets = [
+        target(f"privatization, {where} (matrix built apart)", main_row["privatize_s"],
+               TARGETS["privatize"]),
+        target(f"privatization incl. the one-time matrix build, {where}",
+               main_row["privatize_s"] + main_row["matrix_s"], TARGETS["privatize"]),
+        target(f"recovery (OMP, s = {s}), {where}", main_row["recover_s"], TARGETS["recover"]),
+        target("peak memory (traced peak and process max RSS)", peak_gb, TARGETS["memory_gb"],
+               "GB"),
     ]
-    for label, ok in checks:
-        print(f"  [{'ok' if ok else 'MISSED'}] {label} (one-bit CP)")
-    return 0 if all(ok for _, ok in checks) else 1
+    head = ["mechanism + estimator", "matrix s", "privatize s", "privatize incl. matrix s",
+            "recover s", "traced peak GB", "l1 error", "s found", "passes"]
+    body = [
+        [r["mechanism"], f"{r['matrix_s']:.2f}", f"{r['privatize_s']:.3f}",
+         f"{r['privatize_s'] + r['matrix_s']:.3f}", f"{r['recover_s']:.2f}",
+         f"{r['peak_gb']:.3f}", f"{r['l1']:.3f}", r["sparsity"], r["passes"]]
+        for r in rows
+    ]
+    text = (
+        f"k = {k:,}, n = {n:,}, m = {m}, epsilon = 1, input uniform on s = {s} random values; "
+        "one thread, one run each (timed under tracemalloc). The public m x k sign matrix is "
+        "built once per channel (lazily, from its seed) and timed apart in 'matrix s', so "
+        "'privatize s' excludes it and 'privatize incl. matrix s' is a first call in a fresh "
+        "process. The estimator reuses the channel's matrix. The second row finds the "
+        f"sparsity from the data. Process maximum resident set size: {maxrss_gb:.2f} GB.\n\n"
+        + markdown_table(head, body) + "\n"
+    )
+    write_results("compressive" + ("_quick" if args.quick else ""),
+                  "Compressive privatization at k = n = 10^6 (one core)" if not args.quick
+                  else f"Compressive privatization at k = n = {k:,} (quick, one core)",
+                  meta, targets, text, {"k": k, "n": n, "m": m, "sparsity": s, "rows": rows,
+                                        "maxrss_gb": maxrss_gb}, args.out_dir)
+    return 0 if all(t["met"] for t in targets if "incl." not in t["target"]) else 1
 
 
 if __name__ == "__main__":

@@ -3,15 +3,20 @@
 1. k-RR privatization at n = 10^7, k = 1000: rows per second of ``channel.sample`` and of the
    whole ``RandomizedResponse.transform`` (target: at least 30 million rows/s).
 2. EM at k = 1000, n = 10^5 against multi-freq-ldpy's IBU (``GRR_Aggregator_IBU``, a dense
-   k x k iteration), run in the peers' virtual environment on the same reports (target: at
-   least 100x faster, same estimate: l1 difference below 1e-6 when both converge). Two
-   regimes: epsilon = 6 with an interior maximum-likelihood estimate (both converge), and
-   epsilon = 1 where the estimate lies on the simplex boundary and EM converges sublinearly
-   (both stop at their iteration budget; compared per iteration and by likelihood).
+   k x k iteration with its defaults: at most 10,000 iterations, stop when no coordinate moves
+   by 1e-12), run in the peers' virtual environment on the same reports (target: at least 100x
+   faster, same estimate: l1 difference below 1e-6 when both converge). IBU does not say
+   whether it converged; it is checked here by one more IBU step from its output (converged
+   if no coordinate moves by its tolerance). Two regimes: epsilon = 6 with an interior
+   maximum-likelihood estimate (both converge, the l1 difference is the test), and
+   epsilon = 1 where the estimate lies on the simplex boundary: EM reaches its tolerance
+   while IBU runs into its 10,000-iteration cap still far from the maximum, so their l1
+   difference (about 1) measures IBU's distance to convergence, not a disagreement; the
+   log-likelihoods say which estimate is better.
 3. EM memory at k = 10^4, 10^5, 10^6: peak traced bytes per category (linear in k means a
    constant).
 
-Run: ``python benchmarks/bench_foundation.py [--cpu 0] [--skip-peers] [--out FILE.md]``. The
+Run: ``python benchmarks/bench_foundation.py [--cpu 0] [--skip-peers] [--out-dir DIR]``. The
 process pins itself to one CPU and one BLAS/OpenMP thread; the peer runs under ``taskset``.
 Timings are the best of ``--repeat`` runs; the machine's load shows in them.
 """
@@ -35,6 +40,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import best_of  # noqa: E402
+
+#: multi-freq-ldpy's IBU defaults (GRR_Aggregator_IBU: nb_iter, tol on the max-abs change).
+_IBU_MAX_ITER, _IBU_TOL = 10_000, 1e-12
 
 PEERS_PYTHON = Path(os.environ.get("SKLDP_PEERS_PYTHON", "/work/peers-venv/bin/python"))
 
@@ -43,23 +54,15 @@ import json, sys, time
 import numpy as np
 from multi_freq_ldpy.pure_frequency_oracles.GRR import GRR_Aggregator_IBU
 reports_file, k, eps, out_file = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+nb_iter, tol = int(sys.argv[5]), float(sys.argv[6])
 GRR_Aggregator_IBU(np.array([0, 1, 2]), 10, 1.0, nb_iter=3)  # compile the numba kernel first
 r = np.load(reports_file)
 t0 = time.perf_counter()
-est = GRR_Aggregator_IBU(r, k, eps)  # defaults: nb_iter=10000, tol=1e-12, max_abs
+est = GRR_Aggregator_IBU(r, k, eps, nb_iter=nb_iter, tol=tol)  # its defaults, stated
 seconds = time.perf_counter() - t0
 np.save(out_file, est)
 print(json.dumps({"seconds": seconds}))
 """
-
-
-def _best(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def _zipf(k, s=1.1, floor=0.0):
@@ -73,9 +76,9 @@ def bench_privatization(n, k, repeat):
 
     x = np.random.default_rng(1).integers(0, k, n)
     rr = RandomizedResponse(1.0, categories=np.arange(k), random_state=0).fit(np.arange(k))
-    t_sample, _ = _best(lambda: rr.channel_.sample(x, np.random.default_rng(0)), repeat)
-    t_transform, _ = _best(lambda: rr.transform(x), repeat)
-    t_count, _ = _best(lambda: rr.channel_.statistics(x), repeat)
+    t_sample, _ = best_of(lambda: rr.channel_.sample(x, np.random.default_rng(0)), repeat)
+    t_transform, _ = best_of(lambda: rr.transform(x), repeat)
+    t_count, _ = best_of(lambda: rr.channel_.statistics(x), repeat)
     return {
         "n": n,
         "k": k,
@@ -92,6 +95,7 @@ def _run_ibu(reports, k, eps, cpu):
         rfile, ofile = os.path.join(tmp, "r.npy"), os.path.join(tmp, "est.npy")
         np.save(rfile, reports)
         cmd = [str(PEERS_PYTHON), "-c", _IBU_SCRIPT, rfile, str(k), str(eps), ofile]
+        cmd += [str(_IBU_MAX_ITER), repr(_IBU_TOL)]
         if cpu is not None:
             cmd = ["taskset", "-c", str(cpu)] + cmd
         res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
@@ -113,8 +117,11 @@ def bench_em_vs_ibu(k, n, eps, floor, cpu, skip_peers, repeat):
     stats = channel.statistics(reports)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t_em, est = _best(lambda: EMEstimator().fit(reports), repeat)
-        t_em_tight, tight = _best(lambda: EMEstimator(tol=1e-13, max_iter=200_000).fit(reports), 1)
+        t_em, est = best_of(lambda: EMEstimator().fit(reports), repeat)
+        tight_em = EMEstimator(tol=1e-13, max_iter=200_000)
+        t_em_tight, tight = best_of(lambda: tight_em.fit(reports), 1)
+        # IBU's start: the same iteration from the same point, so the time per step compares
+        t_em_unif, unif = best_of(lambda: EMEstimator(init="uniform").fit(reports), 1)
     row = {
         "k": k,
         "n": n,
@@ -128,17 +135,28 @@ def bench_em_vs_ibu(k, n, eps, floor, cpu, skip_peers, repeat):
         "em_tight_iter": tight.n_iter_,
         "em_tight_converged": bool(tight.converged_),
         "em_tight_loglik": tight.log_likelihood_,
+        "em_uniform_s": t_em_unif,
+        "em_uniform_iter": unif.n_iter_,
+        "em_uniform_converged": bool(unif.converged_),
+        "em_uniform_loglik": unif.log_likelihood_,
     }
     if not skip_peers and PEERS_PYTHON.exists():
         t_ibu, ibu = _run_ibu(np.asarray(reports)[:, 0], k, eps, cpu)
+        # IBU's step is the EM step of this channel (A is symmetric): one more step from its
+        # output tells whether it stopped at its tolerance or at its iteration cap.
+        ibu_move = float(np.abs(channel.em_step(stats, ibu)[0] * ibu.sum() - ibu).max())
         ibu = ibu / ibu.sum()
         row.update(
             {
                 "ibu_s": t_ibu,
                 "ibu_loglik": channel.em_step(stats, ibu)[1],
+                "ibu_max_iter": _IBU_MAX_ITER,
+                "ibu_next_step_max_abs": ibu_move,
+                "ibu_converged": bool(ibu_move < _IBU_TOL),
                 "speedup": t_ibu / t_em,
                 "l1_em_vs_ibu": float(np.abs(est.distribution_ - ibu).sum()),
                 "l1_tight_em_vs_ibu": float(np.abs(tight.distribution_ - ibu).sum()),
+                "speedup_uniform_start": t_ibu / t_em_unif,
             }
         )
     return row
@@ -173,45 +191,112 @@ def bench_em_memory(ks, n, eps):
     return rows
 
 
-def to_markdown(priv, em_rows, mem_rows, note=""):
-    lines = ["## Foundation targets (one core)", ""]
-    if note:
-        lines += [note, ""]
-    lines += [
+def targets_of(priv, em_rows):
+    """The foundation's targets, measured (see the module docstring)."""
+    from _common import target
+
+    out = [
+        target(
+            f"k-RR transform, n = {priv['n']:,}, k = {priv['k']}",
+            priv["transform_rows_per_s"] / 1e6,
+            30,
+            "M rows/s",
+            higher_is_better=True,
+        )
+    ]
+    for r in em_rows:
+        if "speedup" not in r:
+            continue
+        out.append(
+            target(
+                f"EM vs IBU speed-up, k = {r['k']:,}, n = {r['n']:,}, epsilon = {r['epsilon']:g}",
+                r["speedup"],
+                100,
+                "x",
+                higher_is_better=True,
+                fmt="{:.0f}",
+            )
+        )
+        if r["em_converged"] and r["ibu_converged"]:  # else l1 measures IBU's distance
+            out.append(
+                target(
+                    f"l1(EM, IBU) when both converge, epsilon = {r['epsilon']:g}",
+                    r["l1_em_vs_ibu"],
+                    1e-6,
+                    "",
+                    fmt="{:.1e}",
+                )
+            )
+    return out
+
+
+def to_markdown(priv, em_rows, mem_rows):
+    from _common import markdown_table
+
+    lines = [
         f"k-RR privatization, n = {priv['n']:,}, k = {priv['k']}: `channel.sample` "
         f"{priv['sample_rows_per_s'] / 1e6:.1f} M rows/s ({priv['sample_s']:.3f} s), full "
         f"`transform` {priv['transform_rows_per_s'] / 1e6:.1f} M rows/s "
         f"({priv['transform_s']:.3f} s), counting {priv['count_rows_per_s'] / 1e6:.0f} M rows/s "
         "(target: 30 M rows/s).",
         "",
-        "| epsilon | EM s (iters, converged) | IBU s | speedup | l1(EM, IBU) | EM tol=1e-13 s (iters) | l1(tight EM, IBU) | loglik EM / IBU |",
-        "|---:|---|---:|---:|---:|---|---:|---|",
-    ]
-    for r in em_rows:
-        ibu = f"{r['ibu_s']:.2f}" if "ibu_s" in r else "-"
-        speed = f"{r['speedup']:.0f}x" if "speedup" in r else "-"
-        l1 = f"{r['l1_em_vs_ibu']:.1e}" if "l1_em_vs_ibu" in r else "-"
-        l1t = f"{r['l1_tight_em_vs_ibu']:.1e}" if "l1_tight_em_vs_ibu" in r else "-"
-        ll = (
-            f"{r['em_loglik']:.6f} / {r['ibu_loglik']:.6f}"
-            if "ibu_loglik" in r
-            else f"{r['em_loglik']:.6f}"
-        )
-        lines.append(
-            f"| {r['epsilon']:g} | {r['em_s']:.3f} ({r['em_iter']}, {r['em_converged']}) | {ibu} | "
-            f"{speed} | {l1} | {r['em_tight_s']:.2f} ({r['em_tight_iter']}) | {l1t} | {ll} |"
-        )
-    lines += [
+        "EM starts from the channel's closed-form maximum-likelihood estimate by default (k-RR "
+        "has one), hence its few iterations; the row 'EM from uniform' starts where IBU starts. "
+        f"EM (default tolerance) against multi-freq-ldpy's IBU (at most {_IBU_MAX_ITER:,} "
+        f"iterations, tolerance {_IBU_TOL:g} on the largest change). IBU converged means one "
+        "more IBU step from its output moves no coordinate by its tolerance; when IBU has not "
+        "converged, the l1 difference measures how far it stopped from the maximum, and the "
+        "log-likelihoods (higher is better) compare the estimates.",
         "",
-        "| k | EM peak traced MB | bytes per category | seconds (traced) | iterations |",
-        "|---:|---:|---:|---:|---:|",
     ]
-    for r in mem_rows:
-        lines.append(
-            f"| {r['k']:,} | {r['peak_mb']:.1f} | {r['bytes_per_category']:.0f} | "
-            f"{r['seconds_traced']:.2f} | {r['iterations']} |"
+    body = []
+    for r in em_rows:
+        has = "ibu_s" in r
+        ll = f"{r['em_loglik']:.6f}" + (f" / {r['ibu_loglik']:.6f}" if has else "")
+        ibu_state = (
+            f"{r['ibu_converged']} (next step {r['ibu_next_step_max_abs']:.1e})" if has else "-"
         )
-    return "\n".join(lines) + "\n"
+        body.append(
+            [
+                f"{r['epsilon']:g}",
+                f"{r['em_s']:.3f} ({r['em_iter']}, {r['em_converged']})",
+                f"{r['ibu_s']:.2f}" if has else "-",
+                ibu_state,
+                f"{r['speedup']:.0f}x" if has else "-",
+                f"{r['l1_em_vs_ibu']:.1e}" if has else "-",
+                f"{r['em_tight_s']:.2f} ({r['em_tight_iter']}, {r['em_tight_converged']})",
+                f"{r['em_uniform_s']:.3f} ({r['em_uniform_iter']}, {r['em_uniform_converged']})"
+                + (f", {r['speedup_uniform_start']:.0f}x" if has else ""),
+                f"{r['l1_tight_em_vs_ibu']:.1e}" if has else "-",
+                ll,
+            ]
+        )
+    head = [
+        "epsilon",
+        "EM s (iters, converged)",
+        "IBU s",
+        "IBU converged",
+        "speedup",
+        "l1(EM, IBU)",
+        "EM tol=1e-13 s (iters, converged)",
+        "EM from uniform s (iters, converged), speedup",
+        "l1(tight EM, IBU)",
+        "loglik EM / IBU",
+    ]
+    lines += [markdown_table(head, body), ""]
+    mem = [
+        [
+            f"{r['k']:,}",
+            f"{r['peak_mb']:.1f}",
+            f"{r['bytes_per_category']:.0f}",
+            f"{r['seconds_traced']:.2f}",
+            r["iterations"],
+        ]
+        for r in mem_rows
+    ]
+    head = ["k", "EM peak traced MB", "bytes per category", "seconds (traced)", "iterations"]
+    lines += [markdown_table(head, mem), ""]
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -220,35 +305,26 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=10**7)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-peers", action="store_true")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "foundation.md"))
+    parser.add_argument("--out-dir", default=None, help="default: benchmarks/results")
     args = parser.parse_args(argv)
-    cpu = None if args.cpu < 0 else args.cpu
-    if cpu is not None:
-        os.sched_setaffinity(0, {cpu})
+    from _common import pin_to_cpu, start_meta, write_results
 
-    load0 = os.getloadavg()[0]
+    cpu = pin_to_cpu(args.cpu)
+    meta = start_meta(cpu)
     priv = bench_privatization(args.n, 1000, args.repeat)
     em_rows = [
         bench_em_vs_ibu(1000, 10**5, 6.0, 0.5, cpu, args.skip_peers, args.repeat),
         bench_em_vs_ibu(1000, 10**5, 1.0, 0.0, cpu, args.skip_peers, 1),
     ]
     mem_rows = bench_em_memory([10**4, 10**5, 10**6], 10**5, 4.0)
-    note = (
-        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, pinned to CPU {cpu}, on a "
-        f"machine with {os.cpu_count()} CPUs and load average {load0:.1f} -> {os.getloadavg()[0]:.1f} "
-        "(shared with other jobs: absolute figures are pessimistic, ratios are the comparison)."
-    )
-    md = to_markdown(priv, em_rows, mem_rows, note)
-    print(md)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(md)
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from _common import markdown_to_rst
-
-    out.with_suffix(".rst").write_text(markdown_to_rst(md))
-    out.with_suffix(".json").write_text(
-        json.dumps({"privatization": priv, "em": em_rows, "memory": mem_rows}, indent=1)
+    write_results(
+        "foundation",
+        "Foundation targets (one core)",
+        meta,
+        targets_of(priv, em_rows),
+        to_markdown(priv, em_rows, mem_rows),
+        {"privatization": priv, "em": em_rows, "memory": mem_rows},
+        args.out_dir,
     )
 
 

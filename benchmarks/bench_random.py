@@ -10,8 +10,10 @@ Compares, at n rows (default 10^7) and k = 1000, on one core:
   replacement draw. numpy has no cryptographic bit generator, so this path cannot drive
   ``numpy.random.Generator`` methods; it is measured here as the price of that alternative.
 
-Run: ``taskset -c 0 python benchmarks/bench_random.py [--n 10000000]``. Prints a Markdown
-table; the best of ``--repeat`` runs is reported.
+Target: ``random_state=None`` costs at most 2x the seeded generator. Run:
+``python benchmarks/bench_random.py [--n 10000000] [--cpu 0]`` (the process pins itself to one
+core; ``--cpu -1``: no pinning). The best of ``--repeat`` runs is reported; results go to
+``benchmarks/results/random.{md,rst,json}``.
 """
 
 import argparse
@@ -23,15 +25,19 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's skldp
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import (  # noqa: E402
+    best_of,
+    markdown_table,
+    pin_to_cpu,
+    start_meta,
+    target,
+    write_results,
+)
 
-def _best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+#: Cost of random_state=None against a seeded generator, at most.
+TARGET_RATIO = 2.0
 
 
 def _urandom_uniforms(m):
@@ -55,7 +61,10 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=10**7)
     parser.add_argument("--k", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cpu", type=int, default=0, help="CPU to pin to (-1: no pinning)")
+    parser.add_argument("--out-dir", default=None, help="default: benchmarks/results")
     args = parser.parse_args(argv)
+    meta = start_meta(pin_to_cpu(args.cpu), repeat=args.repeat)
 
     from skldp import RandomizedResponse
     from skldp._random import check_random_state
@@ -64,24 +73,36 @@ def main(argv=None):
     x = np.random.default_rng(12345).integers(0, k, n)
     rr = RandomizedResponse(1.0, categories=np.arange(k)).fit(np.arange(k))
     ch = rr.channel_
+    seeded, none = "seeded Generator (random_state=0)", "random_state=None (OS-keyed PCG64DXSM)"
     rows = {
-        "seeded Generator (random_state=0)": lambda: ch.sample(x, check_random_state(0)),
-        "random_state=None (OS-keyed PCG64DXSM)": lambda: ch.sample(x, check_random_state(None)),
+        seeded: lambda: ch.sample(x, check_random_state(0)),
+        none: lambda: ch.sample(x, check_random_state(None)),
         "os.urandom stream (cryptographic)": lambda: _urandom_krr(x, ch.keep, k),
     }
-    times = {name: _best(fn, args.repeat) for name, fn in rows.items()}
-    base = times["seeded Generator (random_state=0)"]
-    print(f"k-RR channel sampling, n = {n:,}, k = {k}, best of {args.repeat}\n")
-    print("| randomness | seconds | million rows/s | cost vs seeded |")
-    print("|---|---:|---:|---:|")
-    for name, t in times.items():
-        print(f"| {name} | {t:.3f} | {n / t / 1e6:.1f} | {t / base:.2f}x |")
-    t_tr_seeded = _best(lambda: rr.set_params(random_state=0).transform(x), args.repeat)
-    t_tr_none = _best(lambda: rr.set_params(random_state=None).transform(x), args.repeat)
-    print(
-        f"\nFull transform: seeded {t_tr_seeded:.3f} s, None {t_tr_none:.3f} s "
-        f"({t_tr_none / t_tr_seeded:.2f}x)"
+    times = {name: best_of(fn, args.repeat)[0] for name, fn in rows.items()}
+    base = times[seeded]
+    t_tr_seeded = best_of(lambda: rr.set_params(random_state=0).transform(x), args.repeat)[0]
+    t_tr_none = best_of(lambda: rr.set_params(random_state=None).transform(x), args.repeat)[0]
+    where = f"k-RR, n = {n:,}, k = {k}"
+    targets = [
+        target(f"channel sampling, random_state=None vs seeded, {where}", times[none] / base,
+               TARGET_RATIO, "x", or_equal=True, fmt="{:.2f}"),
+        target(f"full transform, random_state=None vs seeded, {where}", t_tr_none / t_tr_seeded,
+               TARGET_RATIO, "x", or_equal=True, fmt="{:.2f}"),
+    ]
+    table = markdown_table(
+        ["randomness", "seconds", "million rows/s", "cost vs seeded"],
+        [[name, f"{t:.3f}", f"{n / t / 1e6:.1f}", f"{t / base:.2f}x"] for name, t in times.items()],
     )
+    body = (
+        f"k-RR channel sampling, n = {n:,}, k = {k}, best of {args.repeat}.\n\n{table}\n\n"
+        f"Full `transform`: seeded {t_tr_seeded:.3f} s, None {t_tr_none:.3f} s "
+        f"({t_tr_none / t_tr_seeded:.2f}x).\n"
+    )
+    data = {"n": n, "k": k, "sample_s": times, "transform_seeded_s": t_tr_seeded,
+            "transform_none_s": t_tr_none}
+    write_results("random", "Cost of the secure default randomness (one core)", meta, targets,
+                  body, data, args.out_dir)
 
 
 if __name__ == "__main__":

@@ -21,12 +21,19 @@ Examples::
     python benchmarks/run_all.py --no-peers --cpu -1
 
 A peer case that exceeds ``--peer-timeout`` is recorded as a timeout, and larger n for the same
-mechanism and k are not attempted.
+mechanism and k are not attempted. A case whose reports would exceed ``--max-report-gib``
+(default 4 GiB; dense unary reports take n k bytes, 655 GB at n = 10^7, k = 65536) is skipped
+with the reason, in skldp and in the peers, so the full grid never runs out of memory.
+
+Mechanisms that a peer library also implements run first (then the rest, in the table order),
+and ``suite.json`` is rewritten after every case: a run stopped early (SIGTERM or Ctrl-C) writes
+all its outputs for the cases done, and ``suite.md`` states which part of the grid they cover.
 """
 
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -34,6 +41,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from _common import REPORT_BYTES_MAX  # noqa: E402
 
 NS = [10**4, 10**5, 10**6, 10**7]
 KS = [16, 256, 4096, 65536]
@@ -112,16 +122,21 @@ def _run_case(python, script, spec, timeout, cpu):
     return out
 
 
-def run_suite(args):
+def grid_of(args):
+    """The requested grid: ``(mechanisms, missing, ns, ks)``."""
     mechanisms, missing = discover_mechanisms(args.mechanisms)
     ns = [n for n in (QUICK_NS if args.quick else NS) if n <= args.max_n]
-    ks = QUICK_KS if args.quick else KS
-    if args.ks:
-        ks = args.ks
+    ks = args.ks or (QUICK_KS if args.quick else KS)
+    return mechanisms, missing, ns, ks
+
+
+def run_suite(args, rows, save):
+    """Run the grid, appending to ``rows`` and calling ``save()`` after every case."""
+    mechanisms, _, ns, ks = grid_of(args)
     cpu = None if args.cpu < 0 else args.cpu
     peers_ok = not args.no_peers and PEERS_PYTHON.exists()
-    rows = []
-    for mech in mechanisms:
+    # the mechanisms with a peer first: the comparisons matter most if the run is cut short
+    for mech in sorted(mechanisms, key=lambda m: m not in PEERS):
         for k in ks:
             peer_dead = set()
             for n in ns:
@@ -132,11 +147,13 @@ def run_suite(args):
                     "k": k,
                     "epsilon": args.epsilon,
                     "em_max_iter": args.em_max_iter,
+                    "report_bytes_max": args.max_report_gib * 2**30,
                 }
                 row = {"mechanism": mech, "n": n, "k": k, "library": "skldp"}
                 row.update(_run_case(sys.executable, "_case.py", spec, args.timeout, cpu))
                 rows.append(row)
                 _log(row)
+                save()
                 if "skipped" in row:
                     break  # the reason does not depend on n
                 if not peers_ok:
@@ -158,6 +175,7 @@ def run_suite(args):
                             "n": n,
                             "k": k,
                             "epsilon": args.epsilon,
+                            "report_bytes_max": args.max_report_gib * 2**30,
                         }
                         prow.update(
                             _run_case(PEERS_PYTHON, "_peer_case.py", pspec, args.peer_timeout, cpu)
@@ -166,7 +184,8 @@ def run_suite(args):
                             peer_dead.add((lib, peer_mech))
                     rows.append(prow)
                     _log(prow)
-    return rows, missing
+                    save()
+    return rows
 
 
 def _log(row):
@@ -196,15 +215,79 @@ def _status(row):
     if "error" in row:
         return "error: " + row["error"][:60]
     if "skipped" in row:
-        return "skipped"
+        return "skipped" + (": memory guard" if row.get("memory_guard") else "")
     return ""
+
+
+def _order(row):
+    name = row["mechanism"]
+    known = KNOWN_MECHANISMS.index(name) if name in KNOWN_MECHANISMS else len(KNOWN_MECHANISMS)
+    return (known, name, row["k"], row["n"])
+
+
+def coverage_notes(rows, meta):
+    """What part of the requested grid the rows cover, in words (for a run cut short too)."""
+    grid = meta.get("grid")
+    if not grid:
+        return []
+    ns, ks = grid["ns"], grid["ks"]
+    fmt_set = lambda xs, f: "{" + ", ".join(f(x) for x in xs) + "}"  # noqa: E731
+    notes = [
+        f"Grid requested: n in {fmt_set(ns, lambda n: f'{n:.0e}')}, k in "
+        f"{fmt_set(ks, lambda k: f'{k:,}')}, {len(grid['mechanisms'])} mechanisms; skldp cases "
+        f"time out after {grid['timeout']:.0f} s, peer cases after {grid['peer_timeout']:.0f} s "
+        "(a peer that times out is not tried at larger n); memory guard: cases whose reports "
+        f"would exceed {grid['max_report_gib']:g} GiB are skipped."
+    ]
+    done, partial = [], []
+    for mech in grid["mechanisms"]:
+        mine = [r for r in rows if r["library"] == "skldp" and r["mechanism"] == mech]
+        # a (mechanism, k) is finished at its largest n or at a skip (larger n are not tried)
+        finished = {r["k"] for r in mine if r["n"] == max(ns) or "skipped" in r}
+        if all(k in finished for k in ks):
+            done.append(mech)
+        elif mine:
+            reached = {}
+            for r in mine:
+                reached[r["k"]] = max(reached.get(r["k"], 0), r["n"])
+            parts = [
+                f"k = {k:,}: " + ("all n" if k in finished else f"n up to {reached[k]:.0e}")
+                for k in ks
+                if k in reached
+            ]
+            partial.append(f"{mech} ({'; '.join(parts)}; other k not run)")
+    started = {r["mechanism"] for r in rows if r["library"] == "skldp"}
+    not_run = [m for m in grid["mechanisms"] if m not in started]
+    if meta.get("status") == "complete":
+        notes.append(
+            "The run completed: every case of this grid is in the tables or listed as skipped."
+        )
+    else:
+        notes.append(
+            f"The run was stopped before the end ({meta.get('status', 'interrupted')}). Complete: "
+            + (", ".join(done) or "none")
+            + ". Partial: "
+            + (", ".join(partial) or "none")
+            + ". Not run: "
+            + (", ".join(not_run) or "none")
+            + "."
+        )
+    return notes
 
 
 def build_tables(rows, missing, meta):
     """Markdown and reStructuredText tables (same content)."""
+    rows = sorted(rows, key=_order)
     sk = [r for r in rows if r["library"] == "skldp" and "skipped" not in r]
     skipped = sorted(
-        {(r["mechanism"], r["skipped"]) for r in rows if r["library"] == "skldp" and "skipped" in r}
+        {
+            (r["mechanism"], f"k = {r['k']:,}, n >= {r['n']:.0e}: " + r["skipped"])
+            if r.get("memory_guard")
+            else (r["mechanism"], r["skipped"])
+            for r in rows
+            if r["library"] == "skldp" and "skipped" in r
+        },
+        key=lambda t: (_order({"mechanism": t[0], "k": 0, "n": 0}), t[1]),
     )
     peers = {
         (r["mechanism"], r["n"], r["k"], r["library"]): r for r in rows if r["library"] != "skldp"
@@ -312,13 +395,27 @@ def build_tables(rows, missing, meta):
     if "load_before" in meta:
         load = f" (load average {meta['load_before']:.1f} before, {meta['load_after']:.1f} after)"
     pin = f"pinned to CPU {meta['cpu']}" if meta["cpu"] is not None else "unpinned"
-    notes = [
+    notes = coverage_notes(rows, meta) + [
         f"Measured {meta['date']} on {meta['machine']}, one core per case ({pin}), "
         f"epsilon = {meta['epsilon']}, input Zipf(1.1). A shared machine{load}: treat the "
         "figures as indicative and the ratios as the comparison.",
         f"EM runs at most {meta['em_max_iter']} iterations here; multi-freq-ldpy's IBU at most 1000.",
         "Peers privatize one person at a time (their API); skldp privatizes a column at once.",
     ]
+    guarded = sorted(
+        {
+            (r["mechanism"], r["library"], r["k"], r["n"])
+            for r in rows
+            if r["library"] != "skldp" and r.get("memory_guard")
+        },
+        key=lambda t: _order({"mechanism": t[0], "k": t[2], "n": t[3]}),
+    )
+    if guarded:
+        notes.append(
+            "Peer cases skipped by the memory guard (their reports are one object per person): "
+            + "; ".join(f"{m} [{lib}] k = {k:,}, n = {n:.0e}" for m, lib, k, n in guarded)
+            + "."
+        )
     if missing:
         notes.append("Not in this checkout (skipped): " + ", ".join(missing) + ".")
     for mech, why in skipped:
@@ -420,6 +517,12 @@ def main(argv=None):
         help="skip EM for bit-vector mechanisms when n * k exceeds this (its cost per iteration)",
     )
     parser.add_argument("--no-peers", action="store_true", help="skip pure-ldp and multi-freq-ldpy")
+    parser.add_argument(
+        "--max-report-gib",
+        type=float,
+        default=REPORT_BYTES_MAX / 2**30,
+        help="skip cases whose reports would exceed this many GiB (memory guard)",
+    )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per skldp case")
     parser.add_argument("--peer-timeout", type=float, default=600, help="seconds per peer case")
     parser.add_argument(
@@ -433,12 +536,25 @@ def main(argv=None):
     args.max_n = int(args.max_n)
     if args.render_only:
         saved = json.loads((Path(args.out_dir) / "suite.json").read_text())
+        if saved["meta"].get("status") == "running":  # its process was killed outright
+            saved["meta"]["status"] = "interrupted; rendered from suite.json"
         write_outputs(saved["rows"], saved["missing"], saved["meta"], Path(args.out_dir))
         return
 
     import platform
 
+    mechanisms, missing, ns, ks = grid_of(args)
     meta = {
+        "grid": {
+            "mechanisms": mechanisms,
+            "ns": ns,
+            "ks": ks,
+            "timeout": args.timeout,
+            "peer_timeout": args.peer_timeout,
+            "max_report_gib": args.max_report_gib,
+            "peers": not args.no_peers and PEERS_PYTHON.exists(),
+        },
+        "status": "running",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.machine()} {platform.processor() or ''} ({os.cpu_count()} CPUs)".replace(
             "  ", " "
@@ -449,10 +565,29 @@ def main(argv=None):
         "python": sys.version.split()[0],
         "load_before": os.getloadavg()[0],
     }
-    rows, missing = run_suite(args)
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+
+    def save():
+        meta["load_after"] = os.getloadavg()[0]
+        (out_dir / "suite.json").write_text(
+            json.dumps({"meta": meta, "rows": rows, "missing": missing}, indent=1)
+        )
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        run_suite(args, rows, save)
+        meta["status"] = "complete"
+    except KeyboardInterrupt:
+        # the case in flight dies with its process and is not recorded
+        meta["status"] = "stopped at " + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     meta["load_after"] = os.getloadavg()[0]
-    write_outputs(rows, missing, meta, Path(args.out_dir))
-    print(f"wrote {args.out_dir}/suite.md, suite.rst, suite.png, suite.json")
+    write_outputs(rows, missing, meta, out_dir)
+    print(f"wrote {args.out_dir}/suite.md, suite.rst, suite.png, suite.json ({meta['status']})")
 
 
 if __name__ == "__main__":
