@@ -474,30 +474,40 @@ def plot(rows, path):
         print("matplotlib is not installed: no plot", file=sys.stderr)
         return
     ks = sorted({r["k"] for r in rows})
-    fig, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.8), sharey=True, squeeze=False)
+
+    def label_of(r):
+        return r["mechanism"] if r["library"] == "skldp" else f"{r['mechanism']} [{r['library']}]"
+
+    # One colour per label in every panel (20 distinct ones), one legend for all panels.
+    labels = sorted({label_of(r) for r in rows if "privatize_s" in r})
+    palette = plt.get_cmap("tab20").colors
+    color = {label: palette[i % len(palette)] for i, label in enumerate(labels)}
+    fig, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 5.2), sharey=True, squeeze=False)
     for ax, k in zip(axes[0], ks):
         series = {}
         for r in rows:
             if r["k"] != k or "privatize_s" not in r:
                 continue
-            label = (
-                r["mechanism"] if r["library"] == "skldp" else f"{r['mechanism']} [{r['library']}]"
+            series.setdefault((label_of(r), r["library"]), []).append(
+                (r["n"], r["n"] / r["privatize_s"])
             )
-            series.setdefault((label, r["library"]), []).append((r["n"], r["n"] / r["privatize_s"]))
         for (label, lib), pts in sorted(series.items()):
             pts.sort()
             style = "-o" if lib == "skldp" else "--x"
-            ax.loglog([p[0] for p in pts], [p[1] for p in pts], style, label=label, markersize=4)
+            ax.loglog([p[0] for p in pts], [p[1] for p in pts], style, label=label,
+                      markersize=4, color=color[label])
         ax.set_title(f"k = {k:,}")
         ax.set_xlabel("rows n")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("privatized rows per second (one core)")
-    handles, labels = axes[0][-1].get_legend_handles_labels()
-    if handles:
-        fig.legend(
-            handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=7, frameon=False
-        )
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    if labels:
+        handles = [
+            plt.Line2D([], [], color=color[label], marker="o" if "[" not in label else "x",
+                       linestyle="-" if "[" not in label else "--", markersize=4)
+            for label in labels
+        ]
+        fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.27, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
