@@ -19,6 +19,8 @@ from the column indices of the ones, and whatever needs dense rows (likelihoods,
 densifies blocks of ``_rows_per_chunk()`` rows at a time.
 """
 
+import weakref
+
 import numpy as np
 from scipy import sparse
 
@@ -28,6 +30,9 @@ _ULP = 2.0**-53
 
 #: Rows of reports processed at once by chunked products (bounds the float temporaries).
 _CHUNK_ENTRIES = 1 << 22
+
+#: Largest relative-likelihood matrix (bytes) that bit-vector EM keeps between its steps.
+_EM_CACHE_BYTES = 256 * 2**20
 
 # _BYTE_BITS[v, l] is bit l (little-endian) of the byte v.
 _BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)
@@ -113,7 +118,7 @@ class PackedBitReports:
     width : int
     """
 
-    __slots__ = ("_byte_matrix", "packed", "sums", "width")
+    __slots__ = ("__weakref__", "_byte_matrix", "packed", "sums", "width")
 
     def __init__(self, packed, sums, width):
         self.packed = packed
@@ -372,16 +377,37 @@ class BitVectorChannel(Channel):
         n = stats.n
         acc = np.zeros(self.n_inputs)
         total = 0.0
-        step = self._rows_per_chunk()
         with np.errstate(divide="ignore"):
-            for start in range(0, n, step):
-                bits = stats.unpack(start, start + step)
-                R = self._relative_likelihood(bits)
+            for R, log_scale in self._em_chunks(stats):
                 t = R @ p
-                total += float(np.sum(self._log_scale(bits)) + np.sum(np.log(t)))
+                total += log_scale + float(np.sum(np.log(t)))
                 acc += (1.0 / t) @ R
         nxt = p * acc / n
         return nxt / nxt.sum(), total / n
+
+    def _em_chunks(self, stats):
+        """(relative likelihoods, sum of log-scales) of each chunk of the reports.
+
+        They do not depend on p, so when all of them fit in ``_EM_CACHE_BYTES`` they are kept
+        for the statistics object EM is working on (one at a time, by weak reference) and the
+        later steps are two products each; otherwise each step rebuilds them chunk by chunk.
+        """
+        memo = self.__dict__.get("_em_chunks_memo")
+        if memo is not None and memo[0]() is stats:
+            return memo[1]
+        step = self._rows_per_chunk()
+
+        def build():
+            for start in range(0, stats.n, step):
+                bits = stats.unpack(start, start + step)
+                yield self._relative_likelihood(bits), float(np.sum(self._log_scale(bits)))
+
+        if stats.n * self.n_inputs * 8 > _EM_CACHE_BYTES:
+            return build()
+        chunks = list(build())
+        self.__dict__["_em_chunks_memo"] = (weakref.ref(stats), chunks)
+        weakref.finalize(stats, self.__dict__.pop, "_em_chunks_memo", None)  # no stale copies
+        return chunks
 
     # -- dense form ----------------------------------------------------------------------------------
     def output_bits(self):

@@ -170,3 +170,31 @@ class TestOpenChannel:
         assert ch.bits_per_report == 10 and ch.guarantee() == LDP(1.0)
         with pytest.raises(TypeError, match="restrict"):
             ch.to_dense()
+
+
+def test_em_keeps_the_relative_likelihoods_between_steps(monkeypatch):
+    # The relative likelihoods do not depend on p: kept between EM steps when small, rebuilt
+    # chunk by chunk otherwise, with the same steps to the last bit either way; the kept copy
+    # goes with the statistics it belongs to.
+    import gc
+
+    from skldp.channels import _bits
+
+    rng = np.random.default_rng(4)
+    ch = CohortRAPPORChannel(1.0, 16, rng.integers(0, 16, size=(40, 4, 2)))
+    reports = ch.sample(rng.integers(0, 40, 3000), rng)
+    p = rng.dirichlet(np.ones(40))
+    stats = ch.em_statistics(reports)
+    kept = [ch.em_step(stats, p), ch.em_step(stats, p / 2 + 1 / 80)]
+    memo = ch.__dict__.pop("_em_chunks_memo")
+    assert memo[0]() is stats
+    monkeypatch.setattr(_bits, "_EM_CACHE_BYTES", 0)
+    rebuilt = [ch.em_step(stats, p), ch.em_step(stats, p / 2 + 1 / 80)]
+    assert "_em_chunks_memo" not in ch.__dict__
+    for (a, la), (b, lb) in zip(kept, rebuilt):
+        assert_array_equal(a, b)
+        assert la == lb
+    ch.__dict__["_em_chunks_memo"] = memo
+    del stats
+    gc.collect()
+    assert "_em_chunks_memo" not in ch.__dict__
