@@ -179,21 +179,21 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
 
     def _sample(self, X, rng):
         """Read in-memory X and draw its reports: ``(one array per channel, pandas index)``."""
-        columns, index = self._read_columns(X, reset=False)
-        parts = [
-            ch.sample(encode(col, cats, j), rng)
-            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
-        ]
-        return parts, index
+        return self._encode_and_draw(X, rng, "sample")
 
     def _sample_sparse(self, X, rng):
         """Read in-memory X and draw its reports as one scipy.sparse CSR 0/1 matrix."""
-        columns, _ = self._read_columns(X, reset=False)
-        blocks = [
-            ch.sample_sparse(encode(col, cats, j), rng)
+        blocks, _ = self._encode_and_draw(X, rng, "sample_sparse")
+        return blocks[0] if len(blocks) == 1 else sparse.hstack(blocks, format="csr")
+
+    def _encode_and_draw(self, X, rng, method):
+        """Encode each column of X and draw its reports with the channel's ``method``."""
+        columns, index = self._read_columns(X, reset=False)
+        parts = [
+            getattr(ch, method)(encode(col, cats, j), rng)
             for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
         ]
-        return blocks[0] if len(blocks) == 1 else sparse.hstack(blocks, format="csr")
+        return parts, index
 
     def _output_names(self, specs):
         out, pos = [], 0
