@@ -160,7 +160,7 @@ def encode(values, categories, column=0):
         idx = values.astype(np.int64, copy=False) - start
         if idx.size and (idx.min() < 0 or idx.max() >= categories.shape[0]):
             bad = (idx < 0) | (idx >= categories.shape[0])
-            _raise_unknown(values[bad], column)
+            _raise_unknown(values[bad], column, categories)
         return idx
     if values.dtype.kind == "O" or values.dtype.kind == "f":
         missing = pd.isna(values)
@@ -176,7 +176,7 @@ def encode(values, categories, column=0):
             f"column {column} has values that cannot be compared with its categories"
         ) from exc
     if np.any(idx < 0):
-        _raise_unknown(values[idx < 0], column)
+        _raise_unknown(values[idx < 0], column, categories)
     return idx.astype(np.int64, copy=False)
 
 
@@ -227,8 +227,19 @@ def encode_parameter(values, categories, column, name, *, distinct=False):
     return idx.astype(np.int64, copy=False)
 
 
-def _raise_unknown(bad, column):
+def _raise_unknown(bad, column, categories=None):
     uniq = pd.unique(pd.Series(bad, copy=False))
+    hint = ""
+    if categories is not None and all(isinstance(v, str) for v in uniq):
+        texts = {str(c) for c in np.asarray(categories, dtype=object) if not isinstance(c, str)}
+        if texts and all(v in texts for v in uniq):
+            hint = (
+                "; they are the text of non-string categories (a Dask data frame turns object "
+                "columns into strings unless dask.config.set({'dataframe.convert-string': "
+                "False}) is set before it is built, and a CSV reader may read numbers as text): "
+                "give the column the categories' type"
+            )
     raise ValueError(
-        f"column {column} contains {len(uniq)} values outside the domain: {_describe(np.asarray(uniq))}"
+        f"column {column} contains {len(uniq)} values outside the domain: "
+        f"{_describe(np.asarray(uniq))}{hint}"
     )

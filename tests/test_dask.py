@@ -425,3 +425,21 @@ def test_two_worker_cluster_matches_single_machine_for_other_privatizers(two_wor
         for piece in pieces:
             local.partial_fit(piece)
         _assert_same_fit(clone(estimator).fit(reports), local)
+
+
+def test_object_columns_turned_into_strings_by_dask_are_explained():
+    # Dask makes object columns strings by default: the integers 1, 2, 3 arrive as "1", "2",
+    # "3", outside a domain of integers. The error says so, and the setting it names works.
+    import dask
+
+    frame = pd.DataFrame({"x": pd.Series([1, 2, 3, 1] * 25, dtype=object)})
+    rr = RandomizedResponse(epsilon=1.0, categories=[1, 2, 3], random_state=0)
+    with pytest.raises(ValueError, match=r"'1'.*text of non-string categories.*convert-string"):
+        rr.fit(dd.from_pandas(frame, npartitions=2))
+    with dask.config.set({"dataframe.convert-string": False}):
+        lazy = dd.from_pandas(frame, npartitions=2)
+        reports = rr.fit(lazy).transform(lazy).compute()
+    assert reports.shape == (100, 1) and set(np.asarray(reports).ravel()) <= {0, 1, 2}
+    # The same hint for text read from a file, without Dask.
+    with pytest.raises(ValueError, match="text of non-string categories"):
+        rr.fit(["1", "2"])
