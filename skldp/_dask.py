@@ -90,6 +90,34 @@ def _register_dtype():
     _registered = True
 
 
+def _register_serialization():
+    """Send Reports arrays between dask.distributed processes by pickle, channels included.
+
+    distributed's own serializer sends an ndarray subclass as a plain ndarray, so a block of
+    reports that moved to another worker would arrive without its channels. Declining that
+    serializer for Reports makes distributed fall back to pickle, which the receiving process
+    needs nothing special to read; the process that sends must have run this (the worker that
+    made the block: it is called where blocks are made, and on the client).
+    """
+    global _serialization_registered
+    if _serialization_registered:
+        return
+    try:
+        from distributed.protocol import dask_serialize
+    except ImportError:  # dask without distributed: nothing crosses a process
+        _serialization_registered = True
+        return
+
+    @dask_serialize.register(Reports)
+    def _decline(reports):
+        raise NotImplementedError("Reports travel by pickle, with their channels")
+
+    _serialization_registered = True
+
+
+_serialization_registered = False
+
+
 def partition_generators(random_state, n_partitions):
     """The generator of each partition: ``check_random_state(random_state).spawn(n)``.
 
@@ -119,6 +147,7 @@ def _child(generators, i):
 
 
 def _transform_block(block, privatizer, generators, block_id=None):
+    _register_serialization()  # this worker may send the block to another
     rng = _child(generators, block_id[0])
     if block.shape[0] == 0:
         return _empty_reports(privatizer)
@@ -140,6 +169,7 @@ def transform(privatizer, X):
             "one in-memory DataFrame; use the default output with Dask input (a Dask data frame "
             "of raw values already gives a Dask data frame of reports, with its index and channel)"
         )
+    _register_serialization()
     kind = _kind(X)
     specs = privatizer.report_specs()
     width = sum(s.width for s in specs)
@@ -217,6 +247,7 @@ def statistics(estimator, X):
     """
     import dask
 
+    _register_serialization()  # reports made here and sent to the workers keep their channels
     kind = _kind(X)
     if kind == "array":
         if X.ndim == 2 and len(X.chunks[1]) > 1:

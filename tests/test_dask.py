@@ -443,3 +443,19 @@ def test_object_columns_turned_into_strings_by_dask_are_explained():
     # The same hint for text read from a file, without Dask.
     with pytest.raises(ValueError, match="text of non-string categories"):
         rr.fit(["1", "2"])
+
+
+def test_reports_cross_processes_with_their_channels(seed):
+    # distributed's own serializer would send a Reports block as a plain ndarray (its channels
+    # gone, so a block that moved to another worker could not be read); skldp declines it for
+    # Reports, and distributed falls back to pickle, channels included.
+    from distributed.protocol import deserialize, serialize
+
+    X = np.random.default_rng(seed).integers(0, 5, 4000)
+    rr = RandomizedResponse(epsilon=1.0, categories=range(5), random_state=seed).fit(X)
+    block = rr.transform(da.from_array(X, chunks=1000)).blocks[0].compute()
+    header, frames = serialize(block)
+    moved = deserialize(header, frames)
+    assert header["serializer"] == "pickle"
+    assert type(moved) is type(block) and moved.specs == block.specs
+    assert_array_equal(moved, block)
