@@ -227,6 +227,13 @@ def _check_sparse_bits(channel, reports):
     )
 
 
+def _drop_dead_memo(attributes):
+    """Drop a channel's kept EM likelihoods once the statistics they belong to are gone."""
+    memo = attributes.get("_em_chunks_memo")
+    if memo is not None and memo[0]() is None:
+        del attributes["_em_chunks_memo"]
+
+
 class BitVectorChannel(Channel):
     r"""Base class of channels whose reports are 0/1 vectors of a fixed width.
 
@@ -406,7 +413,7 @@ class BitVectorChannel(Channel):
             return build()
         chunks = list(build())
         self.__dict__["_em_chunks_memo"] = (weakref.ref(stats), chunks)
-        weakref.finalize(stats, self.__dict__.pop, "_em_chunks_memo", None)  # no stale copies
+        weakref.finalize(stats, _drop_dead_memo, self.__dict__)  # freed with its statistics
         return chunks
 
     # -- dense form ----------------------------------------------------------------------------------

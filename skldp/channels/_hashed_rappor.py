@@ -250,18 +250,17 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
         # hits[i, s] = y_i . B_c(s) for report i of cohort c: one sparse product per cohort
         # with the Bloom filters of that cohort (the rows c*k .. c*k+k-1 of the incidence).
         c = self.decode_cohorts(reports)
+        valid = c < self.n_cohorts
         k = self.n_bits
         bits = np.asarray(reports[:, :k], dtype=float)
         hits = np.zeros((reports.shape[0], self.n_inputs))
-        size = np.zeros_like(hits)
-        sizes = self._first.sum(axis=2).T  # (C, S): |B_c(s)|
-        for cohort in np.unique(c[c < self.n_cohorts]):
+        for cohort in np.unique(c[valid]):
             rows = np.flatnonzero(c == cohort)
             block = self.incidence[cohort * k : (cohort + 1) * k]
             hits[rows] = (block.T @ bits[rows].T).T
-            size[rows] = sizes[cohort]
+        size = self._first.sum(axis=2).T[np.where(valid, c, 0)]  # (n, S): |B_c(s)|
         R = np.exp(hits * self._log_r1 + (size - hits) * self._log_r0)
-        R[c >= self.n_cohorts] = 0.0
+        R[~valid] = 0.0
         return R
 
     def statistics_from_em(self, em_stats):

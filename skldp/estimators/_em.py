@@ -164,7 +164,9 @@ class EMEstimator(BaseDistributionEstimator):
     RAPPOR, and the reports of uRAP that reveal no value when it has more than 16 sensitive
     values; with fewer free bits, a fixed-size histogram of bit patterns). For RAPPOR, OUE
     and uRAP an EM run adds a look-up table of about 12 bytes per packed byte, kept until the
-    next ``fit`` or ``partial_fit``.
+    next ``fit`` or ``partial_fit``; for hashed RAPPOR it keeps the reports' relative
+    likelihoods (8 bytes per report and candidate) between EM steps when they fit in 256 MiB,
+    until the statistics are released.
 
     Examples
     --------

@@ -113,10 +113,13 @@ class _ChannelOperator(MeasurementOperator):
         return out
 
     def column_norms(self):
-        # Norms of forward(e_x): for a symbol channel the rows of its dense matrix, for a
-        # bit-vector channel the bit marginals of input x (its dense matrix over 2**w outputs
-        # is another thing, and too large past 16 bits).
+        # Norms of forward(e_x). For a symbol channel that is row x of its dense matrix, which
+        # the channel builds in closed form; for a bit-vector channel it is the bit marginals
+        # of input x (its dense matrix over 2**w outputs is another thing, too large past 16
+        # bits), one forward map per input.
         if self.shape[0] * self.shape[1] <= 20_000_000:
+            if self.channel.report_kind == "symbol":
+                return np.linalg.norm(self.channel.to_dense(), axis=1)
             return np.linalg.norm(self.columns(np.arange(self.shape[1])), axis=0)
         # Too large to enumerate: OMP then selects by raw correlations (equal norms assumed).
         return np.ones(self.shape[1])
