@@ -1,5 +1,7 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
+import copy
+
 import numpy as np
 import pandas as pd
 import sklearn
@@ -247,6 +249,10 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return tags
 
 
+def _is_fitted_privatizer(obj):
+    return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
+
+
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
@@ -270,6 +276,30 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         """Return a dict of learned attributes for one column (with ``distribution_``)."""
         raise NotImplementedError
 
+    # -- cloning --------------------------------------------------------------------------------
+    def __sklearn_clone__(self):
+        """Clone as :func:`sklearn.base.clone` does, but keep a fitted privatizer in ``channel``.
+
+        ``clone`` clones every parameter that has ``get_params``, so a fitted privatizer given
+        as ``channel=`` would come back unfitted and without the channel it stands for
+        (``GridSearchCV`` and ``cross_val_score`` clone before every fit). Here the privatizer
+        is the source of a fixed, public channel rather than a model to refit, so a fitted one
+        is deep-copied with its fitted state, as ``clone`` deep-copies a channel object. An
+        unfitted privatizer is cloned as usual (and refused at fit, with a message).
+        """
+        new = super().__sklearn_clone__()
+        given = getattr(self, "channel", None)
+        if isinstance(given, (list, tuple)):
+            if any(_is_fitted_privatizer(item) for item in given):
+                kept = [
+                    copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
+                    for item, cloned in zip(given, new.channel)
+                ]
+                new.set_params(channel=type(given)(kept))
+        elif _is_fitted_privatizer(given):
+            new.set_params(channel=copy.deepcopy(given))
+        return new
+
     # -- reading reports ------------------------------------------------------------------------
     def _given_specs(self):
         given = self.channel
@@ -284,6 +314,11 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 specs.append(ReportSpec(item))
             elif isinstance(item, ReportSpec):
                 specs.append(item)
+            elif hasattr(item, "report_specs"):
+                raise TypeError(
+                    f"channel= is an unfitted {type(item).__name__}; fit the privatizer (on the "
+                    "public domain) before passing it, or pass its channel_"
+                )
             else:
                 raise TypeError(
                     "channel must be a channel, a fitted privatizer, or a list of them; "
