@@ -13,6 +13,7 @@ The limit is the machine's physical memory by default (``os.sysconf``: ``SC_PHYS
 """
 
 import contextlib
+import numbers
 import os
 
 from skldp.exceptions import MemoryLimitError
@@ -50,7 +51,7 @@ def get_memory_limit():
 def _check_limit(nbytes):
     if nbytes is None:
         return None
-    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes <= 0:
+    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral) or nbytes <= 0:
         raise ValueError(
             f"the memory limit must be a positive number of bytes or None; got {nbytes!r}"
         )
