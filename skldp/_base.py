@@ -18,6 +18,27 @@ from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
 
 
+def _column_values(series):
+    """A DataFrame column as a 1-D array of its own values, of their own kind.
+
+    A NumPy column is returned as is; a categorical column as its categories' values; a
+    nullable (``Int64``, ``boolean``, ``string``...) column in its NumPy dtype when nothing is
+    missing, else as objects with ``pd.NA`` (which the domain check refuses by name).
+    """
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = series.cat.codes.to_numpy()
+        if codes.size and codes.min() < 0:
+            return series.to_numpy(dtype=object)
+        return np.asarray(dtype.categories).take(codes)
+    if isinstance(dtype, np.dtype):
+        return series.to_numpy()
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    if numpy_dtype is not None and numpy_dtype.kind in "biuf" and not series.hasnans:
+        return series.to_numpy(dtype=numpy_dtype)
+    return series.to_numpy(dtype=object)
+
+
 def _single_or_list(values):
     return values[0] if len(values) == 1 else list(values)
 
@@ -67,9 +88,14 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         elif isinstance(X, np.ndarray) and X.ndim == 1:
             X = X.reshape(-1, 1)
         index = X.index if isinstance(X, pd.DataFrame) else None
+        frame = X if isinstance(X, pd.DataFrame) else None
         X = validate_data(
             self, X, reset=reset, dtype=None, ensure_all_finite=False, ensure_min_samples=1
         )
+        if frame is not None:
+            # scikit-learn's validation turns nullable and boolean categorical columns into
+            # floats (True into 1.0); read the frame's own values column by column instead
+            return [_column_values(frame.iloc[:, j]) for j in range(frame.shape[1])], index
         return [X[:, j] for j in range(X.shape[1])], index
 
     # -- scikit-learn API -------------------------------------------------------------------------
