@@ -18,6 +18,14 @@ from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
 
 
+def _own_kind_needed(dtype):
+    """Whether a DataFrame column of this dtype must be read by :func:`_column_values`."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return True
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    return not isinstance(dtype, np.dtype) and numpy_dtype is not None
+
+
 def _column_values(series):
     """A DataFrame column as a 1-D array of its own values, of their own kind.
 
@@ -92,11 +100,14 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         X = validate_data(
             self, X, reset=reset, dtype=None, ensure_all_finite=False, ensure_min_samples=1
         )
+        columns = [X[:, j] for j in range(X.shape[1])]
         if frame is not None:
             # scikit-learn's validation turns nullable and boolean categorical columns into
-            # floats (True into 1.0); read the frame's own values column by column instead
-            return [_column_values(frame.iloc[:, j]) for j in range(frame.shape[1])], index
-        return [X[:, j] for j in range(X.shape[1])], index
+            # floats (True into 1.0); read those from the frame itself
+            for j, dtype in enumerate(frame.dtypes):
+                if _own_kind_needed(dtype):
+                    columns[j] = _column_values(frame.iloc[:, j])
+        return columns, index
 
     # -- scikit-learn API -------------------------------------------------------------------------
     def fit(self, X, y=None):
