@@ -557,6 +557,9 @@ def audit(
         If the privatizer is not fitted, has several columns, or arguments are invalid.
     TypeError
         If no guarantee is given or stated.
+    MemoryLimitError
+        If the inputs repeated ``n_samples`` times and their reports would exceed
+        :func:`skldp.get_memory_limit`; the message names the largest ``n_samples`` that fits.
 
     Examples
     --------

@@ -136,6 +136,17 @@ def _lookup(values, categories):
     return out
 
 
+def _unique_by_kind(values):
+    """The distinct values, kind by kind (``True`` and ``1`` are two values here)."""
+    groups = kind_groups(values)
+    if np.ndim(groups) == 0:
+        return pd.unique(pd.Series(values, copy=False))
+    parts = [pd.unique(pd.Series(values[groups == g], copy=False)) for g in np.unique(groups)]
+    out = np.empty(sum(len(p) for p in parts), dtype=object)
+    out[:] = [v for p in parts for v in p]
+    return out
+
+
 def _check_hashable(values):
     """Raise TypeError for an unhashable value (a list where a category belongs)."""
     pd.unique(pd.Series(values, dtype=object, copy=False))
@@ -229,7 +240,7 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
         for j, col in enumerate(columns):
             if np.any(pd.isna(col)):
                 raise ValueError(f"column {j} contains missing values (None or NaN)")
-            uniq = pd.unique(pd.Series(col, copy=False))
+            uniq = _unique_by_kind(col)
             try:
                 uniq = np.sort(uniq)
             except TypeError:

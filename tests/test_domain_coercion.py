@@ -236,3 +236,12 @@ def test_every_privatizer_refuses_a_bool_for_an_integer_category(privatizer):
     p = fitted(privatizer)
     with pytest.raises(ValueError, match="outside the domain: True"):
         p.transform(_obj(d[0], True).reshape(-1, 1))
+
+
+@pytest.mark.filterwarnings("ignore::skldp.PrivacyLeakWarning")
+def test_inferred_domain_keeps_bool_and_int_apart():
+    # before: pandas' unique merged True into 1, so the inferred domain had one category
+    rr = RandomizedResponse(1.0, random_state=0).fit(_obj(1, True, 1, 2, True).reshape(-1, 1))
+    cats = rr.categories_[0]
+    assert sorted(map(repr, cats)) == ["1", "2", "True"]
+    assert {type(c) for c in cats} == {bool, int}
