@@ -1,5 +1,7 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import sklearn
@@ -9,11 +11,38 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp import _dask
 from skldp._domain import encode, resolve_categories
-from skldp._random import check_random_state
+from skldp._random import CLONE_BRANCH, _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
+
+
+_WARNED = "warned"
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` of the caller's caller's first frame outside skldp and scikit-learn.
+
+    For a warning raised in the function that calls this: the user's line, however many
+    skldp and scikit-learn frames (``fit_transform``, output wrappers, Dask glue) lie between.
+    """
+    import os
+    import sys
+
+    skip = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sklearn.__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _same_seed(a, b):
+    """Whether the seed ``b`` is the one ``a`` that a noise stream was made from."""
+    if a is b:
+        return True
+    both_int = isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer))
+    return both_int and not isinstance(a, bool) and not isinstance(b, bool) and int(a) == int(b)
 
 
 def _single_or_list(values):
@@ -86,10 +115,76 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        _check_seed(self.random_state)
         if _dask.is_dask_collection(X):
             X = _dask.fit_sample(self, X)
         self._fit(X)
+        if not self.__dict__.get("_noise_restored"):
+            self._noise_state()  # the seeded generator is created once, here, and advances
         return self
+
+    # -- noise ----------------------------------------------------------------------------------
+    def _noise_state(self):
+        """The seeded noise stream: ``{"source", "root", "generator", "n_clones"}`` or None.
+
+        Created from ``random_state`` the first time it is needed (at ``fit``), kept by every
+        later ``fit`` and ``transform``, and dropped only when ``random_state`` is set (see
+        ``skldp/_random.py`` and :ref:`seeds`). None for ``random_state`` None or a Generator.
+        """
+        rs = self.random_state
+        if rs is None or isinstance(rs, np.random.Generator):
+            return None
+        state = self.__dict__.get("_noise")
+        if state is None or not _same_seed(state["source"], rs):
+            state = {"source": rs, "root": noise_seed_sequence(rs), "generator": None}
+            state["n_clones"] = 0
+            self._noise = state
+        return state
+
+    def _noise_generator(self):
+        """The generator of the next ``transform``: it advances, so no call replays another.
+
+        None: a fresh generator keyed from the operating system on every call. A Generator:
+        used as given. An int or SeedSequence: one generator on the domain-separated stream of
+        the seed (:func:`skldp._random.noise_seed_sequence`), created once and advancing. A
+        privatizer restored from a pickle with a ``random_state`` draws fresh
+        operating-system noise (and warns once) until ``random_state`` is set again.
+        """
+        rs = self.random_state
+        restored = self.__dict__.get("_noise_restored")
+        if restored and rs is not None:
+            if restored is not _WARNED:
+                warnings.warn(
+                    f"this {type(self).__name__} with random_state={rs!r} was restored from a "
+                    "pickle (or deep copy), which keeps no position in its noise stream: "
+                    "replaying the stream would release the same noise as another copy, so it "
+                    "draws fresh noise from the operating system (not reproducible); call "
+                    "set_params(random_state=...) to start a seeded sequence again",
+                    UserWarning,
+                    stacklevel=_user_stacklevel(),
+                )
+                self._noise_restored = _WARNED
+            return noise_generator(None)
+        state = self._noise_state()
+        if state is None:
+            return noise_generator(rs)
+        if state["generator"] is None:
+            state["generator"] = np.random.Generator(np.random.PCG64(state["root"]))
+        return state["generator"]
+
+    def set_params(self, **params):
+        """Set parameters, as in scikit-learn; setting ``random_state`` restarts its sequence."""
+        if "random_state" in params:
+            self.__dict__.pop("_noise", None)
+            self.__dict__.pop("_noise_restored", None)
+        return super().set_params(**params)
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_noise", None)
+        if state.get("random_state") is not None:
+            state["_noise_restored"] = True
+        return state
 
     def _fit(self, X):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
@@ -149,7 +244,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             )
         if _dask.is_dask_collection(X):
             return _dask.transform(self, X)
-        return self._transform(X, check_random_state(self.random_state))
+        return self._transform(X, self._noise_generator())
 
     def _transform(self, X, rng, *, pandas=None):
         """Randomize the rows of an in-memory X with the generator ``rng``.
@@ -226,9 +321,34 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return super().set_output(transform=transform)
 
     def __sklearn_clone__(self):
+        """Clone, as in scikit-learn; the clone gets its own noise stream (never a replay).
+
+        The j-th clone of a privatizer seeded with an int or SeedSequence draws from
+        ``SeedSequence(root.entropy, spawn_key=root.spawn_key + (CLONE_BRANCH, j))``; the
+        clone of one holding a Generator gets a child of it (``Generator.spawn``). So a
+        clone never replays its source's noise or another clone's, and the same script
+        (clones in the same order) reproduces the same reports.
+        """
         new = super().__sklearn_clone__()
         if hasattr(self, "_output_transform"):
             new._output_transform = self._output_transform
+        if self.__dict__.get("_noise_restored") and self.random_state is not None:
+            new._noise_restored = True
+            return new
+        rs = self.random_state
+        if isinstance(rs, np.random.Generator):
+            new.random_state = rs.spawn(1)[0]
+        elif rs is not None:
+            state = self._noise_state()
+            root, j = state["root"], state["n_clones"]
+            state["n_clones"] = j + 1
+            child = np.random.SeedSequence(
+                root.entropy,
+                spawn_key=tuple(root.spawn_key) + (CLONE_BRANCH, j),
+                pool_size=root.pool_size,
+            )
+            new._noise = {"source": new.random_state, "root": child, "generator": None}
+            new._noise["n_clones"] = 0
         return new
 
     def _pandas_output(self):
@@ -243,7 +363,8 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         tags.transformer_tags.preserves_dtype = []
-        tags.non_deterministic = False
+        # Every transform draws fresh noise, even with a fixed random_state (see :ref:`seeds`).
+        tags.non_deterministic = True
         return tags
 
 
