@@ -11,12 +11,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp import _dask
 from skldp._domain import encode, resolve_categories
-from skldp._random import CLONE_BRANCH, _check_seed, noise_generator, noise_seed_sequence
+from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
-
 
 _WARNED = "warned"
 
@@ -125,7 +124,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
 
     # -- noise ----------------------------------------------------------------------------------
     def _noise_state(self):
-        """The seeded noise stream: ``{"source", "root", "generator", "n_clones"}`` or None.
+        """The seeded noise stream: ``{"source", "root", "generator"}``, or None.
 
         Created from ``random_state`` the first time it is needed (at ``fit``), kept by every
         later ``fit`` and ``transform``, and dropped only when ``random_state`` is set (see
@@ -137,7 +136,6 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         state = self.__dict__.get("_noise")
         if state is None or not _same_seed(state["source"], rs):
             state = {"source": rs, "root": noise_seed_sequence(rs), "generator": None}
-            state["n_clones"] = 0
             self._noise = state
         return state
 
@@ -180,9 +178,12 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return super().set_params(**params)
 
     def __getstate__(self):
+        # A fitted privatizer's stream has a position that a copy must not resume (two loads
+        # of one file would release the same noise); an unfitted one is a construction.
         state = dict(super().__getstate__())
         state.pop("_noise", None)
-        if state.get("random_state") is not None:
+        fitted = any(k.endswith("_") and not k.startswith("__") for k in state)
+        if state.get("random_state") is not None and fitted:
             state["_noise_restored"] = True
         return state
 
@@ -321,34 +322,20 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return super().set_output(transform=transform)
 
     def __sklearn_clone__(self):
-        """Clone, as in scikit-learn; the clone gets its own noise stream (never a replay).
+        """Clone, as in scikit-learn: a new privatizer with the same parameters, unfitted.
 
-        The j-th clone of a privatizer seeded with an int or SeedSequence draws from
-        ``SeedSequence(root.entropy, spawn_key=root.spawn_key + (CLONE_BRANCH, j))``; the
-        clone of one holding a Generator gets a child of it (``Generator.spawn``). So a
-        clone never replays its source's noise or another clone's, and the same script
-        (clones in the same order) reproduces the same reports.
+        A clone is a fresh construction: with an int or SeedSequence ``random_state`` it starts
+        the seed's sequence from the beginning (so a clone fitted and used like its source
+        reproduces its source's reports: use that to replay, never to release other data);
+        its generator is its own and advances. A Generator ``random_state`` is not copied
+        (a copy would draw exactly what the source draws next): the clone gets a child of it
+        (``Generator.spawn``), an independent stream.
         """
         new = super().__sklearn_clone__()
         if hasattr(self, "_output_transform"):
             new._output_transform = self._output_transform
-        if self.__dict__.get("_noise_restored") and self.random_state is not None:
-            new._noise_restored = True
-            return new
-        rs = self.random_state
-        if isinstance(rs, np.random.Generator):
-            new.random_state = rs.spawn(1)[0]
-        elif rs is not None:
-            state = self._noise_state()
-            root, j = state["root"], state["n_clones"]
-            state["n_clones"] = j + 1
-            child = np.random.SeedSequence(
-                root.entropy,
-                spawn_key=tuple(root.spawn_key) + (CLONE_BRANCH, j),
-                pool_size=root.pool_size,
-            )
-            new._noise = {"source": new.random_state, "root": child, "generator": None}
-            new._noise["n_clones"] = 0
+        if isinstance(self.random_state, np.random.Generator):
+            new.random_state = self.random_state.spawn(1)[0]
         return new
 
     def _pandas_output(self):

@@ -68,13 +68,20 @@ reports were equal, and where it had, both reports were the true values. A priva
 keeps one noise generator (``BasePrivatizer._noise_generator``), created from the seed when
 it is first needed (at ``fit``) and advancing through every later ``transform``, ``fit``
 included: a refit continues the sequence instead of restarting it. Only setting
-``random_state`` (the constructor or ``set_params``) restarts it. A clone (``sklearn.clone``)
-gets its own branch, ``SeedSequence(root.entropy, spawn_key=root.spawn_key + (CLONE_BRANCH,
-j))`` for the j-th clone of the privatizer, so no clone replays its source or another clone,
-and a script that clones in the same order reproduces. A pickle (or deep copy) keeps no
-position in the stream: two loads of one file would otherwise release the same noise, so an
-unpickled privatizer with a ``random_state`` draws fresh operating-system noise and warns once,
-until ``random_state`` is set again. The user guide (:ref:`seeds`) states this for users.
+``random_state`` (the constructor or ``set_params``) restarts it.
+
+A clone (``sklearn.clone``) is a construction with the same parameters, as scikit-learn
+defines it, so with an int seed it starts the seed's sequence again and replays its source's
+reports; this is what makes ``GridSearchCV`` and ``cross_val_score`` reproducible, and it is
+no more than constructing the privatizer again with the same seed, which no library can
+prevent. A Generator ``random_state`` is not deep-copied into a clone (the copy would draw
+what its source draws next, in the same process): the clone gets ``Generator.spawn``'s child.
+A pickle (or deep copy) of a *fitted* privatizer keeps no position in its stream: resuming
+it, or restarting it, would make two loads of one file (a daily job loading a saved
+privatizer) release the same noise; so the restored copy draws fresh operating-system noise
+and warns once, until ``random_state`` is set again. An unfitted privatizer pickles as a
+construction (joblib sends such clones to its workers, which stay reproducible). The user
+guide (:ref:`seeds`) states this for users.
 """
 
 import numbers
@@ -116,10 +123,6 @@ def check_random_state(random_state):
 
 #: Domain-separation key of privatizer noise (see the module docstring): public, fixed.
 NOISE_KEY = int.from_bytes(b"skldp-privatizer-noise", "big")
-
-#: Spawn-key word of the branch that clones of a seeded privatizer draw from.
-CLONE_BRANCH = 2**32 - 1
-
 
 def _check_seed(random_state):
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
