@@ -120,8 +120,8 @@ def test_two_releases_draw_fresh_noise(privatizer, pattern):
         r2 = priv.fit_transform(X2)
         second = priv
     elif pattern.startswith("clone"):
+        second = clone(priv)  # a copy of the generator's state would replay r1
         r1 = priv.transform(X1)
-        second = clone(priv)
         r2 = second.fit_transform(X2)
     else:
         blob = pickle.dumps(priv)
