@@ -124,6 +124,7 @@ def check_random_state(random_state):
 #: Domain-separation key of privatizer noise (see the module docstring): public, fixed.
 NOISE_KEY = int.from_bytes(b"skldp-privatizer-noise", "big")
 
+
 def _check_seed(random_state):
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
