@@ -1,6 +1,7 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
 import copy
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -11,11 +12,37 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp import _dask
 from skldp._domain import encode, resolve_categories
-from skldp._random import check_random_state
+from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
+
+_WARNED = "warned"
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` of the caller's caller's first frame outside skldp and scikit-learn.
+
+    For a warning raised in the function that calls this: the user's line, however many
+    skldp and scikit-learn frames (``fit_transform``, output wrappers, Dask glue) lie between.
+    """
+    import os
+    import sys
+
+    skip = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sklearn.__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _same_seed(a, b):
+    """Whether the seed ``b`` is the one ``a`` that a noise stream was made from."""
+    if a is b:
+        return True
+    both_int = isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer))
+    return both_int and not isinstance(a, bool) and not isinstance(b, bool) and int(a) == int(b)
 
 
 def _own_kind_needed(dtype):
@@ -125,10 +152,78 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        _check_seed(self.random_state)
         if _dask.is_dask_collection(X):
             X = _dask.fit_sample(self, X)
         self._fit(X)
+        if not self.__dict__.get("_noise_restored"):
+            self._noise_state()  # the seeded generator is created once, here, and advances
         return self
+
+    # -- noise ----------------------------------------------------------------------------------
+    def _noise_state(self):
+        """The seeded noise stream: ``{"source", "root", "generator"}``, or None.
+
+        Created from ``random_state`` the first time it is needed (at ``fit``), kept by every
+        later ``fit`` and ``transform``, and dropped only when ``random_state`` is set (see
+        ``skldp/_random.py`` and :ref:`seeds`). None for ``random_state`` None or a Generator.
+        """
+        rs = self.random_state
+        if rs is None or isinstance(rs, np.random.Generator):
+            return None
+        state = self.__dict__.get("_noise")
+        if state is None or not _same_seed(state["source"], rs):
+            state = {"source": rs, "root": noise_seed_sequence(rs), "generator": None}
+            self._noise = state
+        return state
+
+    def _noise_generator(self):
+        """The generator of the next ``transform``: it advances, so no call replays another.
+
+        None: a fresh generator keyed from the operating system on every call. A Generator:
+        used as given. An int or SeedSequence: one generator on the domain-separated stream of
+        the seed (:func:`skldp._random.noise_seed_sequence`), created once and advancing. A
+        privatizer restored from a pickle with a ``random_state`` draws fresh
+        operating-system noise (and warns once) until ``random_state`` is set again.
+        """
+        rs = self.random_state
+        restored = self.__dict__.get("_noise_restored")
+        if restored and rs is not None:
+            if restored is not _WARNED:
+                warnings.warn(
+                    f"this {type(self).__name__} with random_state={rs!r} was restored from a "
+                    "pickle (or deep copy), which keeps no position in its noise stream: "
+                    "replaying the stream would release the same noise as another copy, so it "
+                    "draws fresh noise from the operating system (not reproducible); call "
+                    "set_params(random_state=...) to start a seeded sequence again",
+                    UserWarning,
+                    stacklevel=_user_stacklevel(),
+                )
+                self._noise_restored = _WARNED
+            return noise_generator(None)
+        state = self._noise_state()
+        if state is None:
+            return noise_generator(rs)
+        if state["generator"] is None:
+            state["generator"] = np.random.Generator(np.random.PCG64(state["root"]))
+        return state["generator"]
+
+    def set_params(self, **params):
+        """Set parameters, as in scikit-learn; setting ``random_state`` restarts its sequence."""
+        if "random_state" in params:
+            self.__dict__.pop("_noise", None)
+            self.__dict__.pop("_noise_restored", None)
+        return super().set_params(**params)
+
+    def __getstate__(self):
+        # A fitted privatizer's stream has a position that a copy must not resume (two loads
+        # of one file would release the same noise); an unfitted one is a construction.
+        state = dict(super().__getstate__())
+        state.pop("_noise", None)
+        fitted = any(k.endswith("_") and not k.startswith("__") for k in state)
+        if state.get("random_state") is not None and fitted:
+            state["_noise_restored"] = True
+        return state
 
     def _fit(self, X):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
@@ -188,7 +283,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             )
         if _dask.is_dask_collection(X):
             return _dask.transform(self, X)
-        return self._transform(X, check_random_state(self.random_state))
+        return self._transform(X, self._noise_generator())
 
     def _transform(self, X, rng, *, pandas=None):
         """Randomize the rows of an in-memory X with the generator ``rng``.
@@ -265,9 +360,20 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return super().set_output(transform=transform)
 
     def __sklearn_clone__(self):
+        """Clone, as in scikit-learn: a new privatizer with the same parameters, unfitted.
+
+        A clone is a fresh construction: with an int or SeedSequence ``random_state`` it starts
+        the seed's sequence from the beginning (so a clone fitted and used like its source
+        reproduces its source's reports: use that to replay, never to release other data);
+        its generator is its own and advances. A Generator ``random_state`` is not copied
+        (a copy would draw exactly what the source draws next): the clone gets a child of it
+        (``Generator.spawn``), an independent stream.
+        """
         new = super().__sklearn_clone__()
         if hasattr(self, "_output_transform"):
             new._output_transform = self._output_transform
+        if isinstance(self.random_state, np.random.Generator):
+            new.random_state = self.random_state.spawn(1)[0]
         return new
 
     def _pandas_output(self):
@@ -282,7 +388,8 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         tags.transformer_tags.preserves_dtype = []
-        tags.non_deterministic = False
+        # Every transform draws fresh noise, even with a fixed random_state (see :ref:`seeds`).
+        tags.non_deterministic = True
         return tags
 
 
