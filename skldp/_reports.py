@@ -34,7 +34,7 @@ lib_no_default = pd.api.extensions.no_default
 class ReportSpec:
     """What an estimator needs to read one privatized column: its channel and categories."""
 
-    __slots__ = ("channel", "categories")
+    __slots__ = ("categories", "channel")
 
     def __init__(self, channel, categories=None):
         self.channel = channel
@@ -162,9 +162,7 @@ class ReportsDtype(ExtensionDtype):
             raise TypeError(f"ReportsDtype needs a ReportSpec; got {type(spec).__name__}")
         part = int(part)
         if not 0 <= part < spec.width:
-            raise ValueError(
-                f"part must lie in [0, {spec.width}) for {spec.channel!r}; got {part}"
-            )
+            raise ValueError(f"part must lie in [0, {spec.width}) for {spec.channel!r}; got {part}")
         self.spec = spec
         self.part = part
 
@@ -188,7 +186,9 @@ class ReportsDtype(ExtensionDtype):
             return self
         kinds = [d.kind if isinstance(d, (np.dtype, ReportsDtype)) else None for d in dtypes]
         if all(k in ("i", "u", "b") for k in kinds):
-            return pd.Int64Dtype()  # reports of several channels, or reports and integers
+            # the bits of one report, reports of several channels, or reports and integers:
+            # plain integers (DataFrame.to_numpy of a bit-vector report is an int64 matrix)
+            return np.dtype(np.int64)
         if all(k in ("i", "u", "b", "f") for k in kinds):
             return np.dtype(np.float64)
         return None
@@ -224,7 +224,7 @@ def _as_values(scalars):
     """``(int64 values, missing mask)`` of a sequence that may hold pd.NA, None or NaN."""
     if isinstance(scalars, ReportsArray):
         return scalars._data.copy(), scalars._mask.copy()
-    if isinstance(scalars, ExtensionArray) or isinstance(scalars, (pd.Series, pd.Index)):
+    if isinstance(scalars, (ExtensionArray, pd.Series, pd.Index)):
         mask = np.asarray(pd.isna(scalars), dtype=bool)
         arr = pd.array(scalars).to_numpy(dtype=object, na_value=0)
     else:
@@ -363,6 +363,11 @@ class ReportsArray(ExtensionArray):
         """The reports as numpy: int64, or float64 with NaN where a report is missing."""
         if na_value is lib_no_default:
             if self._mask.any():
+                if dtype is not None and np.dtype(dtype).kind in "iub":
+                    raise ValueError(
+                        f"cannot convert reports to {np.dtype(dtype)}: {int(self._mask.sum())} "
+                        "are missing (NA); drop them (dropna()) or give na_value="
+                    )
                 na_value = np.nan
                 dtype = np.float64 if dtype is None else dtype
             else:
@@ -461,8 +466,10 @@ class ReportsArray(ExtensionArray):
     __floordiv__ = _op(operator.floordiv)
     __mod__ = _op(operator.mod)
     __pow__ = _op(operator.pow)
-    __neg__ = lambda self: _plain(-self._integers())  # noqa: E731
     __hash__ = None
+
+    def __neg__(self):
+        return _plain(-self._integers())
 
 
 # -- Parquet / Arrow: the channel travels in the extension type -----------------------------
@@ -494,6 +501,10 @@ class _SpecUnpickler(pickle.Unpickler):
             if isinstance(obj, type) and issubclass(obj, Channel):
                 return obj
         raise pickle.UnpicklingError(f"a report channel cannot refer to {module}.{name}")
+
+
+# what unpickling a damaged, foreign or outdated channel raises
+_UNREADABLE = (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError)
 
 
 def _spec_to_bytes(spec):
@@ -540,7 +551,7 @@ else:
         def to_pandas_dtype(self):
             try:
                 return ReportsDtype(_spec_from_bytes(self.spec_bytes), self.part)
-            except Exception as exc:  # an unreadable channel: the integers are still there
+            except _UNREADABLE as exc:  # an unreadable channel: the integers are still there
                 warnings.warn(
                     f"the channel stored with a report column could not be read ({exc}); "
                     "the column is read as integers and estimators will need channel=",
@@ -601,8 +612,15 @@ def extract(X):
                     )
                 specs.append(spec)
                 pos += width
-            values = np.column_stack([np.asarray(X.iloc[:, j].array) for j in range(X.shape[1])])
-            return values, tuple(specs)
+            arrays = [X.iloc[:, j].array for j in range(X.shape[1])]
+            missing = [name for name, a in zip(X.columns, arrays) if a._mask.any()]
+            if missing:
+                raise ValueError(
+                    f"reports are missing (NA) in column(s) {missing[:5]}, as after a reindex or "
+                    "an outer join; an estimator needs every report: drop those rows first "
+                    "(reports.dropna())"
+                )
+            return np.column_stack([a._data for a in arrays]), tuple(specs)
         return X.to_numpy(), None
     arr = np.asarray(X)
     if arr.ndim == 1:
