@@ -7,8 +7,20 @@ estimator later in a :class:`~sklearn.pipeline.Pipeline` needs no extra wiring:
   holds one :class:`ReportSpec` (channel and categories) per privatized column; row selection,
   pickling and ``np.hstack``/``np.concatenate`` keep it.
 * pandas output stores the spec in each column's dtype (:class:`ReportsDtype`), which survives
-  the copies of scikit-learn's ``set_output`` wrapper, ``pd.concat`` in a ColumnTransformer and
-  row indexing in cross-validation (``DataFrame.attrs`` does not).
+  the copies of scikit-learn's ``set_output`` wrapper, ``pd.concat`` in a ColumnTransformer,
+  row indexing in cross-validation, merges and joins (``DataFrame.attrs`` does not: it is
+  per frame, and ``pd.concat`` of frames with different ``attrs`` or a merge drops it).
+  :class:`ReportsArray` is a complete pandas extension array: counting, ``groupby``,
+  ``describe``, ``quantile`` and the reductions give the numbers of the plain int64 reports;
+  arithmetic gives plain numpy results; missing reports (after a reindex or an outer join)
+  are ``pd.NA`` in a mask, and estimators refuse them; values written into a column are
+  checked against the channel.
+* Parquet/Arrow: each column is written as the Arrow extension type ``skldp.reports`` (int64
+  storage; the part and the pickled spec in the type's metadata), so ``pd.read_parquet``
+  finds the channel again. The spec is read back by an unpickler that rebuilds only skldp
+  channels and numpy arrays, so reading a file runs no foreign code; an unreadable spec gives
+  a warning and an ``Int64`` column. CSV keeps integers only: estimators then ask for
+  ``channel=``. See the user guide, :ref:`pandas_reports`.
 
 A symbol channel writes one integer column per privatized column; a bit-vector channel writes
 ``channel.report_width`` 0/1 columns. Sparse reports (``UtilityOptimizedRAPPOR(sparse_output=True)``
