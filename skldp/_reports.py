@@ -168,6 +168,7 @@ class ReportsDtype(ExtensionDtype):
     kind = "i"
     na_value = pd.NA
     _is_numeric = True
+    itemsize = 8
 
     def __init__(self, spec, part=0):
         if not isinstance(spec, ReportSpec):
@@ -188,9 +189,11 @@ class ReportsDtype(ExtensionDtype):
 
     @classmethod
     def construct_from_string(cls, string):
+        if not isinstance(string, str):
+            raise TypeError(f"'construct_from_string' expects a string, got {type(string)}")
         raise TypeError(
-            f"cannot build a ReportsDtype from the string {string!r}: it needs the channel; "
-            "take the dtype of a report column (reports.dtypes[name])"
+            f"Cannot construct a 'ReportsDtype' from '{string}': a reports dtype needs the "
+            "channel; take the dtype of a report column (reports.dtypes[name])"
         )
 
     def _get_common_dtype(self, dtypes):
@@ -258,7 +261,8 @@ def _as_values(scalars):
 
 def _plain(result):
     """A pandas masked result as a numpy array when nothing is missing (as for an int64 column)."""
-    if isinstance(result, ExtensionArray) and hasattr(result, "_hasna") and not result.isna().any():
+    numpy_dtype = getattr(getattr(result, "dtype", None), "numpy_dtype", None)
+    if isinstance(result, ExtensionArray) and numpy_dtype is not None and not result.isna().any():
         return result.to_numpy(dtype=result.dtype.numpy_dtype)
     return result
 
@@ -323,6 +327,14 @@ class ReportsArray(ExtensionArray):
     def _values_for_factorize(self):
         return np.where(self._mask, -1, self._data), -1
 
+    def _cast_pointwise_result(self, values):
+        # what a function of reports returns (Series.combine) is not a report: numbers as numpy
+        # when nothing is missing, as pandas infers them otherwise
+        try:
+            return _plain(pd.array(values))
+        except (TypeError, ValueError):
+            return np.asarray(values, dtype=object)
+
     def _values_for_argsort(self):
         return self._data
 
@@ -339,9 +351,14 @@ class ReportsArray(ExtensionArray):
         result = self._data[item]
         if np.ndim(result) == 0:
             return self.dtype.na_value if self._mask[item] else result
-        return type(self)(result, self._dtype, self._mask[item])
+        out = type(self)(result, self._dtype, self._mask[item])
+        if self._readonly and np.shares_memory(result, self._data):
+            out._readonly = True
+        return out
 
     def __setitem__(self, key, value):
+        if self._readonly:
+            raise ValueError("Cannot modify read-only array")
         if not (isinstance(key, (int, np.integer, slice)) or key is Ellipsis):
             key = check_array_indexer(self, key)
         if pd.api.types.is_scalar(value):
@@ -369,7 +386,14 @@ class ReportsArray(ExtensionArray):
             raise ValueError("converting reports to another dtype needs a copy")
         if copy:
             return np.array(self._data, dtype=dtype, copy=True)
-        return np.asarray(self._data, dtype=dtype)
+        return self._view(np.asarray(self._data, dtype=dtype))
+
+    def _view(self, arr):
+        """``arr`` as given, or read-only when it is this read-only array's memory."""
+        if self._readonly and np.shares_memory(arr, self._data):
+            arr = arr.view()
+            arr.flags.writeable = False
+        return arr
 
     def to_numpy(self, dtype=None, copy=False, na_value=lib_no_default):
         """The reports as numpy: int64, or float64 with NaN where a report is missing."""
@@ -384,7 +408,7 @@ class ReportsArray(ExtensionArray):
                 dtype = np.float64 if dtype is None else dtype
             else:
                 out = self._data.astype(dtype or np.int64, copy=False)
-                return out.copy() if copy and out is self._data else out
+                return out.copy() if copy and out is self._data else self._view(out)
         return self._integers().to_numpy(dtype=dtype, na_value=na_value)
 
     def _formatter(self, boxed=False):
