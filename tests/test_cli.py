@@ -17,12 +17,7 @@ from skldp.cli import build_parser, main
 @pytest.fixture
 def people(tmp_path):
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame(
-        {
-            "id": np.arange(4000),
-            "city": rng.choice(["paris", "lyon", "nice"], 4000, p=[0.5, 0.3, 0.2]),
-        }
-    )
+    frame = pd.DataFrame({"id": np.arange(4000), "city": rng.choice(["paris", "lyon", "nice"], 4000, p=[0.5, 0.3, 0.2])})
     path = tmp_path / "people.csv"
     frame.to_csv(path, index=False)
     return path, frame
@@ -37,25 +32,8 @@ def run(argv, capsys):
 def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
     path, frame = people
     reports = tmp_path / "reports.csv"
-    code, _, err = run(
-        [
-            "privatize",
-            path,
-            "-c",
-            "city",
-            "-m",
-            "krr",
-            "--epsilon",
-            "2",
-            "--categories",
-            "paris,lyon,nice",
-            "--seed",
-            "3",
-            "-o",
-            reports,
-        ],
-        capsys,
-    )
+    code, _, err = run(["privatize", path, "-c", "city", "-m", "krr", "--epsilon", "2",
+                        "--categories", "paris,lyon,nice", "--seed", "3", "-o", reports], capsys)
     assert code == 0 and "LDP(epsilon=2)" in err
     written = pd.read_csv(reports)
     assert list(written.columns) == ["report"] and len(written) == 4000
@@ -70,23 +48,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
     assert abs(kept - np.exp(2) / (np.exp(2) + 2)) < 5 * np.sqrt(0.79 * 0.21 / 4000)
     # the same seed replays the same noise
     again = tmp_path / "again.csv"
-    run(
-        [
-            "privatize",
-            path,
-            "-c",
-            "city",
-            "--epsilon",
-            "2",
-            "--categories",
-            "paris,lyon,nice",
-            "--seed",
-            "3",
-            "-o",
-            again,
-        ],
-        capsys,
-    )
+    run(["privatize", path, "-c", "city", "--epsilon", "2", "--categories", "paris,lyon,nice", "--seed", "3", "-o", again], capsys)
     assert pd.read_csv(again).equals(written)
 
     out_csv = tmp_path / "dist.csv"
@@ -111,48 +73,20 @@ def test_parquet_categories_file_and_params(people, tmp_path, capsys):
     cats.write_text("paris\nlyon\n\nnice\nrome\n")
     reports = tmp_path / "r.parquet"
     meta = tmp_path / "meta.json"
-    code, _, _ = run(
-        [
-            "privatize",
-            pq,
-            "-c",
-            "city",
-            "--categories-file",
-            cats,
-            "-p",
-            "epsilon=0.5",
-            "-o",
-            reports,
-            "--metadata",
-            meta,
-        ],
-        capsys,
-    )
+    code, _, _ = run(["privatize", pq, "-c", "city", "--categories-file", cats, "-p", "epsilon=0.5",
+                      "-o", reports, "--metadata", meta], capsys)
     assert code == 0
     assert json.loads(meta.read_text())["categories"] == ["paris", "lyon", "nice", "rome"]
-    code, out, _ = run(
-        ["estimate", reports, "--metadata", meta, "-e", "em", "-p", "max_iter=5000"], capsys
-    )
+    code, out, _ = run(["estimate", reports, "--metadata", meta, "-e", "em", "-p", "max_iter=5000"], capsys)
     assert code == 0
-    assert pd.read_csv(pd.io.common.StringIO(out))["category"].tolist() == [
-        "paris",
-        "lyon",
-        "nice",
-        "rome",
-    ]
+    assert pd.read_csv(pd.io.common.StringIO(out))["category"].tolist() == ["paris", "lyon", "nice", "rome"]
 
 
 def test_infer_categories_warns(people, tmp_path, capsys):
     path, _ = people
-    code, _, err = run(
-        ["privatize", path, "-c", "city", "--infer-categories", "-o", tmp_path / "r.csv"], capsys
-    )
+    code, _, err = run(["privatize", path, "-c", "city", "--infer-categories", "-o", tmp_path / "r.csv"], capsys)
     assert code == 0 and "reveals the values" in err
-    assert json.loads((tmp_path / "r.csv.json").read_text())["categories"] == [
-        "lyon",
-        "nice",
-        "paris",
-    ]
+    assert json.loads((tmp_path / "r.csv.json").read_text())["categories"] == ["lyon", "nice", "paris"]
 
 
 def test_mechanisms_lists_guarantees(capsys):
@@ -160,23 +94,11 @@ def test_mechanisms_lists_guarantees(capsys):
     assert code == 0 and "krr" in out and "epsilon-LDP" in out
     code, out, _ = run(["mechanisms", "--all"], capsys)
     assert code == 0
-    for name in [
-        "block-hadamard",
-        "high-low-hadamard",
-        "urr",
-        "rappor",
-        "hashed-rr",
-        "one-bit-compressive",
-        "personalized",
-        "one-bit-hadamard",
-    ]:
+    for name in ["block-hadamard", "high-low-hadamard", "urr", "rappor", "hashed-rr", "one-bit-compressive",
+                 "personalized", "one-bit-hadamard"]:
         assert name in out
     code, out, _ = run(["mechanisms"], capsys)
-    row = next(
-        line
-        for line in out.splitlines()
-        if line.split()[:2] == ["personalized", "PersonalizedULDP"]
-    )
+    row = next(line for line in out.splitlines() if line.split()[:2] == ["personalized", "PersonalizedULDP"])
     assert row.rstrip().endswith("tags, a tag column")
 
 
@@ -205,111 +127,23 @@ def _bad_cases(tmp_path, people_path):
         (["privatize", tmp_path / "people.xlsx", "-c", "city", *good], "unknown file type"),
         (["privatize", people_path, "-c", "town", *good], "has no column 'town'; its columns are"),
         (["privatize", holes, "-c", "city", *good], "has 1 missing values"),
-        (
-            ["privatize", people_path, "-c", "city", "-o", tmp_path / "x.csv"],
-            "domain is public knowledge",
-        ),
-        (
-            [
-                "privatize",
-                people_path,
-                "-c",
-                "city",
-                "--categories",
-                "paris,lyon",
-                "-o",
-                tmp_path / "x.csv",
-            ],
-            "values outside the categories: 'nice'",
-        ),
-        (
-            [
-                "privatize",
-                people_path,
-                "-c",
-                "city",
-                "--categories",
-                "paris,paris",
-                "-o",
-                tmp_path / "x.csv",
-            ],
-            "duplicates",
-        ),
-        (
-            [
-                "privatize",
-                people_path,
-                "-c",
-                "city",
-                "--categories",
-                "paris",
-                "-o",
-                tmp_path / "x.csv",
-            ],
-            "at least 2",
-        ),
-        (
-            [
-                "privatize",
-                people_path,
-                "-c",
-                "city",
-                "--categories",
-                "a,b",
-                "--infer-categories",
-                "-o",
-                tmp_path / "x.csv",
-            ],
-            "give the domain once",
-        ),
-        (
-            ["privatize", people_path, "-c", "city", "-m", "nonesuch", *good],
-            "unknown mechanism 'nonesuch'",
-        ),
-        (
-            ["privatize", people_path, "-c", "city", "-p", "theta=2", *good],
-            "has no parameter 'theta'",
-        ),
-        (
-            ["privatize", people_path, "-c", "city", "-p", "epsilon=abc", *good],
-            "epsilon must be a positive finite number",
-        ),
+        (["privatize", people_path, "-c", "city", "-o", tmp_path / "x.csv"], "domain is public knowledge"),
+        (["privatize", people_path, "-c", "city", "--categories", "paris,lyon", "-o", tmp_path / "x.csv"],
+         "values outside the categories: 'nice'"),
+        (["privatize", people_path, "-c", "city", "--categories", "paris,paris", "-o", tmp_path / "x.csv"], "duplicates"),
+        (["privatize", people_path, "-c", "city", "--categories", "paris", "-o", tmp_path / "x.csv"], "at least 2"),
+        (["privatize", people_path, "-c", "city", "--categories", "a,b", "--infer-categories", "-o", tmp_path / "x.csv"],
+         "give the domain once"),
+        (["privatize", people_path, "-c", "city", "-m", "nonesuch", *good], "unknown mechanism 'nonesuch'"),
+        (["privatize", people_path, "-c", "city", "-p", "theta=2", *good], "has no parameter 'theta'"),
+        (["privatize", people_path, "-c", "city", "-p", "epsilon=abc", *good], "epsilon must be a positive finite number"),
         (["privatize", people_path, "-c", "city", "-p", "epsilon", *good], "key=value"),
-        (
-            ["privatize", people_path, "-c", "city", "-p", "random_state=1", *good],
-            "set random_state with its own option",
-        ),
-        (
-            [
-                "privatize",
-                people_path,
-                "-c",
-                "city",
-                "--categories",
-                "a,b",
-                "-o",
-                tmp_path / "x.xlsx",
-            ],
-            "unknown file type",
-        ),
-        (
-            [
-                "privatize",
-                people_path,
-                "-c",
-                "city",
-                *good[:2],
-                "-o",
-                tmp_path / "no" / "dir" / "x.csv",
-            ],
-            "cannot write",
-        ),
+        (["privatize", people_path, "-c", "city", "-p", "random_state=1", *good], "set random_state with its own option"),
+        (["privatize", people_path, "-c", "city", "--categories", "a,b", "-o", tmp_path / "x.xlsx"], "unknown file type"),
+        (["privatize", people_path, "-c", "city", *good[:2], "-o", tmp_path / "no" / "dir" / "x.csv"], "cannot write"),
         (["estimate", people_path], "metadata file .* does not exist"),
         # a missing reports file is named as such, not through its missing metadata file
-        (
-            ["estimate", tmp_path / "missing.parquet"],
-            r"reports file '.*missing\.parquet' does not exist$",
-        ),
+        (["estimate", tmp_path / "missing.parquet"], r"reports file '.*missing\.parquet' does not exist$"),
         (["estimate", tmp_path / "missing.xlsx"], "reports file .* unknown file type"),
     ]
 
@@ -326,13 +160,7 @@ def test_bad_input_exits_2_with_a_message(people, tmp_path, capsys):
 def test_bad_reports_and_metadata(people, tmp_path, capsys):
     path, _ = people
     reports = tmp_path / "r.csv"
-    assert (
-        run(
-            ["privatize", path, "-c", "city", "--categories", "paris,lyon,nice", "-o", reports],
-            capsys,
-        )[0]
-        == 0
-    )
+    assert run(["privatize", path, "-c", "city", "--categories", "paris,lyon,nice", "-o", reports], capsys)[0] == 0
     sidecar = tmp_path / "r.csv.json"
     meta = json.loads(sidecar.read_text())
 
@@ -372,13 +200,7 @@ def test_help_on_every_command(command, capsys):
 
 
 def test_argument_errors_exit_2(capsys):
-    for argv in [
-        [],
-        ["frobnicate"],
-        ["privatize", "x.csv"],
-        ["demo", "--epsilon", "-1"],
-        ["demo", "--repeats", "0"],
-    ]:
+    for argv in [[], ["frobnicate"], ["privatize", "x.csv"], ["demo", "--epsilon", "-1"], ["demo", "--repeats", "0"]]:
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2
@@ -389,32 +211,13 @@ def test_argument_errors_exit_2(capsys):
             main(["demo", "--jobs", jobs])
         out = capsys.readouterr()
         assert exc.value.code == 2 and out.out == ""
-        assert (
-            f"argument --jobs: jobs must be a non-zero integer (-1 for all cores); got '{jobs}'"
-            in out.err
-        )
+        assert f"argument --jobs: jobs must be a non-zero integer (-1 for all cores); got '{jobs}'" in out.err
 
 
 def test_console_entry_point_in_a_subprocess(people, tmp_path):
     path, _ = people
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "skldp.cli",
-            "privatize",
-            str(path),
-            "-c",
-            "nope",
-            "--categories",
-            "a,b",
-            "-o",
-            str(tmp_path / "x.csv"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    out = subprocess.run([sys.executable, "-m", "skldp.cli", "privatize", str(path), "-c", "nope", "--categories", "a,b",
+                          "-o", str(tmp_path / "x.csv")], capture_output=True, text=True, check=False)
     assert out.returncode == 2 and out.stderr.startswith("skldp privatize: error: input file")
     assert "Traceback" not in out.stderr
     assert build_parser().prog == "skldp"
@@ -433,9 +236,7 @@ def test_installed_console_script(tmp_path):
     script = shutil.which("skldp", path=str(Path(sys.executable).parent))
     if script is None:
         pytest.skip("the skldp console script is not installed beside this Python")
-    out = subprocess.run(
-        [script, "mechanisms"], capture_output=True, text=True, check=False, cwd=tmp_path
-    )
+    out = subprocess.run([script, "mechanisms"], capture_output=True, text=True, check=False, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "RandomizedResponse" in out.stdout and "HadamardResponse" in out.stdout
 
@@ -443,13 +244,7 @@ def test_installed_console_script(tmp_path):
 def test_candidates_are_only_for_open_alphabets(people, tmp_path, capsys):
     path, _ = people
     reports = tmp_path / "r.csv"
-    assert (
-        run(
-            ["privatize", path, "-c", "city", "--categories", "paris,lyon,nice", "-o", reports],
-            capsys,
-        )[0]
-        == 0
-    )
+    assert run(["privatize", path, "-c", "city", "--categories", "paris,lyon,nice", "-o", reports], capsys)[0] == 0
     code, _, err = run(["estimate", reports, "--candidates", "paris,rome"], capsys)
     assert code == 2 and "--candidates is for reports over an open alphabet" in err
 
@@ -461,27 +256,8 @@ def test_open_alphabet_round_trip(people, tmp_path, capsys):
         pytest.skip("HashedRR is not part of this build")
     path, frame = people
     reports = tmp_path / "h.csv"
-    code, _, _ = run(
-        [
-            "privatize",
-            path,
-            "-c",
-            "city",
-            "-m",
-            "hashed-rr",
-            "--epsilon",
-            "4",
-            "-p",
-            "n_buckets=8",
-            "-p",
-            "n_cohorts=4",
-            "--seed",
-            "0",
-            "-o",
-            reports,
-        ],
-        capsys,
-    )
+    code, _, _ = run(["privatize", path, "-c", "city", "-m", "hashed-rr", "--epsilon", "4", "-p", "n_buckets=8",
+                      "-p", "n_cohorts=4", "--seed", "0", "-o", reports], capsys)
     assert code == 0 and json.loads((tmp_path / "h.csv.json").read_text())["categories"] is None
     code, _, err = run(["estimate", reports], capsys)
     assert code == 2 and "--candidates" in err
@@ -494,18 +270,11 @@ def test_open_alphabet_round_trip(people, tmp_path, capsys):
 def test_parquet_missing_values_are_reported_not_stringified(tmp_path, capsys):
     path = tmp_path / "p.parquet"
     pd.DataFrame({"city": ["paris", None, "lyon"], "n": [1, 2, 3]}).to_parquet(path)
-    code, _, err = run(
-        ["privatize", path, "-c", "city", "--categories", "paris,lyon", "-o", tmp_path / "r.csv"],
-        capsys,
-    )
+    code, _, err = run(["privatize", path, "-c", "city", "--categories", "paris,lyon", "-o", tmp_path / "r.csv"], capsys)
     assert code == 2 and "has 1 missing values (data rows 2)" in err
-    code, _, err = run(
-        ["privatize", path, "-c", "n", "--categories", "1,2,3", "-o", tmp_path / "r.csv"], capsys
-    )
+    code, _, err = run(["privatize", path, "-c", "n", "--categories", "1,2,3", "-o", tmp_path / "r.csv"], capsys)
     assert code == 0  # integers are compared with the categories as text
-    code, _, err = run(
-        ["privatize", path, "-c", "town", "--categories", "1,2", "-o", tmp_path / "r.csv"], capsys
-    )
+    code, _, err = run(["privatize", path, "-c", "town", "--categories", "1,2", "-o", tmp_path / "r.csv"], capsys)
     assert code == 2 and "has no column 'town'; its columns are ['city', 'n']" in err
 
 
@@ -525,20 +294,8 @@ def tagged(tmp_path):
     return path, frame
 
 
-_PUM = [
-    "-m",
-    "personalized",
-    "--tag-column",
-    "tag",
-    "-p",
-    'tags=["home","work"]',
-    "-p",
-    'sensitive=["d"]',
-    "--epsilon",
-    "2",
-    "--categories",
-    "a,b,c,d",
-]
+_PUM = ["-m", "personalized", "--tag-column", "tag", "-p", 'tags=["home","work"]', "-p", 'sensitive=["d"]',
+        "--epsilon", "2", "--categories", "a,b,c,d"]
 
 
 def test_personalized_round_trip(tagged, tmp_path, capsys):
@@ -546,9 +303,7 @@ def test_personalized_round_trip(tagged, tmp_path, capsys):
 
     path, frame = tagged
     reports = tmp_path / "r.csv"
-    code, _, err = run(
-        ["privatize", path, "-c", "place", *_PUM, "--seed", "0", "-o", reports], capsys
-    )
+    code, _, err = run(["privatize", path, "-c", "place", *_PUM, "--seed", "0", "-o", reports], capsys)
     assert code == 0 and "PersonalizedULDP" in err
     meta = json.loads((tmp_path / "r.csv.json").read_text())
     assert meta["mechanism"] == "personalized" and meta["tag_column"] == "tag"
@@ -559,9 +314,7 @@ def test_personalized_round_trip(tagged, tmp_path, capsys):
     # The command line's estimate is the library's, on the same reports: the default
     # estimator (personalized, no background knowledge) and one with a background file
     # whose weights 3 (b) and 1 (c) become pi_home = (0, 0.75, 0.25, 0).
-    pum = PersonalizedULDP(
-        epsilon=2.0, sensitive=["d"], tags=["home", "work"], categories=["a", "b", "c", "d"]
-    )
+    pum = PersonalizedULDP(epsilon=2.0, sensitive=["d"], tags=["home", "work"], categories=["a", "b", "c", "d"])
     pum.fit(np.array([["a", None]], dtype=object))
     out_csv = tmp_path / "p.csv"
     code, _, err = run(["estimate", reports, "-o", out_csv], capsys)
@@ -573,22 +326,16 @@ def test_personalized_round_trip(tagged, tmp_path, capsys):
     background = tmp_path / "bg.csv"
     background.write_text("category,home\nc,1\nb,3\n")
     code, _, _ = run(["estimate", reports, "--background", background, "-o", out_csv], capsys)
-    mine = PersonalizedEstimator(channel=pum, background={"home": [0, 0.75, 0.25, 0]}).fit(
-        symbols.reshape(-1, 1)
-    )
+    mine = PersonalizedEstimator(channel=pum, background={"home": [0, 0.75, 0.25, 0]}).fit(symbols.reshape(-1, 1))
     assert code == 0
-    np.testing.assert_allclose(
-        pd.read_csv(out_csv)["probability"], mine.distribution_, rtol=1e-12, atol=1e-15
-    )
+    np.testing.assert_allclose(pd.read_csv(out_csv)["probability"], mine.distribution_, rtol=1e-12, atol=1e-15)
 
     # With the true background (homes are b) and the unbiased estimate of r, p_hat(b) =
     # r_hat(b) + r_hat(bot:home) is unbiased for the sample's share of b. Var(X + Y) <= 2 (Var X
     # + Var Y), so 5 times sqrt(2 (Var r_hat(b) + Var r_hat(bot))) bounds its error (other
     # categories: 5 standard errors of r_hat), from the channel's exact variance at r.
     background.write_text("category,home\nb,1\n")
-    code, out, _ = run(
-        ["estimate", reports, "--background", background, "-p", "method=empirical"], capsys
-    )
+    code, out, _ = run(["estimate", reports, "--background", background, "-p", "method=empirical"], capsys)
     estimate = pd.read_csv(pd.io.common.StringIO(out))["probability"].to_numpy()
     z = frame["place"].map({"a": 0, "b": 1, "c": 2, "d": 3}).to_numpy().copy()
     z[frame["tag"].eq("home").to_numpy()] = 4
@@ -600,14 +347,7 @@ def test_personalized_round_trip(tagged, tmp_path, capsys):
     # A generic estimator reads the same reports as a distribution over Z, bots included.
     code, out, _ = run(["estimate", reports, "-e", "projected"], capsys)
     assert code == 0
-    assert pd.read_csv(pd.io.common.StringIO(out))["category"].tolist() == [
-        "a",
-        "b",
-        "c",
-        "d",
-        "bot:home",
-        "bot:work",
-    ]
+    assert pd.read_csv(pd.io.common.StringIO(out))["category"].tolist() == ["a", "b", "c", "d", "bot:home", "bot:work"]
 
 
 def test_personalized_bad_input(tagged, tmp_path, capsys):
@@ -617,76 +357,22 @@ def test_personalized_bad_input(tagged, tmp_path, capsys):
     frame.assign(tag=frame["tag"].where(frame.index != 7, "gym")).to_csv(gym, index=False)
     no_tag = [a for a in _PUM if a not in ("--tag-column", "tag")]
     cases = [
-        (
-            ["privatize", path, "-c", "place", *no_tag, *out],
-            "reads each row's tag: name that column with --tag-column",
-        ),
-        (
-            ["privatize", path, "-c", "place", *_PUM[:2], "--tag-column", "label", *_PUM[4:], *out],
-            r"has no column 'label'; its columns are \['place', 'tag'\]",
-        ),
-        (
-            ["privatize", gym, "-c", "place", *_PUM, *out],
-            r"tag column 'tag' has tags that are not among the tags \['home', 'work'\]: 'gym' \(1 rows\)",
-        ),
-        (
-            [
-                "privatize",
-                path,
-                "-c",
-                "place",
-                "--tag-column",
-                "tag",
-                "--categories",
-                "a,b,c,d",
-                *out,
-            ],
-            "--tag-column is for mechanisms that read a tag per row",
-        ),
-        (
-            [
-                "privatize",
-                path,
-                "-c",
-                "place",
-                "-m",
-                "personalized",
-                "--tag-column",
-                "tag",
-                "--categories",
-                "a,b,c,d",
-                *out,
-            ],
-            "needs the parameters tags=",
-        ),
-        (
-            [
-                "privatize",
-                path,
-                "-c",
-                "place",
-                "-m",
-                "personalized",
-                "--tag-column",
-                "tag",
-                "-p",
-                "tags=home",
-                "--categories",
-                "a,b,c,d",
-                *out,
-            ],
-            "tags must be a JSON list of tag names",
-        ),
-        (
-            ["privatize", path, "-c", "place", *_PUM[:2], "--tag-column", "place", *_PUM[4:], *out],
-            "must differ",
-        ),
+        (["privatize", path, "-c", "place", *no_tag, *out], "reads each row's tag: name that column with --tag-column"),
+        (["privatize", path, "-c", "place", *_PUM[:2], "--tag-column", "label", *_PUM[4:], *out],
+         r"has no column 'label'; its columns are \['place', 'tag'\]"),
+        (["privatize", gym, "-c", "place", *_PUM, *out],
+         r"tag column 'tag' has tags that are not among the tags \['home', 'work'\]: 'gym' \(1 rows\)"),
+        (["privatize", path, "-c", "place", "--tag-column", "tag", "--categories", "a,b,c,d", *out],
+         "--tag-column is for mechanisms that read a tag per row"),
+        (["privatize", path, "-c", "place", "-m", "personalized", "--tag-column", "tag", "--categories", "a,b,c,d", *out],
+         "needs the parameters tags="),
+        (["privatize", path, "-c", "place", "-m", "personalized", "--tag-column", "tag", "-p", "tags=home",
+          "--categories", "a,b,c,d", *out], "tags must be a JSON list of tag names"),
+        (["privatize", path, "-c", "place", *_PUM[:2], "--tag-column", "place", *_PUM[4:], *out], "must differ"),
     ]
     for argv, message in cases:
         code, _, err = run(argv, capsys)
-        assert (
-            code == 2 and err.startswith(f"skldp {argv[0]}: error: ") and "Traceback" not in err
-        ), (argv, err)
+        assert code == 2 and err.startswith(f"skldp {argv[0]}: error: ") and "Traceback" not in err, (argv, err)
         assert re.search(message, err), (argv, err)
     assert not (tmp_path / "x.csv").exists()  # nothing is written when the input is bad
 
@@ -719,25 +405,8 @@ def test_personalized_bad_input(tagged, tmp_path, capsys):
 def test_one_bit_hadamard_round_trip(people, tmp_path, capsys):
     path, frame = people
     reports = tmp_path / "r.csv"
-    code, _, err = run(
-        [
-            "privatize",
-            path,
-            "-c",
-            "city",
-            "-m",
-            "one-bit-hadamard",
-            "--epsilon",
-            "2",
-            "--categories",
-            "paris,lyon,nice",
-            "--seed",
-            "0",
-            "-o",
-            reports,
-        ],
-        capsys,
-    )
+    code, _, err = run(["privatize", path, "-c", "city", "-m", "one-bit-hadamard", "--epsilon", "2",
+                        "--categories", "paris,lyon,nice", "--seed", "0", "-o", reports], capsys)
     assert code == 0 and "1 bits per report" in err
     assert set(pd.read_csv(reports)["report"]) <= set(range(8))  # K = 4 groups x 1 bit
     code, out, _ = run(["estimate", reports, "-e", "empirical"], capsys)
@@ -760,13 +429,8 @@ def test_demo_explains_the_krr_error_only_when_it_is_one(capsys):
     # k = 43,750, epsilon = 1: k-RR keeps the true cell with probability e / (e + k - 1) = 6.2e-05
     code, out, _ = run(["demo", "--repeats", "1", "--no-plot", "--no-progress"], capsys)
     assert code == 0 and re.search(r"k-RR\s+LDP\s+1\.0000", out)
-    assert (
-        "k-RR's error of 1 is real: at k = 43750 it keeps the true cell with probability 6.2e-05"
-        in out
-    )
+    assert "k-RR's error of 1 is real: at k = 43750 it keeps the true cell with probability 6.2e-05" in out
     assert "sharing almost no mass with the 658 cells that have check-ins" in out
     # epsilon = 12: it keeps it with probability e^12 / (e^12 + k - 1) = 0.79, and the note goes
-    code, out, _ = run(
-        ["demo", "--repeats", "1", "--epsilon", "12", "--no-plot", "--no-progress"], capsys
-    )
+    code, out, _ = run(["demo", "--repeats", "1", "--epsilon", "12", "--no-plot", "--no-progress"], capsys)
     assert code == 0 and "k-RR's error of 1" not in out

@@ -63,8 +63,7 @@ def test_every_public_privatizer_is_checked():
     public = {
         name
         for name in skldp.__all__
-        if isinstance(getattr(skldp, name), type)
-        and issubclass(getattr(skldp, name), BasePrivatizer)
+        if isinstance(getattr(skldp, name), type) and issubclass(getattr(skldp, name), BasePrivatizer)
     }
     # SPECIAL_INSTANCES (sensitive sets inside a fixed domain, two-column input) run the
     # data-free checks in their own modules (tests/test_common_*.py).
@@ -73,9 +72,7 @@ def test_every_public_privatizer_is_checked():
         module = importlib.import_module(f"tests.{os.path.basename(path)[:-3]}")
         special.extend(getattr(module, "SPECIAL_INSTANCES", []))
     checked = {type(est).__name__ for est in [*INSTANCES, *special]}
-    assert public <= checked, (
-        f"privatizers missing from the common checks: {sorted(public - checked)}"
-    )
+    assert public <= checked, f"privatizers missing from the common checks: {sorted(public - checked)}"
 
 
 def test_import_does_not_load_edge_dependencies():

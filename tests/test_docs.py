@@ -18,25 +18,9 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 def test_docs_build_without_warnings(tmp_path):
     out = tmp_path / "html"
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-W",
-            "-n",
-            "--keep-going",
-            "-q",
-            "-b",
-            "html",
-            "-d",
-            str(tmp_path / "doctrees"),
-            str(DOCS),
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"MPLBACKEND": "Agg", **os.environ},
+        [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-b", "html",
+         "-d", str(tmp_path / "doctrees"), str(DOCS), str(out)],
+        capture_output=True, text=True, check=False, env={"MPLBACKEND": "Agg", **os.environ},
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     # the user guide targets that docstrings use resolve to pages
@@ -44,19 +28,11 @@ def test_docs_build_without_warnings(tmp_path):
     assert (guide / "randomized_response.html").is_file() and (guide / "estimators.html").is_file()
     # the API reference covers the public names, the gallery shows the examples with figures
     api = (out / "api.html").read_text(encoding="utf-8")
-    for name in [
-        "RandomizedResponse",
-        "EMEstimator",
-        "run_experiment",
-        "load_gowalla",
-        "plot_error",
-    ]:
+    for name in ["RandomizedResponse", "EMEstimator", "run_experiment", "load_gowalla", "plot_error"]:
         assert name in api
     assert (out / "generated" / "skldp.RandomizedResponse.html").is_file()
     # class pages document their methods (link targets for :meth:), modules are targets too
-    page = (out / "generated" / "skldp.channels.PersonalizedChannel.html").read_text(
-        encoding="utf-8"
-    )
+    page = (out / "generated" / "skldp.channels.PersonalizedChannel.html").read_text(encoding="utf-8")
     assert 'id="skldp.channels.PersonalizedChannel.effective_matrix"' in page
     assert 'id="module-skldp.theory"' in api and 'id="module-skldp.plotting"' in api
     gallery = (out / "gallery.html").read_text(encoding="utf-8")

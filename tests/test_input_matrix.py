@@ -244,9 +244,8 @@ DOMAIN_PARAM_MATRIX = [
     DOMAIN_PARAM_MATRIX,
     ids=[f"{instance_id(c[0])}-{c[1]}-{c[2]}" for c in DOMAIN_PARAM_MATRIX],
 )
-def test_sensitive_set_or_partition_must_fit_the_domain(
-    privatizer, param, case, make, error, match
-):
+def test_sensitive_set_or_partition_must_fit_the_domain(privatizer, param, case, make, error,
+                                                        match):
     d = domain(privatizer)
     p = clone(privatizer).set_params(**{param: make(d)})
     for name in ("n_blocks", "block_size"):  # the partition is given by exactly one parameter
@@ -672,6 +671,7 @@ def test_privacy_model_bad_epsilon_is_named(make, bad, error):
         return
     with pytest.raises(error, match=EPS_MATCH):
         make(bad)
+
 
 
 # -- PersonalizedULDP: (value, tag) rows -----------------------------------------------------------

@@ -28,9 +28,7 @@ PARTITIONS = [
     [[0], [1]],
     [[0, 1, 2]],
 ]
-SMALL = [
-    BlockHadamardResponseChannel(eps, blocks) for blocks in PARTITIONS for eps in (1e-3, 1.0, 50.0)
-]
+SMALL = [BlockHadamardResponseChannel(eps, blocks) for blocks in PARTITIONS for eps in (1e-3, 1.0, 50.0)]
 
 
 @pytest.fixture(params=SMALL, ids=repr)
