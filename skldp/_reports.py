@@ -584,6 +584,9 @@ else:
         def __reduce__(self):
             return (_ArrowReports, (self.spec_bytes, self.part))
 
+        def __hash__(self):  # Dask's read_parquet keys its metadata by type
+            return hash((self.extension_name, self.spec_bytes, self.part))
+
         def to_pandas_dtype(self):
             try:
                 return ReportsDtype(_spec_from_bytes(self.spec_bytes), self.part)
