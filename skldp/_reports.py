@@ -218,7 +218,8 @@ class ReportsDtype(ExtensionDtype):
             mask.append(chunk.is_null().to_numpy(zero_copy_only=False))
         if not data:
             return ReportsArray(np.zeros(0, dtype=np.int64), self)
-        return ReportsArray(np.concatenate(data), self, np.concatenate(mask), validate=False)
+        # a file is outside data: its values are checked against the channel like any other
+        return ReportsArray(np.concatenate(data), self, np.concatenate(mask), validate=True)
 
     def __reduce__(self):
         return (ReportsDtype, (self.spec, self.part))

@@ -177,6 +177,17 @@ def test_csv_round_trip_asks_for_the_channel(case):
         EMEstimator(channel=privatizer).fit(back).distribution_,
         EMEstimator().fit(reports).distribution_,
     )
+    # read_csv with the report columns' dtypes gives the channel back, values checked
+    text = reports.to_csv()
+    typed = pd.read_csv(io.StringIO(text), index_col=0, dtype=reports.dtypes.to_dict())
+    assert_frame_equal(typed, reports)
+    assert_array_equal(
+        EMEstimator().fit(typed).distribution_, EMEstimator().fit(reports).distribution_
+    )
+    bad = _plain(reports)
+    bad.iloc[3, 0] = 7
+    with pytest.raises(ValueError, match="got values outside"):
+        pd.read_csv(io.StringIO(bad.to_csv()), index_col=0, dtype=reports.dtypes.to_dict())
 
 
 def test_parquet_round_trip_finds_the_channel(case, tmp_path):
