@@ -183,6 +183,9 @@ class ReportsDtype(ExtensionDtype):
     def name(self):
         return f"skldp_reports[{type(self.spec.channel).__name__}:{self.part}]"
 
+    def __repr__(self):
+        return f"ReportsDtype({type(self.spec.channel).__name__}, part={self.part})"
+
     @classmethod
     def construct_array_type(cls):
         return ReportsArray
