@@ -383,6 +383,8 @@ class ReportsArray(ExtensionArray):
 
     def __array__(self, dtype=None, copy=None):
         if self._mask.any():
+            if copy is False:
+                raise ValueError("reports with missing values convert to numpy only by a copy")
             dtype = np.dtype(dtype or np.float64)
             na = pd.NA if dtype == object else np.nan
             return np.asarray(self._integers().to_numpy(dtype=dtype, na_value=na))
