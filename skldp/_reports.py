@@ -508,7 +508,6 @@ class ReportsArray(ExtensionArray):
     __floordiv__ = _op(operator.floordiv)
     __mod__ = _op(operator.mod)
     __pow__ = _op(operator.pow)
-    __hash__ = None
 
     def __neg__(self):
         return _plain(-self._integers())
