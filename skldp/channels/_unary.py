@@ -23,7 +23,7 @@ import weakref
 import numpy as np
 from scipy import sparse
 
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
     BitVectorChannel,
@@ -66,7 +66,24 @@ def rappor_probabilities(epsilon, theta=None, power=1):
     :math:`e^{power \cdot \varepsilon}` in every floating-point form
     (:func:`~skldp.channels._base.within_ratio`). ``power`` is the number of hashes of hashed
     RAPPOR, where a report's likelihood ratio is a product of up to ``power`` such ratios.
+
+    A budget so small that psi reaches theta (every bit then has the same probability under
+    every input) is refused with a ValueError naming the smallest usable budget
+    (:func:`~skldp._validation.check_epsilon_usable`).
     """
+    what = "RAPPOR" if theta is None else f"unary encoding with theta = {theta!r}"
+
+    def usable(e):
+        t, p = _rappor_probabilities(e, theta, power)
+        return p < t
+
+    check_epsilon_usable(
+        epsilon, usable, context=what + (f" and {power} hashes" if power != 1 else "")
+    )
+    return _rappor_probabilities(epsilon, theta, power)
+
+
+def _rappor_probabilities(epsilon, theta=None, power=1):
     if theta is None:
         theta = 1.0 / (1.0 + _exp(-epsilon / 2.0))
     theta = float(floor_to_uniform_grid(theta))
