@@ -68,17 +68,17 @@ def rappor_probabilities(epsilon, theta=None, power=1):
     RAPPOR, where a report's likelihood ratio is a product of up to ``power`` such ratios.
 
     A budget so small that psi reaches theta (every bit then has the same probability under
-    every input) is refused with a ValueError naming the smallest usable budget
+    every input) is refused (naming the budget of a report, ``power * epsilon``) with a ValueError naming the smallest usable budget
     (:func:`~skldp._validation.check_epsilon_usable`).
     """
     what = "RAPPOR" if theta is None else f"unary encoding with theta = {theta!r}"
 
-    def usable(e):
-        t, p = _rappor_probabilities(e, theta, power)
+    def usable(total):  # the budget of a report: power hashes of epsilon each
+        t, p = _rappor_probabilities(total / power, theta, power)
         return p < t
 
     check_epsilon_usable(
-        epsilon, usable, context=what + (f" and {power} hashes" if power != 1 else "")
+        epsilon * power, usable, context=what + (f" with {power} hashes" if power != 1 else "")
     )
     return _rappor_probabilities(epsilon, theta, power)
 
