@@ -11,11 +11,12 @@ nothing is promised for that pair. The tightest matrix of a channel is
 (Acharya, Bonawitz, Kairouz, Ramage and Sun, "Context-Aware Local Differential Privacy",
 ICML 2020).
 
-Verification compares ``log Q[x] - log Q[x'] <= E[x, x']`` in floating point with no
-tolerance, and also ``Q[x] <= exp(E[x, x']) * Q[x']`` where ``exp(E)`` is finite, so a channel
-passes only if the probabilities it states, as stored, keep every ratio within the budget.
-Only an infinite budget promises nothing: a finite one, however large (``exp(710)`` overflows
-to ``inf``), fails any positive probability over a zero one.
+Verification compares ``Q[x] <= exp(E[x, x']) * Q[x']`` in floating point with no tolerance
+where ``exp(E[x, x'])`` is a finite float, and ``log Q[x] - log Q[x'] <= E[x, x']`` in log
+space where it overflows, so a channel passes only if the probabilities it states, as stored,
+keep every ratio within the budget. Only an infinite budget promises nothing: a finite one,
+however large (``exp(710)`` overflows to ``inf``), fails any positive probability over a zero
+one.
 """
 
 import numpy as np
@@ -235,15 +236,19 @@ def tight_epsilon_matrix(channel):
 def _within_budget(hi, lo, E):
     """Entrywise ``hi <= e^E * lo`` for probabilities ``hi``, ``lo`` and budgets ``E`` (broadcast).
 
-    Compared in log space (``log hi - log lo <= E``), and also as a product where ``e^E`` is
-    finite; ``hi = 0`` always holds, ``E = +inf`` always holds, and ``lo = 0 < hi`` fails
-    every finite budget, however large.
+    Where ``e^E`` is a finite float the product ``hi <= e^E * lo`` is compared (exact for the
+    power-of-two scalings channels use, where a difference of logarithms would add a rounding
+    error of the logarithm's magnitude, far above a tiny budget); where it overflows
+    (``E`` above about 709.78) the comparison is in log space, ``log hi - log lo <= E``. So
+    ``hi = 0`` always holds, ``E = +inf`` always holds, and ``lo = 0 < hi`` fails every finite
+    budget, however large.
     """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log_ok = np.log(hi) - np.log(lo) <= E
         bound = np.exp(E)
-        product_ok = np.isinf(bound) | (hi <= bound * lo)
-    return (hi == 0) | np.isposinf(E) | ((lo > 0) & log_ok & product_ok)
+        product_ok = hi <= bound * lo
+        log_ok = np.log(hi) - np.log(lo) <= E
+    ok = np.where(np.isinf(bound), log_ok, product_ok)
+    return (hi == 0) | np.isposinf(E) | ((lo > 0) & ok)
 
 
 def _tight_matrix(Q):
@@ -290,10 +295,11 @@ class VerificationResult:
 def verify(channel, model):
     """Check a small channel exactly against a privacy model.
 
-    For every pair (x, x') the test is ``log Q[x] - log Q[x'] <= E[x, x']`` entrywise in
-    floating point, with no tolerance, together with ``Q[x] <= exp(E[x, x']) * Q[x']`` where
-    ``exp(E[x, x'])`` is finite. Pairs with an infinite budget always pass; a finite budget,
-    however large, fails a positive probability over a zero one (an identity channel fails
+    For every pair (x, x') the test is ``Q[x] <= exp(E[x, x']) * Q[x']`` entrywise in floating
+    point, with no tolerance, where ``exp(E[x, x'])`` is a finite float, and
+    ``log Q[x] - log Q[x'] <= E[x, x']`` where it overflows (budgets above about 709.78).
+    Pairs with an infinite budget always pass; a finite budget, however large, fails a
+    positive probability over a zero one (an identity channel fails
     ``verify(np.eye(2), 1e300)``).
 
     Parameters

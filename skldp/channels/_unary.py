@@ -50,7 +50,7 @@ def _exp(x):
         return math.inf
 
 
-def rappor_probabilities(epsilon, theta=None, power=1):
+def rappor_probabilities(epsilon, theta=None, power=1, budget=None):
     r"""Return ``(theta, psi)`` of (theta, epsilon)-generalized RAPPOR as sampled.
 
     A one-hot bit is kept at one with probability theta; every other bit is set with
@@ -68,7 +68,8 @@ def rappor_probabilities(epsilon, theta=None, power=1):
     RAPPOR, where a report's likelihood ratio is a product of up to ``power`` such ratios.
 
     A budget so small that psi reaches theta (every bit then has the same probability under
-    every input) is refused (naming the budget of a report, ``power * epsilon``) with a ValueError naming the smallest usable budget
+    every input) is refused (naming ``budget``, the budget of a report, by default
+    ``power * epsilon``) with a ValueError naming the smallest usable budget
     (:func:`~skldp._validation.check_epsilon_usable`).
     """
     what = "RAPPOR" if theta is None else f"unary encoding with theta = {theta!r}"
@@ -78,7 +79,9 @@ def rappor_probabilities(epsilon, theta=None, power=1):
         return p < t
 
     check_epsilon_usable(
-        epsilon * power, usable, context=what + (f" with {power} hashes" if power != 1 else "")
+        epsilon * power if budget is None else budget,
+        usable,
+        context=what + (f" with {power} hashes" if power != 1 else ""),
     )
     return _rappor_probabilities(epsilon, theta, power)
 
