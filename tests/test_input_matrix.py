@@ -973,6 +973,16 @@ def test_tiny_epsilon_is_refused_naming_the_smallest_usable_value(privatizer, ti
         _with_budget(privatizer, math.nextafter(smallest, 0.0)).fit(X)
 
 
+@pytest.mark.parametrize("base", ["urr", "urap"])
+def test_personalized_tiny_epsilon_is_refused(base):
+    # PUM reads (value, tag) rows, so it is not in the registry.
+    with pytest.raises(ValueError, match=TINY_MATCH) as info:
+        _pum(epsilon=1e-17, base=base).fit([[0, None]])
+    smallest = float(re.match(TINY_MATCH, str(info.value)).group(3))
+    p = _pum(epsilon=smallest, base=base).fit([[0, None]])
+    assert verify(p.channel_, p.privacy_).passed
+
+
 @pytest.mark.parametrize("make", list(CHANNEL_MAKERS.values()), ids=list(CHANNEL_MAKERS))
 def test_channel_tiny_epsilon_is_refused(make):
     # Before: a constant channel (nan estimates), or ZeroDivisionError in the compressive ones.
