@@ -19,6 +19,7 @@ from sklearn.base import clone
 
 from skldp import BinaryRandomizedResponse, PersonalizedULDP
 from skldp._audit import _protection
+from skldp._validation import smallest_usable_epsilon
 from skldp.channels import (
     BinaryRandomizedResponseChannel,
     HadamardResponseChannel,
@@ -28,7 +29,6 @@ from skldp.channels import (
 from skldp.channels._base import exp_budget, floor_to_uniform_grid, within_ratio
 from skldp.channels._binary import binary_flip_probabilities
 from skldp.channels._hadamard import hadamard_keep_probability
-from skldp._validation import smallest_usable_epsilon
 from skldp.channels._randomized_response import _rr_truth, rr_truth
 from skldp.channels._utility_optimized import urr_probabilities
 from skldp.privacy import (
