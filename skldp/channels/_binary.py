@@ -103,7 +103,8 @@ class BinaryRandomizedResponseChannel(SymbolChannel):
     ----------
     epsilon_01, epsilon_10 : float
         Non-negative budgets; ``inf`` allowed. When one is 0 the channel is constant and
-        nothing can be estimated from it.
+        nothing can be estimated from it. Two positive budgets too small for float64 (about
+        2.2e-16 each) are refused with a ValueError naming the smallest usable value.
 
     Attributes
     ----------

@@ -128,7 +128,9 @@ class RandomizedResponseChannel(SymbolChannel):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, positive and finite.
+        Privacy budget, positive and finite, and large enough for float64: a budget below
+        about ``k * 1.1e-16`` would round the channel to a constant one and is refused with a
+        ValueError naming the smallest usable value.
     n_inputs : int
         Domain size k >= 2; the output alphabet is the input alphabet.
 
