@@ -380,6 +380,10 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
             specs, stats, n, width = _dask.statistics(self, X)
         else:
             specs, stats, n, width = self._statistics_of(X)
+        return self._add_statistics(specs, stats, n, width)
+
+    def _add_statistics(self, specs, stats, n, width):
+        """Merge a chunk's statistics into those seen so far and estimate from the totals."""
         if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
             raise ChannelMismatchError(
                 "these reports come from a different mechanism or domain than the reports "
