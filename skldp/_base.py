@@ -247,6 +247,18 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return tags
 
 
+class ChunkStatistics:
+    """Statistics of reports read already (by :func:`skldp.io.fit_chunks`), as a chunk.
+
+    ``partial_fit`` merges them like the statistics of a chunk of reports.
+    """
+
+    __slots__ = ("n", "specs", "stats", "width")
+
+    def __init__(self, specs, stats, n, width):
+        self.specs, self.stats, self.n, self.width = specs, stats, n, width
+
+
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
@@ -380,10 +392,6 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
             specs, stats, n, width = _dask.statistics(self, X)
         else:
             specs, stats, n, width = self._statistics_of(X)
-        return self._add_statistics(specs, stats, n, width)
-
-    def _add_statistics(self, specs, stats, n, width):
-        """Merge a chunk's statistics into those seen so far and estimate from the totals."""
         if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
             raise ChannelMismatchError(
                 "these reports come from a different mechanism or domain than the reports "
@@ -408,6 +416,8 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def _statistics_of(self, X):
         """Read one in-memory chunk: ``(specs, statistics per column, n_reports, width)``."""
+        if isinstance(X, ChunkStatistics):  # read already, by skldp.io.fit_chunks
+            return X.specs, X.stats, X.n, X.width
         values, specs = self._read(X)
         stats = [
             self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)

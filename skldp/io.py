@@ -82,10 +82,13 @@ def pack_bits(bits):
     """
     bits = np.asarray(bits)
     if bits.ndim != 2:
-        raise ValueError(f"bit reports must be a 2-D array (n_reports, width); got shape {bits.shape}")
-    if bits.dtype.kind != "b":
-        if bits.dtype.kind not in "iu" or (bits.size and (bits.min() < 0 or bits.max() > 1)):
-            raise ValueError("bit reports must hold only 0 and 1")
+        raise ValueError(
+            f"bit reports must be a 2-D array (n_reports, width); got shape {bits.shape}"
+        )
+    if bits.dtype.kind != "b" and (
+        bits.dtype.kind not in "iu" or (bits.size and (bits.min() < 0 or bits.max() > 1))
+    ):
+        raise ValueError("bit reports must hold only 0 and 1")
     return np.packbits(bits.astype(np.uint8, copy=False), axis=1, bitorder="little")
 
 
@@ -187,9 +190,7 @@ def iter_table(path, columns=None, *, chunksize=100_000, text=False):
             frame = batch.to_pandas()
             yield frame.astype("string") if text else frame
         return
-    reader = pd.read_csv(
-        path, usecols=columns, dtype=str if text else None, chunksize=chunksize
-    )
+    reader = pd.read_csv(path, usecols=columns, dtype=str if text else None, chunksize=chunksize)
     with reader:
         yield from reader
 
@@ -247,7 +248,9 @@ def iter_reports(path, *, width=None, chunksize=100_000):
     columns = (
         [PACKED_COLUMN]
         if layout == "packed"
-        else [SYMBOL_COLUMN] if layout == "symbol" else [f"report_{j}" for j in range(width)]
+        else [SYMBOL_COLUMN]
+        if layout == "symbol"
+        else [f"report_{j}" for j in range(width)]
     )
     row = 0
     for frame in iter_table(path, columns, chunksize=chunksize):
@@ -463,4 +466,6 @@ def fit_chunks(estimator, chunks):
     item = stack.pop()[1]
     while stack:
         item = merge(stack.pop()[1], item)
-    return estimator._add_statistics(specs, item[0], item[1], width)
+    from skldp._base import ChunkStatistics
+
+    return estimator.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
