@@ -175,11 +175,11 @@ def _table_columns(path):
     return list(pd.read_csv(path, nrows=0).columns)
 
 
-def iter_table(path, columns=None, *, chunksize=100_000, text=False):
+def iter_table(path, columns=None, *, chunksize=100_000, text=False, csv_dtype=None):
     """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
 
     Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
-    values kept missing. Parquet files are read batch by batch, CSV files chunk by chunk, so
+    values kept missing; ``csv_dtype`` is passed to :func:`pandas.read_csv`. Parquet files are read batch by batch, CSV files chunk by chunk, so
     memory is bounded by ``chunksize``, never by the file.
     """
     fmt = file_format(path)
@@ -190,7 +190,8 @@ def iter_table(path, columns=None, *, chunksize=100_000, text=False):
             frame = batch.to_pandas()
             yield frame.astype("string") if text else frame
         return
-    reader = pd.read_csv(path, usecols=columns, dtype=str if text else None, chunksize=chunksize)
+    dtype = str if text else csv_dtype
+    reader = pd.read_csv(path, usecols=columns, dtype=dtype, chunksize=chunksize)
     with reader:
         yield from reader
 
@@ -253,7 +254,9 @@ def iter_reports(path, *, width=None, chunksize=100_000):
         else [f"report_{j}" for j in range(width)]
     )
     row = 0
-    for frame in iter_table(path, columns, chunksize=chunksize):
+    # hex cells are text: "0102" must not become the number 102
+    dtype = {PACKED_COLUMN: str} if layout == "packed" else None
+    for frame in iter_table(path, columns, chunksize=chunksize, csv_dtype=dtype):
         yield row, _chunk_reports(frame, layout, width, first_row=row)
         row += len(frame)
 
