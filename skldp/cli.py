@@ -799,8 +799,6 @@ def _cmd_estimate(args):
         raise CLIError(f"reports file {args.reports!r} does not exist")
     meta_path = args.metadata or f"{args.reports}.json"
     meta = _load_metadata(meta_path)
-    if args.output not in (None, "-"):
-        _file_format(args.output, what="output file")
     _check_outputs(
         [("output file", args.output)],
         [
@@ -811,6 +809,8 @@ def _cmd_estimate(args):
         ],
         args.force,
     )
+    if args.output not in (None, "-"):
+        _file_format(args.output, what="output file")
     old = meta["format"] in _OLD_FORMATS
     if not old and _checksum(meta) != meta["checksum"]:
         raise CLIError(
