@@ -25,13 +25,11 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from _common import make_data  # noqa: E402
+from _common import make_data
 
 K = 1000
 
@@ -117,13 +115,17 @@ def main():
     lines = [
         "# Command line end to end (issue 20)",
         "",
-        f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.node()} "
-        f"({os.cpu_count()} cores, shared), Python {platform.python_version()}; load average "
-        f"(1, 5, 15 min) before {tuple(round(x, 2) for x in load_before)}, after "
-        f"{tuple(round(x, 2) for x in load_after)}. k = {K}, epsilon = 1, Zipf(1.1) input, "
-        f"{args.repeats} repeat(s); each step a separate process, peak memory its ru_maxrss.",
-        "k-RR reports to CSV, RAPPOR reports to Parquet (packed bits); estimate: the default "
-        "(projected). Library: pandas reads the column, fit_transform, ProjectedEstimator.fit.",
+        (
+            f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.node()} "
+            f"({os.cpu_count()} cores, shared), Python {platform.python_version()}; load average "
+            f"(1, 5, 15 min) before {tuple(round(x, 2) for x in load_before)}, after "
+            f"{tuple(round(x, 2) for x in load_after)}. k = {K}, epsilon = 1, Zipf(1.1) input, "
+            f"{args.repeats} repeat(s); each step a separate process, peak memory its ru_maxrss."
+        ),
+        (
+            "k-RR reports to CSV, RAPPOR reports to Parquet (packed bits); estimate: the default "
+            "(projected). Library: pandas reads the column, fit_transform, ProjectedEstimator.fit."
+        ),
         "",
         "| mechanism | rows | step | repeat | time (s) | peak RSS (MiB) | reports file (MB) |",
         "|---|---:|---|---:|---:|---:|---:|",
@@ -132,9 +134,11 @@ def main():
         lines.append(f"| {name} | {n:,} | {step} | {r} | {t:.2f} | {mem:.0f} | {size / 1e6:.1f} |")
     lines += [
         "",
-        f"Command: `python benchmarks/bench_cli.py --krr-rows {args.krr_rows} --rappor-rows "
-        f"{args.rappor_rows} --repeats {args.repeats}`. The full size of the issue is "
-        "`python benchmarks/bench_cli.py --krr-rows 10000000 --rappor-rows 2000000`.",
+        (
+            f"Command: `python benchmarks/bench_cli.py --krr-rows {args.krr_rows} --rappor-rows "
+            f"{args.rappor_rows} --repeats {args.repeats}`. The full size of the issue is "
+            "`python benchmarks/bench_cli.py --krr-rows 10000000 --rappor-rows 2000000`."
+        ),
     ]
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as fh:

@@ -27,8 +27,11 @@ import pandas as pd
 
 __all__ = [
     "PACKED_COLUMN",
+    "ReportWriter",
+    "file_format",
     "fit_chunks",
     "iter_reports",
+    "iter_table",
     "pack_bits",
     "read_reports",
     "report_layout",

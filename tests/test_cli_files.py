@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from skldp import EMEstimator, ProjectedEstimator, RAPPOR
+from skldp import RAPPOR, EMEstimator, ProjectedEstimator
 from skldp.cli import _checksum, build_parser, main
 from skldp.io import read_reports
 
@@ -69,7 +69,7 @@ def test_chunked_estimate_equals_in_memory_bit_for_bit(people, tmp_path, capsys)
 
 
 def test_bit_vector_reports_are_packed_and_old_wide_files_still_read(people, tmp_path, capsys):
-    path, frame = people
+    path, _ = people
     reports = tmp_path / "r.csv"
     code, _, err = run(["privatize", path, "-c", "city", "-m", "rappor", "--categories", CITIES,
                         "--epsilon", "2", "--seed", "0", "-o", reports], capsys)
@@ -304,11 +304,11 @@ def test_help_lists_the_registry_with_defaults_and_mechanisms_fit_100_columns(ca
     sub = parser._subparsers._group_actions[0].choices
     text = sub["privatize"].format_help()
     for name in available_mechanisms():
-        assert re.search(rf"^  {re.escape(name)}$", text, re.M), name
+        assert re.search(rf"^  {re.escape(name)}$", text, re.MULTILINE), name
     assert "RandomizedResponse: epsilon=1.0" in text
     text = sub["estimate"].format_help()
     for name in available_estimators():
-        assert re.search(rf"^  {re.escape(name)}$", text, re.M), name
+        assert re.search(rf"^  {re.escape(name)}$", text, re.MULTILINE), name
     assert "EMEstimator: tol=1e-10, max_iter=10000" in text
     code, out, _ = run(["mechanisms", "--all"], capsys)
     assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
