@@ -365,7 +365,7 @@ def _tag_values(column, tags, name):
     present = column.notna()
     unknown = column[present & ~column.isin(tags)].value_counts()
     if len(unknown):
-        shown = ", ".join(f"{v!r} ({c} rows)" for v, c in unknown.head(5).items())
+        shown = ", ".join(f"{v!r} ({_plural(c, 'row')})" for v, c in unknown.head(5).items())
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise CLIError(
             f"tag column {name!r} has tags that are not among the tags {tags}: {shown}{more}"
@@ -533,13 +533,12 @@ def _cmd_privatize(args):
     kind, width = channel.report_kind, int(channel.report_width)
     chunksize = _chunk_size(args, width)
 
-    n_rows = None
-    if fmt == "parquet" or _file_format(args.input, what="input file") == "parquet":
+    n_rows = None  # known beforehand in a Parquet file's footer, not in a CSV
+    if _file_format(args.input, what="input file") == "parquet":
         try:
             import pyarrow.parquet as pq
 
-            if args.input.lower().endswith((".parquet", ".pq")):
-                n_rows = pq.ParquetFile(args.input).metadata.num_rows
+            n_rows = pq.ParquetFile(args.input).metadata.num_rows
         except (ImportError, OSError, ValueError):
             n_rows = None
     outputs = _Outputs()

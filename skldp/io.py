@@ -257,6 +257,29 @@ def iter_reports(path, *, width=None, chunksize=100_000):
         else [f"report_{j}" for j in range(width)]
     )
     row = 0
+    if layout == "packed" and file_format(path) == "parquet":
+        # straight from Arrow's buffer: no Python bytes object per report
+        _, pq = _pyarrow()
+        nbytes = _n_bytes(width)
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunksize, columns=columns):
+            col = batch.column(0)
+            if col.null_count:
+                bad = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+                raise ValueError(f"data row {row + bad + 1}: missing report")
+            if getattr(col.type, "byte_width", None) != nbytes:
+                frame = batch.to_pandas()  # variable-length binary: checked cell by cell
+                yield row, _chunk_reports(frame, layout, width, first_row=row)
+            else:
+                data = np.frombuffer(col.buffers()[1], dtype=np.uint8)
+                start = col.offset * nbytes
+                packed = data[start : start + len(col) * nbytes].reshape(-1, nbytes)
+                try:
+                    bits = unpack_bits(packed, width)
+                except ValueError as exc:
+                    raise ValueError(f"data rows from {row + 1}: {exc}") from None
+                yield row, bits
+            row += len(col)
+        return
     # hex cells are text: "0102" must not become the number 102
     dtype = {PACKED_COLUMN: str} if layout == "packed" else None
     for frame in iter_table(path, columns, chunksize=chunksize, csv_dtype=dtype):

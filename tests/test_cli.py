@@ -369,7 +369,7 @@ def test_personalized_bad_input(tagged, tmp_path, capsys):
         (["privatize", path, "-c", "place", *_PUM[:2], "--tag-column", "label", *_PUM[4:], *out],
          r"has no column 'label'; its columns are \['place', 'tag'\]"),
         (["privatize", gym, "-c", "place", *_PUM, *out],
-         r"tag column 'tag' has tags that are not among the tags \['home', 'work'\]: 'gym' \(1 rows\)"),
+         r"tag column 'tag' has tags that are not among the tags \['home', 'work'\]: 'gym' \(1 row\)"),
         (["privatize", path, "-c", "place", "--tag-column", "tag", "--categories", "a,b,c,d", *out],
          "--tag-column is for mechanisms that read a tag per row"),
         (["privatize", path, "-c", "place", "-m", "personalized", "--tag-column", "tag", "--categories", "a,b,c,d", *out],
