@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
@@ -80,13 +82,31 @@ def case(name, mechanism, n, fmt, repeats, tmp, env):
     rows = []
     for r in range(repeats):
         steps = {
-            "privatize": cli + ["privatize", data, "-c", "cell", "-m", mechanism, "--epsilon",
-                                "1", "--categories-file", cats, "-o", reports, "--force",
-                                "--quiet"],
-            "estimate": cli + ["estimate", reports, "-o", os.path.join(tmp, "dist.csv"),
-                               "--force", "--quiet"],
+            "privatize": cli
+            + [
+                "privatize",
+                data,
+                "-c",
+                "cell",
+                "-m",
+                mechanism,
+                "--epsilon",
+                "1",
+                "--categories-file",
+                cats,
+                "-o",
+                reports,
+                "--force",
+                "--quiet",
+            ],
+            "estimate": cli
+            + ["estimate", reports, "-o", os.path.join(tmp, "dist.csv"), "--force", "--quiet"],
             "library (read, privatize, estimate)": [
-                sys.executable, "-c", _LIBRARY.replace("{k}", str(K)), data, mechanism
+                sys.executable,
+                "-c",
+                _LIBRARY.replace("{k}", str(K)),
+                data,
+                mechanism,
             ],
         }
         for step, argv in steps.items():
@@ -133,6 +153,31 @@ def main():
     for name, n, step, r, t, mem, size in rows:
         lines.append(f"| {name} | {n:,} | {step} | {r} | {t:.2f} | {mem:.0f} | {size / 1e6:.1f} |")
     lines += [
+        "",
+        "Summary (median over repeats): the command line's two steps against the library, and",
+        "the largest peak of any command-line step (target: under 1 GB, time within 2x).",
+        "",
+        "| mechanism | rows | privatize + estimate (s) | library (s) | ratio | max peak (MiB) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name in dict.fromkeys(r[0] for r in rows):
+        mine = [r for r in rows if r[0] == name]
+        n = mine[0][1]
+
+        def med(step, mine=mine):
+            return float(np.median([r[4] for r in mine if r[2] == step]))
+
+        cli_time = med("privatize") + med("estimate")
+        lib_time = med("library (read, privatize, estimate)")
+        peak = max(r[5] for r in mine if not r[2].startswith("library"))
+        lines.append(
+            f"| {name} | {n:,} | {cli_time:.2f} | {lib_time:.2f} | {cli_time / lib_time:.2f} "
+            f"| {peak:.0f} |"
+        )
+    lines += [
+        "",
+        "Every step starts a Python process and imports skldp (scipy, scikit-learn, pandas):",
+        "a few seconds of each time above on this machine, in the library column too.",
         "",
         (
             f"Command: `python benchmarks/bench_cli.py --krr-rows {args.krr_rows} --rappor-rows "

@@ -820,11 +820,11 @@ def _cmd_estimate(args):
             f"metadata file {meta_path!r} was edited after 'skldp privatize' wrote it: its "
             f"fields {', '.join(_BOUND_FIELDS[1:])} no longer match its checksum"
         )
-    if old:
-        _say(
-            args,
+    if old:  # a warning: shown even with --quiet
+        print(
             f"skldp estimate: warning: metadata file {meta_path!r} has the older format "
             f"{meta['format']}, with no checksum: the reports cannot be checked",
+            file=sys.stderr,
         )
 
     est_params = _parse_params(args.param)
