@@ -455,7 +455,7 @@ def write_reports(path, reports, *, width=None):
 def fit_chunks(estimator, chunks):
     """Fit ``estimator`` on an iterable of report chunks, estimating once at the end.
 
-    The chunks' statistics are added up as :meth:`partial_fit` adds them (for EM on bit
+    The chunks' statistics are added up as ``partial_fit`` adds them (for EM on bit
     vectors, the reports are kept bit-packed), so the result equals ``estimator.fit`` on the
     concatenated reports, bit for bit: counts and bit sums are integers, and packed reports
     are concatenated in order. Unlike a loop of ``partial_fit``, the estimate (an EM run, a
