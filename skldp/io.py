@@ -485,6 +485,12 @@ def fit_chunks(estimator, chunks):
         chunk_specs, stats, n, chunk_width = estimator._statistics_of(chunk)
         if specs is None:
             specs, width = tuple(chunk_specs), chunk_width
+        elif tuple(chunk_specs) != specs:
+            from skldp.exceptions import ChannelMismatchError
+
+            raise ChannelMismatchError(
+                "a chunk of reports comes from a different mechanism or domain than the first"
+            )
         item, level = (stats, n), 0
         while stack and stack[-1][0] == level:
             item = merge(stack.pop()[1], item)

@@ -120,3 +120,13 @@ def test_fit_chunks_goes_through_partial_fit_overrides():
 def test_fit_chunks_of_nothing_is_an_error():
     with pytest.raises(ValueError, match="zero reports"):
         fit_chunks(ProjectedEstimator(), iter([]))
+
+
+def test_fit_chunks_refuses_chunks_of_another_mechanism():
+    from skldp import ChannelMismatchError
+
+    X = np.array(CATS * 10, dtype=object).reshape(-1, 1)
+    a = RandomizedResponse(epsilon=1.0, categories=[CATS], random_state=0).fit_transform(X)
+    b = RandomizedResponse(epsilon=2.0, categories=[CATS], random_state=0).fit_transform(X)
+    with pytest.raises(ChannelMismatchError, match="different mechanism or domain"):
+        fit_chunks(ProjectedEstimator(), iter([a, b]))
