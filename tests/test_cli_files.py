@@ -334,3 +334,21 @@ def test_rappor_reports_with_estimate_from_parquet(tmp_path, capsys):
     channel = RAPPOR(epsilon=2.0, categories=[cats]).fit(np.array(cats)[:, None]).channel_
     sd = np.sqrt(channel.variance(truth, 20000))
     assert code == 0 and np.all(np.abs(dist["probability"] - truth) < 5 * sd)
+
+
+def test_ctrl_c_leaves_no_output_under_the_final_names(people, tmp_path, capsys, monkeypatch):
+    from skldp.io import ReportWriter
+
+    path, _ = people
+    write = ReportWriter.write
+
+    def interrupted(self, reports):
+        if self.n >= 1000:  # the second chunk: the first is on disk under a temporary name
+            raise KeyboardInterrupt
+        return write(self, reports)
+
+    monkeypatch.setattr(ReportWriter, "write", interrupted)
+    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "--chunk-size",
+                        "1000", "-o", tmp_path / "r.parquet"], capsys)
+    assert code == 130 and err == "skldp privatize: interrupted; no output file was written\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["people.csv"]
