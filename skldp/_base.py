@@ -397,6 +397,18 @@ def _is_fitted_privatizer(obj):
     return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
 
 
+class ChunkStatistics:
+    """Statistics of reports read already (by :func:`skldp.io.fit_chunks`), as a chunk.
+
+    ``partial_fit`` merges them like the statistics of a chunk of reports.
+    """
+
+    __slots__ = ("n", "specs", "stats", "width")
+
+    def __init__(self, specs, stats, n, width):
+        self.specs, self.stats, self.n, self.width = specs, stats, n, width
+
+
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
@@ -583,6 +595,8 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def _statistics_of(self, X):
         """Read one in-memory chunk: ``(specs, statistics per column, n_reports, width)``."""
+        if isinstance(X, ChunkStatistics):  # read already, by skldp.io.fit_chunks
+            return X.specs, X.stats, X.n, X.width
         values, specs = self._read(X)
         stats = [
             self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)
