@@ -413,6 +413,9 @@ class OpenAlphabetChannel(Channel):
     def variance(self, p, n):
         self._open("variance")
 
+    def zero_frequency_variance(self, n, p=None):
+        self._open("variance")
+
     def likelihood(self, reports):
         self._open("likelihood")
 
