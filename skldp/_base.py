@@ -11,6 +11,7 @@ from skldp import _dask
 from skldp._domain import encode, resolve_categories
 from skldp._random import check_random_state
 from skldp._reports import Reports, ReportSpec, extract, to_frame
+from skldp._validation import check_report_values
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
@@ -293,6 +294,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def _read(self, X):
         values, carried = extract(X)
+        check_report_values(values)
         given = self._given_specs()
         if carried is None and given is None:
             if sparse.issparse(values):
@@ -314,8 +316,9 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         specs = tuple(carried if carried is not None else given)
         width = sum(s.width for s in specs)
         if values.ndim != 2 or values.shape[1] != width:
+            kind = "sparse reports" if sparse.issparse(values) else "reports"
             raise ValueError(
-                f"reports must have {width} columns for these channels; got shape {values.shape}"
+                f"{kind} must have {width} columns for these channels; got shape {values.shape}"
             )
         return values, specs
 
@@ -475,5 +478,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
+        tags.input_tags.positive_only = True  # report symbols and bits are non-negative
+        tags.input_tags.sparse = True  # bit-vector reports may come as scipy.sparse
         tags.requires_fit = True
         return tags

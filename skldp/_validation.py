@@ -4,6 +4,7 @@ import math
 import numbers
 
 import numpy as np
+from scipy import sparse
 
 
 def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False):
@@ -93,3 +94,39 @@ def check_finite_vector(v, name="v"):
             + (f" and {bad.size - 1} more" if bad.size > 1 else "")
         )
     return v
+
+
+def check_report_values(values):
+    """Reject report arrays no channel could have produced, before looking for the channel.
+
+    ``values`` is what :func:`skldp._reports.extract` returns: a 2-D array or a CSR matrix.
+    Raises a ``ValueError`` that names the problem for complex numbers, NaN or infinity, no
+    reports, no columns, and negative values (the wording follows scikit-learn's ``check_array``, so that
+    scikit-learn's estimator checks and users see the same messages).
+    """
+    data = values.data if sparse.issparse(values) else values
+    kind = "sparse reports" if sparse.issparse(values) else "reports"
+    if np.iscomplexobj(data):
+        raise ValueError(
+            f"Complex data not supported: {kind} are integer symbols or 0/1 bits; "
+            f"got dtype {data.dtype}"
+        )
+    if values.shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={values.shape}) while a minimum of 1 is "
+            f"required: cannot estimate a distribution from zero {kind}"
+        )
+    if values.ndim == 2 and values.shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={values.shape}) while a minimum of 1 is "
+            f"required: {kind} have at least one column"
+        )
+    if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+        raise ValueError(
+            f"{kind} contain NaN or infinity; they must be finite integer symbols or 0/1 bits"
+        )
+    if data.dtype.kind in "iuf" and data.size and data.min() < 0:
+        raise ValueError(
+            f"Negative values in data: {kind} are non-negative integer symbols or 0/1 bits; "
+            f"got the value {data.min()!r}"
+        )
