@@ -11,7 +11,7 @@ from skldp import _dask
 from skldp._domain import encode, resolve_categories
 from skldp._random import check_random_state
 from skldp._reports import Reports, ReportSpec, extract, to_frame
-from skldp._validation import check_report_values
+from skldp._validation import check_non_negative_reports, check_report_values
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
@@ -314,6 +314,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 f"{[s.channel for s in given]}"
             )
         specs = tuple(carried if carried is not None else given)
+        check_non_negative_reports(values, specs)
         width = sum(s.width for s in specs)
         if values.ndim != 2 or values.shape[1] != width:
             kind = "sparse reports" if sparse.issparse(values) else "reports"
