@@ -2,6 +2,8 @@
 
 import math
 import numbers
+import os
+import sys
 
 import numpy as np
 from scipy import sparse
@@ -145,3 +147,23 @@ def check_non_negative_reports(values, specs):
     else:
         allowed = "bit-vector reports must be bits in {0, 1}"
     raise ValueError(f"Negative values in data: {allowed}; got {low!r} in column {column}")
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def external_stacklevel():
+    """The ``stacklevel`` for a ``warnings.warn`` in the caller that points at the user's line.
+
+    Counts the frames from the caller up to the first one outside the skldp package (a user's
+    script, or scikit-learn when it calls skldp), so the warning is attributed there whatever
+    the depth of skldp's own calls.
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        _PACKAGE_DIR + os.sep
+    ):
+        frame = frame.f_back
+        level += 1
+    return level
