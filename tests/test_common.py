@@ -5,7 +5,7 @@ Every configured instance (the privatizers of ``tests/instances_*.py``, their
 of :func:`sklearn.utils.estimator_checks.parametrize_with_checks`. A check an instance is
 expected to fail is a strict expected failure with its reason (``xfail_strict=True``): if it
 starts to pass, the test fails and the entry must go. The reasons are listed in the user
-guide (``docs/user_guide/estimators.rst``, "scikit-learn's estimator checks").
+guide (``docs/user_guide/estimators.rst``, section ``sklearn_checks``).
 """
 
 import glob
