@@ -17,11 +17,16 @@ from skldp.channels import (
     BinaryRandomizedResponseChannel,
     BlockHadamardResponseChannel,
     Channel,
+    CohortRRChannel,
     HadamardResponseChannel,
     HighLowHadamardResponseChannel,
+    OneBitCompressiveChannel,
+    OneBitHadamardChannel,
     OptimizedUnaryEncodingChannel,
     RandomizedResponseChannel,
     RAPPORChannel,
+    RecursiveCompressiveChannel,
+    SymmetricCompressiveChannel,
     UtilityOptimizedRAPPORChannel,
     UtilityOptimizedRRChannel,
 )
@@ -41,6 +46,11 @@ SMALL_CHANNELS = [
     HighLowHadamardResponseChannel(1.0, 6, [1, 3]),
     HighLowHadamardResponseChannel(1.0, 5, [4]),
     HighLowHadamardResponseChannel(1.0, 4, []),
+    OneBitHadamardChannel(1.0, 6),
+    OneBitCompressiveChannel(1.0, 6, 8),
+    RecursiveCompressiveChannel(2.0, 6, 8),
+    SymmetricCompressiveChannel(1.0, 6, 16),
+    CohortRRChannel(1.0, 8, np.random.default_rng(3).integers(0, 8, size=(6, 6))),
 ]
 
 
@@ -68,6 +78,9 @@ def test_zero_frequency_variance_is_the_variance_at_zero_frequency(channel):
     assert_allclose(plug_in, generic, rtol=1e-9, atol=1e-15)
     generic = Channel._zero_frequency_variance(channel, float(n), None)
     assert_allclose(worst, generic, rtol=1e-9, atol=1e-15)
+    # The closed-form second moments agree with the generic one (point masses, one per input).
+    for closed, generic in zip(channel._second_moments(), Channel._second_moments(channel)):
+        assert_allclose(closed, generic, rtol=1e-9, atol=1e-12)
 
 
 def test_zero_frequency_variance_of_block_hadamard_is_the_block_mass():
