@@ -1,4 +1,5 @@
-"""Figure 2 of Kairouz, Bonawitz and Ramage (ICML 2016): k-RR against RAPPOR.
+"""Figure 2 of Kairouz, Bonawitz and Ramage (ICML 2016): k-RR against RAPPOR
+=========================================================================
 
 The exact expected l2 errors of the two empirical estimators differ only by their
 data-independent terms (Props. 3 and 4), so which mechanism is better depends on k and
@@ -48,7 +49,7 @@ def simulate(k, epsilons, n, trials, seed, n_jobs=None, progress=True):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default="kairouz2016_fig2_crossover.png")
     parser.add_argument("--seed", type=int, default=0)
@@ -119,3 +120,13 @@ if __name__ == "__main__":
 
     with threadpool_limits(1):  # small dense solves: threads only contend
         main()
+
+
+# %%
+# Recorded output of the full run
+# -------------------------------
+#
+# The script run without its fast mode, as recorded in ``examples/figures/plot_crossover_kairouz2016_fig2.txt``:
+#
+# .. literalinclude:: ../../examples/figures/plot_crossover_kairouz2016_fig2.txt
+#    :language: text

@@ -1,4 +1,5 @@
-"""Figure 3 of Kairouz, Bonawitz and Ramage (ICML 2016): open-alphabet mechanisms.
+"""Figure 3 of Kairouz, Bonawitz and Ramage (ICML 2016): open-alphabet mechanisms
+==============================================================================
 
 Strings from an alphabet of S values are privatized by hashed k-RR (O-RR) and hashed RAPPOR
 (O-RAPPOR), which never see the alphabet, and by k-RR and RAPPOR, which must know it. The
@@ -77,7 +78,7 @@ def tuned(runs, eps):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default="kairouz2016_fig3_open_alphabet.png")
     parser.add_argument("--seed", type=int, default=0)
@@ -174,3 +175,13 @@ if __name__ == "__main__":
 
     with threadpool_limits(1):  # small dense solves: threads only contend
         main()
+
+
+# %%
+# Recorded output of the full run
+# -------------------------------
+#
+# The script run without its fast mode, as recorded in ``examples/figures/plot_open_alphabet_kairouz2016_fig3.txt``:
+#
+# .. literalinclude:: ../../examples/figures/plot_open_alphabet_kairouz2016_fig3.txt
+#    :language: text

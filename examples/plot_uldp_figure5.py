@@ -1,4 +1,5 @@
-"""Figure 5 of Murakami and Kawamoto (USENIX Security 2019): epsilon against total variation.
+"""Figure 5 of Murakami and Kawamoto (USENIX Security 2019): epsilon against total variation
+=========================================================================================
 
 For each data set, each epsilon and each realization, a random half of the people (drawn
 without replacement) is privatized with k-RR, basic one-time RAPPOR, uRR and uRAP (default
@@ -48,8 +49,10 @@ import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+# run from a checkout (sphinx-gallery defines no __file__: its cwd is this folder)
+_HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
+sys.path.insert(0, _HERE)
+sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from uldp_common import DATASETS, describe  # noqa: E402
@@ -293,7 +296,6 @@ def plot(results_by_data, path):
             else:
                 ax.get_legend().remove()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     print(f"\nfigure written to {path}")
 
 
@@ -355,3 +357,13 @@ if __name__ == "__main__":
 
     with threadpool_limits(1):  # small dense solves only contend for threads
         main()
+
+
+# %%
+# Recorded output of the full run
+# -------------------------------
+#
+# The script run without its fast mode, as recorded in ``examples/figures/plot_uldp_figure5.txt``:
+#
+# .. literalinclude:: ../../examples/figures/plot_uldp_figure5.txt
+#    :language: text
