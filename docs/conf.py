@@ -61,7 +61,7 @@ suppress_warnings = ["autosummary.import_cycle"]
 # no targets here (intersphinx would fetch their inventories over the network at build time),
 # so references to them are left as plain text.
 nitpick_ignore_regex = [
-    (r"py:.*", r"(sklearn|numpy|scipy|pandas|joblib|dask|matplotlib|importlib)(\..*)?"),
+    (r"py:.*", r"(sklearn|numpy|scipy|pandas|joblib|dask|distributed|matplotlib|importlib)(\..*)?"),
 ]
 
 # ------------------------------------------------------------------------------------------------

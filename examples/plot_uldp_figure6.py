@@ -1,7 +1,7 @@
 """Figure 6 of Murakami and Kawamoto (USENIX Security 2019): sensitive-set size against TV
 =======================================================================================
 
-At epsilon = 0.1 and epsilon = ln|X|, for each size |X_S| and each draw, a sensitive set of
+At epsilon = 0.1 and epsilon = ln|X|, for each size ``|X_S|`` and each draw, a sensitive set of
 that size is drawn uniformly at random and a random half of the people (without
 replacement) is privatized with uRR and uRAP, estimated with emp and EM (emp+thr is omitted,
 as in the paper); the paper draws 100 sets per size. RR and RAPPOR (which do not depend on
@@ -19,7 +19,7 @@ UCI Adult table (224 cells = age 8 x income 2 x marital status 7 x sex 2). Here 
 sensitive sets are random, so the tables' own sensitive sets do not enter.
 
 The paper's claims, printed beside ours: uRAP is best at epsilon = 0.1 and uRR at epsilon
-= ln|X|; at ln|X|, uRR stays close to no privacy while |X_S| is below about 100 and uRAP
+= ln|X|; at ln|X|, uRR stays close to no privacy while ``|X_S|`` is below about 100 and uRAP
 while it is below about 20.
 
 Run::
