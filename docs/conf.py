@@ -151,6 +151,8 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "download_all_examples": True,
     "show_memory": False,
+    # the computation-times page loads jQuery and DataTables from CDNs: not written (offline)
+    "write_computation_times": False,
     "remove_config_comments": True,
     "plot_gallery": "True",
     "min_reported_time": 1,

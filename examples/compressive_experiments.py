@@ -260,12 +260,16 @@ def plot(runs_by_k, ks, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from skldp.plotting import plot_error
+    from skldp.plotting import legend_outside, plot_error
 
     dists = [d for d, _, _ in distributions(ks[0])]
     colors = {label: f"C{i}" for i, label in enumerate(LABELS)}  # the same in every panel
     fig, axes = plt.subplots(
-        len(ks), len(dists), figsize=(4.2 * len(dists), 3.4 * len(ks)), squeeze=False
+        len(ks),
+        len(dists),
+        figsize=(4.2 * len(dists) + 2.4, 3.4 * len(ks)),
+        squeeze=False,
+        layout="constrained",
     )
     for row, k in enumerate(ks):
         for col, dist in enumerate(dists):
@@ -277,13 +281,12 @@ def plot(runs_by_k, ks, path):
                 band.set_color(colors[line.get_label()])
             ax.get_legend().remove()
             ax.set_title(f"{dist}, k = {k:,}")
-            ax.set_xlabel("n")
+            ax.set_xlabel("number of people n")
             if col > 0:
                 ax.set_ylabel("")
             ax.grid(True, which="both", alpha=0.3)
     for row in range(len(ks)):
-        axes[row, -1].legend(fontsize=7)
-    fig.tight_layout()
+        legend_outside(axes[row, -1], fontsize=7)  # outside the data: the curves stay visible
     fig.savefig(path, dpi=120)
 
 

@@ -90,7 +90,9 @@ def main(argv=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.5, 4.5), constrained_layout=True)
+    from skldp.plotting import legend_outside
+
+    fig, ax = plt.subplots(figsize=(8.5, 4.5), constrained_layout=True)
     ax.plot(curve_k, curve, "k-", label="break-even epsilon*(k) (Prop. 5, exact)")
     ax.plot(curve_k, np.log(curve_k), "k--", lw=0.8, label="ln k")
     ax.plot(curve_k, 2 / 3 * np.log(curve_k), "k:", lw=0.8, label="(2/3) ln k")
@@ -109,7 +111,7 @@ def main(argv=None):
     ax.set_xlabel("alphabet size k")
     ax.set_ylabel("epsilon")
     ax.set_title("k-RR vs RAPPOR, squared l2 error of the empirical estimators", fontsize=9)
-    ax.legend(fontsize=7)
+    legend_outside(ax, fontsize=7)
     fig.savefig(args.out, dpi=120)
     print(f"wrote {args.out}")
     return table

@@ -101,20 +101,23 @@ def plot(err, dist_names, mech_names, sizes, path, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 3, figsize=(15, 9), sharex=True)
+    from skldp.plotting import metric_label
+
+    fig, axes = plt.subplots(2, 3, figsize=(15, 9), sharex=True, layout="constrained")
     for ax, name, e in zip(axes.ravel(), dist_names, err):
         for j, mech in enumerate(mech_names):
             ax.plot(sizes, e[j], marker="o", ms=3, label=mech, color="black" if j == 0 else None)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(name)
-        ax.set_xlabel("Number of samples")
-        ax.set_ylabel("d_TV error")
+        ax.set_xlabel("number of people n")
+        ax.set_ylabel(metric_label("tv"))  # TV only when the estimate is a distribution
         ax.grid(True, which="both", alpha=0.3)
-    axes.ravel()[0].legend()
-    axes.ravel()[-1].set_visible(False)
+    # the legend in the sixth, empty panel: outside the data of every panel
+    spare = axes.ravel()[-1]
+    spare.axis("off")
+    spare.legend(*axes.ravel()[0].get_legend_handles_labels(), loc="center", title="mechanism")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
     fig.savefig(path, dpi=110)
 
 

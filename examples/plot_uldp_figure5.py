@@ -265,7 +265,7 @@ def plot(results_by_data, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from skldp.plotting import plot_error
+    from skldp.plotting import legend_outside, plot_error
 
     fig, axes = plt.subplots(
         len(results_by_data),
@@ -289,12 +289,11 @@ def plot(results_by_data, path):
             ax.axvline(math.log(k), color="grey", lw=1.5, label="ln|X|")
             ax.set_title(f"{name} ({est})")
             ax.set_xlabel("epsilon")
-            ax.set_ylabel("TV" if col == 0 else "")
+            if col > 0:  # the first panel's label says what is measured: half the l1 error
+                ax.set_ylabel("")  # (emp is not a distribution, so it is not a TV distance)
             ax.grid(True, which="major", alpha=0.3)
-            if row == 0 and col == 0:
-                ax.legend(fontsize="small")
-            else:
-                ax.get_legend().remove()
+            ax.get_legend().remove()
+        legend_outside(axes[row][-1])  # one legend per row, outside the data
     fig.savefig(path, dpi=110)
     print(f"\nfigure written to {path}")
 

@@ -175,7 +175,7 @@ def plot(by_data, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from skldp.plotting import plot_error
+    from skldp.plotting import legend_outside, plot_error
 
     fig, axes = plt.subplots(
         len(by_data), 2, figsize=(11, 4.2 * len(by_data)), squeeze=False, layout="constrained"
@@ -190,10 +190,12 @@ def plot(by_data, path):
                 ax.axhline(out[(m, "EM", eps)], ls=ls, color="grey", label=m)
             ax.axhline(nonpriv, ls=":", color="k", label="no privacy")
             ax.set_title(f"{name}, eps = {eps:.3g} (EM)")
-            ax.set_xlabel("|X_S|")
-            ax.set_ylabel("TV" if col == 0 else "")
+            ax.set_xlabel("size of the sensitive set |X_S|")
+            if col > 0:  # the first panel's label says what is measured
+                ax.set_ylabel("")
             ax.grid(True, which="major", alpha=0.3)
-            ax.legend(fontsize="small")
+            ax.get_legend().remove()
+        legend_outside(axes[row][-1])  # one legend per row, outside the data
     fig.savefig(path, dpi=110)
     print(f"\nfigure written to {path}")
 
