@@ -7,9 +7,9 @@ from skldp.experiments import run_experiment, summarize
 
 mpl = pytest.importorskip("matplotlib")
 mpl.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from skldp.plotting import (  # noqa: E402
+from skldp.plotting import (
     metric_label,
     plot_distribution,
     plot_error,
