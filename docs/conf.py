@@ -101,7 +101,10 @@ def _api_page():
         "=============",
         "",
         "Every public name of skldp, by module. A name available at the top level of skldp is listed",
-        "there, once.",
+        "there, once. In Jupyter, the diagram of a fitted pipeline links each skldp estimator to",
+        "its page here (``https://skldp.readthedocs.io/en/<version>/generated/<name>.html``,",
+        "``latest`` for a development version; the hook is scikit-learn's ``_doc_link_template``",
+        "on skldp's base classes).",
         "",
     ]
     seen = set()
