@@ -58,7 +58,8 @@ class _DocumentationLinkMixin:
     ``_doc_link_template`` and ``_doc_link_url_param_generator``. The page is the one the docs
     build generates, ``generated/<documented name>.html``, where the documented name is the
     shortest public one (``skldp.RandomizedResponse``, not
-    ``skldp.privatizers.RandomizedResponse``); a development version links to the ``latest`` docs, a release to its own.
+    ``skldp.privatizers.RandomizedResponse``); a development version links to the ``latest``
+    docs, a release to its own.
     """
 
     _doc_link_module = "skldp"

@@ -25,7 +25,8 @@ def _estimator_classes():
     return [
         getattr(skldp, name)
         for name in skldp.__all__
-        if isinstance(getattr(skldp, name), type) and issubclass(getattr(skldp, name), BaseEstimator)
+        if isinstance(getattr(skldp, name), type)
+        and issubclass(getattr(skldp, name), BaseEstimator)
     ]
 
 
@@ -43,8 +44,9 @@ def test_html_repr_links_every_estimator_to_its_api_page():
         assert link.endswith(f"/generated/skldp.{cls.__name__}.html"), (cls, link)
         assert link.startswith("https://skldp.readthedocs.io/en/latest/")
     html = make_pipeline(RandomizedResponse(), EMEstimator())._repr_html_()
-    assert 'href="https://skldp.readthedocs.io/en/latest/generated/skldp.RandomizedResponse.html"' in html
-    assert 'href="https://skldp.readthedocs.io/en/latest/generated/skldp.EMEstimator.html"' in html
+    base = "https://skldp.readthedocs.io/en/latest/generated"
+    assert f'href="{base}/skldp.RandomizedResponse.html"' in html
+    assert f'href="{base}/skldp.EMEstimator.html"' in html
 
 
 def test_docs_build_without_warnings(tmp_path):
@@ -79,7 +81,9 @@ def test_docs_build_without_warnings(tmp_path):
     gallery = (out / "auto_examples" / "index.html").read_text(encoding="utf-8")
     examples = sorted((DOCS.parent / "examples").glob("*.py"))
     imports = "\n".join(path.read_text(encoding="utf-8") for path in examples)
-    helpers = [p for p in examples if re.search(rf"^(from|import) {p.stem}\b", imports, flags=re.MULTILINE)]
+    helpers = [
+        p for p in examples if re.search(rf"^(from|import) {p.stem}\b", imports, flags=re.MULTILINE)
+    ]
     assert [p.name for p in helpers] == ["uldp_common.py"]
     assert not (out / "auto_examples" / "uldp_common.html").exists()
     shown = [p for p in examples if p not in helpers]
@@ -93,7 +97,8 @@ def test_docs_build_without_warnings(tmp_path):
             assert link and (out / link.group(1)).is_file(), (path.name, ext)
         # what the run printed, and its figures (every plotting script leaves one)
         assert "sphx-glr-script-out" in html, path.name
-        if "plt." in path.read_text(encoding="utf-8") or "plot(" in path.read_text(encoding="utf-8"):
+        source = path.read_text(encoding="utf-8")
+        if "plt." in source or "plot(" in source:
             figures = re.findall(rf'src="\.\./(_images/sphx_glr_{path.stem}_\d+\.png)"', html)
             assert figures and all((out / f).is_file() for f in figures), path.name
     # The tutorial goes from the raw column to intervals and a map.
