@@ -111,7 +111,8 @@ def plot(err, dist_names, mech_names, sizes, path, title):
         ax.set_yscale("log")
         ax.set_title(name)
         ax.set_xlabel("number of people n")
-        ax.set_ylabel(metric_label("tv"))  # TV only when the estimate is a distribution
+        if ax in axes[:, 0]:  # TV only when the estimate is a distribution (not for "none")
+            ax.set_ylabel(metric_label("tv"))
         ax.grid(True, which="both", alpha=0.3)
     # the legend in the sixth, empty panel: outside the data of every panel
     spare = axes.ravel()[-1]
