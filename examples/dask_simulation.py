@@ -1,5 +1,5 @@
-"""Simulate 10^8 people privatizing with k-RR on a local Dask cluster, and estimate
-================================================================================
+"""Simulate 100 million people privatizing with k-RR on a local Dask cluster, and estimate
+=======================================================================================
 
 The raw values are drawn partition by partition on the workers (a Zipf(1.1) population over k
 categories), privatized there with :class:`skldp.RandomizedResponse` (partition i uses the i-th
