@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 import warnings
 
@@ -566,7 +567,7 @@ def _demo_plot(path, data, estimates, table):
             values,
             shape,
             ax=ax,
-            title=f"Gowalla check-ins: {title}",
+            title=textwrap.fill(f"Gowalla check-ins: {title}", 64),  # long names: two lines
             vmin=vmin,
             vmax=vmax,
             colorbar=False,
