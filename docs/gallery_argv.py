@@ -7,7 +7,9 @@ folder: the gallery shows the figures the scripts leave open, and the repository
 Scripts without a command line read ``SKLDP_GALLERY_FAST`` themselves.
 """
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -37,5 +39,7 @@ def reset_argv(gallery_conf, script_vars):
     """``sys.argv[1:]`` for the example ``script_vars["src_file"]``."""
     stem = Path(script_vars["src_file"]).stem
     quick, always = ARGS.get(stem, ([], []))
-    out = str(Path(tempfile.mkdtemp(prefix="skldp-gallery-")) / f"{stem}.png")
+    folder = tempfile.mkdtemp(prefix="skldp-gallery-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # removed when the build ends
+    out = str(Path(folder) / f"{stem}.png")
     return [arg.format(out=out) for arg in (quick if fast() else []) + always]
