@@ -11,32 +11,51 @@ from skldp import _dask
 from skldp._domain import encode, resolve_categories
 from skldp._random import check_random_state
 from skldp._reports import Reports, ReportSpec, extract, to_frame
+from skldp._validation import CHANNEL, validate_params
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
 
 
-def _single_or_list(values):
+def single_or_list(values):
+    """The one item of ``values``, or all of them as a list: one column gives no list."""
     return values[0] if len(values) == 1 else list(values)
 
 
 class BasePrivatizer(TransformerMixin, BaseEstimator):
     """Base class of privatizers: scikit-learn transformers that randomize each row.
 
-    ``fit`` fixes the public domain ``categories_`` and builds one channel per column with the
-    hook ``_make_channel``; ``transform`` encodes each value, samples its report from the
-    channel with the resolved ``random_state``, and keeps pandas indexes. Subclasses write
-    ``__init__`` (storing parameters only), ``_check_params`` and ``_make_channel``; a
-    privatizer that reads its input differently overrides ``_fit`` and ``_sample`` (never
-    ``fit`` or ``transform``), and so keeps the Dask path (see :ref:`scale`).
+    ``fit`` checks the hyperparameters against ``_parameter_constraints``, fixes the public
+    domain ``categories_`` and builds one channel per column with the hook ``_make_channel``;
+    ``transform`` encodes each value, samples its report from the channel with the resolved
+    ``random_state``, and keeps pandas indexes. Subclasses write ``__init__`` (storing
+    parameters only), ``_parameter_constraints`` and ``_make_channel``, and where needed the
+    hooks ``_check_params`` (rules that tie several parameters together) and
+    ``_derived_attributes`` (learned attributes beyond ``categories_``, ``channel_`` and
+    ``privacy_``). A privatizer that reads its input differently overrides ``_fit`` and
+    ``_sample``. No privatizer overrides ``fit`` or ``transform``, so every one keeps the
+    Dask path (see :ref:`scale`) and the same validation.
     """
 
     #: Fewest categories a column may have.
     _min_categories = 2
 
+    #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
+    _parameter_constraints: dict = {}
+
     # -- hooks ----------------------------------------------------------------------------------
     def _check_params(self):
-        """Validate hyperparameters at fit time (never modify them)."""
+        """Check rules that tie several hyperparameters together, at fit time.
+
+        Each parameter on its own is checked first against ``_parameter_constraints``.
+        """
+
+    def _derived_attributes(self):
+        """Learned attributes beyond ``categories_``, ``channel_`` and ``privacy_``.
+
+        Called at the end of ``fit``; returns a dict name -> value (by default empty).
+        """
+        return {}
 
     def _make_channel(self, categories, column):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -76,20 +95,37 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values. Only used to check they lie in the domain, or, when ``categories`` is
-            None, to infer the domain (with a PrivacyLeakWarning).
+        X : array-like or DataFrame of shape (n_samples, n_columns), a 1-D array or Series, or
+            a Dask array or data frame
+            Raw values, in the layout the class documents (one column per attribute; the
+            value and its tag for :class:`~skldp.privatizers.PersonalizedULDP`). Only used
+            to check they lie in the domain, or, when ``categories`` is None, to infer the
+            domain (with a PrivacyLeakWarning). An open-alphabet privatizer without
+            ``categories`` reads only the number of columns. Of a Dask collection only a
+            sample is read.
         y : ignored
 
         Returns
         -------
         self
+
+        Raises
+        ------
+        InvalidParameterError
+            When a hyperparameter has a value the class does not accept.
         """
-        self._check_params()
+        self._validate_params()
         if _dask.is_dask_collection(X):
             X = _dask.fit_sample(self, X)
         self._fit(X)
+        for name, value in self._derived_attributes().items():
+            setattr(self, name, value)
         return self
+
+    def _validate_params(self):
+        """Check each hyperparameter against its constraint, then the joint rules."""
+        validate_params(self, self._parameter_constraints)
+        self._check_params()
 
     def _fit(self, X):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
@@ -99,7 +135,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             encode(col, cats, j)
         self.categories_ = categories
         channels = [self._make_channel(cats, j) for j, cats in enumerate(categories)]
-        self.channel_ = _single_or_list(channels)
+        self.channel_ = single_or_list(channels)
         parts = [self._column_privacy(ch, j) for j, ch in enumerate(channels)]
         self.privacy_ = parts[0] if len(parts) == 1 else SequentialComposition(parts)
 
@@ -128,8 +164,12 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values, each in its column's domain.
+        X : array-like or DataFrame of shape (n_samples, n_columns), a 1-D array or Series, or
+            a Dask array or data frame
+            Raw values in the layout seen in ``fit``, each in its column's domain (any
+            value whose ``str`` names it for an open alphabet; missing values raise).
+            :class:`~skldp.privatizers.PersonalizedULDP` first replaces each tagged value
+            by its tag's bot symbol.
 
         Returns
         -------
@@ -250,15 +290,36 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
-    ``fit`` resets and calls ``partial_fit``, which adds up each column's statistics
-    (``channel.statistics`` or what the estimator's ``_chunk_statistics`` asks for) and calls
-    the hook ``_estimate`` on the totals. Reports carry their channel; plain arrays need
-    ``channel=`` (a channel, a fitted privatizer, or a list with one per column).
+    ``fit`` resets and calls ``partial_fit``, which checks the hyperparameters against
+    ``_parameter_constraints``, adds up each column's statistics (``channel.statistics`` or
+    what the estimator's ``_chunk_statistics`` asks for) and calls the hook ``_estimate`` on
+    the totals, then ``_derived_attributes``. No estimator overrides ``fit`` or
+    ``partial_fit``. Reports carry their channel; plain arrays need ``channel=`` (a channel,
+    a fitted privatizer, or a list with one per column).
     """
+
+    #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
+    _parameter_constraints: dict = {"channel": [CHANNEL]}
 
     # -- hooks ----------------------------------------------------------------------------------
     def _check_params(self):
-        """Validate hyperparameters at fit time (never modify them)."""
+        """Check rules that tie several hyperparameters together, at fit time.
+
+        Each parameter on its own is checked first against ``_parameter_constraints``.
+        """
+
+    def _validate_params(self):
+        """Check each hyperparameter against its constraint, then the joint rules."""
+        validate_params(self, self._parameter_constraints)
+        self._check_params()
+
+    def _derived_attributes(self):
+        """Learned attributes set after the per-column results of ``_estimate``.
+
+        Called at the end of ``partial_fit`` (so of ``fit`` too); returns a dict name ->
+        value that may also replace ``categories_``. By default empty.
+        """
+        return {}
 
     def _chunk_statistics(self, channel, values):
         return channel.statistics(values)
@@ -375,7 +436,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()
         if _dask.is_dask_collection(X):
             specs, stats, n, width = _dask.statistics(self, X)
         else:
@@ -396,10 +457,12 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         self._specs, self._stats, self._n = tuple(specs), stats, n
         results = [self._estimate(spec.channel, st, n) for spec, st in zip(specs, stats)]
         for name in results[0]:
-            setattr(self, name, _single_or_list([r[name] for r in results]))
-        self.categories_ = _single_or_list([spec.categories for spec in specs])
+            setattr(self, name, single_or_list([r[name] for r in results]))
+        self.categories_ = single_or_list([spec.categories for spec in specs])
         self.n_reports_ = n
         self.n_features_in_ = width
+        for name, value in self._derived_attributes().items():
+            setattr(self, name, value)
         return self
 
     def _statistics_of(self, X):

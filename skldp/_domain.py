@@ -6,11 +6,11 @@ randomization, so it is done only with a :class:`~skldp.exceptions.PrivacyLeakWa
 Values outside the domain raise an error that names them; nothing is dropped or re-bucketed.
 """
 
-import warnings
 
 import numpy as np
 import pandas as pd
 
+from skldp._warnings import warn
 from skldp.exceptions import PrivacyLeakWarning
 
 _MAX_NAMED = 5
@@ -72,7 +72,7 @@ def check_category_list(cats, column=0, *, min_size=2, source="", name=None):
     return arr
 
 
-def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
+def resolve_categories(categories, columns, *, min_size=2):
     """Return the list of per-column category arrays for the data ``columns``.
 
     Parameters
@@ -86,11 +86,10 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
     """
     n_columns = len(columns)
     if categories is None or (isinstance(categories, str) and categories == "auto"):
-        warnings.warn(
+        warn(
             "categories were inferred from the raw data, which reveals the values that occur "
             "before any randomization; pass categories= with the public domain instead",
             PrivacyLeakWarning,
-            stacklevel=stacklevel,
         )
         out = []
         for j, col in enumerate(columns):

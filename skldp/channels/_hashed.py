@@ -23,7 +23,6 @@ Two kinds of channel live here:
 """
 
 import hashlib
-import warnings
 
 import numpy as np
 from scipy import sparse
@@ -32,6 +31,7 @@ from scipy.sparse.linalg import LinearOperator, lsqr
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._validation import check_epsilon, check_int
+from skldp._warnings import warn
 from skldp.channels._base import Channel, SymbolChannel, within_ratio
 from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
@@ -218,11 +218,10 @@ class _CohortLeastSquares:
 
 
 def _no_variance(shape):
-    warnings.warn(
+    warn(
         f"the exact variance needs the pseudo-inverse of the {shape[0]} x {shape[1]} incidence "
         f"matrix, which is not formed above {VARIANCE_LIMIT} rows and columns; returning NaN",
         RuntimeWarning,
-        stacklevel=4,
     )
     return np.full(shape[1], np.nan)
 

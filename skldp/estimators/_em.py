@@ -1,13 +1,12 @@
 """Maximum likelihood by expectation-maximization on the channel's EM statistics."""
 
-import numbers
-import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
-from skldp._validation import check_bool, check_int
+from skldp._validation import CHANNEL, Boolean, Interval, ListLike, Options
+from skldp._warnings import warn
 from skldp.estimators._projected import significance_threshold, zero_frequency_variance
 from skldp.projection import project_simplex
 
@@ -186,19 +185,16 @@ class EMEstimator(BaseDistributionEstimator):
         self.accelerate = accelerate
         self.channel = channel
 
-    def _check_params(self):
-        if (
-            isinstance(self.tol, bool)
-            or not isinstance(self.tol, numbers.Real)
-            or not self.tol >= 0
-        ):
-            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
-        check_int(self.max_iter, "max_iter", min_value=1)
-        check_bool(self.accelerate, "accelerate")
-        if isinstance(self.init, str) and self.init not in ("uniform", "empirical", "threshold"):
-            raise ValueError(
-                f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}"
-            )
+    _parameter_constraints = {
+        "tol": [Interval("real", 0, None)],
+        "max_iter": [Interval("int", 1)],
+        "init": [
+            Options("uniform", "empirical", "threshold"),
+            ListLike("an array of positive numbers, one per category"),
+        ],
+        "accelerate": [Boolean()],
+        "channel": [CHANNEL],
+    }
 
     def _chunk_statistics(self, channel, values):
         return channel.em_statistics(values)
@@ -241,11 +237,10 @@ class EMEstimator(BaseDistributionEstimator):
             accelerate=self.accelerate,
         )
         if not converged:
-            warnings.warn(
+            warn(
                 f"EM did not converge in max_iter={self.max_iter} iterations (last change above "
                 f"tol={self.tol}); raise max_iter or tol",
                 ConvergenceWarning,
-                stacklevel=4,
             )
         return {
             "distribution_": p,

@@ -6,8 +6,19 @@ import numpy as np
 import pandas as pd
 
 from skldp._base import BasePrivatizer
+from skldp._docstring import substitute
 from skldp._domain import _describe, _is_list_like, encode_parameter
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import (
+    CATEGORIES,
+    POSITIVE_EPSILON,
+    RANDOM_STATE,
+    Deferred,
+    Interval,
+    IsCallable,
+    ListLike,
+    check_int,
+)
+from skldp.exceptions import InvalidParameterError
 from skldp.channels import (
     BlockHadamardResponseChannel,
     HadamardResponseChannel,
@@ -130,6 +141,7 @@ def _block_labels(blocks, n_blocks, block_size, categories, column):
     return _factorize(items)
 
 
+@substitute()
 class HadamardResponse(BasePrivatizer):
     r"""Hadamard response: report a random column of the Hadamard row of the true value.
 
@@ -145,14 +157,9 @@ class HadamardResponse(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system on every call; an int makes
-        ``transform`` reproducible (and a clone replays the same noise).
+    {epsilon}
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -199,13 +206,17 @@ class HadamardResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _make_channel(self, categories, column):
         return HadamardResponseChannel(self.epsilon, len(categories))
 
 
+@substitute()
 class BlockHadamardResponse(BasePrivatizer):
     r"""Hadamard response inside the block of the true value: block-structured LDP.
 
@@ -237,12 +248,8 @@ class BlockHadamardResponse(BasePrivatizer):
     block_size : int or None, default=None
         Cut the categories, in their order, into contiguous blocks of this size (the last one
         may be smaller).
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system on every call; an int makes
-        ``transform`` reproducible (and a clone replays the same noise).
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -312,44 +319,37 @@ class BlockHadamardResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "blocks": [None, Deferred("a partition of the categories, checked against them in fit")],
+        "n_blocks": [None, Interval("int", 1)],
+        "block_size": [None, Interval("int", 1)],
+    }
+
     def _check_params(self):
-        check_epsilon(self.epsilon)
         given = [n for n in ("blocks", "n_blocks", "block_size") if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError(
+            raise InvalidParameterError(
                 "give the partition by exactly one of blocks, n_blocks or block_size; got "
                 + (", ".join(given) if given else "none of them")
             )
-        if self.n_blocks is not None:
-            check_int(self.n_blocks, "n_blocks")
-        if self.block_size is not None:
-            check_int(self.block_size, "block_size")
 
     def _make_channel(self, categories, column):
         labels = _block_labels(self.blocks, self.n_blocks, self.block_size, categories, column)
         return BlockHadamardResponseChannel(self.epsilon, labels)
 
-    def fit(self, X, y=None):
-        """Learn the domain and the partition of each column and build its channel.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values (only checked against the domain, or used to infer it with a warning).
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        super().fit(X, y)
-        out = []
-        for ch, cats in zip(self.channels_, self.categories_):
-            out.append([cats[idx] for idx in ch.guarantee().blocks])
-        self.blocks_ = out[0] if len(out) == 1 else out
-        return self
+    def _derived_attributes(self):
+        # The partition as categories: blocks numbered by their first category.
+        out = [
+            [cats[idx] for idx in ch.guarantee().blocks]
+            for ch, cats in zip(self.channels_, self.categories_)
+        ]
+        return {"blocks_": out[0] if len(out) == 1 else out}
 
 
+@substitute()
 class HighLowHadamardResponse(BasePrivatizer):
     r"""High-low LDP: Hadamard response among the sensitive values, release of the others.
 
@@ -371,12 +371,8 @@ class HighLowHadamardResponse(BasePrivatizer):
         The sensitive categories (required): a list of categories, a callable called on each
         category that returns True for the sensitive ones, or (for several columns) one list
         per column. At least one category must be sensitive.
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system on every call; an int makes
-        ``transform`` reproducible (and a clone replays the same noise).
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -429,18 +425,12 @@ class HighLowHadamardResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        if self.sensitive is None:
-            raise ValueError(
-                "sensitive is required: the list of sensitive categories (or a callable)"
-            )
-        if not callable(self.sensitive) and (
-            isinstance(self.sensitive, str) or not _is_list_like(self.sensitive)
-        ):
-            raise TypeError(
-                f"sensitive must be a list of categories or a callable; got {type(self.sensitive).__name__}"
-            )
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "sensitive": [ListLike("a list of categories"), IsCallable()],
+    }
 
     def _column_sensitive(self, categories, column):
         spec = self.sensitive
@@ -462,20 +452,6 @@ class HighLowHadamardResponse(BasePrivatizer):
             )
         return HighLowHadamardResponseChannel(self.epsilon, len(categories), idx)
 
-    def fit(self, X, y=None):
-        """Learn the domain and the sensitive set of each column and build its channel.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values (only checked against the domain, or used to infer it with a warning).
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        super().fit(X, y)
+    def _derived_attributes(self):
         out = [cats[ch.sensitive] for ch, cats in zip(self.channels_, self.categories_)]
-        self.sensitive_ = out[0] if len(out) == 1 else out
-        return self
+        return {"sensitive_": out[0] if len(out) == 1 else out}

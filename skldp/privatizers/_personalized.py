@@ -5,11 +5,20 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BasePrivatizer
+from skldp._docstring import substitute
 from skldp._domain import _describe, _is_list_like, encode, resolve_categories
 from skldp._reports import ReportSpec
-from skldp._validation import check_epsilon
+from skldp._validation import (
+    CATEGORIES,
+    POSITIVE_EPSILON,
+    RANDOM_STATE,
+    Deferred,
+    Interval,
+    ListLike,
+    Options,
+)
 from skldp.channels import PersonalizedChannel
-from skldp.channels._unary import check_theta
+from skldp.exceptions import InvalidParameterError
 from skldp.privatizers._utility_optimized import sensitive_indices
 
 _BASES = ("urr", "urap")
@@ -30,6 +39,7 @@ def _check_tags(tags):
     return arr
 
 
+@substitute()
 class PersonalizedULDP(BasePrivatizer):
     r"""The personalized ULDP mechanism (PUM): each person also hides her own sensitive values.
 
@@ -59,9 +69,7 @@ class PersonalizedULDP(BasePrivatizer):
         uRAP's keep probability (None: its default); only with ``base='urap'``.
     categories : list of values or None, default=None
         The public domain of the value column. None infers it and warns.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise on every call; an int makes ``transform``
-        reproducible. A Generator is used as given.
+    {random_state}
 
     Attributes
     ----------
@@ -139,14 +147,20 @@ class PersonalizedULDP(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "sensitive": [ListLike("a list of values")],
+        "tags": [Deferred("a list of distinct tag names, checked by _check_tags")],
+        "base": [Options(*_BASES)],
+        "theta": [None, Interval("real", 0, 1, closed="neither")],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
+
     def _check_params(self):
-        check_epsilon(self.epsilon)
         _check_tags(self.tags)
-        if self.base not in _BASES:
-            raise ValueError(f"base must be one of {list(_BASES)}; got {self.base!r}")
-        check_theta(self.theta)
         if self.base == "urr" and self.theta is not None:
-            raise ValueError("theta applies to base='urap' only")
+            raise InvalidParameterError("theta applies to base='urap' only")
 
     def _two_columns(self, X, *, reset):
         columns, index = self._read_columns(X, reset=reset)
@@ -171,22 +185,6 @@ class PersonalizedULDP(BasePrivatizer):
                 )
             idx[present] = found
         return idx
-
-    def fit(self, X, y=None):
-        """Learn the value domain and build the common channel.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, 2), or a Dask array or data frame
-            Values and tags (None for rows whose value is not personally sensitive). Of a
-            Dask collection only the first row is read, and ``categories`` is required.
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        return super().fit(X, y)
 
     def _fit(self, X):
         columns, _ = self._two_columns(X, reset=True)
@@ -273,23 +271,6 @@ class PersonalizedULDP(BasePrivatizer):
         """The one report specification of the reports (channel, categories Z)."""
         check_is_fitted(self)
         return (ReportSpec(self.channel_, self.output_categories_),)
-
-    def transform(self, X):
-        """Pre-process each row (tagged values become their tag's bot) and randomize it.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, 2), or a Dask array or data frame
-            Values and tags. A Dask collection gives a lazy one of reports, randomized
-            partition by partition (see :ref:`scale`).
-
-        Returns
-        -------
-        reports : Reports or DataFrame
-            One integer column (uRR) or n_categories + n_tags bit columns (uRAP), carrying
-            the channel.
-        """
-        return super().transform(X)
 
     def _sample(self, X, rng):
         columns, index = self._two_columns(X, reset=False)

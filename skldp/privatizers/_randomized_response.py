@@ -1,10 +1,12 @@
 """k-ary randomized response as a scikit-learn transformer."""
 
 from skldp._base import BasePrivatizer
-from skldp._validation import check_epsilon
+from skldp._docstring import substitute
+from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE
 from skldp.channels import RandomizedResponseChannel
 
 
+@substitute()
 class RandomizedResponse(BasePrivatizer):
     r"""k-ary randomized response: keep the true category, or report another one uniformly.
 
@@ -18,15 +20,9 @@ class RandomizedResponse(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system's entropy on every call; an
-        int makes ``transform`` reproducible (every call replays the same noise, and so does
-        a clone). A Generator is used as given and advances.
+    {epsilon}
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -85,8 +81,11 @@ class RandomizedResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _make_channel(self, categories, column):
         return RandomizedResponseChannel(self.epsilon, len(categories))

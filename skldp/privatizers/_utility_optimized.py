@@ -3,10 +3,17 @@
 import numpy as np
 
 from skldp._base import BasePrivatizer
+from skldp._docstring import substitute
 from skldp._domain import _is_list_like, encode_parameter
-from skldp._validation import check_epsilon
+from skldp._validation import (
+    CATEGORIES,
+    POSITIVE_EPSILON,
+    RANDOM_STATE,
+    Boolean,
+    Interval,
+    ListLike,
+)
 from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
-from skldp.channels._unary import check_theta
 
 
 def sensitive_indices(sensitive, categories, column, n_columns, *, allow_empty=False):
@@ -44,6 +51,7 @@ def sensitive_indices(sensitive, categories, column, n_columns, *, allow_empty=F
     return np.sort(idx.astype(np.int64))
 
 
+@substitute()
 class UtilityOptimizedRR(BasePrivatizer):
     r"""Utility-optimized randomized response (uRR): protect only the sensitive values.
 
@@ -64,11 +72,8 @@ class UtilityOptimizedRR(BasePrivatizer):
     sensitive : list of values or list of lists
         The sensitive values X_S (a flat list for one column, one list per column); each must
         be in the domain. Required: it defines what is protected.
-    categories : list of values, list of lists, or None, default=None
-        The public domain. None infers it from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise on every call; an int makes ``transform``
-        reproducible (and a clone replays the same noise). A Generator is used as given.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -132,16 +137,19 @@ class UtilityOptimizedRR(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        if self.sensitive is None:
-            raise TypeError("sensitive is required: the list of sensitive values to protect")
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "sensitive": [ListLike("a list of values (one list per column)")],
+    }
 
     def _make_channel(self, categories, column):
         idx = sensitive_indices(self.sensitive, categories, column, self.n_features_in_)
         return UtilityOptimizedRRChannel(self.epsilon, len(categories), idx)
 
 
+@substitute()
 class UtilityOptimizedRAPPOR(BasePrivatizer):
     r"""Utility-optimized RAPPOR (uRAP): RAPPOR on the sensitive bits, truth on the others.
 
@@ -162,11 +170,8 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     theta : float or None, default=None
         Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
-    categories : list of values, list of lists, or None, default=None
-        The public domain. None infers it from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise on every call; an int makes ``transform``
-        reproducible. A Generator is used as given.
+    {categories}
+    {random_state}
     sparse_output : bool, default=False
         When True, ``transform`` returns a ``scipy.sparse.csr_matrix`` of the 0/1 bits
         (``uint8``), drawn directly in sparse form: the d_S sensitive bits densely, plus at
@@ -256,13 +261,14 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         self.random_state = random_state
         self.sparse_output = sparse_output
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        check_theta(self.theta)
-        if self.sensitive is None:
-            raise TypeError("sensitive is required: the list of sensitive values to protect")
-        if not isinstance(self.sparse_output, (bool, np.bool_)):
-            raise TypeError(f"sparse_output must be True or False; got {self.sparse_output!r}")
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "sensitive": [ListLike("a list of values (one list per column)")],
+        "theta": [None, Interval("real", 0, 1, closed="neither")],
+        "sparse_output": [Boolean()],
+    }
 
     def _sparse_output(self):
         return bool(self.sparse_output)
