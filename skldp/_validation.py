@@ -172,7 +172,10 @@ class Options(Constraint):
 
     def __init__(self, *options):
         self.options = tuple(options)
-        self.description = f"one of {list(self.options)}"
+        if len(self.options) == 1:
+            self.description = repr(self.options[0])
+        else:
+            self.description = f"one of {list(self.options)}"
 
     def type_ok(self, value):
         return isinstance(value, str)
@@ -288,7 +291,9 @@ def _short_repr(value):
 
 
 def _or(words):
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+    if len(words) == 1 or " or " in words[-1]:  # "'auto', True or False"
+        return ", ".join(words)
+    return ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _default(obj, name):

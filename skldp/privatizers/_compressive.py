@@ -348,7 +348,7 @@ class RecursiveCompressive(BasePrivatizer):
         "categories": [CATEGORIES],
         "random_state": [RANDOM_STATE],
         "n_measurements": [Interval("int", 1)],
-        "n_blocks": [None, _POWER_OF_TWO],
+        "n_blocks": [_POWER_OF_TWO, None],
         "max_bits": [None, Interval("int", 1)],
         "matrix_seed": [_MATRIX_SEED],
         "assignment": [_ASSIGNMENT],
