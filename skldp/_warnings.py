@@ -18,7 +18,6 @@ import sys
 import warnings
 
 
-
 def _package_dirs(*names):
     """The directories of installed packages, found without importing them."""
     out = []

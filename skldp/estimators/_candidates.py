@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
 from skldp._domain import check_category_list
 from skldp._reports import ReportSpec
 from skldp._validation import CHANNEL, Deferred, Interval, Options
@@ -80,6 +81,7 @@ def _project_reported(p_ls, unreported):
     return q
 
 
+@substitute()
 class CandidateEstimator(BaseDistributionEstimator):
     r"""Frequencies of candidate values from open-alphabet reports (hashed k-RR, hashed RAPPOR).
 
@@ -127,8 +129,7 @@ class CandidateEstimator(BaseDistributionEstimator):
         EM only: stop when the l1 change of an iteration falls below ``tol``.
     max_iter : int, default=10000
         EM only: most iterations.
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------

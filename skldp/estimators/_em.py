@@ -5,6 +5,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
 from skldp._validation import CHANNEL, Boolean, Interval, ListLike, Options
 from skldp._warnings import warn
 from skldp.estimators._projected import significance_threshold, zero_frequency_variance
@@ -98,6 +99,7 @@ def em(channel, stats, p0, *, tol, max_iter, accelerate):
     return p, n_iter, converged, history
 
 
+@substitute()
 class EMEstimator(BaseDistributionEstimator):
     r"""Maximum-likelihood estimate of the distribution by EM.
 
@@ -130,8 +132,7 @@ class EMEstimator(BaseDistributionEstimator):
         positive entries.
     accelerate : bool, default=True
         Use SQUAREM extrapolation, kept only when it does not lower the likelihood.
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------

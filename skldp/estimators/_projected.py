@@ -5,6 +5,7 @@ import numpy as np
 from scipy.stats import norm
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
 from skldp._validation import CHANNEL, Interval, Options
 from skldp.estimators._empirical import _plug_in_std
 from skldp.projection import clip_normalize, norm_sub, project_simplex
@@ -69,6 +70,7 @@ def significance_threshold(p_hat, sigma0, alpha=0.05):
     return q
 
 
+@substitute()
 class ProjectedEstimator(BaseDistributionEstimator):
     r"""The unbiased estimate made into a distribution by post-processing.
 
@@ -98,8 +100,7 @@ class ProjectedEstimator(BaseDistributionEstimator):
         How to map the unbiased estimate onto the simplex.
     alpha : float, default=0.05
         Family-wise significance level of ``method='threshold'``; in (0, 1).
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------

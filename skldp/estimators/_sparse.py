@@ -17,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
 from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
 from skldp._validation import CHANNEL, Boolean, Interval, Options
 from skldp.projection import project_simplex
@@ -372,6 +373,7 @@ def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer
 
 
 # -- the estimator ----------------------------------------------------------------------------------
+@substitute()
 class SparseEstimator(BaseDistributionEstimator):
     r"""Sparse recovery of a distribution from linear measurements (compressive sensing).
 
@@ -444,8 +446,7 @@ class SparseEstimator(BaseDistributionEstimator):
         :math:`\beta \ge 0` of the paper's Lemma 4.1: after the public permutation each of
         the L blocks holds at most :math:`(1+\beta)s/L` of the s nonzeros with probability at
         least :math:`1 - L\exp(-\min(\beta^2, \beta)s/(4L))`. Used with ``sparsity`` given.
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------

@@ -18,12 +18,12 @@ from skldp._validation import (
     ListLike,
     check_int,
 )
-from skldp.exceptions import InvalidParameterError
 from skldp.channels import (
     BlockHadamardResponseChannel,
     HadamardResponseChannel,
     HighLowHadamardResponseChannel,
 )
+from skldp.exceptions import InvalidParameterError
 
 __all__ = ["HadamardResponse", "BlockHadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
 
