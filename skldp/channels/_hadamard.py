@@ -22,7 +22,7 @@ Communication", AISTATS 2019.
 
 import numpy as np
 
-from skldp._fwht import _popcount, fwht, hadamard_entry, next_power_of_two
+from skldp._fwht import popcount, fwht, hadamard_entry, next_power_of_two
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
 from skldp.privacy import (
@@ -66,7 +66,7 @@ def _highest_bit(r):
 def _bit_count(v):
     if hasattr(np, "bitwise_count"):  # numpy >= 2.0
         return np.bitwise_count(v)
-    return _popcount(v)
+    return popcount(v)
 
 
 def _column_dtype(max_size):

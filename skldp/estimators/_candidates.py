@@ -8,10 +8,10 @@ from sklearn.exceptions import ConvergenceWarning
 from skldp._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._domain import check_category_list
+from skldp._least_squares import CohortLeastSquares
 from skldp._reports import ReportSpec
 from skldp._validation import CHANNEL, Deferred, Interval, Options
 from skldp._warnings import warn
-from skldp.channels._hashed import _CohortLeastSquares
 from skldp.estimators._em import em
 from skldp.projection import project_simplex
 
@@ -246,7 +246,7 @@ class CandidateEstimator(BaseDistributionEstimator):
             p_ls = np.zeros(channel.n_inputs)
             keep = np.flatnonzero(~unreported)
             if keep.size:
-                sub = _CohortLeastSquares(
+                sub = CohortLeastSquares(
                     channel.incidence[:, keep], blocks=getattr(channel, "_ls_blocks", None)
                 )
                 p_ls[keep] = sub.solve(channel.least_squares_target(plain, n))
