@@ -22,7 +22,7 @@ Communication", AISTATS 2019.
 
 import numpy as np
 
-from skldp._fwht import popcount, fwht, hadamard_entry, next_power_of_two
+from skldp._fwht import fwht, hadamard_entry, next_power_of_two, popcount
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
 from skldp.privacy import (
