@@ -116,7 +116,12 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         """
         self._validate_params()
         if _dask.is_dask_collection(X):
-            X = _dask.fit_sample(self, X)
+            if self._infers_domain():
+                raise ValueError(
+                    "fitting on a Dask collection needs categories= (the public domain): "
+                    "inferring it would read every value, and reveals which values occur"
+                )
+            X = _dask.first_rows(X)
         self._fit(X)
         for name, value in self._derived_attributes().items():
             setattr(self, name, value)
@@ -188,8 +193,27 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
                 "use sparse_output=False, or privatize the partitions' arrays one by one"
             )
         if _dask.is_dask_collection(X):
-            return _dask.transform(self, X)
+            if self._pandas_output():
+                raise ValueError(
+                    "transform_output='pandas' would make scikit-learn gather the Dask "
+                    "collection into one in-memory DataFrame; use the default output with Dask "
+                    "input (a Dask data frame of raw values already gives a Dask data frame of "
+                    "reports, with its index and channel)"
+                )
+            return _dask.transform(self._randomizer(), X)
         return self._transform(X, check_random_state(self.random_state))
+
+    def _randomizer(self):
+        """This fitted privatizer as the Dask path sees it (see :mod:`skldp._dask`)."""
+        specs = self.report_specs()
+        return _dask.Randomizer(
+            sample=self._transform,
+            specs=specs,
+            names=self._output_names(specs),
+            n_columns=self.n_features_in_,
+            random_state=self.random_state,
+            owner=type(self).__name__,
+        )
 
     def _transform(self, X, rng, *, pandas=None):
         """Randomize the rows of an in-memory X with the generator ``rng``.
@@ -438,7 +462,9 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         """
         self._validate_params()
         if _dask.is_dask_collection(X):
-            specs, stats, n, width = _dask.statistics(self, X)
+            specs, stats, n, width = _dask.statistics(
+                X, self._statistics_of, self._merge_statistics
+            )
         else:
             specs, stats, n, width = self._statistics_of(X)
         if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
