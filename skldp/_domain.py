@@ -7,9 +7,12 @@ Values outside the domain raise an error that names them; nothing is dropped or 
 """
 
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
+from skldp._validation import check_int
 from skldp._warnings import warn
 from skldp.exceptions import PrivacyLeakWarning
 
@@ -242,3 +245,140 @@ def _raise_unknown(bad, column, categories=None):
         f"column {column} contains {len(uniq)} values outside the domain: "
         f"{_describe(np.asarray(uniq))}{hint}"
     )
+
+
+# -- parameters that name categories: partitions and sensitive sets ---------------------------
+def _factorize(raw):
+    # Labels 0 .. m-1 in order of first appearance; None and NaN are labels like any other.
+    codes, _ = pd.factorize(pd.Series(raw, dtype=object), use_na_sentinel=False)
+    return codes.astype(np.int64)
+
+
+def column_partition(blocks, n_blocks, block_size, categories, column):
+    """The block label (0 .. m-1, any numbering) of each category of one column.
+
+    The partition is given by exactly one of (the caller checks which):
+
+    - ``n_blocks``: the categories, in order, cut into that many contiguous blocks whose sizes
+      differ by at most one;
+    - ``block_size``: contiguous blocks of that size (the last may be smaller);
+    - ``blocks``, as a callable called on each category and returning its label, a mapping
+      category -> label (a dict or a pandas Series), a list of blocks (lists of categories)
+      covering each category once, or an array of labels aligned with ``categories``.
+
+    Every value is checked against ``categories``; errors name the column and the values. The
+    index-level twin, for channels and privacy models, is :func:`partition_labels`.
+    """
+    k = len(categories)
+    if n_blocks is not None:
+        m = check_int(n_blocks, "n_blocks")
+        if m > k:
+            raise ValueError(f"n_blocks={m} exceeds the {k} categories of column {column}")
+        return np.arange(k, dtype=np.int64) * m // k
+    if block_size is not None:
+        size = check_int(block_size, "block_size")
+        return np.arange(k, dtype=np.int64) // size
+    if callable(blocks):
+        return _factorize([blocks(c) for c in categories])
+    if isinstance(blocks, (Mapping, pd.Series)):
+        mapping = blocks if isinstance(blocks, Mapping) else blocks.to_dict()
+        missing = [c for c in categories if c not in mapping]
+        if missing:
+            raise ValueError(
+                f"blocks gives no block to {len(missing)} categories of column {column}: "
+                f"{_describe(np.asarray(missing, dtype=object))}"
+            )
+        return _factorize([mapping[c] for c in categories])
+    if isinstance(blocks, str) or not _is_list_like(blocks):
+        raise TypeError(
+            "blocks must be a list of blocks (lists of categories), a mapping category -> label, "
+            f"a callable, or an array of labels aligned with the categories; got {type(blocks).__name__}"
+        )
+    items = list(blocks)
+    if items and all(_is_list_like(b) for b in items):
+        labels = np.full(k, -1, dtype=np.int64)
+        for j, block in enumerate(items):
+            idx = encode_parameter(block, categories, column, f"blocks (block {j})")
+            if idx.size == 0:
+                raise ValueError(f"block {j} of blocks is empty; every block needs a category")
+            again = idx[labels[idx] >= 0]
+            if again.size or np.unique(idx).shape[0] != idx.shape[0]:
+                dup = categories[again] if again.size else categories[idx]
+                raise ValueError(
+                    f"the blocks of column {column} overlap: {_describe(np.asarray(dup))} in two blocks"
+                )
+            labels[idx] = j
+        if np.any(labels < 0):
+            raise ValueError(
+                f"the blocks do not cover the categories of column {column}: "
+                f"{_describe(np.asarray(categories[labels < 0]))} are in no block"
+            )
+        return labels
+    if len(items) != k:
+        raise ValueError(
+            f"an array of block labels needs one label per category; column {column} has {k} "
+            f"categories and blocks has {len(items)} entries"
+        )
+    missing = pd.isna(np.asarray(items, dtype=object))
+    if np.any(missing):
+        raise ValueError(
+            f"blocks gives a missing label (None or NaN) to {int(missing.sum())} categories of "
+            f"column {column}: {_describe(np.asarray(categories)[missing])}"
+        )
+    return _factorize(items)
+
+
+def column_sensitive(sensitive, categories, column, n_columns, *, allow_callable=False):
+    """The sorted indices of the sensitive categories of one column.
+
+    Parameters
+    ----------
+    sensitive : list of values, list of lists, or callable
+        A flat list of categories (one column only), one list per column, or, with
+        ``allow_callable``, a callable called on each category that returns True for the
+        sensitive ones (the same callable for every column).
+    categories : ndarray
+        The column's checked domain.
+    column, n_columns : int
+        The column, and the number of columns of X.
+    allow_callable : bool, default=False
+        Accept a callable.
+
+    Returns
+    -------
+    indices : ndarray of int64
+        Sorted, distinct; possibly empty (the caller decides whether that is allowed).
+
+    Raises
+    ------
+    TypeError
+        If ``sensitive`` is not a list (or callable, where allowed).
+    ValueError
+        If a value is not a category of the column or is listed twice, or the lists do not
+        match the columns. A value silently dropped would leave it unprotected.
+    """
+    if allow_callable and callable(sensitive):
+        mask = np.array([bool(sensitive(c)) for c in categories], dtype=bool)
+        return np.flatnonzero(mask).astype(np.int64)
+    if sensitive is None:
+        raise TypeError("sensitive is required: the list of sensitive values to protect")
+    if not _is_list_like(sensitive):
+        raise TypeError(
+            "sensitive must be a list of values (one list per column)"
+            + (" or a callable" if allow_callable else "")
+            + f"; got {type(sensitive).__name__}"
+        )
+    items = list(sensitive)
+    if items and any(_is_list_like(s) for s in items):
+        if len(items) != n_columns:
+            raise ValueError(f"sensitive has {len(items)} lists but X has {n_columns} columns")
+        values = items[column]
+    else:
+        if n_columns != 1:
+            raise ValueError(
+                f"a flat list of sensitive values fits one column, but X has {n_columns} "
+                "columns; pass one list per column"
+            )
+        values = items
+    idx = encode_parameter(values, categories, column, "sensitive", distinct=True)
+    return np.sort(idx.astype(np.int64))

@@ -297,8 +297,9 @@ def _or(words):
 
 
 def _default(obj, name):
+    """The default of ``__init__`` parameter ``name`` (``inspect.Parameter.empty`` if none)."""
     param = inspect.signature(type(obj).__init__).parameters.get(name)
-    return None if param is None or param.default is inspect.Parameter.empty else param.default
+    return inspect.Parameter.empty if param is None else param.default
 
 
 def validate_params(obj, constraints):
@@ -332,6 +333,6 @@ def validate_params(obj, constraints):
         if any(isinstance(c, Deferred) for c in allowed) or any(c.ok(value) for c in allowed):
             continue
         what = _or([c.description for c in allowed])
-        if value is None and _default(obj, name) is None:  # a required parameter, not given
+        if value is None and _default(obj, name) is None:  # None stands for 'not given'
             raise InvalidParameterError(f"{name} is required: it must be {what}; got None")
         raise InvalidParameterError(f"{name} must be {what}; got {_short_repr(value)}")

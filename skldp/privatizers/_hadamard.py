@@ -1,13 +1,11 @@
 """Hadamard response and its block-structured and high-low forms as scikit-learn transformers."""
 
-from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._domain import _describe, _is_list_like, encode_parameter
+from skldp._domain import _is_list_like, column_partition, column_sensitive
 from skldp._validation import (
     CATEGORIES,
     POSITIVE_EPSILON,
@@ -73,72 +71,6 @@ def grid_blocks(shape, n_blocks):
     row_block = np.arange(n_rows, dtype=np.int64) * m1 // n_rows
     col_block = np.arange(n_cols, dtype=np.int64) * m2 // n_cols
     return (row_block[:, None] * m2 + col_block[None, :]).ravel()
-
-
-def _factorize(raw):
-    codes, _ = pd.factorize(pd.Series(raw, dtype=object), use_na_sentinel=False)
-    return codes.astype(np.int64)
-
-
-def _block_labels(blocks, n_blocks, block_size, categories, column):
-    """Block label (0 .. m-1, any numbering) of each category of one column."""
-    k = len(categories)
-    if n_blocks is not None:
-        m = check_int(n_blocks, "n_blocks")
-        if m > k:
-            raise ValueError(f"n_blocks={m} exceeds the {k} categories of column {column}")
-        return np.arange(k, dtype=np.int64) * m // k
-    if block_size is not None:
-        size = check_int(block_size, "block_size")
-        return np.arange(k, dtype=np.int64) // size
-    if callable(blocks):
-        return _factorize([blocks(c) for c in categories])
-    if isinstance(blocks, (Mapping, pd.Series)):
-        mapping = blocks if isinstance(blocks, Mapping) else blocks.to_dict()
-        missing = [c for c in categories if c not in mapping]
-        if missing:
-            raise ValueError(
-                f"blocks gives no block to {len(missing)} categories of column {column}: "
-                f"{_describe(np.asarray(missing, dtype=object))}"
-            )
-        return _factorize([mapping[c] for c in categories])
-    if isinstance(blocks, str) or not _is_list_like(blocks):
-        raise TypeError(
-            "blocks must be a list of blocks (lists of categories), a mapping category -> label, "
-            f"a callable, or an array of labels aligned with the categories; got {type(blocks).__name__}"
-        )
-    items = list(blocks)
-    if items and all(_is_list_like(b) for b in items):
-        labels = np.full(k, -1, dtype=np.int64)
-        for j, block in enumerate(items):
-            idx = encode_parameter(block, categories, column, f"blocks (block {j})")
-            if idx.size == 0:
-                raise ValueError(f"block {j} of blocks is empty; every block needs a category")
-            again = idx[labels[idx] >= 0]
-            if again.size or np.unique(idx).shape[0] != idx.shape[0]:
-                dup = categories[again] if again.size else categories[idx]
-                raise ValueError(
-                    f"the blocks of column {column} overlap: {_describe(np.asarray(dup))} in two blocks"
-                )
-            labels[idx] = j
-        if np.any(labels < 0):
-            raise ValueError(
-                f"the blocks do not cover the categories of column {column}: "
-                f"{_describe(np.asarray(categories[labels < 0]))} are in no block"
-            )
-        return labels
-    if len(items) != k:
-        raise ValueError(
-            f"an array of block labels needs one label per category; column {column} has {k} "
-            f"categories and blocks has {len(items)} entries"
-        )
-    missing = pd.isna(np.asarray(items, dtype=object))
-    if np.any(missing):
-        raise ValueError(
-            f"blocks gives a missing label (None or NaN) to {int(missing.sum())} categories of "
-            f"column {column}: {_describe(np.asarray(categories)[missing])}"
-        )
-    return _factorize(items)
 
 
 @substitute()
@@ -337,7 +269,9 @@ class BlockHadamardResponse(BasePrivatizer):
             )
 
     def _make_channel(self, categories, column):
-        labels = _block_labels(self.blocks, self.n_blocks, self.block_size, categories, column)
+        labels = column_partition(
+            self.blocks, self.n_blocks, self.block_size, categories, column
+        )
         return BlockHadamardResponseChannel(self.epsilon, labels)
 
     def _derived_attributes(self):
@@ -432,19 +366,10 @@ class HighLowHadamardResponse(BasePrivatizer):
         "sensitive": [ListLike("a list of categories"), IsCallable()],
     }
 
-    def _column_sensitive(self, categories, column):
-        spec = self.sensitive
-        if callable(spec):
-            mask = np.array([bool(spec(c)) for c in categories], dtype=bool)
-            return np.flatnonzero(mask)
-        items = list(spec)
-        n_columns = len(self.categories_)
-        if n_columns > 1 and len(items) == n_columns and all(_is_list_like(s) for s in items):
-            items = list(items[column])
-        return np.sort(encode_parameter(items, categories, column, "sensitive", distinct=True))
-
     def _make_channel(self, categories, column):
-        idx = self._column_sensitive(categories, column)
+        idx = column_sensitive(
+            self.sensitive, categories, column, self.n_features_in_, allow_callable=True
+        )
         if idx.size == 0:
             raise ValueError(
                 f"no category of column {column} is sensitive; high-low LDP needs at least one "

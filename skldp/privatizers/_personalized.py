@@ -6,7 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._domain import _describe, _is_list_like, encode, resolve_categories
+from skldp._domain import _describe, _is_list_like, column_sensitive, encode, resolve_categories
 from skldp._reports import ReportSpec
 from skldp._validation import (
     CATEGORIES,
@@ -19,7 +19,6 @@ from skldp._validation import (
 )
 from skldp.channels import PersonalizedChannel
 from skldp.exceptions import InvalidParameterError
-from skldp.privatizers._utility_optimized import sensitive_indices
 
 _BASES = ("urr", "urap")
 
@@ -192,7 +191,7 @@ class PersonalizedULDP(BasePrivatizer):
         encode(columns[0], categories[0], 0)
         tags = _check_tags(self.tags)
         self._encode_tags(columns[1], tags)
-        sens = sensitive_indices(list(self.sensitive), categories[0], 0, 1, allow_empty=True)
+        sens = column_sensitive(list(self.sensitive), categories[0], 0, 1)
         self.categories_ = categories
         self.tags_ = tags
         self.output_categories_ = np.concatenate(

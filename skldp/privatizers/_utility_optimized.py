@@ -1,10 +1,9 @@
 """Utility-optimized privatizers: uRR and uRAP (Murakami and Kawamoto, USENIX Security 2019)."""
 
-import numpy as np
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._domain import _is_list_like, encode_parameter
+from skldp._domain import column_sensitive
 from skldp._validation import (
     CATEGORIES,
     POSITIVE_EPSILON,
@@ -16,39 +15,14 @@ from skldp._validation import (
 from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
 
 
-def sensitive_indices(sensitive, categories, column, n_columns, *, allow_empty=False):
-    """Encode the sensitive values of one column as sorted indices into its categories.
-
-    ``sensitive`` is a flat list of values (one column) or one list per column. Every value
-    must be in the column's domain; an unknown value raises a ValueError naming it, because
-    silently dropping it would leave that value unprotected.
-    """
-    if sensitive is None:
-        raise TypeError("sensitive is required: the list of sensitive values to protect")
-    if not _is_list_like(sensitive):
-        raise TypeError(
-            f"sensitive must be a list of values (one list per column); got {type(sensitive).__name__}"
-        )
-    items = list(sensitive)
-    nested = len(items) > 0 and any(_is_list_like(s) for s in items)
-    if nested:
-        if len(items) != n_columns:
-            raise ValueError(f"sensitive has {len(items)} lists but X has {n_columns} columns")
-        values = items[column]
-    else:
-        if n_columns != 1:
-            raise ValueError(
-                f"a flat list of sensitive values fits one column, but X has {n_columns} columns; "
-                "pass one list per column"
-            )
-        values = items
-    idx = encode_parameter(values, categories, column, "sensitive", distinct=True)
-    if idx.size == 0 and not allow_empty:
+def _sensitive(sensitive, categories, column, n_columns):
+    idx = column_sensitive(sensitive, categories, column, n_columns)
+    if idx.size == 0:
         raise ValueError(
             f"column {column} has no sensitive value: every report would reveal its input; "
             "name at least one sensitive value (or use no privatizer)"
         )
-    return np.sort(idx.astype(np.int64))
+    return idx
 
 
 @substitute()
@@ -145,7 +119,7 @@ class UtilityOptimizedRR(BasePrivatizer):
     }
 
     def _make_channel(self, categories, column):
-        idx = sensitive_indices(self.sensitive, categories, column, self.n_features_in_)
+        idx = _sensitive(self.sensitive, categories, column, self.n_features_in_)
         return UtilityOptimizedRRChannel(self.epsilon, len(categories), idx)
 
 
@@ -274,5 +248,5 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         return bool(self.sparse_output)
 
     def _make_channel(self, categories, column):
-        idx = sensitive_indices(self.sensitive, categories, column, self.n_features_in_)
+        idx = _sensitive(self.sensitive, categories, column, self.n_features_in_)
         return UtilityOptimizedRAPPORChannel(self.epsilon, len(categories), idx, theta=self.theta)
