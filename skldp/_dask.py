@@ -46,7 +46,8 @@ The interface
 
 import copy
 import sys
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -89,6 +90,7 @@ class Randomizer(NamedTuple):
     n_columns: int
     random_state: Any
     owner: str
+
 
 _registered = False
 
@@ -275,9 +277,7 @@ def _combine(merge_statistics, a, b):
         raise ChannelMismatchError(
             "the partitions of these Dask reports come from different mechanisms or domains"
         )
-    stats = [
-        merge_statistics(s.channel, x, y) for s, x, y in zip(specs_a, stats_a, stats_b)
-    ]
+    stats = [merge_statistics(s.channel, x, y) for s, x, y in zip(specs_a, stats_a, stats_b)]
     return specs_a, stats, n_a + n_b, width_a
 
 
@@ -312,8 +312,7 @@ def statistics(X, chunk_statistics, merge_statistics):
     level = [dask.delayed(_partition_statistics)(part, chunk_statistics) for part in parts]
     while len(level) > 1:
         nxt = [
-            dask.delayed(_combine)(merge_statistics, a, b)
-            for a, b in zip(level[::2], level[1::2])
+            dask.delayed(_combine)(merge_statistics, a, b) for a, b in zip(level[::2], level[1::2])
         ]
         if len(level) % 2:
             nxt.append(level[-1])

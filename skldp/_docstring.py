@@ -31,7 +31,9 @@ channel : Channel, fitted privatizer, list of them, or None, default=None
     it from the reports.""",
 }
 
-_PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}[ \t]*$", re.M)
+_PLACEHOLDER = re.compile(
+    r"^(?P<indent>[ \t]*)\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}[ \t]*$", re.MULTILINE
+)
 
 
 def substitute(**entries):

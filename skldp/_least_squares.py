@@ -25,7 +25,6 @@ LSQR_TOL = 1e-10
 VARIANCE_LIMIT = 3000
 
 
-
 class GramInverse:
     """Applies the pseudo-inverse of the symmetric Gram matrix G (``apply(B) = G^+ B``).
 

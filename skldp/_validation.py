@@ -140,9 +140,7 @@ class Interval(Constraint):
         left = self.closed in ("both", "left")
         right = self.closed in ("both", "right")
         if self.low is not None and self.high is not None:
-            return (
-                f"{noun} in {'[' if left else '('}{self.low}, {self.high}{']' if right else ')'}"
-            )
+            return f"{noun} in {'[' if left else '('}{self.low}, {self.high}{']' if right else ')'}"
         if self.low is not None:
             return f"{noun} {'>=' if left else '>'} {self.low}"
         if self.high is not None:
@@ -210,9 +208,7 @@ class Epsilon(Constraint):
         if allow_inf:
             self.description = "a number >= 0 or inf" if allow_zero else "a number > 0 or inf"
         else:
-            self.description = (
-                "a finite number >= 0" if allow_zero else "a positive finite number"
-            )
+            self.description = "a finite number >= 0" if allow_zero else "a positive finite number"
 
     def type_ok(self, value):
         return not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real)

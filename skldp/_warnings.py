@@ -40,9 +40,7 @@ def external_stacklevel():
     ``warnings.warn`` call made by the caller of this function."""
     # Level 1 of a warnings.warn call is the function that calls it, i.e. our caller.
     frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-        _SKIPPED_DIRS
-    ):
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_SKIPPED_DIRS):
         frame, level = frame.f_back, level + 1
     return level
 

@@ -37,7 +37,9 @@ def _public_classes():
     for module in (skldp.privatizers, skldp.estimators):
         for name in module.__all__:
             obj = getattr(module, name)
-            if inspect.isclass(obj) and issubclass(obj, (BasePrivatizer, BaseDistributionEstimator)):
+            if inspect.isclass(obj) and issubclass(
+                obj, (BasePrivatizer, BaseDistributionEstimator)
+            ):
                 out.append(obj)
     return out
 
@@ -114,8 +116,10 @@ def test_a_value_of_no_allowed_kind_is_refused_at_fit_with_one_wording(cls, name
         (skldp.estimators.EMEstimator(tol=float("nan")), "tol must be a number >= 0; got nan"),
         (
             skldp.estimators.EMEstimator(init="ones"),
-            "init must be one of ['uniform', 'empirical', 'threshold'] or an array of positive "
-            "numbers, one per category; got 'ones'",
+            (
+                "init must be one of ['uniform', 'empirical', 'threshold'] or an array of "
+                "positive numbers, one per category; got 'ones'"
+            ),
         ),
         (
             skldp.estimators.ProjectedEstimator(alpha=1.0),

@@ -31,23 +31,23 @@ def _assert_points_here(record, category, line):
 
 def test_inferred_domain_fit():
     rr = RandomizedResponse()
+    line = _here() + 2
     with pytest.warns(PrivacyLeakWarning) as record:
-        line = _here() + 1
         rr.fit(["a", "b", "a"])
     _assert_points_here(record, PrivacyLeakWarning, line)
 
 
 def test_inferred_domain_fit_transform():
+    line = _here() + 2
     with pytest.warns(PrivacyLeakWarning) as record:
-        line = _here() + 1
         RandomizedResponse(random_state=0).fit_transform(["a", "b", "a"])
     _assert_points_here(record, PrivacyLeakWarning, line)
 
 
 def test_inferred_domain_of_a_privatizer_with_its_own_fit():
     pum = PersonalizedULDP(tags=["home"])
+    line = _here() + 2
     with pytest.warns(PrivacyLeakWarning) as record:
-        line = _here() + 1
         pum.fit([["a", None], ["b", "home"]])
     _assert_points_here(record, PrivacyLeakWarning, line)
 
@@ -60,12 +60,12 @@ def _rr_reports():
 def test_em_not_converged_fit_and_partial_fit():
     reports = _rr_reports()
     est = EMEstimator(max_iter=1, init="uniform")
+    line = _here() + 2
     with pytest.warns(ConvergenceWarning) as record:
-        line = _here() + 1
         est.fit(reports)
     _assert_points_here(record, ConvergenceWarning, line)
+    line = _here() + 2
     with pytest.warns(ConvergenceWarning) as record:
-        line = _here() + 1
         est.partial_fit(reports)
     _assert_points_here(record, ConvergenceWarning, line)
 
@@ -75,8 +75,8 @@ def test_em_not_converged_on_dask_reports():
     reports = da.from_array(_rr_reports(), chunks=50)
     rr = RandomizedResponse(0.5, categories=list("abcd")).fit(["a"])
     est = EMEstimator(max_iter=1, init="uniform", channel=rr)
+    line = _here() + 2
     with pytest.warns(ConvergenceWarning) as record:
-        line = _here() + 1
         est.fit(reports)
     _assert_points_here(record, ConvergenceWarning, line)
 
@@ -105,8 +105,8 @@ def test_candidate_no_bucket_reported():
     empty = int(np.flatnonzero(np.asarray(H.sum(axis=1)).ravel() == 0)[0])
     reports = np.full((5, 1), empty, dtype=np.int64)
     est = CandidateEstimator(candidates=cands, channel=orr)
+    line = _here() + 2
     with pytest.warns(UserWarning, match="no candidate's bucket") as record:
-        line = _here() + 1
         est.fit(reports)
     _assert_points_here(record, UserWarning, line)
 
@@ -115,8 +115,8 @@ def test_channel_variance_too_large_to_form():
     orr, _ = _open_reports(n_buckets=1001, n_cohorts=3)
     channel = orr.channel_.restrict([f"v{i}" for i in range(3001)])
     p = np.full(channel.n_inputs, 1.0 / channel.n_inputs)
+    line = _here() + 2
     with pytest.warns(RuntimeWarning, match="not formed above") as record:
-        line = _here() + 1
         var = channel.variance(p, 100)
     _assert_points_here(record, RuntimeWarning, line)
     assert np.all(np.isnan(var))
@@ -125,8 +125,8 @@ def test_channel_variance_too_large_to_form():
 def test_the_helper_counts_only_frames_inside_skldp():
     # Called from outside skldp, the caller itself is the first frame outside: level 1.
     assert external_stacklevel() == 1
+    line = _here() + 2
     with pytest.warns(UserWarning) as record:
-        line = _here() + 1
         warn("direct", UserWarning)
     _assert_points_here(record, UserWarning, line)
 
@@ -135,7 +135,7 @@ def test_inferred_domain_in_a_pipeline_points_at_the_users_call():
     from sklearn.pipeline import make_pipeline
 
     pipe = make_pipeline(RandomizedResponse(random_state=0), EMEstimator())
+    line = _here() + 2
     with pytest.warns(PrivacyLeakWarning) as record:
-        line = _here() + 1
         pipe.fit([["a"], ["b"], ["a"]])
     _assert_points_here(record, PrivacyLeakWarning, line)
