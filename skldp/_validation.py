@@ -279,6 +279,7 @@ POSITIVE_EPSILON = Epsilon()
 RANDOM_STATE = Deferred("resolved by skldp._random.check_random_state in transform")
 CATEGORIES = Deferred("resolved against X by skldp._domain.resolve_categories in fit")
 CHANNEL = Deferred("read with the reports by BaseDistributionEstimator")
+TOL = Interval("real", 0, None, description="a non-negative number")
 
 
 def _short_repr(value):

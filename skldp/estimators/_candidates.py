@@ -10,7 +10,7 @@ from skldp._docstring import substitute
 from skldp._domain import check_category_list
 from skldp._least_squares import CohortLeastSquares
 from skldp._reports import ReportSpec
-from skldp._validation import CHANNEL, Deferred, Interval, Options
+from skldp._validation import CHANNEL, TOL, Deferred, Interval, Options
 from skldp._warnings import warn
 from skldp.estimators._em import em
 from skldp.projection import project_simplex
@@ -180,7 +180,7 @@ class CandidateEstimator(BaseDistributionEstimator):
     _parameter_constraints = {
         "candidates": [None, Deferred("a list of distinct values, checked when reports arrive")],
         "method": [Options(*_METHODS)],
-        "tol": [Interval("real", 0, None)],
+        "tol": [TOL],
         "max_iter": [Interval("int", 1)],
         "channel": [CHANNEL],
     }

@@ -6,7 +6,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
 from skldp._docstring import substitute
-from skldp._validation import CHANNEL, Boolean, Interval, ListLike, Options
+from skldp._validation import CHANNEL, TOL, Boolean, Interval, ListLike, Options
 from skldp._warnings import warn
 from skldp.estimators._projected import significance_threshold, zero_frequency_variance
 from skldp.projection import project_simplex
@@ -187,7 +187,7 @@ class EMEstimator(BaseDistributionEstimator):
         self.channel = channel
 
     _parameter_constraints = {
-        "tol": [Interval("real", 0, None)],
+        "tol": [TOL],
         "max_iter": [Interval("int", 1)],
         "init": [
             Options("uniform", "empirical", "threshold"),

@@ -5,7 +5,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BaseDistributionEstimator
-from skldp._validation import CHANNEL, InstanceOf, Interval, Options, check_probability_vector
+from skldp._validation import CHANNEL, TOL, InstanceOf, Interval, Options, check_probability_vector
 from skldp.channels import PersonalizedChannel
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
@@ -172,7 +172,7 @@ class PersonalizedEstimator(BaseDistributionEstimator):
             InstanceOf((dict, list, tuple), "a dict tag -> distribution, or a list"),
         ],
         "alpha": [Interval("real", 0, 1, closed="neither")],
-        "tol": [Interval("real", 0, None)],
+        "tol": [TOL],
         "max_iter": [Interval("int", 1)],
         "channel": [CHANNEL],
     }
@@ -263,7 +263,7 @@ class _ThresholdEM(EMEstimator):
     """EM from the threshold estimate at a chosen alpha (the paper's initialization)."""
 
     _parameter_constraints = {
-        "tol": [Interval("real", 0, None)],
+        "tol": [TOL],
         "max_iter": [Interval("int", 1)],
         "alpha": [Interval("real", 0, 1, closed="neither")],
     }
