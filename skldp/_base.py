@@ -101,8 +101,8 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             value and its tag for :class:`~skldp.privatizers.PersonalizedULDP`). Only used
             to check they lie in the domain, or, when ``categories`` is None, to infer the
             domain (with a PrivacyLeakWarning). An open-alphabet privatizer without
-            ``categories`` reads only the number of columns. Of a Dask collection only a
-            sample is read.
+            ``categories`` reads only the number of columns. Of a Dask collection only the
+            first row is read, so ``categories`` is then required.
         y : ignored
 
         Returns
