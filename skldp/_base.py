@@ -1,5 +1,7 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
+import copy
+
 import numpy as np
 import pandas as pd
 import sklearn
@@ -15,6 +17,35 @@ from skldp._validation import CHANNEL, validate_params
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
+
+
+def _own_kind_needed(dtype):
+    """Whether a DataFrame column of this dtype must be read by :func:`_column_values`."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return True
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    return not isinstance(dtype, np.dtype) and numpy_dtype is not None
+
+
+def _column_values(series):
+    """A DataFrame column as a 1-D array of its own values, of their own kind.
+
+    A NumPy column is returned as is; a categorical column as its categories' values; a
+    nullable (``Int64``, ``boolean``, ``string``...) column in its NumPy dtype when nothing is
+    missing, else as objects with ``pd.NA`` (which the domain check refuses by name).
+    """
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = series.cat.codes.to_numpy()
+        if codes.size and codes.min() < 0:
+            return series.to_numpy(dtype=object)
+        return np.asarray(dtype.categories).take(codes)
+    if isinstance(dtype, np.dtype):
+        return series.to_numpy()
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    if numpy_dtype is not None and numpy_dtype.kind in "biuf" and not series.hasnans:
+        return series.to_numpy(dtype=numpy_dtype)
+    return series.to_numpy(dtype=object)
 
 
 def single_or_list(values):
@@ -84,10 +115,18 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         elif isinstance(X, np.ndarray) and X.ndim == 1:
             X = X.reshape(-1, 1)
         index = X.index if isinstance(X, pd.DataFrame) else None
+        frame = X if isinstance(X, pd.DataFrame) else None
         X = validate_data(
             self, X, reset=reset, dtype=None, ensure_all_finite=False, ensure_min_samples=1
         )
-        return [X[:, j] for j in range(X.shape[1])], index
+        columns = [X[:, j] for j in range(X.shape[1])]
+        if frame is not None:
+            # scikit-learn's validation turns nullable and boolean categorical columns into
+            # floats (True into 1.0); read those from the frame itself
+            for j, dtype in enumerate(frame.dtypes):
+                if _own_kind_needed(dtype):
+                    columns[j] = _column_values(frame.iloc[:, j])
+        return columns, index
 
     # -- scikit-learn API -------------------------------------------------------------------------
     def fit(self, X, y=None):
@@ -311,6 +350,10 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return tags
 
 
+def _is_fitted_privatizer(obj):
+    return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
+
+
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
@@ -355,6 +398,30 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         """Return a dict of learned attributes for one column (with ``distribution_``)."""
         raise NotImplementedError
 
+    # -- cloning --------------------------------------------------------------------------------
+    def __sklearn_clone__(self):
+        """Clone as :func:`sklearn.base.clone` does, but keep a fitted privatizer in ``channel``.
+
+        ``clone`` clones every parameter that has ``get_params``, so a fitted privatizer given
+        as ``channel=`` would come back unfitted and without the channel it stands for
+        (``GridSearchCV`` and ``cross_val_score`` clone before every fit). Here the privatizer
+        is the source of a fixed, public channel rather than a model to refit, so a fitted one
+        is deep-copied with its fitted state, as ``clone`` deep-copies a channel object. An
+        unfitted privatizer is cloned as usual (and refused at fit, with a message).
+        """
+        new = super().__sklearn_clone__()
+        given = getattr(self, "channel", None)
+        if isinstance(given, (list, tuple)):
+            if any(_is_fitted_privatizer(item) for item in given):
+                kept = [
+                    copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
+                    for item, cloned in zip(given, new.channel)
+                ]
+                new.set_params(channel=type(given)(kept))
+        elif _is_fitted_privatizer(given):
+            new.set_params(channel=copy.deepcopy(given))
+        return new
+
     # -- reading reports ------------------------------------------------------------------------
     def _given_specs(self):
         given = self.channel
@@ -369,6 +436,11 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 specs.append(ReportSpec(item))
             elif isinstance(item, ReportSpec):
                 specs.append(item)
+            elif hasattr(item, "report_specs"):
+                raise TypeError(
+                    f"channel= is an unfitted {type(item).__name__}; fit the privatizer (on the "
+                    "public domain) before passing it, or pass its channel_"
+                )
             else:
                 raise TypeError(
                     "channel must be a channel, a fitted privatizer, or a list of them; "

@@ -1,6 +1,6 @@
 """Warnings and errors raised by skldp."""
 
-__all__ = ["PrivacyLeakWarning", "ChannelMismatchError", "InvalidParameterError"]
+__all__ = ["ChannelMismatchError", "InvalidParameterError", "MemoryLimitError", "PrivacyLeakWarning"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -22,4 +22,15 @@ class InvalidParameterError(ValueError, TypeError):
     It is both a ValueError and a TypeError, as scikit-learn's error of the same name, so
     code that catches either keeps working whether the value had the wrong type or the
     wrong range.
+    """
+
+
+class MemoryLimitError(MemoryError, ValueError):
+    """Work whose arrays would exceed the memory limit, refused before anything is allocated.
+
+    The message says how much the work needs, the limit (:func:`skldp.get_memory_limit`: the
+    machine's physical memory unless set with :func:`skldp.set_memory_limit`), and what to
+    change: a chunk size, sparse output, fewer samples. It is a ``MemoryError``, so code that
+    handles running out of memory handles it, and a ``ValueError``, because the request (its
+    size) is what is wrong and nothing was attempted.
     """

@@ -48,6 +48,7 @@ from skldp.datasets import (
     make_uniform,
     make_zipf,
 )
+from skldp._memory import memory_limit, set_memory_limit
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.experiments import run_experiment, summarize
 from skldp.metrics import (
@@ -244,8 +245,9 @@ DOMAIN_PARAM_MATRIX = [
     DOMAIN_PARAM_MATRIX,
     ids=[f"{instance_id(c[0])}-{c[1]}-{c[2]}" for c in DOMAIN_PARAM_MATRIX],
 )
-def test_sensitive_set_or_partition_must_fit_the_domain(privatizer, param, case, make, error,
-                                                        match):
+def test_sensitive_set_or_partition_must_fit_the_domain(
+    privatizer, param, case, make, error, match
+):
     d = domain(privatizer)
     p = clone(privatizer).set_params(**{param: make(d)})
     for name in ("n_blocks", "block_size"):  # the partition is given by exactly one parameter
@@ -440,11 +442,29 @@ def test_zero_reports_after_fit(estimator, privatizer):
     np.testing.assert_array_equal(est.distribution_, before)
 
 
-@pytest.mark.parametrize("bad", ["rr", 3, RandomizedResponse()], ids=["str", "int", "unfitted"])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ("rr", "channel must be"),
+        (3, "channel must be"),
+        (RandomizedResponse(), "channel= is an unfitted RandomizedResponse; fit the privatizer"),
+    ],
+    ids=["str", "int", "unfitted"],
+)
 @pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
-def test_bad_channel_parameter(estimator, bad):
-    with pytest.raises(TypeError, match="channel must be"):
+def test_bad_channel_parameter(estimator, bad, match):
+    with pytest.raises(TypeError, match=match):
         clone(estimator).set_params(channel=bad).fit(np.zeros((3, 1), dtype=int))
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, True, "1GB", np.float64(1e9)])
+@pytest.mark.parametrize("setter", [set_memory_limit, memory_limit], ids=["set", "context"])
+def test_bad_memory_limit(setter, bad):
+    with pytest.raises(ValueError, match="memory limit must be a positive number of bytes or None; got"):
+        result = setter(bad)
+        if setter is memory_limit:
+            with result:
+                pass
 
 
 @pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
@@ -671,7 +691,6 @@ def test_privacy_model_bad_epsilon_is_named(make, bad, error):
         return
     with pytest.raises(error, match=EPS_MATCH):
         make(bad)
-
 
 
 # -- PersonalizedULDP: (value, tag) rows -----------------------------------------------------------
@@ -1240,6 +1259,8 @@ NOT_ENTRY_POINTS = {
     "CountTable": "a result (a Bunch), built by the loaders",
     "PrivacyLeakWarning": "a warning class",
     "ChannelMismatchError": "an exception class",
+    "MemoryLimitError": "an exception class (its cases are the refusals in tests/test_memory.py)",
+    "get_memory_limit": "takes no input",
     "__version__": "a string",
 }
 

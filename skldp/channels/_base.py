@@ -15,6 +15,7 @@ import math
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, lsqr
 
+from skldp._memory import check_allocation
 from skldp._validation import check_probability_vector
 
 #: Largest dense matrix (entries) that ``to_dense`` builds.
@@ -79,6 +80,20 @@ def _check_n_reports(n):
     if not (math.isfinite(n) and n > 0):
         raise ValueError(f"cannot estimate from {n!r} reports; n must be positive and finite")
     return n
+
+
+def _check_posterior_size(n_reports, n_inputs, report_width=0):
+    """Refuse an (n_reports, n_inputs) posterior that would exceed the memory limit.
+
+    The posterior, the joint likelihood it is computed from and its temporaries are three
+    float64 (n, k) arrays, plus dense 0/1 rows of ``report_width`` bytes for bit vectors.
+    """
+    check_allocation(
+        n_reports,
+        24 * n_inputs + report_width,
+        f"posterior probabilities of {n_reports} reports over {n_inputs} inputs",
+        "call predict_proba on chunks of at most {rows} reports",
+    )
 
 
 class Channel:
@@ -257,7 +272,14 @@ class Channel:
     # -- likelihood ------------------------------------------------------------------------------
     def likelihood(self, reports):
         """Q(y_i | x) for each report (rows) and input (columns): shape (n_reports, n_inputs)."""
-        return self._likelihood(self.check_reports(reports))
+        reports = self.check_reports(reports)
+        check_allocation(
+            reports.shape[0],
+            8 * self.n_inputs + (0 if self.report_kind == "symbol" else self.report_width),
+            f"likelihoods of {reports.shape[0]} reports over {self.n_inputs} inputs",
+            "call likelihood on chunks of at most {rows} reports",
+        )
+        return self._likelihood(reports)
 
     def _likelihood(self, reports):
         return self.to_dense()[:, reports].T
@@ -285,6 +307,7 @@ class Channel:
     def posterior(self, reports, p):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
+        _check_posterior_size(reports.shape[0], self.n_inputs)
         joint = self._likelihood(reports) * self._check_prior(p)
         total = joint.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 from scipy import sparse
 
+from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
@@ -196,6 +197,22 @@ class UnaryEncodingChannel(BitVectorChannel):
 
     def _sample(self, x, rng):
         n = x.shape[0]
+        advice = (
+            "privatize in chunks of at most {rows} rows (add up the estimator's statistics "
+            "with partial_fit, or use a Dask array)"
+        )
+        if self._free.size < self.width:
+            advice += (
+                f", or use sparse_output=True, which draws only the {self._free.size} "
+                "non-decisive bits densely"
+            )
+        # the dense reports, plus an int64 row index and a float64 coin per row
+        check_allocation(
+            n,
+            self.width + 16,
+            f"{type(self).__name__} reports of {n} rows x {self.width} bits",
+            advice,
+        )
         out = bernoulli_bits(rng, n, self.off)
         rows = np.arange(n)
         out[rows, x] = rng.random(n) < self.on[x]
