@@ -11,12 +11,23 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp import _dask
 from skldp._domain import encode, resolve_categories
-from skldp._random import check_random_state
+from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
 from skldp._validation import CHANNEL, validate_params
+from skldp._warnings import warn
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
+
+_WARNED = "warned"
+
+
+def _same_seed(a, b):
+    """Whether the seed ``b`` is the one ``a`` that a noise stream was made from."""
+    if a is b:
+        return True
+    both_int = isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer))
+    return both_int and not isinstance(a, bool) and not isinstance(b, bool) and int(a) == int(b)
 
 
 def _own_kind_needed(dtype):
@@ -154,6 +165,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             When a hyperparameter has a value the class does not accept.
         """
         self._validate_params()
+        _check_seed(self.random_state)
         if _dask.is_dask_collection(X):
             if self._infers_domain():
                 raise ValueError(
@@ -164,12 +176,78 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self._fit(X)
         for name, value in self._derived_attributes().items():
             setattr(self, name, value)
+        if not self.__dict__.get("_noise_restored"):
+            self._noise_state()  # the seeded generator is created once, here, and advances
         return self
 
     def _validate_params(self):
         """Check each hyperparameter against its constraint, then the joint rules."""
         validate_params(self, self._parameter_constraints)
         self._check_params()
+
+    # -- noise ----------------------------------------------------------------------------------
+    def _noise_state(self):
+        """The seeded noise stream: ``{"source", "root", "generator"}``, or None.
+
+        Created from ``random_state`` the first time it is needed (at ``fit``), kept by every
+        later ``fit`` and ``transform``, and dropped only when ``random_state`` is set (see
+        ``skldp/_random.py`` and :ref:`seeds`). None for ``random_state`` None or a Generator.
+        """
+        rs = self.random_state
+        if rs is None or isinstance(rs, np.random.Generator):
+            return None
+        state = self.__dict__.get("_noise")
+        if state is None or not _same_seed(state["source"], rs):
+            state = {"source": rs, "root": noise_seed_sequence(rs), "generator": None}
+            self._noise = state
+        return state
+
+    def _noise_generator(self):
+        """The generator of the next ``transform``: it advances, so no call replays another.
+
+        None: a fresh generator keyed from the operating system on every call. A Generator:
+        used as given. An int or SeedSequence: one generator on the domain-separated stream of
+        the seed (:func:`skldp._random.noise_seed_sequence`), created once and advancing. A
+        privatizer restored from a pickle with a ``random_state`` draws fresh
+        operating-system noise (and warns once) until ``random_state`` is set again.
+        """
+        rs = self.random_state
+        restored = self.__dict__.get("_noise_restored")
+        if restored and rs is not None:
+            if restored is not _WARNED:
+                warn(
+                    f"this {type(self).__name__} with random_state={rs!r} was restored from a "
+                    "pickle (or deep copy), which keeps no position in its noise stream: "
+                    "replaying the stream would release the same noise as another copy, so it "
+                    "draws fresh noise from the operating system (not reproducible); call "
+                    "set_params(random_state=...) to start a seeded sequence again",
+                    UserWarning,
+                )
+                self._noise_restored = _WARNED
+            return noise_generator(None)
+        state = self._noise_state()
+        if state is None:
+            return noise_generator(rs)
+        if state["generator"] is None:
+            state["generator"] = np.random.Generator(np.random.PCG64(state["root"]))
+        return state["generator"]
+
+    def set_params(self, **params):
+        """Set parameters, as in scikit-learn; setting ``random_state`` restarts its sequence."""
+        if "random_state" in params:
+            self.__dict__.pop("_noise", None)
+            self.__dict__.pop("_noise_restored", None)
+        return super().set_params(**params)
+
+    def __getstate__(self):
+        # A fitted privatizer's stream has a position that a copy must not resume (two loads
+        # of one file would release the same noise); an unfitted one is a construction.
+        state = dict(super().__getstate__())
+        state.pop("_noise", None)
+        fitted = any(k.endswith("_") and not k.startswith("__") for k in state)
+        if state.get("random_state") is not None and fitted:
+            state["_noise_restored"] = True
+        return state
 
     def _fit(self, X):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
@@ -240,7 +318,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
                     "reports, with its index and channel)"
                 )
             return _dask.transform(self._randomizer(), X)
-        return self._transform(X, check_random_state(self.random_state))
+        return self._transform(X, self._noise_generator())
 
     def _randomizer(self):
         """This fitted privatizer as the Dask path sees it (see :mod:`skldp._dask`)."""
@@ -250,7 +328,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             specs=specs,
             names=self._output_names(specs),
             n_columns=self.n_features_in_,
-            random_state=self.random_state,
+            rng=self._noise_generator(),
             owner=type(self).__name__,
         )
 
@@ -329,9 +407,20 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return super().set_output(transform=transform)
 
     def __sklearn_clone__(self):
+        """Clone, as in scikit-learn: a new privatizer with the same parameters, unfitted.
+
+        A clone is a fresh construction: with an int or SeedSequence ``random_state`` it starts
+        the seed's sequence from the beginning (so a clone fitted and used like its source
+        reproduces its source's reports: use that to replay, never to release other data);
+        its generator is its own and advances. A Generator ``random_state`` is not copied
+        (a copy would draw exactly what the source draws next): the clone gets a child of it
+        (``Generator.spawn``), an independent stream.
+        """
         new = super().__sklearn_clone__()
         if hasattr(self, "_output_transform"):
             new._output_transform = self._output_transform
+        if isinstance(self.random_state, np.random.Generator):
+            new.random_state = self.random_state.spawn(1)[0]
         return new
 
     def _pandas_output(self):
@@ -346,12 +435,25 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         tags.transformer_tags.preserves_dtype = []
-        tags.non_deterministic = False
+        # Every transform draws fresh noise, even with a fixed random_state (see :ref:`seeds`).
+        tags.non_deterministic = True
         return tags
 
 
 def _is_fitted_privatizer(obj):
     return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
+
+
+class ChunkStatistics:
+    """Statistics of reports read already (by :func:`skldp.io.fit_chunks`), as a chunk.
+
+    ``partial_fit`` merges them like the statistics of a chunk of reports.
+    """
+
+    __slots__ = ("n", "specs", "stats", "width")
+
+    def __init__(self, specs, stats, n, width):
+        self.specs, self.stats, self.n, self.width = specs, stats, n, width
 
 
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
@@ -565,6 +667,8 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def _statistics_of(self, X):
         """Read one in-memory chunk: ``(specs, statistics per column, n_reports, width)``."""
+        if isinstance(X, ChunkStatistics):  # read already, by skldp.io.fit_chunks
+            return X.specs, X.stats, X.n, X.width
         values, specs = self._read(X)
         stats = [
             self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)

@@ -139,3 +139,14 @@ def test_inferred_domain_in_a_pipeline_points_at_the_users_call():
     with pytest.warns(PrivacyLeakWarning) as record:
         pipe.fit([["a"], ["b"], ["a"]])
     _assert_points_here(record, PrivacyLeakWarning, line)
+
+
+def test_seeded_privatizer_restored_from_a_pickle():
+    import pickle
+
+    rr = RandomizedResponse(categories=["a", "b"], random_state=0).fit(["a"])
+    restored = pickle.loads(pickle.dumps(rr))
+    line = _here() + 2
+    with pytest.warns(UserWarning, match="restored from a pickle") as record:
+        restored.transform(["a", "b"])
+    _assert_points_here(record, UserWarning, line)

@@ -10,7 +10,10 @@ statistics are output counts and ``forward(p) = Q^T p``; for a bit-vector channe
 sums and ``forward(p)`` the probability of each bit being one.
 """
 
+import functools
 import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, lsqr
@@ -57,10 +60,11 @@ def within_ratio(hi, lo, epsilon):
     :func:`skldp.privacy.tight_epsilon_matrix`) and the log quotient ``log(hi / lo) <= eps``,
     with ``math.exp`` and ``numpy.exp``.
     Channels lower their larger probability until this holds, so that no stated ratio exceeds
-    the budget after rounding.
+    the budget after rounding. An infinite budget always holds; a finite one, however large,
+    never holds for ``hi > 0 = lo``.
     """
     hi, lo = float(hi), float(lo)
-    if hi <= lo:
+    if hi <= lo or math.isinf(epsilon):
         return True
     if lo <= 0.0:
         return False
@@ -71,6 +75,42 @@ def within_ratio(hi, lo, epsilon):
         and float(np.log(hi) - np.log(lo)) <= epsilon
         and math.log(hi / lo) <= epsilon
     )
+
+
+#: e^800 exceeds 2**1154, more than the ratio of any two positive float64 probabilities
+#: (at most 2**1074), so larger budgets are compared as 800.
+_EXP_CAP = 800.0
+
+
+@functools.lru_cache(maxsize=4096)
+def exp_lower_bound(epsilon):
+    """A rational number at most ``e^epsilon`` and within 1e-54 of it (relative).
+
+    ``Decimal.exp`` is correctly rounded at 60 digits; one part in 10**55 below it is a
+    certain lower bound. Budgets above 800 are capped (see ``_EXP_CAP``); ``inf`` gives None
+    (no bound).
+    """
+    if math.isinf(epsilon):
+        return None
+    with localcontext() as ctx:
+        ctx.prec = 60
+        e = Decimal(min(float(epsilon), _EXP_CAP)).exp()
+    return Fraction(e) * (1 - Fraction(1, 10**55))
+
+
+def exactly_within(hi, lo, epsilon):
+    """Whether ``hi <= e^epsilon * lo`` in exact rational arithmetic.
+
+    ``hi`` and ``lo`` are the exact probabilities a sampler draws with (Fractions, or floats
+    taken at their exact binary value), compared with a rational lower bound of
+    ``e^epsilon`` (:func:`exp_lower_bound`), so a True answer is a proof. An infinite budget
+    always holds.
+    """
+    hi, lo = Fraction(hi), Fraction(lo)
+    if hi <= lo:
+        return True
+    bound = exp_lower_bound(float(epsilon))
+    return bound is None or hi <= bound * lo
 
 
 def _check_n_reports(n):
