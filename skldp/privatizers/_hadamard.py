@@ -5,7 +5,7 @@ import numpy as np
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._domain import _is_list_like, column_partition, column_sensitive
+from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (
     CATEGORIES,
     POSITIVE_EPSILON,
@@ -58,9 +58,9 @@ def grid_blocks(shape, n_blocks):
            [3, 3, 4, 4, 5, 5],
            [3, 3, 4, 4, 5, 5]])
     """
-    if not _is_list_like(shape) or len(shape) != 2:
+    if not is_list_like(shape) or len(shape) != 2:
         raise ValueError(f"shape must be a pair (n_rows, n_cols); got {shape!r}")
-    if not _is_list_like(n_blocks) or len(n_blocks) != 2:
+    if not is_list_like(n_blocks) or len(n_blocks) != 2:
         raise ValueError(f"n_blocks must be a pair (m1, m2); got {n_blocks!r}")
     n_rows = check_int(shape[0], "shape[0]")
     n_cols = check_int(shape[1], "shape[1]")

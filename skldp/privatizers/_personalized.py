@@ -6,7 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._domain import _describe, _is_list_like, column_sensitive, encode, resolve_categories
+from skldp._domain import column_sensitive, describe, encode, is_list_like, resolve_categories
 from skldp._reports import ReportSpec
 from skldp._validation import (
     CATEGORIES,
@@ -26,7 +26,7 @@ _BASES = ("urr", "urap")
 def _check_tags(tags):
     if tags is None:
         raise TypeError("tags is required: the names of the semantic tags, e.g. ['home', 'work']")
-    if isinstance(tags, str) or not _is_list_like(tags):
+    if isinstance(tags, str) or not is_list_like(tags):
         raise TypeError(f"tags must be a list of tag names; got {tags!r}")
     arr = np.asarray(list(tags), dtype=object)
     if arr.size == 0:
@@ -180,7 +180,7 @@ class PersonalizedULDP(BasePrivatizer):
             if np.any(found < 0):
                 bad = pd.unique(pd.Series(col[present][found < 0]))
                 raise ValueError(
-                    f"the tag column contains unknown tags: {_describe(np.asarray(bad))}"
+                    f"the tag column contains unknown tags: {describe(np.asarray(bad))}"
                 )
             idx[present] = found
         return idx
