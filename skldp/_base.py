@@ -11,6 +11,7 @@ from skldp import _dask
 from skldp._domain import encode, resolve_categories
 from skldp._random import check_random_state
 from skldp._reports import Reports, ReportSpec, extract, to_frame
+from skldp.channels import Channel, OpenAlphabetChannel, SymbolReports
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
@@ -280,7 +281,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         for item in items:
             if hasattr(item, "report_specs") and hasattr(item, "channel_"):
                 specs.extend(item.report_specs())
-            elif hasattr(item, "sample") and hasattr(item, "n_inputs"):
+            elif isinstance(item, (Channel, OpenAlphabetChannel)):
                 specs.append(ReportSpec(item))
             elif isinstance(item, ReportSpec):
                 specs.append(item)
@@ -327,7 +328,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 block = values  # one column: no copy (a sparse column slice would copy)
             else:
                 block = values[:, pos : pos + spec.width]
-            if spec.channel.report_kind == "symbol":
+            if isinstance(spec.channel, SymbolReports):
                 block = (block.toarray() if sparse.issparse(block) else block)[:, 0]
             yield spec, block
             pos += spec.width
@@ -405,6 +406,13 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     def _statistics_of(self, X):
         """Read one in-memory chunk: ``(specs, statistics per column, n_reports, width)``."""
         values, specs = self._read(X)
+        for spec in specs:
+            if isinstance(spec.channel, OpenAlphabetChannel):
+                raise TypeError(
+                    f"{type(spec.channel).__name__} has an open input alphabet, so "
+                    f"{type(self).__name__} needs a finite set of candidates: use "
+                    "skldp.CandidateEstimator(candidates=...), or channel=channel.restrict(candidates)"
+                )
         stats = [
             self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)
         ]

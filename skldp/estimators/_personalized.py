@@ -272,8 +272,8 @@ class _ThresholdEM(EMEstimator):
         super().__init__(tol=tol, max_iter=max_iter, init="threshold")
         self.alpha = alpha
 
-    def _initial(self, channel, stats, n):
+    def _initial(self, channel, model, n):
         k = channel.n_inputs
-        p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
+        p_hat = channel.unbiased(model.statistics, n)
         sigma0 = np.sqrt(zero_frequency_variance(channel, n))
         return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, self.alpha) + 1e-6 / k

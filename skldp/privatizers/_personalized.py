@@ -203,7 +203,7 @@ class PersonalizedULDP(BasePrivatizer):
                 np.asarray([f"bot:{t}" for t in tags], dtype=object),
             ]
         )
-        self.channel_ = PersonalizedChannel(
+        self.channel_ = PersonalizedChannel.from_base(
             self.epsilon,
             len(categories[0]),
             sens,
