@@ -281,8 +281,10 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         for item in items:
             if hasattr(item, "report_specs") and hasattr(item, "channel_"):
                 specs.extend(item.report_specs())
-            elif isinstance(item, (Channel, OpenAlphabetChannel)):
+            elif isinstance(item, Channel):
                 specs.append(ReportSpec(item))
+            elif isinstance(item, OpenAlphabetChannel):
+                specs.append(ReportSpec(item, np.empty(0, dtype=object)))
             elif isinstance(item, ReportSpec):
                 specs.append(item)
             else:

@@ -34,7 +34,13 @@ from scipy.sparse.linalg import LinearOperator, lsqr
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._abilities import CohortIncidence, IndistinguishableInputs
-from skldp.channels._base import SymbolChannel, SymbolReports, _Mechanism, within_ratio
+from skldp.channels._base import (
+    Channel,
+    SymbolChannel,
+    SymbolReports,
+    _Mechanism,
+    within_ratio,
+)
 from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
 
@@ -427,6 +433,22 @@ class OpenAlphabetChannel(_Mechanism):
     @abstractmethod
     def sample_values(self, values, rng):
         """One report per raw value (any hashable values), drawn with ``rng``."""
+
+    def __getattr__(self, name):
+        # Only reached for missing attributes: name the way out for a channel's members.
+        if name in _CHANNEL_MEMBERS:
+            raise AttributeError(
+                f"{type(self).__name__} has an open input alphabet, so it has no {name}: it "
+                "needs a finite set of candidates; use channel.restrict(candidates) or "
+                "skldp.CandidateEstimator(candidates=...)"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+#: Members of a Channel that need a finite input set.
+_CHANNEL_MEMBERS = frozenset(
+    name for name in dir(Channel) if not name.startswith("_") and not hasattr(_Mechanism, name)
+) | {"n_inputs"}
 
 
 class HashedRRChannel(SymbolReports, OpenAlphabetChannel):

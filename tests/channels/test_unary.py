@@ -14,7 +14,7 @@ from skldp.channels import (
 from skldp.channels._unary import rappor_probabilities
 from skldp.estimators._em import em
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 from tests.conftest import simplex_point
 
 EPS = (1e-3, 1.0, 50.0)
@@ -25,9 +25,7 @@ SMALL = (
 )
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestUnaryContract(ChannelContract):
@@ -52,7 +50,7 @@ class TestUnaryContract(ChannelContract):
         seen = counts > 0
         dense_next = q * (Q[:, seen] @ (counts[seen] / m[seen])) / counts.sum()
         dense_ll = counts[seen] @ np.log(m[seen]) / counts.sum()
-        nxt, ll = channel.em_step(channel.em_statistics(reports), q)
+        nxt, ll = channel.em_model(reports).em_step(q)
         assert_allclose(nxt, dense_next / dense_next.sum(), rtol=1e-9)
         assert_allclose(ll, dense_ll, rtol=1e-9)
 
@@ -178,16 +176,16 @@ def test_packed_em_path_matches_generic_em():
     rng = np.random.default_rng(3)
     p = simplex_point(k)
     reports = ch.sample(rng.choice(k, 2000, p=p), rng)
-    fast = ch.em_statistics(reports[:700])
-    fast = ch.merge_em_statistics(fast, ch.em_statistics(reports[700:]))
-    generic = BitVectorChannel._em_statistics(ch, ch.check_reports(reports))
+    fast = ch.em_model(reports[:700])
+    fast = fast.merge(ch.em_model(reports[700:]))
+    generic = BitVectorChannel._em_model(ch, ch.check_reports(reports))
     q = simplex_point(k, seed=5)
-    a, la = ch.em_step(fast, q)
-    b, lb = BitVectorChannel.em_step(ch, generic, q)
+    a, la = fast.em_step(q)
+    b, lb = generic.em_step(q)
     assert_allclose(a, b, rtol=1e-10)
     assert_allclose(la, lb, rtol=1e-12)
     assert_allclose(la, ch.log_likelihood(reports, q).mean(), rtol=1e-12)
-    assert_array_equal(ch.statistics_from_em(fast), ch.statistics(reports))
+    assert_array_equal(fast.statistics, ch.statistics(reports))
 
 
 def test_em_monotone_and_in_simplex():
@@ -195,15 +193,15 @@ def test_em_monotone_and_in_simplex():
     ch = RAPPORChannel(1.0, k)
     rng = np.random.default_rng(4)
     p = simplex_point(k, interior=False)
-    stats = ch.em_statistics(ch.sample(rng.choice(k, 20000, p=p), rng))
+    stats = ch.em_model(ch.sample(rng.choice(k, 20000, p=p), rng))
     q = np.full(k, 1 / k)
     prev = -np.inf
     for _ in range(30):
-        q, ll = ch.em_step(stats, q)
+        q, ll = stats.em_step(q)
         assert ll >= prev - 1e-12
         assert np.all(q >= 0) and abs(q.sum() - 1) < 1e-12
         prev = ll
-    est, *_ = em(ch, stats, np.full(k, 1 / k), tol=1e-9, max_iter=5000, accelerate=True)
+    est, *_ = em(stats, np.full(k, 1 / k), tol=1e-9, max_iter=5000, accelerate=True)
     assert np.abs(est - p).sum() < 0.4
 
 
