@@ -243,3 +243,9 @@ def _raise_unknown(bad, column, categories=None):
         f"column {column} contains {len(uniq)} values outside the domain: "
         f"{_describe(np.asarray(uniq))}{hint}"
     )
+
+
+def format_sizes(sizes, limit=8):
+    """The first ``limit`` block sizes as text, ``'[3, 5, 1, ...]'``, for reprs of partitions."""
+    shown = ", ".join(str(int(s)) for s in sizes[:limit])
+    return f"[{shown}{', ...' if len(sizes) > limit else ''}]"

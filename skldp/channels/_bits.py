@@ -119,7 +119,7 @@ class PackedBitReports:
     width : int
     """
 
-    __slots__ = ("__weakref__", "_byte_matrix", "packed", "sums", "width")
+    __slots__ = ("_byte_matrix", "packed", "sums", "width")
 
     def __init__(self, packed, sums, width):
         self.packed = packed

@@ -22,6 +22,7 @@ Communication", AISTATS 2019.
 
 import numpy as np
 
+from skldp._domain import format_sizes
 from skldp._fwht import _popcount, fwht, hadamard_entry, next_power_of_two
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
@@ -29,7 +30,6 @@ from skldp.privacy import (
     LDP,
     BlockStructuredLDP,
     HighLowLDP,
-    _format_sizes,
     partition_labels,
     sensitive_indices,
 )
@@ -192,7 +192,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
     def __repr__(self):
         return (
             f"{type(self).__name__}(epsilon={self.epsilon:g}, n_inputs={self.n_inputs}, "
-            f"block_sizes={_format_sizes(self.block_sizes)})"
+            f"block_sizes={format_sizes(self.block_sizes)})"
         )
 
     def guarantee(self):
