@@ -112,10 +112,8 @@ class PersonalizedChannel(Channel):
         )
 
     def __reduce__(self):
-        return (
-            PersonalizedChannel.from_base,
-            (self.epsilon, self.n_values, self.sensitive, self.tags, self.base, self.theta_param),
-        )
+        args = (self.epsilon, self.n_values, self.sensitive, self.tags)
+        return (type(self), args if self.base == "urr" else (*args, self.theta_param))
 
     def guarantee(self):
         """The common mechanism's (Z_S, Y_P, epsilon)-ULDP over Z."""
