@@ -36,9 +36,7 @@ class _UnaryChannel(BitVectorChannel):
 
     def _relative_likelihood(self, reports):
         hit = reports.astype(bool)
-        return np.where(
-            hit, self.keep / self.flip, (1 - self.keep) / (1 - self.flip)
-        ).astype(float)
+        return np.where(hit, self.keep / self.flip, (1 - self.keep) / (1 - self.flip)).astype(float)
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.keep, self.flip)

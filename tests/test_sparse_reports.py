@@ -60,9 +60,7 @@ def test_csr_reports_give_identical_statistics(channel, monkeypatch):
     dense = channel.sample(rng.choice(channel.n_inputs, 600, p=p), rng)
     csr = sparse.csr_matrix(dense)
     assert_array_equal(channel.statistics(csr), channel.statistics(dense))
-    for got, want in zip(
-        _em_arrays(channel.em_model(csr)), _em_arrays(channel.em_model(dense))
-    ):
+    for got, want in zip(_em_arrays(channel.em_model(csr)), _em_arrays(channel.em_model(dense))):
         assert_array_equal(got, want)
     q = simplex_point(channel.n_inputs, seed=3)
     if not isinstance(channel, CohortRAPPORChannel):

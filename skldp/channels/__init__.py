@@ -5,7 +5,7 @@ and :class:`BitVectorChannel`; the report formats :class:`SymbolReports` and
 :class:`BitVectorReports` they share with :class:`OpenAlphabetChannel` (not a channel: its
 :meth:`~OpenAlphabetChannel.restrict` returns one); the likelihood models EM works on
 (:class:`LikelihoodModel`, :class:`MultinomialModel`, :class:`BitVectorModel`); and the
-optional abilities estimators test with :func:`isinstance` (:class:`SparseMeasurements`,
+optional abilities estimators test with ``isinstance`` (:class:`SparseMeasurements`,
 :class:`BlockMeasurements`, :class:`CohortIncidence`, :class:`IndistinguishableInputs`).
 """
 

@@ -88,7 +88,7 @@ class _Mechanism(ABC):
 
     A mechanism is an immutable value: equal when its type and ``_key()`` are equal, hashed
     and shown by that key. Its reports are read by :meth:`check_reports` and counted by
-    :meth:`statistics`; a report format (:class:`SymbolReports` or
+    ``statistics``; a report format (:class:`SymbolReports` or
     :class:`~skldp.channels.BitVectorReports`) supplies both.
     """
 
@@ -144,10 +144,10 @@ class _Mechanism(ABC):
 
 
 class Channel(_Mechanism):
-    r"""Base class of every mechanism's channel over the inputs ``0 .. n_inputs - 1``.
+    r"""Base class of every mechanism's channel: an abstract, immutable Q(y | x) over k inputs.
 
-    The members DESIGN names are all here, as abstract hooks a family fills in or as public
-    methods that validate and delegate: ``n_inputs``, :meth:`sample`, :meth:`statistics`,
+    The members of the channel interface are all here, as abstract hooks a family fills in
+    or as public methods that validate and delegate: ``n_inputs``, :meth:`sample`, ``statistics``,
     :meth:`forward`/:meth:`adjoint`, :meth:`unbiased`, :meth:`variance`, :meth:`posterior`,
     :meth:`to_dense` and ``bits_per_report``, plus :meth:`em_model`, the likelihood of a
     chunk of reports (:class:`~skldp.channels.LikelihoodModel`) that EM and other
@@ -160,7 +160,7 @@ class Channel(_Mechanism):
     ``_variance``, ``_likelihood`` and ``_to_dense`` replace the generic fallbacks. Optional
     abilities (sparse measurements, cohort incidence, ...) are declared by deriving from the
     types in :mod:`skldp.channels` (for instance :class:`SparseMeasurements`), which
-    estimators test with :func:`isinstance`.
+    estimators test with ``isinstance``.
     """
 
     n_inputs: int
@@ -331,7 +331,7 @@ class SymbolReports(_Mechanism):
     """The report format of one integer in ``[0, n_outputs)`` per report; statistics are counts.
 
     Shared by :class:`SymbolChannel` and the open-alphabet channels with symbol reports
-    (:class:`~skldp.channels.HashedRRChannel`); estimators test it with :func:`isinstance`.
+    (:class:`~skldp.channels.HashedRRChannel`); estimators test it with ``isinstance``.
     """
 
     report_kind = "symbol"

@@ -233,7 +233,7 @@ class BitVectorReports(_Mechanism):
 
     Shared by :class:`BitVectorChannel` and the open-alphabet channels with bit-vector reports
     (:class:`~skldp.channels.HashedRAPPORChannel`); estimators test it with
-    :func:`isinstance`. Reports are ``uint8`` arrays of shape (n_reports, width), or scipy
+    ``isinstance``. Reports are ``uint8`` arrays of shape (n_reports, width), or scipy
     sparse matrices of the ones.
     """
 
@@ -300,8 +300,8 @@ class BitVectorModel(LikelihoodModel):
         self.packed = packed
         self._chunks = None
 
-    def __getstate__(self):
-        return {"channel": self.channel, "packed": self.packed, "_chunks": None}
+    def __reduce__(self):
+        return (type(self), (self.channel, self.packed))
 
     @property
     def n_reports(self):

@@ -414,7 +414,7 @@ class OpenAlphabetChannel(_Mechanism):
 
     It is not a :class:`~skldp.channels.Channel`: it has no ``n_inputs``, so nothing that
     needs the input set (``forward``, ``to_dense``, estimation) is offered. It samples
-    reports from raw values (:meth:`sample_values`) and counts them (:meth:`statistics`);
+    reports from raw values (:meth:`sample_values`) and counts them (``statistics``);
     :meth:`restrict` gives the :class:`~skldp.channels.Channel` over a finite list of
     candidate values, on which everything else works. A subclass derives from a report
     format (:class:`~skldp.channels.SymbolReports` or

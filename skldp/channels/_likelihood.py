@@ -17,8 +17,8 @@ are the reports themselves (relative likelihoods) with weight one. Since
 :math:`p \odot \nabla L(p)`.
 
 The model owns the statistics (``merge`` joins two chunks' models), the steps and whatever
-it keeps between steps, so the channel stays an immutable value. A model pickles without its
-caches.
+it keeps between steps, so the channel stays an immutable value. A model pickles (through
+``__reduce__``: its channel and its statistics) without its caches.
 """
 
 from abc import ABC, abstractmethod
@@ -140,6 +140,9 @@ class MultinomialModel(LikelihoodModel):
         if not np.all(np.isfinite(counts)) or np.any(counts < 0):
             raise ValueError("counts must be finite and non-negative")
         self.counts = counts
+
+    def __reduce__(self):
+        return (MultinomialModel, (self.channel, self.counts))
 
     @property
     def n_reports(self):

@@ -20,6 +20,7 @@ from skldp.channels._utility_optimized import (
     check_sensitive_indices,
 )
 
+
 class PersonalizedChannel(Channel):
     r"""The PUM common channel on Z = X + kappa bots, knowing which inputs are bots.
 

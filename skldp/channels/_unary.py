@@ -116,10 +116,11 @@ class _UnaryModel(LikelihoodModel):
         self.packed = packed
         self._memo = {}
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_memo"] = {}
-        return state
+    def __reduce__(self):
+        return (
+            _UnaryModel,
+            (self.channel, self.n, self.sums, self.pinned, self.hist, self.packed),
+        )
 
     @property
     def n_reports(self):

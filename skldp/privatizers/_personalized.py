@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from skldp._audit import AuditInputs
 from skldp._base import BasePrivatizer
 from skldp._domain import _describe, _is_list_like, encode, resolve_categories
 from skldp._reports import ReportSpec
@@ -30,7 +31,7 @@ def _check_tags(tags):
     return arr
 
 
-class PersonalizedULDP(BasePrivatizer):
+class PersonalizedULDP(AuditInputs, BasePrivatizer):
     r"""The personalized ULDP mechanism (PUM): each person also hides her own sensitive values.
 
     Some values are sensitive for everyone (X_S, e.g. hospital cells); others are sensitive
@@ -213,7 +214,7 @@ class PersonalizedULDP(BasePrivatizer):
         )
         self.privacy_ = self.channel_.guarantee()
 
-    def _audit_inputs(self, inputs=None, max_inputs=8):
+    def audit_inputs(self, inputs=None, max_inputs=8):
         """Rows ``(value, tag)`` for :func:`skldp.privacy.audit`, and their symbols in Z.
 
         The audit feeds whole input rows; ``privacy_`` speaks of Z (values, then bots), so

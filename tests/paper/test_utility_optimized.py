@@ -553,9 +553,7 @@ def test_em_is_nonnegative_when_emp_is_not():
     reports = ch.sample(rng.choice(10, 400, p=p), rng)
     emp = ch.unbiased(ch.statistics(reports), 400)
     assert np.any(emp < 0)
-    q, *_ = em(
-        ch.em_model(reports), np.full(10, 0.1), tol=1e-10, max_iter=20_000, accelerate=True
-    )
+    q, *_ = em(ch.em_model(reports), np.full(10, 0.1), tol=1e-10, max_iter=20_000, accelerate=True)
     assert np.all(q >= 0) and q.sum() == pytest.approx(1.0)
     est = EMEstimator(init="threshold", channel=ch).fit(reports).distribution_
     assert np.all(est >= 0) and est.sum() == pytest.approx(1.0)
