@@ -2,7 +2,7 @@
 
 A channel that offers more than the :class:`~skldp.channels.Channel` interface says so by
 deriving from one of these small abstract classes; an estimator asks with ``isinstance``
-(never by probing for attributes), and :mod:`abc` makes sure a channel that declares an
+(never by probing for attributes), and ``abc`` makes sure a channel that declares an
 ability implements all of it.
 
 ============================  ===============================================  ==================
