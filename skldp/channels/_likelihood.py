@@ -78,9 +78,10 @@ class LikelihoodModel(ABC):
 
     def _check_merge(self, other):
         if not isinstance(other, type(self)) or other.channel != self.channel:
+            theirs = other.channel if isinstance(other, LikelihoodModel) else other
             raise ValueError(
-                f"cannot merge the likelihood of {self.channel!r} with that of "
-                f"{getattr(other, 'channel', other)!r}: they are different mechanisms"
+                f"cannot merge the likelihood of {self.channel!r} with that of {theirs!r}: "
+                "they are different mechanisms"
             )
 
     def _ratio(self, p):

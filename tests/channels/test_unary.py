@@ -9,6 +9,7 @@ from skldp.channels import (
     BitVectorChannel,
     OptimizedUnaryEncodingChannel,
     RAPPORChannel,
+    UtilityOptimizedRAPPORChannel,
     bernoulli_bits,
 )
 from skldp.channels._unary import rappor_probabilities
@@ -210,3 +211,34 @@ def test_pickle_keeps_theta():
     again = pickle.loads(pickle.dumps(ch))
     assert again == ch and again.theta == ch.theta
     assert ch != RAPPORChannel(1.0, 5)
+
+
+@pytest.mark.parametrize(
+    "ch",
+    [RAPPORChannel(1.0, 20), UtilityOptimizedRAPPORChannel(1.0, 40, list(range(20)))],
+    ids=["rappor-k20", "urap-k40-20-sensitive"],
+)
+def test_packed_model_gradient_and_adjoint(ch):
+    # More than 16 free bits: the model keeps the reports bit-packed (with pinned counts for
+    # uRAP). Its gradient is the mean of L_i / (L_i . p) over the dense likelihood rows, the EM
+    # step is p * gradient, and adjoint is the transpose of forward.
+    rng = np.random.default_rng(12)
+    reports = ch.sample(rng.integers(0, ch.n_inputs, 400), rng)
+    model = ch.em_model(reports)
+    assert model.packed is not None and model.hist is None
+    p = simplex_point(ch.n_inputs)
+    L = ch.likelihood(reports)
+    t = L @ p
+    assert_allclose(model.gradient(p), (L / t[:, None]).mean(axis=0), rtol=1e-9)
+    assert_allclose(model.log_likelihood(p), np.mean(np.log(t)), rtol=1e-10)
+    assert_allclose(model.em_step(p)[0], p * model.gradient(p), rtol=1e-9)
+    v = rng.standard_normal(model.weights.shape[0])
+    assert_allclose(np.dot(model.forward(p), v), np.dot(p, model.adjoint(v)), rtol=1e-9)
+
+
+def test_models_of_different_channels_do_not_merge():
+    rng = np.random.default_rng(13)
+    a = RAPPORChannel(1.0, 5)
+    reports = a.sample(rng.integers(0, 5, 50), rng)
+    with pytest.raises(ValueError, match=r"cannot merge .*RAPPORChannel.*different mechanisms"):
+        a.em_model(reports).merge(RAPPORChannel(2.0, 5).em_model(reports))
