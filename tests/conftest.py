@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from skldp.channels import Channel
+from skldp.channels import Channel, LikelihoodModel
 
 
 @pytest.fixture
@@ -35,6 +35,12 @@ def statistics_leaves(stats):
         raise TypeError(f"cannot open statistics of type {type(stats).__name__}")
     _, args = stats.__reduce__()[:2]
     return [type(stats).__name__] + statistics_leaves(list(args))
+
+
+def plain_statistics(stats):
+    """The channel's plain statistics in an estimator's accumulated statistics of a column
+    (EM keeps a likelihood model, the other estimators the counts themselves)."""
+    return stats.statistics if isinstance(stats, LikelihoodModel) else stats
 
 
 def assert_same_statistics(a, b):
