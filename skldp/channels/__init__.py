@@ -6,11 +6,13 @@ and :class:`BitVectorChannel`; the report formats :class:`SymbolReports` and
 :meth:`~OpenAlphabetChannel.restrict` returns one); the likelihood models EM works on
 (:class:`LikelihoodModel`, :class:`MultinomialModel`, :class:`BitVectorModel`); and the
 optional abilities estimators test with ``isinstance`` (:class:`SparseMeasurements`,
-:class:`BlockMeasurements`, :class:`CohortIncidence`, :class:`IndistinguishableInputs`).
+:class:`BlockMeasurements`, :class:`CohortIncidence`, :class:`IndistinguishableInputs`,
+:class:`ClosedFormMaximumLikelihood`).
 """
 
 from skldp.channels._abilities import (
     BlockMeasurements,
+    ClosedFormMaximumLikelihood,
     CohortIncidence,
     IndistinguishableInputs,
     SparseMeasurements,
@@ -63,6 +65,7 @@ __all__ = [
     "BlockMeasurements",
     "CohortIncidence",
     "IndistinguishableInputs",
+    "ClosedFormMaximumLikelihood",
     "PackedBitReports",
     "bernoulli_bits",
     "RandomizedResponseChannel",

@@ -5,14 +5,15 @@ deriving from one of these small abstract classes; an estimator asks with ``isin
 (never by probing for attributes), and ``abc`` makes sure a channel that declares an
 ability implements all of it.
 
-============================  ===============================================  ==================
-ability                       what it gives                                    used by
-============================  ===============================================  ==================
-:class:`SparseMeasurements`   the paper's measurement vector for recovery      SparseEstimator
-:class:`BlockMeasurements`    one measurement system per block                 SparseEstimator
-:class:`CohortIncidence`      statistics affine in ``H p`` for a 0/1 matrix H  CandidateEstimator
-:class:`IndistinguishableInputs`  groups of inputs no report can tell apart    CandidateEstimator
-============================  ===============================================  ==================
+* :class:`SparseMeasurements`: the paper's measurement system for sparse recovery
+  (SparseEstimator);
+* :class:`BlockMeasurements`: one measurement system per block (hierarchical recovery);
+* :class:`CohortIncidence`: statistics affine in ``H p`` for a sparse 0/1 matrix H
+  (CandidateEstimator's least squares);
+* :class:`IndistinguishableInputs`: groups of inputs no report can tell apart
+  (CandidateEstimator);
+* :class:`ClosedFormMaximumLikelihood`: the maximum-likelihood estimate in closed form
+  (EMEstimator's start).
 """
 
 from abc import ABC, abstractmethod
@@ -80,3 +81,15 @@ class IndistinguishableInputs(ABC):
     @abstractmethod
     def indistinguishable_groups(self):
         """The groups of two or more inputs with identical rows of Q, as index arrays."""
+
+
+class ClosedFormMaximumLikelihood(ABC):
+    """A channel whose maximum-likelihood estimate has a closed form (k-RR).
+
+    :class:`skldp.EMEstimator` starts from it, so that EM only confirms the maximizer instead
+    of approaching it slowly when it lies on a face of the simplex.
+    """
+
+    @abstractmethod
+    def maximum_likelihood(self, stats):
+        """The maximum-likelihood estimate of p from the statistics, on the simplex."""

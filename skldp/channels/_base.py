@@ -243,16 +243,6 @@ class Channel(_Mechanism):
             0
         ]
 
-    def maximum_likelihood(self, stats):
-        """The maximum-likelihood estimate of p from the statistics in closed form, or None.
-
-        None where the channel has no closed form (the default); a channel that has one (k-RR)
-        overrides this, and :class:`skldp.EMEstimator` then starts from it, so that EM only
-        confirms the maximizer instead of approaching it slowly when it lies on a face of the
-        simplex.
-        """
-        return None
-
     def variance(self, p, n):
         """Exact variance of each entry of :meth:`unbiased` for ``n`` reports from ``p``."""
         p = check_probability_vector(p, self.n_inputs)

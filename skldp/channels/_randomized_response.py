@@ -5,8 +5,9 @@ import math
 import numpy as np
 
 from skldp._validation import check_epsilon, check_int
-from skldp.privacy import LDP
+from skldp.channels._abilities import ClosedFormMaximumLikelihood
 from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
+from skldp.privacy import LDP
 
 
 def rr_truth(epsilon, k):
@@ -90,7 +91,7 @@ def _water_fill(m_hat, floor, slope):
     return p / p.sum()
 
 
-class RandomizedResponseChannel(SymbolChannel):
+class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
     r"""The channel of k-ary randomized response.
 
     .. math::

@@ -8,6 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
 from skldp._validation import check_bool, check_int
+from skldp.channels import ClosedFormMaximumLikelihood
 from skldp.estimators._projected import significance_threshold, zero_frequency_variance
 from skldp.projection import project_simplex
 
@@ -217,9 +218,8 @@ class EMEstimator(BaseDistributionEstimator):
                 sigma0 = np.sqrt(zero_frequency_variance(channel, n))
                 return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, 0.05) + 1e-6 / k
             plain = model.statistics
-            closed_form = channel.maximum_likelihood(plain)
-            if closed_form is not None:
-                return closed_form
+            if isinstance(channel, ClosedFormMaximumLikelihood):
+                return channel.maximum_likelihood(plain)
             try:
                 p_hat = channel.unbiased(plain, n)
             except ValueError:
