@@ -413,7 +413,8 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 raise TypeError(
                     f"{type(spec.channel).__name__} has an open input alphabet, so "
                     f"{type(self).__name__} needs a finite set of candidates: use "
-                    "skldp.CandidateEstimator(candidates=...), or channel=channel.restrict(candidates)"
+                    "skldp.CandidateEstimator(candidates=...), or "
+                    "channel=channel.restrict(candidates)"
                 )
         stats = [
             self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)

@@ -160,8 +160,9 @@ class EMEstimator(BaseDistributionEstimator):
     On a symbol channel the statistics are the output counts N, a fixed-size vector, so
     ``partial_fit`` streams in memory bounded by the chunk and k. On a bit-vector channel the
     likelihood of a report depends on the whole vector, so its likelihood model
-    (:meth:`~skldp.channels.Channel.em_model`) holds the reports, bit-packed (:class:`~skldp.channels.PackedBitReports`): :math:`\lceil w/8 \rceil` bytes per
-    report of width w, growing with n (RAPPOR and OUE over more than 16 values, hashed
+    (:meth:`~skldp.channels.Channel.em_model`) holds the reports, bit-packed
+    (:class:`~skldp.channels.PackedBitReports`): :math:`\lceil w/8 \rceil` bytes per report
+    of width w, growing with n (RAPPOR and OUE over more than 16 values, hashed
     RAPPOR, and the reports of uRAP that reveal no value when it has more than 16 sensitive
     values; with fewer free bits, a fixed-size histogram of bit patterns). For RAPPOR, OUE
     and uRAP an EM run adds a look-up table of about 12 bytes per packed byte, kept until the

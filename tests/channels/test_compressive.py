@@ -1,5 +1,3 @@
-import pytest
-
 from skldp.channels import (
     OneBitCompressiveChannel,
     OneBitHadamardChannel,
