@@ -168,6 +168,10 @@ class ChannelContract:
         nxt, ll = model.em_step(p)
         assert_allclose(nxt, p * grad, rtol=1e-9, atol=1e-300)
         assert_allclose(ll, model.log_likelihood(p), rtol=1e-12)
+        # Hessian: -mean L_i (L_i . v) / (L_i . p)^2
+        v = np.random.default_rng(14).standard_normal(channel.n_inputs)
+        hv = -((L * ((L @ v) / t**2)[:, None]).mean(axis=0))
+        assert_allclose(model.hessian_product(p, v), hv, rtol=1e-8, atol=1e-12 * np.abs(hv).max())
 
     def test_model_adjoint_is_the_transpose_of_forward(self, channel):
         model, _ = self._model_and_reports(channel)

@@ -30,9 +30,9 @@ class LikelihoodModel(ABC):
     r"""The mean log-likelihood of some reports under a channel, as a function of p.
 
     Subclasses write :meth:`forward`, :meth:`adjoint`, :attr:`weights`, :attr:`constant`,
-    :attr:`statistics` and :meth:`merge`; :meth:`log_likelihood`, :meth:`gradient` and
-    :meth:`em_step` follow from them (a subclass may replace them with faster forms that
-    give the same numbers).
+    :attr:`statistics` and :meth:`merge`; :meth:`log_likelihood`, :meth:`gradient`,
+    :meth:`hessian_product` and :meth:`em_step` follow from them (a subclass may replace them
+    with faster forms that give the same numbers).
 
     Attributes
     ----------
@@ -106,6 +106,22 @@ class LikelihoodModel(ABC):
         r"""The gradient :math:`\nabla L(p) = A^\top (w / A p) / n` (length ``n_inputs``)."""
         ratio, _ = self._ratio(np.asarray(p, dtype=float))
         return self.adjoint(ratio) / self.n_reports
+
+    def hessian_product(self, p, v):
+        r"""The Hessian of L at p applied to v: :math:`-A^\top (w \odot (A v) / (A p)^2) / n`.
+
+        With :meth:`gradient`, what a Newton or trust-region solver on the simplex needs;
+        it costs two forward maps and one adjoint, never a dense k x k matrix.
+        """
+        p = np.asarray(p, dtype=float)
+        t = self.forward(p)
+        s = self.forward(np.asarray(v, dtype=float))
+        w = self.weights
+        seen = w > 0
+        q = np.zeros_like(t)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q[seen] = w[seen] * s[seen] / t[seen] ** 2
+        return -self.adjoint(q) / self.n_reports
 
     def em_step(self, p):
         r"""One EM step from ``p``: the next iterate :math:`p \odot \nabla L(p)` (normalized)
