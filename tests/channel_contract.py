@@ -113,7 +113,10 @@ class ChannelContract:
         k = channel.n_inputs
         base = channel.unbiased(np.zeros(channel.n_statistics), n)
         G = np.column_stack(
-            [channel.unbiased(np.eye(channel.n_statistics)[j], n) - base for j in range(channel.n_statistics)]
+            [
+                channel.unbiased(np.eye(channel.n_statistics)[j], n) - base
+                for j in range(channel.n_statistics)
+            ]
         )
         if isinstance(channel, SymbolChannel):
             m = M.T @ p
