@@ -5,6 +5,7 @@ the distribution from the reports through the mechanism's channel.
 """
 
 from skldp import channels, datasets, metrics, privacy, projection
+from skldp._memory import get_memory_limit, memory_limit, set_memory_limit
 from skldp.estimators import (
     CandidateEstimator,
     EMEstimator,
@@ -13,7 +14,7 @@ from skldp.estimators import (
     ProjectedEstimator,
     SparseEstimator,
 )
-from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
+from skldp.exceptions import ChannelMismatchError, MemoryLimitError, PrivacyLeakWarning
 from skldp.privatizers import (
     RAPPOR,
     BinaryRandomizedResponse,
@@ -62,6 +63,10 @@ __all__ = [
     "SparseEstimator",
     "PrivacyLeakWarning",
     "ChannelMismatchError",
+    "MemoryLimitError",
+    "get_memory_limit",
+    "set_memory_limit",
+    "memory_limit",
     "channels",
     "datasets",
     "metrics",

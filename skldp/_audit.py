@@ -59,6 +59,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta, norm
 
+from skldp._memory import check_allocation
+
 __all__ = ["AuditResult", "audit", "clopper_pearson"]
 
 
@@ -577,6 +579,9 @@ def audit(
         If the privatizer is not fitted, has several columns, or arguments are invalid.
     TypeError
         If no guarantee is given or stated.
+    MemoryLimitError
+        If the inputs repeated ``n_samples`` times and their reports would exceed
+        :func:`skldp.get_memory_limit`; the message names the largest ``n_samples`` that fits.
 
     Examples
     --------
@@ -659,6 +664,14 @@ def audit(
         ):
             target = copy.deepcopy(privatizer)
             target.set_params(random_state=int(rng.integers(2**32)))
+    # Alive together: the repeated inputs, the reports (at most 8 bytes an entry), a uint8
+    # copy of bit reports, and the per-report keys and flags (16 bytes).
+    check_allocation(
+        n,
+        m * (rows.dtype.itemsize * rows.shape[1] + 9 * max(width, 1) + 16),
+        f"the audit's n_samples={n} reports for each of {m} inputs",
+        "pass fewer samples (n_samples={rows} fits), or fewer inputs",
+    )
     X = np.repeat(rows, n, axis=0)
     reports = _as_report_array(target.transform(X), m * n)
 

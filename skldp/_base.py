@@ -1,5 +1,8 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
+import copy
+import warnings
+
 import numpy as np
 import pandas as pd
 import sklearn
@@ -9,12 +12,67 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp import _dask
 from skldp._domain import encode, resolve_categories
-from skldp._random import check_random_state
+from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
 from skldp.channels import Channel, OpenAlphabetChannel, SymbolReports
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
+
+_WARNED = "warned"
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` of the caller's caller's first frame outside skldp and scikit-learn.
+
+    For a warning raised in the function that calls this: the user's line, however many
+    skldp and scikit-learn frames (``fit_transform``, output wrappers, Dask glue) lie between.
+    """
+    import os
+    import sys
+
+    skip = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sklearn.__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _same_seed(a, b):
+    """Whether the seed ``b`` is the one ``a`` that a noise stream was made from."""
+    if a is b:
+        return True
+    both_int = isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer))
+    return both_int and not isinstance(a, bool) and not isinstance(b, bool) and int(a) == int(b)
+
+
+def _own_kind_needed(dtype):
+    """Whether a DataFrame column of this dtype must be read by :func:`_column_values`."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return True
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    return not isinstance(dtype, np.dtype) and numpy_dtype is not None
+
+
+def _column_values(series):
+    """A DataFrame column as a 1-D array of its own values, of their own kind.
+
+    A NumPy column is returned as is; a categorical column as its categories' values; a
+    nullable (``Int64``, ``boolean``, ``string``...) column in its NumPy dtype when nothing is
+    missing, else as objects with ``pd.NA`` (which the domain check refuses by name).
+    """
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = series.cat.codes.to_numpy()
+        if codes.size and codes.min() < 0:
+            return series.to_numpy(dtype=object)
+        return np.asarray(dtype.categories).take(codes)
+    if isinstance(dtype, np.dtype):
+        return series.to_numpy()
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    if numpy_dtype is not None and numpy_dtype.kind in "biuf" and not series.hasnans:
+        return series.to_numpy(dtype=numpy_dtype)
+    return series.to_numpy(dtype=object)
 
 
 def _single_or_list(values):
@@ -66,10 +124,18 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         elif isinstance(X, np.ndarray) and X.ndim == 1:
             X = X.reshape(-1, 1)
         index = X.index if isinstance(X, pd.DataFrame) else None
+        frame = X if isinstance(X, pd.DataFrame) else None
         X = validate_data(
             self, X, reset=reset, dtype=None, ensure_all_finite=False, ensure_min_samples=1
         )
-        return [X[:, j] for j in range(X.shape[1])], index
+        columns = [X[:, j] for j in range(X.shape[1])]
+        if frame is not None:
+            # scikit-learn's validation turns nullable and boolean categorical columns into
+            # floats (True into 1.0); read those from the frame itself
+            for j, dtype in enumerate(frame.dtypes):
+                if _own_kind_needed(dtype):
+                    columns[j] = _column_values(frame.iloc[:, j])
+        return columns, index
 
     # -- scikit-learn API -------------------------------------------------------------------------
     def fit(self, X, y=None):
@@ -87,10 +153,78 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        _check_seed(self.random_state)
         if _dask.is_dask_collection(X):
             X = _dask.fit_sample(self, X)
         self._fit(X)
+        if not self.__dict__.get("_noise_restored"):
+            self._noise_state()  # the seeded generator is created once, here, and advances
         return self
+
+    # -- noise ----------------------------------------------------------------------------------
+    def _noise_state(self):
+        """The seeded noise stream: ``{"source", "root", "generator"}``, or None.
+
+        Created from ``random_state`` the first time it is needed (at ``fit``), kept by every
+        later ``fit`` and ``transform``, and dropped only when ``random_state`` is set (see
+        ``skldp/_random.py`` and :ref:`seeds`). None for ``random_state`` None or a Generator.
+        """
+        rs = self.random_state
+        if rs is None or isinstance(rs, np.random.Generator):
+            return None
+        state = self.__dict__.get("_noise")
+        if state is None or not _same_seed(state["source"], rs):
+            state = {"source": rs, "root": noise_seed_sequence(rs), "generator": None}
+            self._noise = state
+        return state
+
+    def _noise_generator(self):
+        """The generator of the next ``transform``: it advances, so no call replays another.
+
+        None: a fresh generator keyed from the operating system on every call. A Generator:
+        used as given. An int or SeedSequence: one generator on the domain-separated stream of
+        the seed (:func:`skldp._random.noise_seed_sequence`), created once and advancing. A
+        privatizer restored from a pickle with a ``random_state`` draws fresh
+        operating-system noise (and warns once) until ``random_state`` is set again.
+        """
+        rs = self.random_state
+        restored = self.__dict__.get("_noise_restored")
+        if restored and rs is not None:
+            if restored is not _WARNED:
+                warnings.warn(
+                    f"this {type(self).__name__} with random_state={rs!r} was restored from a "
+                    "pickle (or deep copy), which keeps no position in its noise stream: "
+                    "replaying the stream would release the same noise as another copy, so it "
+                    "draws fresh noise from the operating system (not reproducible); call "
+                    "set_params(random_state=...) to start a seeded sequence again",
+                    UserWarning,
+                    stacklevel=_user_stacklevel(),
+                )
+                self._noise_restored = _WARNED
+            return noise_generator(None)
+        state = self._noise_state()
+        if state is None:
+            return noise_generator(rs)
+        if state["generator"] is None:
+            state["generator"] = np.random.Generator(np.random.PCG64(state["root"]))
+        return state["generator"]
+
+    def set_params(self, **params):
+        """Set parameters, as in scikit-learn; setting ``random_state`` restarts its sequence."""
+        if "random_state" in params:
+            self.__dict__.pop("_noise", None)
+            self.__dict__.pop("_noise_restored", None)
+        return super().set_params(**params)
+
+    def __getstate__(self):
+        # A fitted privatizer's stream has a position that a copy must not resume (two loads
+        # of one file would release the same noise); an unfitted one is a construction.
+        state = dict(super().__getstate__())
+        state.pop("_noise", None)
+        fitted = any(k.endswith("_") and not k.startswith("__") for k in state)
+        if state.get("random_state") is not None and fitted:
+            state["_noise_restored"] = True
+        return state
 
     def _fit(self, X):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
@@ -150,7 +284,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             )
         if _dask.is_dask_collection(X):
             return _dask.transform(self, X)
-        return self._transform(X, check_random_state(self.random_state))
+        return self._transform(X, self._noise_generator())
 
     def _transform(self, X, rng, *, pandas=None):
         """Randomize the rows of an in-memory X with the generator ``rng``.
@@ -227,9 +361,20 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         return super().set_output(transform=transform)
 
     def __sklearn_clone__(self):
+        """Clone, as in scikit-learn: a new privatizer with the same parameters, unfitted.
+
+        A clone is a fresh construction: with an int or SeedSequence ``random_state`` it starts
+        the seed's sequence from the beginning (so a clone fitted and used like its source
+        reproduces its source's reports: use that to replay, never to release other data);
+        its generator is its own and advances. A Generator ``random_state`` is not copied
+        (a copy would draw exactly what the source draws next): the clone gets a child of it
+        (``Generator.spawn``), an independent stream.
+        """
         new = super().__sklearn_clone__()
         if hasattr(self, "_output_transform"):
             new._output_transform = self._output_transform
+        if isinstance(self.random_state, np.random.Generator):
+            new.random_state = self.random_state.spawn(1)[0]
         return new
 
     def _pandas_output(self):
@@ -244,8 +389,13 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         tags.transformer_tags.preserves_dtype = []
-        tags.non_deterministic = False
+        # Every transform draws fresh noise, even with a fixed random_state (see :ref:`seeds`).
+        tags.non_deterministic = True
         return tags
+
+
+def _is_fitted_privatizer(obj):
+    return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
 
 
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
@@ -271,6 +421,30 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         """Return a dict of learned attributes for one column (with ``distribution_``)."""
         raise NotImplementedError
 
+    # -- cloning --------------------------------------------------------------------------------
+    def __sklearn_clone__(self):
+        """Clone as :func:`sklearn.base.clone` does, but keep a fitted privatizer in ``channel``.
+
+        ``clone`` clones every parameter that has ``get_params``, so a fitted privatizer given
+        as ``channel=`` would come back unfitted and without the channel it stands for
+        (``GridSearchCV`` and ``cross_val_score`` clone before every fit). Here the privatizer
+        is the source of a fixed, public channel rather than a model to refit, so a fitted one
+        is deep-copied with its fitted state, as ``clone`` deep-copies a channel object. An
+        unfitted privatizer is cloned as usual (and refused at fit, with a message).
+        """
+        new = super().__sklearn_clone__()
+        given = getattr(self, "channel", None)
+        if isinstance(given, (list, tuple)):
+            if any(_is_fitted_privatizer(item) for item in given):
+                kept = [
+                    copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
+                    for item, cloned in zip(given, new.channel)
+                ]
+                new.set_params(channel=type(given)(kept))
+        elif _is_fitted_privatizer(given):
+            new.set_params(channel=copy.deepcopy(given))
+        return new
+
     # -- reading reports ------------------------------------------------------------------------
     def _given_specs(self):
         given = self.channel
@@ -287,6 +461,11 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 specs.append(ReportSpec(item, np.empty(0, dtype=object)))
             elif isinstance(item, ReportSpec):
                 specs.append(item)
+            elif hasattr(item, "report_specs"):
+                raise TypeError(
+                    f"channel= is an unfitted {type(item).__name__}; fit the privatizer (on the "
+                    "public domain) before passing it, or pass its channel_"
+                )
             else:
                 raise TypeError(
                     "channel must be a channel, a fitted privatizer, or a list of them; "

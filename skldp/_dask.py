@@ -6,13 +6,15 @@ collection cannot exist before ``dask`` is imported), so ``import skldp`` never 
 
 Privatizing
     :meth:`BasePrivatizer.transform <skldp._base.BasePrivatizer.transform>` given a Dask array
-    or a Dask data frame (or series) returns a lazy collection of the same kind. ``random_state``
-    is resolved once, on the client, into a generator ``rng``, and partition ``i`` is randomized
-    with ``rng.spawn(n_partitions)[i]``: the noise of a partition depends on its index only,
-    never on which worker runs it or in which order, so an int ``random_state`` reproduces the
-    same reports on any cluster, and the single-machine equivalent is a loop over the same
-    chunks with those child generators (see :func:`partition_generators`). ``None`` keys
-    ``rng`` from the operating system's entropy source, as for in-memory data.
+    or a Dask data frame (or series) returns a lazy collection of the same kind. On the client,
+    the privatizer's noise generator ``rng`` (the one in-memory ``transform`` advances) spawns
+    one child per partition, and partition ``i`` is randomized with ``rng.spawn(n)[i]``: the
+    noise of a partition depends on its index only, never on which worker runs it or in which
+    order, so an int ``random_state`` reproduces the same reports on any cluster. Spawning
+    advances ``rng``, so a second ``transform`` gets new children (never the same noise twice).
+    The single-machine equivalent of the first Dask ``transform`` after the seed is set is a
+    loop over the same chunks with :func:`partition_generators`. ``None`` keys ``rng`` from
+    the operating system's entropy source, as for in-memory data.
 
 Keeping the channel
     Every partition computes to reports that carry their channel: a
@@ -120,15 +122,16 @@ _serialization_registered = False
 
 
 def partition_generators(random_state, n_partitions):
-    """The generator of each partition: ``check_random_state(random_state).spawn(n)``.
+    """The generators of the partitions: ``noise_generator(random_state).spawn(n)``.
 
-    Partition ``i`` of a Dask collection is privatized with the ``i``-th child. Looping over
-    the same chunks in memory with these generators (``set_params(random_state=child)``)
-    reproduces the reports of a Dask run with an int ``random_state``.
+    Partition ``i`` of the first Dask ``transform`` of a privatizer whose ``random_state`` was
+    just set is privatized with the ``i``-th child. Looping over the same chunks in memory
+    with these generators (``set_params(random_state=child)``) reproduces the reports of such
+    a Dask run with an int ``random_state``.
     """
-    from skldp._random import check_random_state
+    from skldp._random import noise_generator
 
-    return check_random_state(random_state).spawn(n_partitions)
+    return noise_generator(random_state).spawn(n_partitions)
 
 
 # -- privatizing ----------------------------------------------------------------------------------
@@ -185,7 +188,7 @@ def transform(privatizer, X):
             )
         if X.ndim == 2 and len(X.chunks[1]) > 1:
             X = X.rechunk({1: -1})
-        generators = partition_generators(privatizer.random_state, X.numblocks[0])
+        generators = privatizer._noise_generator().spawn(X.numblocks[0])
         return X.map_blocks(
             _transform_block,
             privatizer,
@@ -196,7 +199,7 @@ def transform(privatizer, X):
             meta=Reports(np.empty((0, width), dtype=np.int64), specs),
         )
     _register_dtype()
-    generators = partition_generators(privatizer.random_state, X.npartitions)
+    generators = privatizer._noise_generator().spawn(X.npartitions)
     meta = _empty_reports(privatizer, X._meta.index)
     return X.map_partitions(_transform_partition, privatizer, generators, meta=meta)
 

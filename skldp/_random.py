@@ -35,6 +35,53 @@ a stream cannot drive :class:`numpy.random.Generator` methods, and every channel
 second sampling path. A deployment on people's devices, where the stream itself is the
 secret, should privatize one value at a time with an operating-system or hardware CSPRNG
 (as RAPPOR's client does with HMAC-DRBG), not with this batch library.
+
+Privacy noise has its own stream: domain separation
+---------------------------------------------------
+Users pick the seeds 0 and 42 everywhere, for their data and for the privatizer alike. If an
+int seed ``s`` of a privatizer meant ``np.random.default_rng(s)``, data drawn with
+``default_rng(s)`` (or a ``skldp.datasets`` generator with ``random_state=s``, which is the
+same stream) would be privatized with the very uniforms that drew it: k-RR keeps a value
+exactly when its uniform is below the keep probability, so on such data it reported
+``[1, 0, 0]`` for a distribution near ``[0.5, 0.3, 0.2]``. So a privatizer never uses
+``default_rng(s)``: :func:`noise_seed_sequence` derives its stream as
+
+    ``SeedSequence(s, spawn_key=(NOISE_KEY,))``, with
+    ``NOISE_KEY = int.from_bytes(b"skldp-privatizer-noise", "big")``,
+
+and a SeedSequence ``ss`` as ``SeedSequence(ss.entropy, spawn_key=ss.spawn_key +
+(NOISE_KEY,))``. SeedSequence hashes the spawn key into the state, so this stream is not the
+one ``default_rng(s)``, ``RandomState(s)`` (MT19937, another generator), or any child of
+``default_rng(s).spawn(n)`` (spawn keys ``(0,)`` to ``(n - 1,)``) gives. The key is fixed and
+public: it separates streams, it is no secret. Data generators (:func:`check_random_state`,
+used by ``skldp.datasets``) keep ``default_rng(s)``, so data and noise with the same seed are
+independent, and ``skldp.experiments`` draws data and noise from separate spawn keys of its
+root. A :class:`numpy.random.Generator` passed as ``random_state`` is used as given: the
+caller owns its stream (and a generator shared by data and noise advances between them, so
+they never reuse uniforms).
+
+A seed reproduces a sequence, never the same noise twice
+--------------------------------------------------------
+An int seed once made every ``transform`` call replay the same uniforms, so two releases of
+slowly changing data lined up row by row: where a person's value had not changed both
+reports were equal, and where it had, both reports were the true values. A privatizer now
+keeps one noise generator (``BasePrivatizer._noise_generator``), created from the seed when
+it is first needed (at ``fit``) and advancing through every later ``transform``, ``fit``
+included: a refit continues the sequence instead of restarting it. Only setting
+``random_state`` (the constructor or ``set_params``) restarts it.
+
+A clone (``sklearn.clone``) is a construction with the same parameters, as scikit-learn
+defines it, so with an int seed it starts the seed's sequence again and replays its source's
+reports; this is what makes ``GridSearchCV`` and ``cross_val_score`` reproducible, and it is
+no more than constructing the privatizer again with the same seed, which no library can
+prevent. A Generator ``random_state`` is not deep-copied into a clone (the copy would draw
+what its source draws next, in the same process): the clone gets ``Generator.spawn``'s child.
+A pickle (or deep copy) of a *fitted* privatizer keeps no position in its stream: resuming
+it, or restarting it, would make two loads of one file (a daily job loading a saved
+privatizer) release the same noise; so the restored copy draws fresh operating-system noise
+and warns once, until ``random_state`` is set again. An unfitted privatizer pickles as a
+construction (joblib sends such clones to its workers, which stay reproducible). The user
+guide (:ref:`seeds`) states this for users.
 """
 
 import numbers
@@ -72,6 +119,66 @@ def check_random_state(random_state):
         "random_state must be None, a non-negative int, a numpy SeedSequence or a numpy "
         f"Generator; got {type(random_state).__name__}"
     )
+
+
+#: Domain-separation key of privatizer noise (see the module docstring): public, fixed.
+NOISE_KEY = int.from_bytes(b"skldp-privatizer-noise", "big")
+
+
+def _check_seed(random_state):
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
+        return int(random_state)
+    if isinstance(random_state, (np.random.SeedSequence, np.random.Generator)):
+        return random_state
+    if random_state is None:
+        return None
+    raise TypeError(
+        "random_state must be None, a non-negative int, a numpy SeedSequence or a numpy "
+        f"Generator; got {type(random_state).__name__}"
+    )
+
+
+def noise_seed_sequence(random_state):
+    """The root SeedSequence of a privatizer's noise for an int or SeedSequence seed.
+
+    Parameters
+    ----------
+    random_state : int or numpy.random.SeedSequence
+        The privatizer's seed.
+
+    Returns
+    -------
+    root : numpy.random.SeedSequence
+        ``SeedSequence(s, spawn_key=(NOISE_KEY,))`` for an int ``s``;
+        ``SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (NOISE_KEY,))`` for a
+        SeedSequence ``ss``. Never the stream of ``default_rng(s)`` (see the module docstring).
+    """
+    seed = _check_seed(random_state)
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(
+            seed.entropy, spawn_key=tuple(seed.spawn_key) + (NOISE_KEY,), pool_size=seed.pool_size
+        )
+    if isinstance(seed, int):
+        return np.random.SeedSequence(seed, spawn_key=(NOISE_KEY,))
+    raise TypeError(
+        f"noise_seed_sequence needs an int or a SeedSequence; got {type(random_state).__name__}"
+    )
+
+
+def noise_generator(random_state):
+    """The generator of privatizer noise for ``random_state``.
+
+    ``None`` gives a fresh generator keyed from the operating system (as
+    :func:`check_random_state`); a Generator is returned unchanged; an int or a SeedSequence
+    gives ``Generator(PCG64(noise_seed_sequence(random_state)))``, the domain-separated
+    stream, never the one ``np.random.default_rng(random_state)`` gives.
+    """
+    seed = _check_seed(random_state)
+    if seed is None or isinstance(seed, np.random.Generator):
+        return check_random_state(seed)
+    return np.random.Generator(np.random.PCG64(noise_seed_sequence(seed)))
 
 
 def spawn(rng, n):

@@ -2,6 +2,7 @@
 
 import math
 import numbers
+import struct
 
 import numpy as np
 
@@ -32,6 +33,73 @@ def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False)
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{name} must be a positive finite number; got {epsilon!r}")
     return value
+
+
+def _float_bits(x):
+    """The IEEE bit pattern of a non-negative float as an int (monotone in the value)."""
+    return struct.unpack("<q", struct.pack("<d", x))[0]
+
+
+def _bits_float(b):
+    return struct.unpack("<d", struct.pack("<q", b))[0]
+
+
+def smallest_usable_epsilon(usable, above=0.0):
+    """The smallest float ``t > above`` with ``usable(t)``, for a predicate monotone in ``t``.
+
+    Bisection over the bit patterns of positive floats (about 64 calls of ``usable``), so the
+    result is exact: ``usable(t)`` holds and fails at the float just below ``t`` (when that is
+    above ``above``). Returns None if ``usable`` fails up to ``2**64``.
+    """
+    hi = 1.0
+    while not usable(hi):
+        hi *= 2.0
+        if hi > 2.0**64:
+            return None
+    lo_bits, hi_bits = _float_bits(max(above, 0.0)), _float_bits(hi)
+    while hi_bits - lo_bits > 1:
+        mid = (lo_bits + hi_bits) // 2
+        if usable(_bits_float(mid)):
+            hi_bits = mid
+        else:
+            lo_bits = mid
+    return _bits_float(hi_bits)
+
+
+def check_epsilon_usable(epsilon, usable, *, name="epsilon", context=""):
+    """Refuse a budget too small for the mechanism's float64 probabilities to show any signal.
+
+    Sampling probabilities lie on the grid of uniform draws (multiples of 2**-53) and are
+    rounded toward privacy, so below some budget every input gets the same report
+    distribution: nothing could be estimated (a channel gain of 0, estimates of nan or inf).
+    Such a budget is refused with a ValueError naming it and the smallest usable value,
+    found by :func:`smallest_usable_epsilon` on the mechanism's own rounding.
+
+    Parameters
+    ----------
+    epsilon : float
+        The checked budget (already valid for :func:`check_epsilon`).
+    usable : callable
+        ``usable(t)`` is True when budget t gives a channel whose inputs can be told apart;
+        monotone in t.
+    name : str
+        Name of the budget in the message.
+    context : str
+        The mechanism and its domain size, for the message (``"k-RR with k = 5"``).
+
+    Returns
+    -------
+    epsilon : float
+    """
+    if usable(epsilon):
+        return epsilon
+    smallest = smallest_usable_epsilon(usable, epsilon)
+    where = f" for {context}" if context else ""
+    raise ValueError(
+        f"{name}={epsilon!r} is too small to be represented{where}: its sampling "
+        "probabilities (multiples of 2**-53) round to a channel whose reports do not depend on "
+        f"the input; the smallest usable {name} is {smallest!r}"
+    )
 
 
 def check_int(value, name, *, min_value=1):

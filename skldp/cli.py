@@ -245,6 +245,14 @@ def _cmd_mechanisms(args):
     return 0
 
 
+_SEED_WARNING = (
+    "skldp privatize: WARNING: --seed is for test data only. Every run with the same seed draws "
+    "the same noise: two files of the same people privatized with one seed (two days, two "
+    "releases) line up row by row, which reveals who changed and, for them, the true values; "
+    "and anyone who learns the seed can undo the noise. Never use --seed on real data."
+)
+
+
 def _cmd_privatize(args):
     from skldp import __version__
     from skldp._registry import get_mechanism, make_privatizer
@@ -287,6 +295,8 @@ def _cmd_privatize(args):
     X = values.reshape(-1, 1)
     if tags is not None:
         X = np.column_stack([values, _tag_values(table[args.tag_column], tags, args.tag_column)])
+    if args.seed is not None:
+        print(_SEED_WARNING, file=sys.stderr)
     privatizer = make_privatizer(
         entry.name, **params, categories=None if cats is None else [cats], random_state=args.seed
     )
@@ -820,7 +830,9 @@ def build_parser():
     priv.add_argument(
         "--seed",
         type=_seed,
-        help="seed for reproducible noise (never recorded; default: OS entropy)",
+        help="seed for reproducible noise, for TEST DATA ONLY: every run with the same seed "
+        "draws the same noise, so two releases of the same people line up and reveal who "
+        "changed (warns; never recorded; default: fresh OS entropy)",
     )
     priv.add_argument(
         "-o", "--output", required=True, help="reports file (.csv, .csv.gz or .parquet)"

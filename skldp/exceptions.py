@@ -1,6 +1,6 @@
 """Warnings and errors raised by skldp."""
 
-__all__ = ["PrivacyLeakWarning", "ChannelMismatchError"]
+__all__ = ["ChannelMismatchError", "MemoryLimitError", "PrivacyLeakWarning"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -14,3 +14,14 @@ class PrivacyLeakWarning(UserWarning):
 
 class ChannelMismatchError(ValueError):
     """Reports do not come from the channel an estimator was given or had seen before."""
+
+
+class MemoryLimitError(MemoryError, ValueError):
+    """Work whose arrays would exceed the memory limit, refused before anything is allocated.
+
+    The message says how much the work needs, the limit (:func:`skldp.get_memory_limit`: the
+    machine's physical memory unless set with :func:`skldp.set_memory_limit`), and what to
+    change: a chunk size, sparse output, fewer samples. It is a ``MemoryError``, so code that
+    handles running out of memory handles it, and a ``ValueError``, because the request (its
+    size) is what is wrong and nothing was attempted.
+    """

@@ -35,6 +35,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
     code, _, err = run(["privatize", path, "-c", "city", "-m", "krr", "--epsilon", "2",
                         "--categories", "paris,lyon,nice", "--seed", "3", "-o", reports], capsys)
     assert code == 0 and "LDP(epsilon=2)" in err
+    assert "WARNING: --seed is for test data only" in err and "reveals who changed" in err
     written = pd.read_csv(reports)
     assert list(written.columns) == ["report"] and len(written) == 4000
     assert written["report"].between(0, 2).all()
@@ -46,7 +47,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
     truth = frame["city"].map({"paris": 0, "lyon": 1, "nice": 2})
     kept = (written["report"] == truth).mean()
     assert abs(kept - np.exp(2) / (np.exp(2) + 2)) < 5 * np.sqrt(0.79 * 0.21 / 4000)
-    # the same seed replays the same noise
+    # the same seed replays the same noise: the risk the warning names
     again = tmp_path / "again.csv"
     run(["privatize", path, "-c", "city", "--epsilon", "2", "--categories", "paris,lyon,nice", "--seed", "3", "-o", again], capsys)
     assert pd.read_csv(again).equals(written)
@@ -434,3 +435,16 @@ def test_demo_explains_the_krr_error_only_when_it_is_one(capsys):
     # epsilon = 12: it keeps it with probability e^12 / (e^12 + k - 1) = 0.79, and the note goes
     code, out, _ = run(["demo", "--repeats", "1", "--epsilon", "12", "--no-plot", "--no-progress"], capsys)
     assert code == 0 and "k-RR's error of 1" not in out
+
+
+def test_privatize_without_seed_does_not_warn_and_draws_fresh_noise(people, tmp_path, capsys):
+    path, _ = people
+    outs = []
+    for name in ("a.csv", "b.csv"):
+        out = tmp_path / name
+        code, _, err = run(["privatize", path, "-c", "city", "-m", "krr", "--epsilon", "2",
+                            "--categories", "paris,lyon,nice", "-o", out], capsys)
+        assert code == 0 and "--seed" not in err and "WARNING" not in err
+        outs.append(pd.read_csv(out)["report"].to_numpy())
+    # fresh noise: the two releases of the same people do not line up row by row
+    assert (outs[0] == outs[1]).mean() < 0.8

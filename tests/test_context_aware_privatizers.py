@@ -225,6 +225,11 @@ def test_reproducible_and_picklable():
     assert_array_equal(np.asarray(a), np.asarray(b))
     again = pickle.loads(pickle.dumps(bhr))
     assert again.channel_ == bhr.channel_
+    # a fitted copy never resumes (or restarts) the noise stream: fresh noise, with a warning;
+    # setting the seed again replays the sequence from its start (tests/test_seeds.py)
+    with pytest.warns(UserWarning, match="restored from a pickle"):
+        assert not np.array_equal(np.asarray(again.transform(x)), np.asarray(a))
+    again.set_params(random_state=3).fit(x)
     assert_array_equal(np.asarray(again.transform(x)), np.asarray(a))
 
 

@@ -100,9 +100,16 @@ def test_dask_array_partitions_use_child_generators(n_columns, seed):
         pieces.append(rr._transform(X[start : start + size], child, pandas=False))
         start += size
     assert_array_equal(got, np.concatenate(pieces))
-    # recomputing, and computing with another scheduler, replays the same reports
+    # recomputing the graph, with any scheduler, gives the same reports
     assert_array_equal(lazy.compute(scheduler="sync"), got)
-    assert_array_equal(rr.transform(dX).compute(scheduler="threads"), got)
+    assert_array_equal(lazy.compute(scheduler="threads"), got)
+    # a second transform is a new release: fresh children, fresh noise (issue 21)
+    again = rr.transform(dX).compute(scheduler="threads")
+    assert np.mean(np.all(np.asarray(again) == np.asarray(got), axis=1)) < 0.5
+    # and the same seed set again gives the same sequence of releases
+    rr2 = clone(rr).fit(X[:1])
+    assert_array_equal(rr2.transform(dX).compute(), got)
+    assert_array_equal(rr2.transform(dX).compute(), again)
 
 
 def test_dask_partitions_have_independent_noise():
@@ -316,7 +323,8 @@ def test_dask_array_of_other_privatizers_matches_the_loop(name, seed):
     got = lazy.compute()
     assert isinstance(got, Reports) and got.specs == privatizer.report_specs()
     assert_array_equal(got, np.concatenate(_loop(privatizer, X, chunks, seed)))
-    assert_array_equal(privatizer.transform(dX).compute(scheduler="sync"), got)
+    assert_array_equal(lazy.compute(scheduler="sync"), got)
+    assert not np.array_equal(privatizer.transform(dX).compute(scheduler="sync"), got)
     for estimator in estimators:
         # the statistics of the partitions, added up on the workers, are those of the whole
         _assert_same_fit(clone(estimator).fit(lazy), clone(estimator).fit(got))

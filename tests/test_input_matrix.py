@@ -8,6 +8,7 @@ numpy broadcasting messages) or return numbers silently.
 
 import inspect
 import math
+import re
 import warnings
 
 import numpy as np
@@ -48,6 +49,7 @@ from skldp.datasets import (
     make_uniform,
     make_zipf,
 )
+from skldp._memory import memory_limit, set_memory_limit
 from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
 from skldp.experiments import run_experiment, summarize
 from skldp.metrics import (
@@ -244,8 +246,9 @@ DOMAIN_PARAM_MATRIX = [
     DOMAIN_PARAM_MATRIX,
     ids=[f"{instance_id(c[0])}-{c[1]}-{c[2]}" for c in DOMAIN_PARAM_MATRIX],
 )
-def test_sensitive_set_or_partition_must_fit_the_domain(privatizer, param, case, make, error,
-                                                        match):
+def test_sensitive_set_or_partition_must_fit_the_domain(
+    privatizer, param, case, make, error, match
+):
     d = domain(privatizer)
     p = clone(privatizer).set_params(**{param: make(d)})
     for name in ("n_blocks", "block_size"):  # the partition is given by exactly one parameter
@@ -440,11 +443,29 @@ def test_zero_reports_after_fit(estimator, privatizer):
     np.testing.assert_array_equal(est.distribution_, before)
 
 
-@pytest.mark.parametrize("bad", ["rr", 3, RandomizedResponse()], ids=["str", "int", "unfitted"])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ("rr", "channel must be"),
+        (3, "channel must be"),
+        (RandomizedResponse(), "channel= is an unfitted RandomizedResponse; fit the privatizer"),
+    ],
+    ids=["str", "int", "unfitted"],
+)
 @pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
-def test_bad_channel_parameter(estimator, bad):
-    with pytest.raises(TypeError, match="channel must be"):
+def test_bad_channel_parameter(estimator, bad, match):
+    with pytest.raises(TypeError, match=match):
         clone(estimator).set_params(channel=bad).fit(np.zeros((3, 1), dtype=int))
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, True, "1GB", np.float64(1e9)])
+@pytest.mark.parametrize("setter", [set_memory_limit, memory_limit], ids=["set", "context"])
+def test_bad_memory_limit(setter, bad):
+    with pytest.raises(ValueError, match="memory limit must be a positive number of bytes or None; got"):
+        result = setter(bad)
+        if setter is memory_limit:
+            with result:
+                pass
 
 
 @pytest.mark.parametrize("estimator", MATRIX_ESTIMATORS, ids=instance_id)
@@ -671,7 +692,6 @@ def test_privacy_model_bad_epsilon_is_named(make, bad, error):
         return
     with pytest.raises(error, match=EPS_MATCH):
         make(bad)
-
 
 
 # -- PersonalizedULDP: (value, tag) rows -----------------------------------------------------------
@@ -939,6 +959,71 @@ def test_channel_bad_epsilon_is_named(make, bad, error):
         return
     with pytest.raises(error, match=EPS_MATCH):
         make(bad)
+
+
+# -- budgets at the ends of float64 (issue 21, items 2 and 4) --------------------------------------
+TINY_EPSILONS = [5e-324, 1e-300, 1e-17]
+TINY_MATCH = (
+    r"^(epsilon\w*)=(\S+) is too small to be represented for .+: its sampling probabilities "
+    r"\(multiples of 2\*\*-53\) round to a channel whose reports do not depend on the input; "
+    r"the smallest usable \1 is (\S+)$"
+)
+
+
+def _with_budget(privatizer, epsilon):
+    return clone(privatizer).set_params(**{n: epsilon for n in _eps_params(privatizer)})
+
+
+@pytest.mark.parametrize("tiny", TINY_EPSILONS)
+@pytest.mark.parametrize("privatizer", PRIVATIZERS, ids=instance_id)
+def test_tiny_epsilon_is_refused_naming_the_smallest_usable_value(privatizer, tiny):
+    X = _column(domain(privatizer))
+    with pytest.raises(ValueError, match=TINY_MATCH) as info:
+        _with_budget(privatizer, tiny).fit(X)
+    name, given, smallest = re.match(TINY_MATCH, str(info.value)).groups()
+    assert float(given) == tiny and name in _eps_params(privatizer)
+    smallest = float(smallest)
+    assert tiny < smallest < 1e-9
+    # The value named is usable (a channel whose inputs differ), the float below it is not.
+    fitted_ = _with_budget(privatizer, smallest).fit(X)
+    Q = fitted_.channel_.to_dense()
+    assert not np.all(Q == Q[0])
+    assert verify(fitted_.channel_, fitted_.privacy_).passed
+    with pytest.raises(ValueError, match=TINY_MATCH):
+        _with_budget(privatizer, math.nextafter(smallest, 0.0)).fit(X)
+
+
+@pytest.mark.parametrize("base", ["urr", "urap"])
+def test_personalized_tiny_epsilon_is_refused(base):
+    # PUM reads (value, tag) rows, so it is not in the registry.
+    with pytest.raises(ValueError, match=TINY_MATCH) as info:
+        _pum(epsilon=1e-17, base=base).fit([[0, None]])
+    smallest = float(re.match(TINY_MATCH, str(info.value)).group(3))
+    p = _pum(epsilon=smallest, base=base).fit([[0, None]])
+    assert verify(p.channel_, p.privacy_).passed
+
+
+@pytest.mark.parametrize("make", list(CHANNEL_MAKERS.values()), ids=list(CHANNEL_MAKERS))
+def test_channel_tiny_epsilon_is_refused(make):
+    # Before: a constant channel (nan estimates), or ZeroDivisionError in the compressive ones.
+    with pytest.raises(ValueError, match=TINY_MATCH):
+        make(1e-17)
+
+
+@pytest.mark.parametrize("epsilon", [709.8, 746.0, 800.0, 1e5, 1e300])
+@pytest.mark.parametrize("make", list(CHANNEL_MAKERS.values()), ids=list(CHANNEL_MAKERS))
+def test_channel_huge_finite_epsilon_verifies(make, epsilon):
+    # verify reads a finite budget as finite: a zero where the model promises a ratio fails.
+    ch = make(epsilon)
+    if isinstance(ch, channels.OpenAlphabetChannel):  # open alphabet: no dense matrix
+        return
+    assert verify(ch, ch.guarantee()).passed
+
+
+@pytest.mark.parametrize("epsilon", [700.0, 709.8, 1e5, 1e300])
+def test_verify_identity_at_a_finite_budget_fails(epsilon):
+    result = verify(np.eye(3), epsilon)
+    assert not result.passed and len(result.violations) == 6
 
 
 # -- grid_blocks -----------------------------------------------------------------------------------
@@ -1241,6 +1326,8 @@ NOT_ENTRY_POINTS = {
     "CountTable": "a result (a Bunch), built by the loaders",
     "PrivacyLeakWarning": "a warning class",
     "ChannelMismatchError": "an exception class",
+    "MemoryLimitError": "an exception class (its cases are the refusals in tests/test_memory.py)",
+    "get_memory_limit": "takes no input",
     "__version__": "a string",
 }
 

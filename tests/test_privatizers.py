@@ -92,11 +92,13 @@ def test_bad_epsilon(epsilon):
         RandomizedResponse(epsilon=epsilon, categories=CITIES).fit(_cities(10))
 
 
-def test_int_seed_replays_and_none_does_not():
+def test_int_seed_reproduces_the_sequence_and_none_does_not():
     X = _cities(2000)
     a = RandomizedResponse(categories=CITIES, random_state=7).fit(X)
-    assert_array_equal(a.transform(X), a.transform(X))
-    assert_array_equal(a.fit_transform(X), clone(a).fit(X).transform(X))
+    first = a.transform(X)
+    assert not np.array_equal(first, a.transform(X))  # every call draws fresh noise
+    assert_array_equal(first, clone(a).fit(X).transform(X))  # a clone starts the sequence again
+    assert_array_equal(first, RandomizedResponse(categories=CITIES, random_state=7).fit_transform(X))
     b = RandomizedResponse(categories=CITIES).fit(X)
     assert not np.array_equal(b.transform(X), b.transform(X))
 
@@ -214,7 +216,9 @@ def test_grid_search_over_a_column_transformer():
     assert search.best_params_["privatize__city__epsilon"] == 4.0
     scores = search.cv_results_["mean_test_score"]
     eps = np.array(search.cv_results_["param_privatize__city__epsilon"], dtype=float)
-    assert scores[eps == 4.0].min() > scores[eps == 0.5].max() + 0.05
+    # The gap between the worst epsilon = 4 and the best epsilon = 0.5 candidate averages 0.034
+    # (sd 0.017, min 0.005) over 12 privatizer seeds; a margin of 0.05 held only for one seed.
+    assert scores[eps == 4.0].min() > scores[eps == 0.5].max()
 
 
 def test_column_transformer_default_output_with_dataframe_says_what_to_do():
@@ -228,7 +232,10 @@ def test_clone_and_pickle_privatizer():
     rr = RandomizedResponse(epsilon=0.7, categories=CITIES, random_state=4).fit(_cities(10))
     again = pickle.loads(pickle.dumps(rr))
     X = _cities(200)
-    assert_array_equal(again.transform(X), rr.transform(X))
+    assert again.channel_ == rr.channel_ and again.get_params() == rr.get_params()
+    # a fitted privatizer's copy never resumes its noise stream (see tests/test_seeds.py)
+    with pytest.warns(UserWarning, match="restored from a pickle"):
+        assert not np.array_equal(again.transform(X), rr.transform(X))
     assert clone(rr).get_params() == rr.get_params()
 
 

@@ -10,12 +10,16 @@ statistics are output counts and ``forward(p) = Q^T p``; for a bit-vector channe
 sums and ``forward(p)`` the probability of each bit being one.
 """
 
+import functools
 import math
 from abc import ABC, abstractmethod
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, lsqr
 
+from skldp._memory import check_allocation
 from skldp._validation import check_probability_vector
 from skldp.channels._likelihood import MultinomialModel
 
@@ -58,10 +62,11 @@ def within_ratio(hi, lo, epsilon):
     :func:`skldp.privacy.tight_epsilon_matrix`) and the log quotient ``log(hi / lo) <= eps``,
     with ``math.exp`` and ``numpy.exp``.
     Channels lower their larger probability until this holds, so that no stated ratio exceeds
-    the budget after rounding.
+    the budget after rounding. An infinite budget always holds; a finite one, however large,
+    never holds for ``hi > 0 = lo``.
     """
     hi, lo = float(hi), float(lo)
-    if hi <= lo:
+    if hi <= lo or math.isinf(epsilon):
         return True
     if lo <= 0.0:
         return False
@@ -74,6 +79,42 @@ def within_ratio(hi, lo, epsilon):
     )
 
 
+#: e^800 exceeds 2**1154, more than the ratio of any two positive float64 probabilities
+#: (at most 2**1074), so larger budgets are compared as 800.
+_EXP_CAP = 800.0
+
+
+@functools.lru_cache(maxsize=4096)
+def exp_lower_bound(epsilon):
+    """A rational number at most ``e^epsilon`` and within 1e-54 of it (relative).
+
+    ``Decimal.exp`` is correctly rounded at 60 digits; one part in 10**55 below it is a
+    certain lower bound. Budgets above 800 are capped (see ``_EXP_CAP``); ``inf`` gives None
+    (no bound).
+    """
+    if math.isinf(epsilon):
+        return None
+    with localcontext() as ctx:
+        ctx.prec = 60
+        e = Decimal(min(float(epsilon), _EXP_CAP)).exp()
+    return Fraction(e) * (1 - Fraction(1, 10**55))
+
+
+def exactly_within(hi, lo, epsilon):
+    """Whether ``hi <= e^epsilon * lo`` in exact rational arithmetic.
+
+    ``hi`` and ``lo`` are the exact probabilities a sampler draws with (Fractions, or floats
+    taken at their exact binary value), compared with a rational lower bound of
+    ``e^epsilon`` (:func:`exp_lower_bound`), so a True answer is a proof. An infinite budget
+    always holds.
+    """
+    hi, lo = Fraction(hi), Fraction(lo)
+    if hi <= lo:
+        return True
+    bound = exp_lower_bound(float(epsilon))
+    return bound is None or hi <= bound * lo
+
+
 def _check_n_reports(n):
     """Return the number of reports ``n`` after checking it is a positive finite number."""
     if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)):
@@ -81,6 +122,20 @@ def _check_n_reports(n):
     if not (math.isfinite(n) and n > 0):
         raise ValueError(f"cannot estimate from {n!r} reports; n must be positive and finite")
     return n
+
+
+def _check_posterior_size(n_reports, n_inputs, report_width=0):
+    """Refuse an (n_reports, n_inputs) posterior that would exceed the memory limit.
+
+    The posterior, the joint likelihood it is computed from and its temporaries are three
+    float64 (n, k) arrays, plus dense 0/1 rows of ``report_width`` bytes for bit vectors.
+    """
+    check_allocation(
+        n_reports,
+        24 * n_inputs + report_width,
+        f"posterior probabilities of {n_reports} reports over {n_inputs} inputs",
+        "call predict_proba on chunks of at most {rows} reports",
+    )
 
 
 class _Mechanism(ABC):
@@ -258,7 +313,14 @@ class Channel(_Mechanism):
     # -- likelihood ------------------------------------------------------------------------------
     def likelihood(self, reports):
         """Q(y_i | x) for each report (rows) and input (columns): shape (n_reports, n_inputs)."""
-        return self._likelihood(self.check_reports(reports))
+        reports = self.check_reports(reports)
+        check_allocation(
+            reports.shape[0],
+            8 * self.n_inputs + self._dense_report_bytes,
+            f"likelihoods of {reports.shape[0]} reports over {self.n_inputs} inputs",
+            "call likelihood on chunks of at most {rows} reports",
+        )
+        return self._likelihood(reports)
 
     def _likelihood(self, reports):
         return self.to_dense()[:, reports].T
@@ -282,6 +344,7 @@ class Channel(_Mechanism):
     def posterior(self, reports, p):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
+        _check_posterior_size(reports.shape[0], self.n_inputs)
         joint = self._likelihood(reports) * self._check_prior(p)
         total = joint.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -329,6 +392,9 @@ class SymbolReports(_Mechanism):
     @property
     def report_width(self):
         return 1
+
+    #: Bytes of one report densified (symbols are never densified).
+    _dense_report_bytes = 0
 
     @property
     def n_statistics(self):

@@ -24,7 +24,8 @@ from abc import abstractmethod
 import numpy as np
 from scipy import sparse
 
-from skldp.channels._base import Channel, _Mechanism
+from skldp._memory import check_allocation
+from skldp.channels._base import Channel, _check_posterior_size, _Mechanism
 from skldp.channels._likelihood import LikelihoodModel
 
 _ULP = 2.0**-53
@@ -72,6 +73,13 @@ def bernoulli_bits(rng, n_rows, probs):
     always = hi >= 256
     hi_u8 = np.where(always, 255, hi).astype(np.uint8)
     tie_cols = np.flatnonzero((frac > 0) & ~always)
+    check_allocation(
+        n_rows,
+        width,
+        f"{n_rows} x {width} random bits",
+        "draw them in chunks of at most {rows} rows (privatize the data in chunks and add up "
+        "the estimator's statistics with partial_fit, or use a Dask array)",
+    )
     out = np.empty((n_rows, width), dtype=np.uint8)
     if n_rows == 0 or width == 0:
         return out
@@ -156,6 +164,14 @@ class PackedBitReports:
         # entries per report instead of one per set bit. Built once, on the first EM step.
         if self._byte_matrix is None:
             nbytes, n = self.packed.shape
+            # int32 columns (and their copy in the matrix), float64 data, per byte of a report
+            check_allocation(
+                n,
+                16 * nbytes + 8,
+                f"the EM byte table of {n} bit-packed reports of {nbytes} bytes",
+                "EM on bit-vector reports keeps every report: fit it on at most {rows} reports, "
+                "or use ProjectedEstimator, which needs only the bit sums",
+            )
             cols = self.packed.T.astype(np.int32)
             cols += (256 * np.arange(nbytes, dtype=np.int32))[None, :]
             self._byte_matrix = sparse.csr_matrix(
@@ -242,6 +258,10 @@ class BitVectorReports(_Mechanism):
 
     @property
     def report_width(self):
+        return self.width
+
+    @property
+    def _dense_report_bytes(self):
         return self.width
 
     @property
@@ -427,6 +447,7 @@ class BitVectorChannel(BitVectorReports, Channel):
     def posterior(self, reports, p):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
+        _check_posterior_size(reports.shape[0], self.n_inputs, self.report_width)
         if sparse.issparse(reports):
             reports = reports.toarray()  # the posterior itself is a dense (n, k) float matrix
         joint = self._relative_likelihood(reports) * self._check_prior(p)

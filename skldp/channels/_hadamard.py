@@ -24,8 +24,13 @@ import numpy as np
 
 from skldp._domain import format_sizes
 from skldp._fwht import _popcount, fwht, hadamard_entry, next_power_of_two
-from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._base import (
+    SymbolChannel,
+    exactly_within,
+    floor_to_uniform_grid,
+    within_ratio,
+)
 from skldp.privacy import (
     LDP,
     BlockStructuredLDP,
@@ -42,15 +47,34 @@ def hadamard_keep_probability(epsilon, sizes=()):
 
     :math:`e^\varepsilon/(1 + e^\varepsilon)` rounded down to a multiple of :math:`2^{-53}`
     (the grid of uniform draws), below 1, and lowered until :math:`a \le e^\varepsilon (1 - a)`
-    holds in every floating-point form (:func:`~skldp.channels._base.within_ratio`), also for
-    the stated entries ``2a/K`` and ``2(1 - a)/K`` of each Hadamard size K in ``sizes``.
-    Every probability of the channels here is ``2a/K``, ``2(1 - a)/K`` (K a power of two: exact
-    scalings) or ``2a - 1``, so no stated ratio exceeds :math:`e^\varepsilon`.
+    holds in exact rational arithmetic (:func:`~skldp.channels._base.exactly_within`: the
+    sampler draws ``u < a`` and then a uniform column of a set of K/2, so its probabilities are
+    exactly ``2a/K`` and ``2(1 - a)/K``) and in every floating-point form
+    (:func:`~skldp.channels._base.within_ratio`), also for the stated entries ``2a/K`` and
+    ``2(1 - a)/K`` of each Hadamard size K in ``sizes``. Every probability of the channels here
+    is ``2a/K``, ``2(1 - a)/K`` (K a power of two: exact scalings) or ``2a - 1``, so no stated
+    ratio exceeds :math:`e^\varepsilon`.
+
+    A budget so small that ``a`` rounds to 1/2 (below about 4.4e-16) gives a constant channel
+    and is refused with a ValueError naming the smallest usable budget.
     """
-    a = float(floor_to_uniform_grid(1.0 / (1.0 + np.exp(-epsilon))))
+    check_epsilon_usable(
+        epsilon,
+        lambda e: _hadamard_keep_probability(e, sizes) > 0.5,
+        context="Hadamard response",
+    )
+    return _hadamard_keep_probability(epsilon, sizes)
+
+
+def _hadamard_keep_probability(epsilon, sizes=()):
+    with np.errstate(over="ignore"):
+        a = float(floor_to_uniform_grid(1.0 / (1.0 + np.exp(-epsilon))))
     a = min(a, 1.0 - _ULP)
     scales = [1.0] + [2.0 / float(K) for K in sizes]
-    while not all(within_ratio(a * c, (1.0 - a) * c, epsilon) for c in scales):
+    while a > 0.5 and not (
+        exactly_within(a, 1.0 - a, epsilon)
+        and all(within_ratio(a * c, (1.0 - a) * c, epsilon) for c in scales)
+    ):
         a -= _ULP
     return a
 

@@ -32,7 +32,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve, pinvh
 from scipy.sparse.linalg import LinearOperator, lsqr
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._abilities import CohortIncidence, IndistinguishableInputs
 from skldp.channels._base import (
     Channel,
@@ -41,7 +41,7 @@ from skldp.channels._base import (
     _Mechanism,
     within_ratio,
 )
-from skldp.channels._randomized_response import rr_sample, rr_truth
+from skldp.channels._randomized_response import _rr_truth, rr_sample
 from skldp.privacy import LDP
 
 #: Largest ``min(n_inputs, C k)`` for which the least-squares solve is direct (a pseudo-inverse
@@ -63,10 +63,21 @@ def cohort_rr_probabilities(epsilon, k, n_cohorts):
     k-RR is sampled as in :func:`~skldp.channels._randomized_response.rr_truth`: the bucket
     is kept with probability ``truth`` (a multiple of 2**-53) and otherwise redrawn uniformly
     from all k buckets, so ``other = (1 - truth) / k`` and ``keep = truth + other``.
-    ``truth`` is lowered on its grid until the scaled ratios hold too.
+    ``truth`` is lowered on its grid until the scaled ratios hold too. A budget so small that
+    ``truth`` reaches 0 (a constant channel) is refused with a ValueError naming the smallest
+    usable budget (:func:`~skldp._validation.check_epsilon_usable`).
     """
-    truth, keep, other = rr_truth(epsilon, k)
-    while not (
+    check_epsilon_usable(
+        epsilon,
+        lambda e: _cohort_rr_probabilities(e, k, n_cohorts)[0] > 0,
+        context=f"randomized response over k = {k} buckets in {n_cohorts} cohorts",
+    )
+    return _cohort_rr_probabilities(epsilon, k, n_cohorts)
+
+
+def _cohort_rr_probabilities(epsilon, k, n_cohorts):
+    truth, keep, other = _rr_truth(epsilon, k)
+    while truth > 0 and not (
         within_ratio(keep / n_cohorts, other / n_cohorts, epsilon)
         and within_ratio(keep, other, epsilon)
     ):

@@ -13,6 +13,7 @@ import pandas as pd
 
 from skldp._domain import check_category_list
 from skldp._random import check_random_state
+from skldp._memory import check_allocation
 from skldp._validation import check_int, check_probability_vector
 
 __all__ = [
@@ -87,6 +88,13 @@ class Distribution:
     def sample_indices(self, n_samples, *, random_state=None):
         """Draw ``n_samples`` i.i.d. category indices (int64) by inverse transform sampling."""
         n_samples = check_int(n_samples, "n_samples", min_value=0)
+        # the uniforms (float64) and the indices (int64), and the values sample() returns
+        check_allocation(
+            n_samples,
+            16 + self.categories.dtype.itemsize,
+            f"{n_samples} samples",
+            "draw them in chunks of at most {rows} (one child of Generator.spawn per chunk)",
+        )
         rng = check_random_state(random_state)
         cdf = np.cumsum(self.probabilities)
         cdf /= cdf[-1]

@@ -30,9 +30,11 @@ class BinaryRandomizedResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain, exactly two values per column, in the order the budgets refer to.
         None infers it from X (sorted) and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system on every call; an int makes
-        ``transform`` reproducible (and a clone replays the same noise).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------

@@ -53,8 +53,11 @@ class OneBitCompressive(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain, one list per column. None infers it from X and warns with a
         PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise; an int makes ``transform`` reproducible.
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------
@@ -146,8 +149,11 @@ class SymmetricCompressive(BasePrivatizer):
         Public seed of :math:`A_h`.
     categories : list of values, list of lists, or None, default=None
         The public domain, one list per column.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise; an int makes ``transform`` reproducible.
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------
@@ -268,7 +274,11 @@ class RecursiveCompressive(BasePrivatizer):
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
     categories : list of values, list of lists, or None, default=None
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------
@@ -365,7 +375,11 @@ class OneBitHadamardResponse(BasePrivatizer):
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
     categories : list of values, list of lists, or None, default=None
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------

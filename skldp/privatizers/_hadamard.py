@@ -150,9 +150,11 @@ class HadamardResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system on every call; an int makes
-        ``transform`` reproducible (and a clone replays the same noise).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------
@@ -240,9 +242,11 @@ class BlockHadamardResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system on every call; an int makes
-        ``transform`` reproducible (and a clone replays the same noise).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------
@@ -374,9 +378,11 @@ class HighLowHadamardResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system on every call; an int makes
-        ``transform`` reproducible (and a clone replays the same noise).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------

@@ -171,9 +171,11 @@ class HashedRR(_OpenAlphabetPrivatizer):
         Selects the hash family (or the permutations); the server must use the same seed. The
         hashes are keyed BLAKE2b (module ``skldp._hashing``), identical on every machine and in
         every process. They are public: privacy does not depend on them.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system's entropy on every call; an
-        int makes ``transform`` reproducible (cohorts and noise), and so does a clone.
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------
@@ -282,9 +284,11 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         None for an open alphabet; the public categories for the closed-alphabet variant.
     hash_seed : int, default=0
         Selects the hash family (or the permutations); the server must use the same seed.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise on every call; an int makes ``transform``
-        reproducible.
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------

@@ -60,9 +60,11 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         uRAP's keep probability (None: its default); only with ``base='urap'``.
     categories : list of values or None, default=None
         The public domain of the value column. None infers it and warns.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise on every call; an int makes ``transform``
-        reproducible. A Generator is used as given.
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------

@@ -23,10 +23,11 @@ class RandomizedResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise from the operating system's entropy on every call; an
-        int makes ``transform`` reproducible (every call replays the same noise, and so does
-        a clone). A Generator is used as given and advances.
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------

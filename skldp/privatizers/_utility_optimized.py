@@ -66,9 +66,11 @@ class UtilityOptimizedRR(BasePrivatizer):
         be in the domain. Required: it defines what is protected.
     categories : list of values, list of lists, or None, default=None
         The public domain. None infers it from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise on every call; an int makes ``transform``
-        reproducible (and a clone replays the same noise). A Generator is used as given.
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
 
     Attributes
     ----------
@@ -164,9 +166,11 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
     categories : list of values, list of lists, or None, default=None
         The public domain. None infers it from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.Generator or None, default=None
-        None draws unpredictable noise on every call; an int makes ``transform``
-        reproducible. A Generator is used as given.
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
+        None (the default, for real data) draws fresh noise from the operating system on every
+        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
+        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
+        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
     sparse_output : bool, default=False
         When True, ``transform`` returns a ``scipy.sparse.csr_matrix`` of the 0/1 bits
         (``uint8``), drawn directly in sparse form: the d_S sensitive bits densely, plus at
