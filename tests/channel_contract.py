@@ -149,15 +149,16 @@ class ChannelContract:
         assert_allclose(nxt, p, rtol=1e-10)
 
     # -- the likelihood model ---------------------------------------------------------------------
-    def _model_and_reports(self, channel, n=300, seed=8):
+    def _reports(self, channel, n=200, seed=8):
         rng = np.random.default_rng(seed)
-        reports = channel.sample(rng.integers(0, channel.n_inputs, n), rng)
-        return channel.em_model(reports), reports
+        return channel.sample(rng.integers(0, channel.n_inputs, n), rng)
 
     def test_model_matches_dense_likelihood(self, channel):
-        # L(p) = mean log(L_i . p) and grad L(p) = mean L_i / (L_i . p), with L the dense
-        # likelihood of each report; the EM step is p * grad L(p), whose entries sum to one.
-        model, reports = self._model_and_reports(channel)
+        # L(p) = mean log(L_i . p), grad L(p) = mean L_i / (L_i . p) and the Hessian
+        # -mean L_i L_i^T / (L_i . p)^2, with L the dense likelihood of each report; the EM step
+        # is p * grad L(p), whose entries sum to one; adjoint is the transpose of forward.
+        reports = self._reports(channel)
+        model = channel.em_model(reports)
         assert isinstance(model, LikelihoodModel)
         assert model.n_reports == reports.shape[0]
         assert_array_equal(model.statistics, channel.statistics(reports))
@@ -171,43 +172,34 @@ class ChannelContract:
         nxt, ll = model.em_step(p)
         assert_allclose(nxt, p * grad, rtol=1e-9, atol=1e-300)
         assert_allclose(ll, model.log_likelihood(p), rtol=1e-12)
-        # Hessian: -mean L_i (L_i . v) / (L_i . p)^2
-        v = np.random.default_rng(14).standard_normal(channel.n_inputs)
+        rng = np.random.default_rng(14)
+        v = rng.standard_normal(channel.n_inputs)
         hv = -((L * ((L @ v) / t**2)[:, None]).mean(axis=0))
         assert_allclose(model.hessian_product(p, v), hv, rtol=1e-8, atol=1e-12 * np.abs(hv).max())
+        rows = model.forward(p)
+        u = rng.standard_normal(rows.shape[0])
+        assert rows.shape == model.weights.shape
+        assert_allclose(np.dot(rows, u), np.dot(p, model.adjoint(u)), rtol=1e-9, atol=1e-12)
 
-    def test_model_adjoint_is_the_transpose_of_forward(self, channel):
-        model, _ = self._model_and_reports(channel)
-        p = simplex_point(channel.n_inputs)
-        t = model.forward(p)
-        v = np.random.default_rng(9).standard_normal(t.shape[0])
-        assert t.shape == model.weights.shape
-        assert_allclose(np.dot(t, v), np.dot(p, model.adjoint(v)), rtol=1e-9, atol=1e-12)
-
-    def test_model_merge_and_pickle(self, channel):
-        model, reports = self._model_and_reports(channel)
-        a = channel.em_model(reports[:111])
-        merged = a.merge(channel.em_model(reports[111:]))
+    def test_model_holds_the_state_and_the_channel_does_not_change(self, channel):
+        # Chunks' models merge to the model of all the reports; a model pickles; and the
+        # channel is an immutable value: an EM fit leaves its __dict__, hash and pickle as
+        # they were (whatever EM keeps lives in the model).
+        reports = self._reports(channel)
+        before = dict(vars(channel))
+        blob, key = pickle.dumps(channel), hash(channel)
+        model = channel.em_model(reports)
+        merged = channel.em_model(reports[:71]).merge(channel.em_model(reports[71:]))
         assert merged.n_reports == model.n_reports
         assert_array_equal(merged.statistics, model.statistics)
         p = simplex_point(channel.n_inputs)
         assert_allclose(merged.em_step(p)[0], model.em_step(p)[0], rtol=1e-12)
         assert merged.log_likelihood(p) == pytest.approx(model.log_likelihood(p), rel=1e-12)
-        again = pickle.loads(pickle.dumps(model))
-        assert_array_equal(again.em_step(p)[0], model.em_step(p)[0])
-
-    def test_em_fit_leaves_the_channel_unchanged(self, channel):
-        # The channel is an immutable value: whatever EM keeps lives in the model.
-        rng = np.random.default_rng(10)
-        reports = Reports(
-            channel.sample(rng.integers(0, channel.n_inputs, 200), rng).reshape(200, -1),
-            (ReportSpec(channel),),
-        )
-        before = dict(vars(channel))
-        blob, key = pickle.dumps(channel), hash(channel)
+        assert_array_equal(pickle.loads(pickle.dumps(model)).em_step(p)[0], model.em_step(p)[0])
+        wrapped = Reports(reports.reshape(reports.shape[0], -1), (ReportSpec(channel),))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            EMEstimator(init="uniform", max_iter=5).fit(reports)
+            EMEstimator(init="uniform", max_iter=5).fit(wrapped)
         assert vars(channel).keys() == before.keys()
         assert all(vars(channel)[name] is value for name, value in before.items())
         assert pickle.dumps(channel) == blob and hash(channel) == key
