@@ -398,6 +398,18 @@ def _is_fitted_privatizer(obj):
     return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
 
 
+class ChunkStatistics:
+    """Statistics of reports read already (by :func:`skldp.io.fit_chunks`), as a chunk.
+
+    ``partial_fit`` merges them like the statistics of a chunk of reports.
+    """
+
+    __slots__ = ("n", "specs", "stats", "width")
+
+    def __init__(self, specs, stats, n, width):
+        self.specs, self.stats, self.n, self.width = specs, stats, n, width
+
+
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
@@ -586,6 +598,8 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def _statistics_of(self, X):
         """Read one in-memory chunk: ``(specs, statistics per column, n_reports, width)``."""
+        if isinstance(X, ChunkStatistics):  # read already, by skldp.io.fit_chunks
+            return X.specs, X.stats, X.n, X.width
         values, specs = self._read(X)
         for spec in specs:
             if isinstance(spec.channel, OpenAlphabetChannel):
