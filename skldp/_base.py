@@ -1,6 +1,9 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
+from __future__ import annotations
+
 import copy
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -24,6 +27,13 @@ from skldp.channels import Channel, OpenAlphabetChannel, SymbolReports
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
 
 _WARNED = "warned"
 
@@ -174,7 +184,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         return columns, index
 
     # -- scikit-learn API -------------------------------------------------------------------------
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Learn the domain of each column and build its channel.
 
         Parameters
@@ -266,7 +276,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             state["generator"] = np.random.Generator(np.random.PCG64(state["root"]))
         return state["generator"]
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set parameters, as in scikit-learn; setting ``random_state`` restarts its sequence."""
         if "random_state" in params:
             self.__dict__.pop("_noise", None)
@@ -301,21 +311,21 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         return cats is None or (isinstance(cats, str) and cats == "auto")
 
     @property
-    def channels_(self):
+    def channels_(self) -> list[Channel]:
         """The channel of each column, as a list."""
         check_is_fitted(self)
         return self.channel_ if isinstance(self.channel_, list) else [self.channel_]
 
     @property
-    def bits_per_report(self):
+    def bits_per_report(self) -> float:
         """Bits one person sends: the sum over columns of each channel's report size."""
         return int(sum(ch.bits_per_report for ch in self.channels_))
 
-    def report_specs(self):
+    def report_specs(self) -> tuple[ReportSpec, ...]:
         """One :class:`~skldp._reports.ReportSpec` per column: what an estimator needs."""
         return tuple(ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_))
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> Any:
         """Randomize every row.
 
         Parameters
@@ -418,7 +428,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             pos += spec.width
         return out
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: Sequence[str] | NDArray[Any] | None = None) -> NDArray[np.object_]:
         """Output column names: the input name for symbol reports, ``name_j`` for bit j."""
         check_is_fitted(self)
         if input_features is None:
@@ -434,7 +444,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         return np.asarray(names, dtype=object)
 
     # -- output container -------------------------------------------------------------------------
-    def set_output(self, *, transform=None):
+    def set_output(self, *, transform: str | None = None) -> Self:
         """Choose the output container, as in scikit-learn; pandas output keeps the channel."""
         if transform is not None:
             self._output_transform = transform
@@ -637,7 +647,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         for name in ("_specs", "_stats", "_n"):
             self.__dict__.pop(name, None)
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Estimate the distribution from reports.
 
         Parameters
@@ -653,7 +663,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self._reset()
         return self.partial_fit(X)
 
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X: ArrayLike, y: object = None) -> Self:
         """Add a chunk of reports and update the estimate.
 
         The statistics of the chunks add up, so fitting in chunks gives the estimate of one
@@ -742,7 +752,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             )
         return values, specs
 
-    def score_samples(self, X):
+    def score_samples(self, X: ArrayLike) -> NDArray[np.float64]:
         """Log-likelihood of each report under the estimate pushed through the channel.
 
         With several columns, the log-likelihoods of the columns add up (the columns are
@@ -758,7 +768,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             total += spec.channel.log_likelihood(col, self._model_distribution(p))
         return total
 
-    def score(self, X, y=None):
+    def score(self, X: ArrayLike, y: object = None) -> float:
         r"""Mean log-likelihood of the reports under the estimate pushed through the channel.
 
         :math:`\frac{1}{n} \sum_i \log \sum_x Q(y_i \mid x)\, \hat p_x`, computed from the
@@ -800,7 +810,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             )
         return float(np.mean(log_prob))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Posterior of each report's true category under the estimate (one column only).
 
         Returns
@@ -813,7 +823,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         ((spec, col),) = self._blocks(values, specs)
         return spec.channel.posterior(col, self._model_distribution(self._distributions()[0]))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Most likely true category of each report (one column only)."""
         proba = self.predict_proba(X)
         cats = self.categories_

@@ -15,9 +15,12 @@ privatizers' partitions and sensitive sets given as categories (:func:`column_pa
 (:func:`partition_labels`, :func:`sensitive_indices`, public in :mod:`skldp.privacy`).
 """
 
+from __future__ import annotations
+
 import datetime
 import numbers
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -27,6 +30,10 @@ from skldp._validation import check_int
 from skldp._warnings import warn
 from skldp.exceptions import PrivacyLeakWarning
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
 _MAX_NAMED = 5
 
 
@@ -167,7 +174,14 @@ def describe(values):
     return shown + more
 
 
-def check_category_list(cats, column=0, *, min_size=2, source="", name=None):
+def check_category_list(
+    cats: ArrayLike,
+    column: int = 0,
+    *,
+    min_size: int = 2,
+    source: str = "",
+    name: str | None = None,
+) -> NDArray[Any]:
     """Return one column's categories as a 1-D array after checking them.
 
     Categories must be unique, free of missing values, and at least ``min_size`` of them.
@@ -570,7 +584,7 @@ def format_sizes(sizes, limit=8):
     return f"[{shown}{', ...' if len(sizes) > limit else ''}]"
 
 
-def partition_labels(blocks, n_inputs=None):
+def partition_labels(blocks: ArrayLike, n_inputs: int | None = None) -> NDArray[np.int64]:
     """Return the canonical block label of each input index.
 
     Parameters
@@ -649,7 +663,13 @@ def partition_labels(blocks, n_inputs=None):
     return out
 
 
-def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive", distinct=True):
+def sensitive_indices(
+    sensitive: ArrayLike,
+    n_inputs: int | None = None,
+    *,
+    name: str = "sensitive",
+    distinct: bool = True,
+) -> NDArray[np.int64]:
     """Return sorted unique input indices of a sensitive set, after checking them.
 
     Parameters
@@ -673,9 +693,7 @@ def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive", distinct=Tr
     arr = np.asarray(sensitive)
     if arr.dtype.kind == "b":
         if arr.ndim != 1 or (n_inputs is not None and arr.shape[0] != n_inputs):
-            raise ValueError(
-                f"a {name} mask must have one entry per input; got shape {arr.shape}"
-            )
+            raise ValueError(f"a {name} mask must have one entry per input; got shape {arr.shape}")
         return np.flatnonzero(arr).astype(np.int64)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a 1-D list of indices; got shape {arr.shape}")

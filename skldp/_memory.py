@@ -12,12 +12,17 @@ The limit is the machine's physical memory by default (``os.sysconf``: ``SC_PHYS
 :func:`set_memory_limit` and the :func:`memory_limit` context manager change it.
 """
 
+from __future__ import annotations
+
 import contextlib
 import numbers
 import os
+from typing import TYPE_CHECKING
 
 from skldp.exceptions import MemoryLimitError
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 __all__ = ["check_allocation", "get_memory_limit", "memory_limit", "set_memory_limit"]
 
 _FALLBACK_LIMIT = 8 * 2**30  # where os.sysconf cannot tell the physical memory
@@ -35,7 +40,7 @@ def _physical_memory():
     return int(pages) * int(size)
 
 
-def get_memory_limit():
+def get_memory_limit() -> int:
     """The largest array, in bytes, that skldp will allocate for one piece of work.
 
     Returns
@@ -58,7 +63,7 @@ def _check_limit(nbytes):
     return int(nbytes)
 
 
-def set_memory_limit(nbytes):
+def set_memory_limit(nbytes: int) -> None:
     """Set the limit of :func:`get_memory_limit`; None restores the default.
 
     Parameters
@@ -71,7 +76,7 @@ def set_memory_limit(nbytes):
 
 
 @contextlib.contextmanager
-def memory_limit(nbytes):
+def memory_limit(nbytes: int) -> Iterator[None]:
     """Context manager: the memory limit is ``nbytes`` inside the block.
 
     Examples

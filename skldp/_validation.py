@@ -1,13 +1,19 @@
 """Parameter checks shared by every public class: one place for each message."""
 
+from __future__ import annotations
+
 import inspect
 import math
 import numbers
 import struct
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 
 def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False):
@@ -114,7 +120,7 @@ def check_int(value, name, *, min_value=1):
     return int(value)
 
 
-def as_float_array(v, name):
+def as_float_array(v: ArrayLike, name: str) -> NDArray[np.float64]:
     """``v`` as a float array; strings and other non-numbers raise a TypeError naming ``name``."""
     if isinstance(v, (str, bytes)):
         raise TypeError(f"{name} must be a 1-D array of numbers; got {type(v).__name__}")
@@ -134,7 +140,9 @@ def check_bool(value, name):
     return bool(value)
 
 
-def check_probability_vector(p, k=None, name="p"):
+def check_probability_vector(
+    p: ArrayLike, k: int | None = None, name: str = "p"
+) -> NDArray[np.float64]:
     """Return ``p`` as a float array after checking that it is a distribution over k values."""
     p = as_float_array(p, name)
     if p.ndim != 1:
@@ -150,7 +158,7 @@ def check_probability_vector(p, k=None, name="p"):
     return p
 
 
-def check_finite_vector(v, name="v"):
+def check_finite_vector(v: ArrayLike, name: str = "v") -> NDArray[np.float64]:
     """Return ``v`` as a float array after checking it is 1-D, non-empty and finite."""
     v = as_float_array(v, name)
     if v.ndim != 1:

@@ -17,11 +17,14 @@ This module is edge code: joblib is imported when a run starts, and the progress
 only when it is installed.
 """
 
+from __future__ import annotations
+
 import itertools
 import numbers
 import secrets
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -32,6 +35,11 @@ from sklearn.model_selection import ParameterGrid
 from skldp import metrics as _metrics
 from skldp._validation import check_bool
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from skldp._typing import RandomStateLike
 __all__ = ["run_experiment", "summarize"]
 
 _ERROR_METRICS = {
@@ -296,21 +304,21 @@ def _progress_bar(total, desc, enabled):
 
 
 def run_experiment(
-    privatizers,
-    estimators="projected",
-    data=None,
+    privatizers: Any,
+    estimators: Any = "projected",
+    data: Any = None,
     *,
-    n_samples,
-    n_repeats=10,
-    param_grid=None,
-    metrics=("tv", "l1", "l2", "linf"),
-    reference="population",
-    sampling="iid",
-    no_privacy=False,
-    n_jobs=None,
-    progress=True,
-    random_state=None,
-):
+    n_samples: int,
+    n_repeats: int = 10,
+    param_grid: Any = None,
+    metrics: Sequence[str] = ("tv", "l1", "l2", "linf"),
+    reference: str = "population",
+    sampling: str = "iid",
+    no_privacy: bool = False,
+    n_jobs: int | None = None,
+    progress: bool = True,
+    random_state: RandomStateLike | None = None,
+) -> pd.DataFrame:
     """Run every (privatizer, parameters, n, repetition) and score every estimator on it.
 
     Each run draws ``n`` raw values from ``data``, privatizes them with a clone of the
@@ -504,7 +512,9 @@ def run_experiment(
     return frame
 
 
-def summarize(results, metric="tv", *, by=None, confidence=0.95):
+def summarize(
+    results: pd.DataFrame, metric: str = "tv", *, by: Any = None, confidence: float = 0.95
+) -> pd.DataFrame:
     """Mean of a metric per setting with a t confidence interval of the mean.
 
     Parameters

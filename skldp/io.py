@@ -20,13 +20,21 @@ CSV files may be gzip-compressed (``.csv.gz``); Parquet files need pyarrow
 (``pip install "skldp[cli]"``).
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from skldp.channels import BitVectorReports
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "PACKED_COLUMN",
     "ReportWriter",
@@ -49,7 +57,7 @@ SYMBOL_COLUMN = "report"
 _PARQUET_HINT = 'Parquet files need pyarrow: pip install "skldp[cli]" (or pip install pyarrow)'
 
 
-def file_format(path):
+def file_format(path: str | os.PathLike[str]) -> str | None:
     """``"csv"`` (also ``.csv.gz`` and ``.txt``) or ``"parquet"`` from the name, else None."""
     name = os.fspath(path).lower()
     if name.endswith((".csv", ".csv.gz", ".txt", ".txt.gz")):
@@ -72,7 +80,7 @@ def _n_bytes(width):
     return (int(width) + 7) // 8
 
 
-def pack_bits(bits):
+def pack_bits(bits: ArrayLike) -> NDArray[np.uint8]:
     """Pack 0/1 reports eight bits to a byte.
 
     Parameters
@@ -97,7 +105,7 @@ def pack_bits(bits):
     return np.packbits(bits.astype(np.uint8, copy=False), axis=1, bitorder="little")
 
 
-def unpack_bits(packed, width):
+def unpack_bits(packed: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:
     """Unpack reports written by :func:`pack_bits`: shape (n_reports, width), dtype uint8.
 
     Raises
@@ -146,7 +154,7 @@ def _from_hex(cells, width, *, first_row=0):
     return np.frombuffer(raw, dtype=np.uint8).reshape(-1, nbytes)
 
 
-def report_layout(columns):
+def report_layout(columns: Any) -> tuple[str, int | None]:
     """The layout of a report file from its column names: ``(layout, width or None)``.
 
     ``("packed", None)`` (the width is not in the names), ``("symbol", 1)`` or
@@ -180,7 +188,14 @@ def _table_columns(path):
     return list(pd.read_csv(path, nrows=0).columns)
 
 
-def iter_table(path, columns=None, *, chunksize=100_000, text=False, csv_dtype=None):
+def iter_table(
+    path: str | os.PathLike[str],
+    columns: Any = None,
+    *,
+    chunksize: int = 100_000,
+    text: bool = False,
+    csv_dtype: Any = None,
+) -> Iterator[pd.DataFrame]:
     """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
 
     Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
@@ -238,7 +253,9 @@ def _chunk_reports(frame, layout, width, *, first_row):
     return values
 
 
-def iter_reports(path, *, width=None, chunksize=100_000):
+def iter_reports(
+    path: str | os.PathLike[str], *, width: int | None = None, chunksize: int = 100_000
+) -> Iterator[tuple[int, NDArray[Any]]]:
     """Yield the reports of a file in chunks: ``(first_row, array)``.
 
     Symbol reports come as int64 arrays of shape (m, 1), bit-vector reports (packed or wide)
@@ -256,7 +273,7 @@ def iter_reports(path, *, width=None, chunksize=100_000):
         if layout == "packed"
         else [SYMBOL_COLUMN]
         if layout == "symbol"
-        else [f"report_{j}" for j in range(width)]
+        else [f"report_{j}" for j in range(width or 0)]  # width is known unless symbols
     )
     row = 0
     if layout == "packed" and file_format(path) == "parquet":
@@ -276,7 +293,7 @@ def iter_reports(path, *, width=None, chunksize=100_000):
                 start = col.offset * nbytes
                 packed = data[start : start + len(col) * nbytes].reshape(-1, nbytes)
                 try:
-                    bits = unpack_bits(packed, width)
+                    bits = unpack_bits(packed, width)  # type: ignore[arg-type]  # set: packed
                 except ValueError as exc:
                     raise ValueError(f"data rows from {row + 1}: {exc}") from None
                 yield row, bits
@@ -289,7 +306,7 @@ def iter_reports(path, *, width=None, chunksize=100_000):
         row += len(frame)
 
 
-def read_reports(path, *, width=None):
+def read_reports(path: str | os.PathLike[str], *, width: int | None = None) -> NDArray[Any]:
     """Read a whole report file (see :func:`iter_reports`): an array of shape (n, width)."""
     chunks = [values for _, values in iter_reports(path, width=width)]
     if not chunks:
@@ -354,12 +371,22 @@ class ReportWriter:
         Receives every byte written to ``raw``.
     """
 
-    def __init__(self, raw, fmt, kind, width, *, compress=False, digest=None):
+    def __init__(
+        self,
+        raw: Any,
+        fmt: str,
+        kind: str,
+        width: int,
+        *,
+        compress: bool = False,
+        digest: Any = None,
+    ) -> None:
         import gzip
         import hashlib
 
         self.digest = digest if digest is not None else hashlib.sha256()
         self._sink = _HashingFile(raw, self.digest)
+        self._out: Any
         self.fmt, self.kind, self.width, self.n = fmt, kind, int(width), 0
         self._gzip = None
         if fmt == "parquet":
@@ -376,7 +403,7 @@ class ReportWriter:
             header = PACKED_COLUMN if kind == "bits" else SYMBOL_COLUMN
             self._out.write(header.encode() + b"\n")
 
-    def write(self, reports):
+    def write(self, reports: Any) -> None:
         """Append a chunk: int symbols of shape (m,) or (m, 1), or 0/1 bits of shape (m, width)."""
         reports = np.asarray(reports)
         if self.kind == "bits":
@@ -404,7 +431,7 @@ class ReportWriter:
                 self._out.write(("\n".join(map(str, symbols.tolist())) + "\n").encode())
         self.n += reports.shape[0]
 
-    def close(self):
+    def close(self) -> None:
         """Finish the file (Parquet footer, gzip trailer); the raw file stays open."""
         if self.fmt == "parquet":
             self._pq.close()
@@ -413,7 +440,7 @@ class ReportWriter:
         self._sink.flush()
 
 
-def write_reports(path, reports, *, width=None):
+def write_reports(path: str | os.PathLike[str], reports: Any, *, width: int | None = None) -> str:
     """Write reports to a CSV (plain or gzip) or Parquet file; bit-vector reports packed.
 
     Parameters
@@ -454,7 +481,7 @@ def write_reports(path, reports, *, width=None):
 # estimating from chunks
 
 
-def fit_chunks(estimator, chunks):
+def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
     """Fit ``estimator`` on an iterable of report chunks, estimating once at the end.
 
     The chunks' statistics are added up as ``partial_fit`` adds them (for EM on bit
@@ -476,7 +503,7 @@ def fit_chunks(estimator, chunks):
     """
     estimator._reset()
     estimator._check_params()
-    stack = []  # a binary counter of merged chunks: each report copied log(chunks) times
+    stack: list[Any] = []  # a binary counter of merged chunks: each report copied log(chunks) times
     specs = width = None
 
     def merge(a, b):

@@ -1,22 +1,30 @@
 """Distances between distributions, and scorers for model selection on simulated data."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skldp._domain import check_category_list, encode
 from skldp._validation import as_float_array
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike, NDArray
 __all__ = [
-    "total_variation",
+    "empirical_distribution",
+    "kl_divergence",
     "l1_distance",
     "l2_distance",
     "linf_distance",
-    "kl_divergence",
     "make_distribution_scorer",
-    "empirical_distribution",
+    "total_variation",
 ]
 
 
-def _pair(p, q):
+def _pair(p: ArrayLike, q: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     p = as_float_array(p, "a distribution")
     q = as_float_array(q, "a distribution")
     if p.shape != q.shape or p.ndim != 1:
@@ -30,30 +38,30 @@ def _pair(p, q):
     return p, q
 
 
-def l1_distance(p, q):
+def l1_distance(p: ArrayLike, q: ArrayLike) -> float:
     r""":math:`\sum_i |p_i - q_i|`."""
     p, q = _pair(p, q)
     return float(np.abs(p - q).sum())
 
 
-def total_variation(p, q):
+def total_variation(p: ArrayLike, q: ArrayLike) -> float:
     r"""Total variation distance :math:`\frac12 \sum_i |p_i - q_i|`."""
     return 0.5 * l1_distance(p, q)
 
 
-def l2_distance(p, q):
+def l2_distance(p: ArrayLike, q: ArrayLike) -> float:
     r""":math:`\sqrt{\sum_i (p_i - q_i)^2}`."""
     p, q = _pair(p, q)
     return float(np.sqrt(np.sum((p - q) ** 2)))
 
 
-def linf_distance(p, q):
+def linf_distance(p: ArrayLike, q: ArrayLike) -> float:
     r""":math:`\max_i |p_i - q_i|`."""
     p, q = _pair(p, q)
     return float(np.max(np.abs(p - q)))
 
 
-def kl_divergence(p, q):
+def kl_divergence(p: ArrayLike, q: ArrayLike) -> float:
     r"""Kullback-Leibler divergence :math:`\sum_i p_i \log(p_i / q_i)` of ``q`` from ``p``.
 
     Terms with :math:`p_i = 0` count zero; a category with :math:`p_i > 0 = q_i` makes it
@@ -77,7 +85,7 @@ _METRICS = {
 }
 
 
-def empirical_distribution(values, categories):
+def empirical_distribution(values: ArrayLike, categories: ArrayLike) -> NDArray[np.float64]:
     r"""Frequencies of raw ``values`` over ``categories``: :math:`\hat p_i = n_i / n`.
 
     Parameters
@@ -117,7 +125,7 @@ def _raw_columns(X):
     return [arr[:, j] for j in range(arr.shape[1])]
 
 
-def make_distribution_scorer(metric="tv"):
+def make_distribution_scorer(metric: str = "tv") -> Callable[..., float]:
     """Make a scorer for :class:`~sklearn.model_selection.GridSearchCV` on simulated data.
 
     The scorer takes a fitted estimator (or a pipeline ending in one) and held-out *raw* data,

@@ -6,9 +6,20 @@ calling a function without it raises an ImportError that says how to install it
 returns the axes.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from matplotlib.axes import Axes
+    from matplotlib.legend import Legend
+    from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "legend_outside",
     "metric_label",
@@ -48,7 +59,7 @@ METRIC_LABELS = {
 }
 
 
-def metric_label(metric):
+def metric_label(metric: str) -> str:
     r"""The axis label of an error metric: what it measures, with its formula.
 
     Parameters
@@ -67,7 +78,7 @@ def metric_label(metric):
     return METRIC_LABELS.get(metric, f"{metric} error")
 
 
-def legend_outside(ax, **kwargs):
+def legend_outside(ax: Axes, **kwargs: Any) -> Legend:
     """A legend to the right of the axes, outside the data, in small type.
 
     Parameters
@@ -98,8 +109,16 @@ def _setting_columns(results):
 
 
 def plot_error(
-    results, *, x="n_samples", metric="tv", hue=None, confidence=0.95, ax=None, logx=True, logy=True
-):
+    results: pd.DataFrame,
+    *,
+    x: str = "n_samples",
+    metric: str = "tv",
+    hue: Sequence[str] | None = None,
+    confidence: float = 0.95,
+    ax: Axes | None = None,
+    logx: bool = True,
+    logy: bool = True,
+) -> Axes:
     """Mean error against n (or a parameter) with a confidence band, one line per setting.
 
     Parameters
@@ -158,7 +177,14 @@ def plot_error(
     return ax
 
 
-def plot_distribution(true, estimates=None, *, categories=None, top=None, ax=None):
+def plot_distribution(
+    true: ArrayLike,
+    estimates: Any = None,
+    *,
+    categories: ArrayLike | None = None,
+    top: int | None = None,
+    ax: Axes | None = None,
+) -> Axes:
     """A true distribution as bars, with estimates drawn over it as markers.
 
     Parameters
@@ -210,18 +236,18 @@ def plot_distribution(true, estimates=None, *, categories=None, top=None, ax=Non
 
 
 def plot_grid_heatmap(
-    values,
-    grid_shape=None,
+    values: ArrayLike,
+    grid_shape: tuple[int, int] | None = None,
     *,
-    ax=None,
-    log=True,
-    title=None,
-    cmap="viridis",
-    vmin=None,
-    vmax=None,
-    label=None,
-    colorbar=True,
-):
+    ax: Axes | None = None,
+    log: bool = True,
+    title: str | None = None,
+    cmap: str = "viridis",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    label: str | None = None,
+    colorbar: bool = True,
+) -> Axes:
     """A heat map of counts or probabilities over a spatial grid (check-in cells).
 
     Parameters
@@ -274,13 +300,15 @@ def plot_grid_heatmap(
     elif arr.ndim != 2:
         raise ValueError(f"values must be flat or 2-D; got shape {arr.shape}")
     plt = _pyplot()
-    from matplotlib.colors import LogNorm
+    from matplotlib.colors import LogNorm, Normalize
 
     if vmin is not None and vmax is not None and not vmin < vmax:
         raise ValueError(f"vmin must be below vmax; got vmin={vmin}, vmax={vmax}")
     if log and vmin is not None and not vmin > 0:
         raise ValueError(f"a log colour scale needs vmin > 0; got vmin={vmin}")
     ax = _axes(ax, figsize=(7.5, 3.6))
+    shown: Any
+    norm: Normalize | None
     if log:
         shown = np.ma.masked_less_equal(arr, 0)
         positive = arr[arr > 0]
@@ -291,8 +319,6 @@ def plot_grid_heatmap(
         else:
             norm = None
     else:
-        from matplotlib.colors import Normalize
-
         shown, norm = arr, Normalize(vmin=vmin, vmax=vmax)
     image = ax.imshow(
         shown, origin="lower", cmap=cmap, norm=norm, interpolation="nearest", aspect="auto"

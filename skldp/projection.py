@@ -1,13 +1,19 @@
 """Post-processing of an unbiased estimate onto the probability simplex."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skldp._validation import check_finite_vector
 
-__all__ = ["project_simplex", "clip_normalize", "norm_sub"]
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+__all__ = ["clip_normalize", "norm_sub", "project_simplex"]
 
 
-def project_simplex(v):
+def project_simplex(v: ArrayLike) -> NDArray[np.float64]:
     r"""Euclidean projection of ``v`` onto the probability simplex.
 
     Solves :math:`\min_{q \in \Delta_k} \lVert q - v \rVert_2` by sorting (Algorithm 1 of
@@ -38,7 +44,7 @@ def project_simplex(v):
     return q / q.sum()
 
 
-def norm_sub(v):
+def norm_sub(v: ArrayLike) -> NDArray[np.float64]:
     r"""Norm-Sub: zero the negative entries and shift the positive ones by a common amount.
 
     The procedure of Wang et al. (2020) repeats "set negative entries to zero, subtract the
@@ -79,7 +85,7 @@ def norm_sub(v):
     return q
 
 
-def clip_normalize(v):
+def clip_normalize(v: ArrayLike) -> NDArray[np.float64]:
     r"""Clip negative entries to zero and rescale to sum to one.
 
     :math:`q_i = \max(v_i, 0) / \sum_j \max(v_j, 0)`; when no entry is positive the uniform

@@ -26,7 +26,10 @@ deviations, and tends to :math:`\sqrt{2/(\pi n)} \sum_i \sqrt{n \operatorname{Va
 for large n (the paper's l1 statements in Props. 3 and 4).
 """
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import brentq
@@ -34,6 +37,8 @@ from scipy.stats import binom
 
 from skldp._validation import check_epsilon, check_int, check_probability_vector
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "krr_excess_risk",
     "krr_l1_risk",
@@ -55,7 +60,7 @@ def _p_term(p, k):
     return 1.0 - float(np.sum(_distribution(p, k) ** 2))
 
 
-def krr_excess_risk(k, epsilon):
+def krr_excess_risk(k: int, epsilon: float) -> float:
     r""":math:`(k-1)(k + 2(e^\varepsilon - 1)) / (e^\varepsilon - 1)^2`: n times the k-RR risk
     given the inputs (Prop. 3 of Kairouz et al., 2016)."""
     k = check_int(k, "k", min_value=2)
@@ -63,7 +68,7 @@ def krr_excess_risk(k, epsilon):
     return (k - 1) * (k + 2 * em1) / em1**2
 
 
-def rappor_excess_risk(k, epsilon):
+def rappor_excess_risk(k: int, epsilon: float) -> float:
     r""":math:`k e^{\varepsilon/2} / (e^{\varepsilon/2} - 1)^2`: n times the RAPPOR risk given
     the inputs (Prop. 4 of Kairouz et al., 2016)."""
     k = check_int(k, "k", min_value=2)
@@ -71,7 +76,7 @@ def rappor_excess_risk(k, epsilon):
     return k * math.exp(eps / 2) / math.expm1(eps / 2) ** 2
 
 
-def krr_l2_risk(k, epsilon, n, p=None):
+def krr_l2_risk(k: int, epsilon: float, n: int, p: ArrayLike | None = None) -> float:
     """Exact :math:`E\\lVert \\hat p - p \\rVert_2^2` of the k-RR empirical estimator.
 
     ``p=None`` is the uniform distribution (the worst case).
@@ -80,7 +85,7 @@ def krr_l2_risk(k, epsilon, n, p=None):
     return (_p_term(p, k) + krr_excess_risk(k, epsilon)) / n
 
 
-def rappor_l2_risk(k, epsilon, n, p=None):
+def rappor_l2_risk(k: int, epsilon: float, n: int, p: ArrayLike | None = None) -> float:
     """Exact :math:`E\\lVert \\hat p - p \\rVert_2^2` of the basic RAPPOR empirical estimator."""
     n = check_int(n, "n", min_value=1)
     return (_p_term(p, k) + rappor_excess_risk(k, epsilon)) / n
@@ -92,7 +97,7 @@ def _gap(epsilon, k):
     return (k - 1) * (k - 2 + 2 * c * c) - k * c * (c + 1) ** 2
 
 
-def krr_rappor_break_even(k):
+def krr_rappor_break_even(k: int) -> float:
     r"""The epsilon above which k-RR has a smaller l2 risk than RAPPOR (Prop. 5).
 
     Parameters
@@ -161,7 +166,9 @@ def _with_l1_parameters(func):
 
 
 @_with_l1_parameters
-def krr_l1_risk(k, epsilon, n, p=None, *, method="exact"):
+def krr_l1_risk(
+    k: int, epsilon: float, n: int, p: ArrayLike | None = None, *, method: str = "exact"
+) -> float:
     r"""Expected l1 error :math:`E\lVert \hat p - p \rVert_1` of the k-RR empirical estimator.
 
     Each count :math:`N_i` of reports equal to i is binomial with
@@ -190,7 +197,9 @@ def krr_l1_risk(k, epsilon, n, p=None, *, method="exact"):
 
 
 @_with_l1_parameters
-def rappor_l1_risk(k, epsilon, n, p=None, *, method="exact"):
+def rappor_l1_risk(
+    k: int, epsilon: float, n: int, p: ArrayLike | None = None, *, method: str = "exact"
+) -> float:
     r"""Expected l1 error :math:`E\lVert \hat p - p \rVert_1` of the basic RAPPOR empirical
     estimator.
 

@@ -16,14 +16,27 @@ ability implements all of it.
   (EMEstimator's start).
 """
 
+from __future__ import annotations
+
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from skldp._measurement import MeasurementSystem
 
 
 class SparseMeasurements(ABC):
     """A channel whose statistics give a measurement system for sparse recovery."""
 
     @abstractmethod
-    def sparse_measurements(self, stats, n, *, empty_groups="drop"):
+    def sparse_measurements(
+        self, stats: NDArray[np.float64], n: int, *, empty_groups: str = "drop"
+    ) -> MeasurementSystem:
         """The measurement system ``z ~ M p`` of the statistics of ``n`` reports.
 
         Returns
@@ -36,7 +49,9 @@ class BlockMeasurements(SparseMeasurements):
     """A channel whose measurements split into independent blocks (recursive compressive)."""
 
     @abstractmethod
-    def block_measurements(self, stats, n, *, empty_groups="drop"):
+    def block_measurements(
+        self, stats: NDArray[np.float64], n: int, *, empty_groups: str = "drop"
+    ) -> list[MeasurementSystem]:
         """One measurement system per block of the inputs."""
 
 
@@ -57,15 +72,17 @@ class CohortIncidence(ABC):
 
     @property
     @abstractmethod
-    def n_independent_statistics(self):
+    def n_independent_statistics(self) -> int:
         """How many of the statistics can be linearly independent (a bound on rank H)."""
 
     @abstractmethod
-    def least_squares_target(self, stats, n):
+    def least_squares_target(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
         """The right-hand side f of ``H p = f`` from the statistics of ``n`` reports."""
 
     @abstractmethod
-    def least_squares(self, stats, n, columns=None):
+    def least_squares(
+        self, stats: NDArray[np.float64], n: int, columns: Any = None
+    ) -> NDArray[np.float64]:
         """Minimum-norm least squares of ``H p = f`` on the inputs ``columns`` (default all).
 
         Returns
@@ -79,7 +96,7 @@ class IndistinguishableInputs(ABC):
     """A channel under which some inputs may have identical rows (hash collisions)."""
 
     @abstractmethod
-    def indistinguishable_groups(self):
+    def indistinguishable_groups(self) -> list[NDArray[np.intp]]:
         """The groups of two or more inputs with identical rows of Q, as index arrays."""
 
 
@@ -91,5 +108,5 @@ class ClosedFormMaximumLikelihood(ABC):
     """
 
     @abstractmethod
-    def maximum_likelihood(self, stats):
+    def maximum_likelihood(self, stats: NDArray[np.float64]) -> NDArray[np.float64]:
         """The maximum-likelihood estimate of p from the statistics, on the simplex."""

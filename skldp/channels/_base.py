@@ -10,11 +10,14 @@ statistics are output counts and ``forward(p) = Q^T p``; for a bit-vector channe
 sums and ``forward(p)`` the probability of each bit being one.
 """
 
+from __future__ import annotations
+
 import functools
 import math
 from abc import ABC, abstractmethod
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, lsqr
@@ -23,6 +26,13 @@ from skldp._memory import check_allocation
 from skldp._validation import check_probability_vector
 from skldp.channels._likelihood import MultinomialModel
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import NDArray
+
+    from skldp.channels._likelihood import LikelihoodModel
+    from skldp.privacy._models import PrivacyModel
 #: Largest dense matrix (entries) that ``to_dense`` builds.
 MAX_DENSE_ENTRIES = 50_000_000
 
@@ -166,34 +176,34 @@ class _Mechanism(ABC):
         return f"{type(self).__name__}{self._key()!r}"
 
     @abstractmethod
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         """The privacy model this mechanism claims (a :mod:`skldp.privacy` model)."""
 
     # -- reports -------------------------------------------------------------------------
     @property
     @abstractmethod
-    def report_width(self):
+    def report_width(self) -> int:
         """Number of integer columns one report takes (1 for symbol reports)."""
 
     @property
     @abstractmethod
-    def n_statistics(self):
+    def n_statistics(self) -> int:
         """Length of the statistics vector."""
 
     @property
     @abstractmethod
-    def bits_per_report(self):
+    def bits_per_report(self) -> float:
         """Bits needed to send one report."""
 
     @abstractmethod
-    def check_reports(self, reports):
+    def check_reports(self, reports: Any) -> Any:
         """Return reports in the mechanism's array form after checking they could come from it."""
 
     @abstractmethod
     def _statistics(self, reports):
         """Statistics of checked reports."""
 
-    def statistics(self, reports):
+    def statistics(self, reports: Any) -> NDArray[np.float64]:
         """Additive sufficient statistics of ``reports`` (length ``n_statistics``)."""
         return self._statistics(self.check_reports(reports))
 
@@ -221,7 +231,7 @@ class Channel(_Mechanism):
     n_inputs: int
 
     # -- sampling --------------------------------------------------------------------------
-    def sample(self, x, rng):
+    def sample(self, x: NDArray[np.integer[Any]], rng: np.random.Generator) -> Any:
         """Randomize input indices ``x`` (1-D int array) into one report each."""
         return self._sample(self._check_inputs(x), rng)
 
@@ -244,7 +254,7 @@ class Channel(_Mechanism):
         return x.astype(np.int64, copy=False)
 
     # -- the linear map ----------------------------------------------------------------------
-    def forward(self, p):
+    def forward(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
         """Expected statistics of one report when inputs follow ``p`` (length ``n_statistics``)."""
         p = np.asarray(p, dtype=float)
         if p.shape != (self.n_inputs,):
@@ -257,7 +267,7 @@ class Channel(_Mechanism):
     def _forward(self, p):
         """``forward`` on a checked float vector."""
 
-    def adjoint(self, v):
+    def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         """Transpose of :meth:`forward` applied to ``v`` (length ``n_statistics``)."""
         v = np.asarray(v, dtype=float)
         if v.shape != (self.n_statistics,):
@@ -270,7 +280,7 @@ class Channel(_Mechanism):
     def _adjoint(self, v):
         """``adjoint`` on a checked float vector."""
 
-    def as_linear_operator(self):
+    def as_linear_operator(self) -> LinearOperator:
         """The forward map as a :class:`scipy.sparse.linalg.LinearOperator`."""
         return LinearOperator(
             (self.n_statistics, self.n_inputs),
@@ -280,7 +290,7 @@ class Channel(_Mechanism):
         )
 
     # -- estimation ----------------------------------------------------------------------------
-    def unbiased(self, stats, n):
+    def unbiased(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
         """Unbiased estimate of p from statistics of ``n`` reports (may leave the simplex)."""
         stats = np.asarray(stats, dtype=float)
         if stats.shape != (self.n_statistics,):
@@ -298,7 +308,7 @@ class Channel(_Mechanism):
             0
         ]
 
-    def variance(self, p, n):
+    def variance(self, p: NDArray[np.float64], n: int) -> NDArray[np.float64]:
         """Exact variance of each entry of :meth:`unbiased` for ``n`` reports from ``p``."""
         p = check_probability_vector(p, self.n_inputs)
         return self._variance(p, _check_n_reports(n))
@@ -310,7 +320,9 @@ class Channel(_Mechanism):
         m = Q.T @ p
         return (G**2 @ m - (G @ m) ** 2) / n
 
-    def zero_frequency_variance(self, n, p=None):
+    def zero_frequency_variance(
+        self, n: int, p: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
         r"""Variance of each entry of :meth:`unbiased` when that category has frequency zero.
 
         Wang et al.'s :math:`\mathrm{Var}^*`, the scale of the significance threshold
@@ -383,7 +395,7 @@ class Channel(_Mechanism):
         return np.where(safe, var, worst) / n
 
     # -- likelihood ------------------------------------------------------------------------------
-    def likelihood(self, reports):
+    def likelihood(self, reports: Any) -> NDArray[np.float64]:
         """Q(y_i | x) for each report (rows) and input (columns): shape (n_reports, n_inputs)."""
         reports = self.check_reports(reports)
         check_allocation(
@@ -397,7 +409,7 @@ class Channel(_Mechanism):
     def _likelihood(self, reports):
         return self.to_dense()[:, reports].T
 
-    def log_likelihood(self, reports, p):
+    def log_likelihood(self, reports: Any, p: NDArray[np.float64]) -> NDArray[np.float64]:
         """log P(y_i) of each report when inputs follow ``p``."""
         return self._log_likelihood(self.check_reports(reports), self._check_prior(p))
 
@@ -413,7 +425,7 @@ class Channel(_Mechanism):
             raise ValueError("p must have finite non-negative entries")
         return p
 
-    def posterior(self, reports, p):
+    def posterior(self, reports: Any, p: NDArray[np.float64]) -> NDArray[np.float64]:
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
         _check_posterior_size(reports.shape[0], self.n_inputs)
@@ -423,7 +435,7 @@ class Channel(_Mechanism):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
 
     @abstractmethod
-    def em_model(self, reports):
+    def em_model(self, reports: Any) -> LikelihoodModel:
         """The likelihood of ``reports`` under this channel, as a model EM can step on.
 
         Returns
@@ -436,7 +448,7 @@ class Channel(_Mechanism):
         """
 
     # -- dense form ----------------------------------------------------------------------------------
-    def to_dense(self):
+    def to_dense(self) -> NDArray[np.float64]:
         """The explicit n_inputs x n_outputs matrix Q (small channels only)."""
         self._check_dense_size()
         if self.n_inputs * self.n_outputs > MAX_DENSE_ENTRIES:
@@ -462,21 +474,21 @@ class SymbolReports(_Mechanism):
     report_kind = "symbol"
 
     @property
-    def report_width(self):
+    def report_width(self) -> int:
         return 1
 
     #: Bytes of one report densified (symbols are never densified).
     _dense_report_bytes = 0
 
     @property
-    def n_statistics(self):
+    def n_statistics(self) -> int:
         return self.n_outputs
 
     @property
-    def bits_per_report(self):
+    def bits_per_report(self) -> float:
         return max(1, math.ceil(math.log2(self.n_outputs)))
 
-    def check_reports(self, reports):
+    def check_reports(self, reports: Any) -> Any:
         """Return reports as a 1-D int64 array after checking they lie in ``[0, n_outputs)``.
 
         One-column 2-D arrays are read as their column.
@@ -518,6 +530,6 @@ class SymbolChannel(SymbolReports, Channel):
         with np.errstate(divide="ignore"):
             return np.log(self._forward(p)[reports])
 
-    def em_model(self, reports):
+    def em_model(self, reports: Any) -> LikelihoodModel:
         """The multinomial likelihood of the output counts of ``reports``."""
         return MultinomialModel(self, self.statistics(reports))

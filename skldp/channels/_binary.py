@@ -1,6 +1,9 @@
 r"""The optimal binary context-aware mechanism Q* (Theorem 2 of Acharya et al., ICML 2020)."""
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -8,6 +11,8 @@ from skldp._validation import check_epsilon, check_epsilon_usable
 from skldp.channels._base import SymbolChannel, exactly_within, within_ratio
 from skldp.privacy import BinaryContextAwareLDP
 
+if TYPE_CHECKING:
+    from skldp.privacy._models import PrivacyModel
 _ULP = 2.0**-53
 
 
@@ -122,7 +127,7 @@ class BinaryRandomizedResponseChannel(SymbolChannel):
     n_inputs = 2
     n_outputs = 2
 
-    def __init__(self, epsilon_01, epsilon_10):
+    def __init__(self, epsilon_01: float, epsilon_10: float) -> None:
         self.epsilon_01 = check_epsilon(epsilon_01, "epsilon_01", allow_inf=True, allow_zero=True)
         self.epsilon_10 = check_epsilon(epsilon_10, "epsilon_10", allow_inf=True, allow_zero=True)
         self.flip_0, self.flip_1 = binary_flip_probabilities(self.epsilon_01, self.epsilon_10)
@@ -138,11 +143,11 @@ class BinaryRandomizedResponseChannel(SymbolChannel):
     def __reduce__(self):
         return (type(self), (self.epsilon_01, self.epsilon_10))
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return BinaryContextAwareLDP(self.epsilon_01, self.epsilon_10)
 
     @property
-    def gap(self):
+    def gap(self) -> float:
         r""":math:`Q(0 \mid 0) - Q(0 \mid 1) = 1 - Q(1|0) - Q(0|1)`, the slope of the estimator."""
         return 1.0 - self.flip_0 - self.flip_1
 

@@ -19,7 +19,10 @@ from the column indices of the ones, and whatever needs dense rows (likelihoods,
 densifies blocks of ``_rows_per_chunk()`` rows at a time.
 """
 
+from __future__ import annotations
+
 from abc import abstractmethod
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -28,6 +31,11 @@ from skldp._memory import check_allocation
 from skldp.channels._base import Channel, _check_posterior_size, _Mechanism
 from skldp.channels._likelihood import LikelihoodModel
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
 _ULP = 2.0**-53
 
 #: Rows of reports processed at once by chunked products (bounds the float temporaries).
@@ -45,7 +53,7 @@ def ceil_to_uniform_grid(prob):
     return np.ceil(np.asarray(prob, dtype=float) / _ULP) * _ULP
 
 
-def bernoulli_bits(rng, n_rows, probs):
+def bernoulli_bits(rng: np.random.Generator, n_rows: int, probs: ArrayLike) -> NDArray[np.uint8]:
     r"""Draw an (n_rows, w) uint8 matrix of independent bits, column j one with ``probs[j]``.
 
     Exact for probabilities on the grid of multiples of :math:`2^{-53}` (the grid of
@@ -129,23 +137,23 @@ class PackedBitReports:
 
     __slots__ = ("_byte_matrix", "packed", "sums", "width")
 
-    def __init__(self, packed, sums, width):
+    def __init__(self, packed: NDArray[np.uint8], sums: NDArray[np.float64], width: int) -> None:
         self.packed = packed
         self.sums = sums
         self.width = width
         self._byte_matrix = None
 
     @classmethod
-    def from_bits(cls, bits):
+    def from_bits(cls, bits: ArrayLike) -> Self:
         bits = np.asarray(bits, dtype=np.uint8)
         packed = np.ascontiguousarray(np.packbits(bits, axis=1, bitorder="little").T)
         return cls(packed, bits.sum(axis=0, dtype=np.int64), bits.shape[1])
 
     @property
-    def n(self):
+    def n(self) -> int:
         return self.packed.shape[1]
 
-    def merge(self, other):
+    def merge(self, other: PackedBitReports) -> PackedBitReports:
         """The reports of both chunks, ``self``'s first, with their bit sums added."""
         if other.width != self.width:
             raise ValueError(f"cannot merge reports of width {self.width} and {other.width}")
@@ -153,7 +161,7 @@ class PackedBitReports:
             np.hstack([self.packed, other.packed]), self.sums + other.sums, self.width
         )
 
-    def unpack(self, start=0, stop=None):
+    def unpack(self, start: int = 0, stop: int | None = None) -> NDArray[np.uint8]:
         """Rows ``start:stop`` as an (m, width) uint8 bit matrix."""
         rows = self.packed[:, start:stop].T
         return np.unpackbits(rows, axis=1, count=self.width, bitorder="little")
@@ -184,7 +192,7 @@ class PackedBitReports:
             )
         return self._byte_matrix
 
-    def row_dot(self, w):
+    def row_dot(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``bits @ w`` for every report, through per-byte look-up tables."""
         nbytes = self.packed.shape[0]
         padded = np.zeros(nbytes * 8)
@@ -192,7 +200,7 @@ class PackedBitReports:
         tables = padded.reshape(nbytes, 8) @ _BYTE_BITS.T  # (nbytes, 256)
         return self._bytes_matrix() @ tables.ravel()
 
-    def weighted_bit_sums(self, weights):
+    def weighted_bit_sums(self, weights: Any) -> NDArray[np.float64]:
         """``weights @ bits``: for each bit, the sum of the weights of the reports with it set."""
         nbytes = self.packed.shape[0]
         hist = (self._bytes_matrix().T @ weights).reshape(nbytes, 256)
@@ -257,7 +265,7 @@ class BitVectorReports(_Mechanism):
     width: int
 
     @property
-    def report_width(self):
+    def report_width(self) -> int:
         return self.width
 
     @property
@@ -265,18 +273,18 @@ class BitVectorReports(_Mechanism):
         return self.width
 
     @property
-    def n_outputs(self):
+    def n_outputs(self) -> int:
         return 2**self.width
 
     @property
-    def n_statistics(self):
+    def n_statistics(self) -> int:
         return self.width
 
     @property
-    def bits_per_report(self):
+    def bits_per_report(self) -> float:
         return self.width
 
-    def check_reports(self, reports):
+    def check_reports(self, reports: Any) -> Any:
         """Return reports as uint8 (n_reports, width) bits after checking they are 0/1.
 
         Accepts integer, boolean or integral float arrays, and scipy sparse matrices; a sparse
@@ -315,7 +323,7 @@ class BitVectorModel(LikelihoodModel):
     packed : PackedBitReports
     """
 
-    def __init__(self, channel, packed):
+    def __init__(self, channel: Channel, packed: PackedBitReports) -> None:
         self.channel = channel
         self.packed = packed
         self._chunks = None
@@ -324,29 +332,29 @@ class BitVectorModel(LikelihoodModel):
         return (type(self), (self.channel, self.packed))
 
     @property
-    def n_reports(self):
+    def n_reports(self) -> float:
         return float(self.packed.n)
 
     @property
-    def statistics(self):
+    def statistics(self) -> Any:
         return self.packed.sums
 
     @property
-    def weights(self):
+    def weights(self) -> NDArray[np.float64]:
         return np.ones(self.packed.n)
 
     @property
-    def constant(self):
+    def constant(self) -> float:
         return sum(log_scale for _, log_scale in self._likelihood_chunks())
 
-    def merge(self, other):
+    def merge(self, other: LikelihoodModel) -> LikelihoodModel:
         self._check_merge(other)
         return type(self)(self.channel, self.packed.merge(other.packed))
 
-    def forward(self, p):
+    def forward(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.concatenate([R @ p for R, _ in self._likelihood_chunks()])
 
-    def adjoint(self, v):
+    def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         out = np.zeros(self.channel.n_inputs)
         start = 0
         for R, _ in self._likelihood_chunks():
@@ -354,7 +362,7 @@ class BitVectorModel(LikelihoodModel):
             start += R.shape[0]
         return out
 
-    def em_step(self, p):
+    def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         r"""One EM step: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
 
         Chunked: no (n, k) matrix beyond the kept relative likelihoods. Returns the next
@@ -444,7 +452,7 @@ class BitVectorChannel(BitVectorReports, Channel):
                 )
         return out
 
-    def posterior(self, reports, p):
+    def posterior(self, reports: Any, p: NDArray[np.float64]) -> NDArray[np.float64]:
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
         _check_posterior_size(reports.shape[0], self.n_inputs, self.report_width)
@@ -456,7 +464,7 @@ class BitVectorChannel(BitVectorReports, Channel):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
 
     # -- EM ------------------------------------------------------------------------------------------
-    def em_model(self, reports):
+    def em_model(self, reports: Any) -> LikelihoodModel:
         """The exact likelihood of ``reports``: a :class:`BitVectorModel` of them, bit-packed.
 
         Reports are read ``_rows_per_chunk()`` rows at a time (sparse ones densified block
@@ -485,7 +493,7 @@ class BitVectorChannel(BitVectorReports, Channel):
         return BitVectorModel(self, PackedBitReports.from_bits(reports))
 
     # -- dense form ----------------------------------------------------------------------------------
-    def output_bits(self):
+    def output_bits(self) -> NDArray[np.uint8]:
         """The (2**width, width) matrix of every output vector, row o having bits of o."""
         o = np.arange(2**self.width)
         return ((o[:, None] >> np.arange(self.width)) & 1).astype(np.uint8)

@@ -35,7 +35,10 @@ the sampled channel is the stated one and no stored ratio exceeds e^epsilon. The
 (the paper's :math:`c = (e^\varepsilon + 1)/(e^\varepsilon - 1)` up to that rounding).
 """
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -56,6 +59,12 @@ from skldp.channels._base import SymbolChannel
 from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import NDArray
+
+    from skldp.privacy._models import PrivacyModel
 __all__ = [
     "OneBitCompressiveChannel",
     "OneBitHadamardChannel",
@@ -91,16 +100,16 @@ class _MeasurementChannel(SparseMeasurements, SymbolChannel):
     _zero_symbols = None
     _pinv_cache = None
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
     @property
-    def measurement_operator(self):
+    def measurement_operator(self) -> Any:
         """M: the public map with :math:`E[z] = M p` for the measurement vector z."""
         return self.operator
 
     @property
-    def debias(self):
+    def debias(self) -> float:
         """The constant 1 / (keep - other), the paper's (e^eps + 1)/(e^eps - 1) up to rounding."""
         return 1.0 / self.gain
 
@@ -110,7 +119,9 @@ class _MeasurementChannel(SparseMeasurements, SymbolChannel):
             return (start + np.arange(n, dtype=np.int64)) % self.n_groups
         return rng.integers(0, self.n_groups, size=n, dtype=np.int64)
 
-    def sample_statistics(self, p, n, rng):
+    def sample_statistics(
+        self, p: NDArray[np.float64], n: int, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
         """Statistics of n reports of people drawn i.i.d. from p, drawn from their exact law.
 
         Equivalent to ``statistics(sample(x, rng))`` with ``x`` i.i.d. from p, in O(outputs)
@@ -129,12 +140,14 @@ class _MeasurementChannel(SparseMeasurements, SymbolChannel):
         return rng.multinomial(sizes, probs).reshape(-1).astype(np.int64)
 
     # -- the measurement vector -----------------------------------------------------------
-    def measurements(self, stats, n):
+    def measurements(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
         r"""The affine unbiased measurement vector :math:`z = G\,C N / n`, with :math:`E[z] = M p`."""
         stats = np.asarray(stats, dtype=float)
         return self.n_groups * (self._coef @ stats) / n
 
-    def sparse_measurements(self, stats, n, *, empty_groups="drop"):
+    def sparse_measurements(
+        self, stats: NDArray[np.float64], n: int, *, empty_groups: str = "drop"
+    ) -> MeasurementSystem:
         r"""The paper's measurement vector, one mean per group, for sparse recovery.
 
         Row r averages over the reports of its group g(r): :math:`z_r = (C N)_r / N_{g(r)}`;
@@ -269,7 +282,7 @@ class _OneBitChannel(_MeasurementChannel):
         self._zero_symbols = 2 * np.arange(m)
 
     @property
-    def bits_per_report(self):
+    def bits_per_report(self) -> float:
         return 1
 
     def _sample(self, x, rng):
@@ -339,7 +352,14 @@ class OneBitCompressiveChannel(_OneBitChannel):
         batch); ``'random'``: each person's group is uniform and independent.
     """
 
-    def __init__(self, epsilon, n_inputs, n_measurements, seed=0, assignment="cyclic"):
+    def __init__(
+        self,
+        epsilon: float,
+        n_inputs: int,
+        n_measurements: int,
+        seed: int = 0,
+        assignment: str = "cyclic",
+    ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         self.n_measurements = check_int(n_measurements, "n_measurements", min_value=1)
@@ -373,7 +393,7 @@ class OneBitHadamardChannel(_OneBitChannel):
         As in :class:`OneBitCompressiveChannel`.
     """
 
-    def __init__(self, epsilon, n_inputs, assignment="cyclic"):
+    def __init__(self, epsilon: float, n_inputs: int, assignment: str = "cyclic") -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         self.assignment = _check_assignment(assignment)
@@ -417,7 +437,7 @@ class SymmetricCompressiveChannel(_MeasurementChannel):
 
     assignment = None
 
-    def __init__(self, epsilon, n_inputs, n_measurements, seed=0):
+    def __init__(self, epsilon: float, n_inputs: int, n_measurements: int, seed: int = 0) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         m = check_int(n_measurements, "n_measurements", min_value=2)
@@ -478,7 +498,7 @@ class SymmetricCompressiveChannel(_MeasurementChannel):
         hi, lo = self.keep / h, self.other / h
         return np.concatenate([np.where(A > 0, hi, lo), np.where(A > 0, lo, hi)], axis=1)
 
-    def full_matrix(self):
+    def full_matrix(self) -> NDArray[np.int8]:
         """The stacked m x k matrix :math:`A = [A_h; -A_h]` as int8 (small k only)."""
         Ah = self.operator.to_dense()
         return np.concatenate([Ah, -Ah])
@@ -518,7 +538,15 @@ class RecursiveCompressiveChannel(BlockMeasurements, _MeasurementChannel):
     assignment : {'cyclic', 'random'}, default='cyclic'
     """
 
-    def __init__(self, epsilon, n_inputs, n_measurements, n_blocks=1, seed=0, assignment="cyclic"):
+    def __init__(
+        self,
+        epsilon: float,
+        n_inputs: int,
+        n_measurements: int,
+        n_blocks: int = 1,
+        seed: int = 0,
+        assignment: str = "cyclic",
+    ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         self.n_measurements = m = check_int(n_measurements, "n_measurements", min_value=1)
@@ -574,10 +602,12 @@ class RecursiveCompressiveChannel(BlockMeasurements, _MeasurementChannel):
         return (type(self), self._key())
 
     @property
-    def bits_per_report(self):
+    def bits_per_report(self) -> float:
         return int(math.log2(self.n_blocks)) + 1
 
-    def block_measurements(self, stats, n, *, empty_groups="drop"):
+    def block_measurements(
+        self, stats: NDArray[np.float64], n: int, *, empty_groups: str = "drop"
+    ) -> list[MeasurementSystem]:
         r"""The L decoupled block problems :math:`z_l \approx A_2 p'^{(l)}` (hierarchical recovery).
 
         The paper's measurements (eq. 23) are :math:`\hat q = (H_L \otimes A_2) p' +` noise with

@@ -20,6 +20,10 @@ H. Zhang, "Hadamard Response: Estimating Distributions Privately, Efficiently, a
 Communication", AISTATS 2019.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skldp._domain import format_sizes, partition_labels, sensitive_indices
@@ -33,6 +37,12 @@ from skldp.channels._base import (
 )
 from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp.privacy._models import PrivacyModel
 _ULP = 2.0**-53
 
 
@@ -155,7 +165,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
        Differential Privacy", ICML 2020, Section 6.1 and Appendix C.3.
     """
 
-    def __init__(self, epsilon, blocks):
+    def __init__(self, epsilon: float, blocks: ArrayLike) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.labels = partition_labels(blocks)
         self._setup()
@@ -213,17 +223,19 @@ class BlockHadamardResponseChannel(SymbolChannel):
             f"block_sizes={format_sizes(self.block_sizes)})"
         )
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return BlockStructuredLDP(self.labels, self.epsilon)
 
     # -- reports -----------------------------------------------------------------------------
-    def split_reports(self, reports):
+    def split_reports(self, reports: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Unfold reports into ``(block, column)``: the block index and the in-block symbol."""
         reports = self.check_reports(reports)
         block = np.searchsorted(self.block_offsets, reports, side="right") - 1
         return block, reports - self.block_offsets[block]
 
-    def join_reports(self, block, column):
+    def join_reports(
+        self, block: NDArray[np.integer[Any]], column: NDArray[np.integer[Any]]
+    ) -> NDArray[np.int64]:
         """Fold ``(block, column)`` pairs into report integers (inverse of split_reports)."""
         block = np.asarray(block, dtype=np.int64)
         column = np.asarray(column, dtype=np.int64)
@@ -320,7 +332,7 @@ class HadamardResponseChannel(BlockHadamardResponseChannel):
        Privately, Efficiently, and with Little Communication", AISTATS 2019.
     """
 
-    def __init__(self, epsilon, n_inputs):
+    def __init__(self, epsilon: float, n_inputs: int) -> None:
         self.epsilon = check_epsilon(epsilon)
         k = check_int(n_inputs, "n_inputs", min_value=2)
         labels = np.zeros(k, dtype=np.int64)
@@ -337,7 +349,7 @@ class HadamardResponseChannel(BlockHadamardResponseChannel):
     def __repr__(self):
         return f"HadamardResponseChannel(epsilon={self.epsilon:g}, n_inputs={self.n_inputs})"
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
 
@@ -379,7 +391,7 @@ class HighLowHadamardResponseChannel(SymbolChannel):
        Differential Privacy", ICML 2020, Section 5.1 and Appendix C.1.
     """
 
-    def __init__(self, epsilon, n_inputs, sensitive):
+    def __init__(self, epsilon: float, n_inputs: int, sensitive: ArrayLike) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=1)
         self.sensitive = sensitive_indices(sensitive, self.n_inputs)
@@ -419,7 +431,7 @@ class HighLowHadamardResponseChannel(SymbolChannel):
             f"n_sensitive={self.n_sensitive})"
         )
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return HighLowLDP(self.sensitive, self.epsilon)
 
     def _sample(self, x, rng):

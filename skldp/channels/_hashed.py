@@ -22,8 +22,11 @@ Two kinds of channel live here:
   so ``forward`` and ``adjoint`` are sparse products with H plus a constant.
 """
 
+from __future__ import annotations
+
 import hashlib
 from abc import abstractmethod
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -43,6 +46,13 @@ from skldp.channels._base import (
 )
 from skldp.channels._randomized_response import _rr_truth, rr_sample
 from skldp.privacy import LDP
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp.privacy._models import PrivacyModel
 
 
 def cohort_rr_probabilities(epsilon, k, n_cohorts):
@@ -149,7 +159,9 @@ class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
             self.__dict__["_ls"] = solver
         return solver
 
-    def least_squares(self, stats, n, columns=None):
+    def least_squares(
+        self, stats: NDArray[np.float64], n: int, columns: Any = None
+    ) -> NDArray[np.float64]:
         """Minimum-norm least squares of ``H p = f`` on the inputs ``columns`` (default all).
 
         The inputs left out are fixed at zero: the solve is on the columns of H kept.
@@ -193,7 +205,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     equality when some cohort separates them.
     """
 
-    def __init__(self, epsilon, n_buckets, buckets):
+    def __init__(self, epsilon: float, n_buckets: int, buckets: NDArray[np.integer[Any]]) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_buckets = check_int(n_buckets, "n_buckets", min_value=2)
         b = np.array(buckets, dtype=np.int64)
@@ -232,15 +244,15 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_buckets, np.asarray(self.buckets)))
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
     @property
-    def least_squares_blocks(self):
+    def least_squares_blocks(self) -> Any:
         return (self.n_cohorts, self.n_buckets)
 
     @property
-    def n_independent_statistics(self):
+    def n_independent_statistics(self) -> int:
         """Each cohort's k-RR buckets add up to the cohort's total: at most C (k - 1) + 1."""
         return self.n_outputs - (self.n_cohorts - 1)
 
@@ -258,7 +270,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     def _adjoint(self, v):
         return (self._a * (self.incidence.T @ v) + self.other * v.sum()) / self.n_cohorts
 
-    def least_squares_target(self, stats, n):
+    def least_squares_target(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
         """The right-hand side b of ``H p = b`` (eq. (18)): ``(C N / n - q_other) / a``."""
         return (self.n_cohorts * np.asarray(stats, dtype=float) / n - self.other) / self._a
 
@@ -300,7 +312,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
         return Q
 
     # -- cohorts ---------------------------------------------------------------------------------
-    def cohort_dense(self, cohort):
+    def cohort_dense(self, cohort: int) -> NDArray[np.float64]:
         """The k-RR channel on buckets seen by one cohort: (n_inputs, k), rows sum to 1.
 
         It is ``C`` times the block of :meth:`~skldp.channels.Channel.to_dense` for the cohort's
@@ -314,7 +326,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
         Q[np.arange(self.n_inputs), self.buckets[:, cohort]] = self.keep
         return Q
 
-    def indistinguishable_groups(self):
+    def indistinguishable_groups(self) -> list[NDArray[np.intp]]:
         """Groups of inputs that share their bucket in every cohort (identical columns of H)."""
         return collision_groups(self.buckets)
 
@@ -332,7 +344,7 @@ class OpenAlphabetChannel(_Mechanism):
     """
 
     @abstractmethod
-    def restrict(self, candidates):
+    def restrict(self, candidates: ArrayLike) -> Channel:
         """The channel over a finite list of candidate values (in their order).
 
         Returns
@@ -341,7 +353,7 @@ class OpenAlphabetChannel(_Mechanism):
         """
 
     @abstractmethod
-    def sample_values(self, values, rng):
+    def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """One report per raw value (any hashable values), drawn with ``rng``."""
 
     def __getattr__(self, name):
@@ -379,7 +391,7 @@ class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
         Selects the hash family; the server must use the same one.
     """
 
-    def __init__(self, epsilon, n_buckets, n_cohorts, hash_seed=0):
+    def __init__(self, epsilon: float, n_buckets: int, n_cohorts: int, hash_seed: int = 0) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_buckets = check_int(n_buckets, "n_buckets", min_value=2)
         self.n_cohorts = check_int(n_cohorts, "n_cohorts", min_value=1)
@@ -395,22 +407,22 @@ class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
     def __reduce__(self):
         return (type(self), self._key())
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
-    def sample_values(self, values, rng):
+    def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """Randomize raw values (strings or anything with a text form) into one report each."""
         values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
         cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
         buckets = row_buckets(values, cohorts, self.n_buckets, self.n_cohorts, self.hash_seed)[:, 0]
         return cohorts * self.n_buckets + rr_sample(buckets, self.n_buckets, self.truth, rng)
 
-    def candidate_buckets(self, candidates):
+    def candidate_buckets(self, candidates: ArrayLike) -> NDArray[np.int64]:
         """Bucket of each candidate in each cohort: int array (n_candidates, n_cohorts)."""
         return candidate_buckets(candidates, self.n_buckets, self.n_cohorts, self.hash_seed)[
             :, :, 0
         ]
 
-    def restrict(self, candidates):
+    def restrict(self, candidates: ArrayLike) -> Channel:
         """The channel over ``candidates``: a :class:`CohortRRChannel` with their buckets."""
         return CohortRRChannel(self.epsilon, self.n_buckets, self.candidate_buckets(candidates))

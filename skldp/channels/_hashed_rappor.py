@@ -16,7 +16,10 @@ bit-vector core (:class:`~skldp.channels.BitVectorChannel`, :func:`~skldp.channe
 and RAPPOR's probabilities (:func:`~skldp.channels._unary.rappor_probabilities`).
 """
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -40,6 +43,14 @@ from skldp.channels._hashed import (
 from skldp.channels._unary import rappor_probabilities
 from skldp.privacy import LDP
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp.channels._base import Channel
+    from skldp.privacy._models import PrivacyModel
+
 
 def cohort_bits(n_cohorts):
     """Number of binary digits that carry the cohort in a report (0 for one cohort)."""
@@ -56,10 +67,10 @@ class _CohortBitReports(BitVectorReports):
         self._weights = (1 << np.arange(self.width - n_bits)).astype(np.int64)
 
     @property
-    def n_statistics(self):
+    def n_statistics(self) -> int:
         return self.n_cohorts * self.n_bits
 
-    def check_reports(self, reports):
+    def check_reports(self, reports: Any) -> Any:
         reports = super().check_reports(reports)
         if (
             reports.size
@@ -72,7 +83,7 @@ class _CohortBitReports(BitVectorReports):
             )
         return reports
 
-    def decode_cohorts(self, reports):
+    def decode_cohorts(self, reports: Any) -> NDArray[np.int64]:
         """The cohort of each report, read from its last bits."""
         if self.width == self.n_bits:
             return np.zeros(reports.shape[0], dtype=np.int64)
@@ -144,7 +155,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
     :math:`r_0 = (1 - \theta) / (1 - \psi)`.
     """
 
-    def __init__(self, epsilon, n_bits, buckets):
+    def __init__(self, epsilon: float, n_bits: int, buckets: NDArray[np.integer[Any]]) -> None:
         self.epsilon = check_epsilon(epsilon)
         k = check_int(n_bits, "n_bits", min_value=2)
         b = np.array(buckets, dtype=np.int64)
@@ -189,15 +200,15 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_bits, np.asarray(self.buckets)))
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
     @property
-    def least_squares_blocks(self):
+    def least_squares_blocks(self) -> Any:
         return (self.n_cohorts, self.n_bits) if self.n_hashes == 1 else None
 
     @property
-    def n_independent_statistics(self):
+    def n_independent_statistics(self) -> int:
         """Bloom bits have no sum constraint: up to C k independent statistics."""
         return self.n_statistics
 
@@ -214,7 +225,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
     def _adjoint(self, v):
         return (self.psi * v.sum() + self._diff * (self.incidence.T @ v)) / self.n_cohorts
 
-    def least_squares_target(self, stats, n):
+    def least_squares_target(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
         """The right-hand side f of ``X p = f``: ``(C t / n - psi) / (theta - psi)``."""
         return (self.n_cohorts * np.asarray(stats, dtype=float) / n - self.psi) / self._diff
 
@@ -265,13 +276,13 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
         return _CohortBitModel(self, PackedBitReports.from_bits(reports))
 
     # -- cohorts -----------------------------------------------------------------------------------------
-    def indistinguishable_groups(self):
+    def indistinguishable_groups(self) -> list[NDArray[np.intp]]:
         """Groups of inputs with the same Bloom filter in every cohort."""
         k = self.n_bits
         sig = np.sort(np.where(self._first.astype(bool), self.buckets, k), axis=2)
         return collision_groups(sig.reshape(self.n_inputs, -1))
 
-    def output_statistics(self):
+    def output_statistics(self) -> NDArray[np.float64]:
         """The statistics vector of each enumerated output.
 
         Row o is that of output o of :meth:`~skldp.channels.Channel.to_dense`.
@@ -304,7 +315,9 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
     hash_seed : int, default=0
     """
 
-    def __init__(self, epsilon, n_bits, n_hashes, n_cohorts, hash_seed=0):
+    def __init__(
+        self, epsilon: float, n_bits: int, n_hashes: int, n_cohorts: int, hash_seed: int = 0
+    ) -> None:
         self.epsilon = check_epsilon(epsilon)
         k = check_int(n_bits, "n_bits", min_value=2)
         self.n_hashes = check_int(n_hashes, "n_hashes", min_value=1)
@@ -321,10 +334,10 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
     def __reduce__(self):
         return (type(self), self._key())
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
-    def sample_values(self, values, rng):
+    def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """Randomize raw values into uint8 reports of width ``n_bits + ceil(log2 C)``."""
         values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
         cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
@@ -333,12 +346,12 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
         )
         return self._assemble(cohorts, _draw_bits(idx, self.n_bits, self.theta, self.psi, rng))
 
-    def candidate_buckets(self, candidates):
+    def candidate_buckets(self, candidates: ArrayLike) -> NDArray[np.int64]:
         """Bloom positions of each candidate: int array (n_candidates, n_cohorts, n_hashes)."""
         return candidate_buckets(
             candidates, self.n_bits, self.n_cohorts, self.hash_seed, self.n_hashes
         )
 
-    def restrict(self, candidates):
+    def restrict(self, candidates: ArrayLike) -> Channel:
         """The channel over ``candidates``: a :class:`CohortRAPPORChannel`."""
         return CohortRAPPORChannel(self.epsilon, self.n_bits, self.candidate_buckets(candidates))

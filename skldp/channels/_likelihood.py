@@ -21,9 +21,20 @@ it keeps between steps, so the channel stays an immutable value. A model pickles
 ``__reduce__``: its channel and its statistics) without its caches.
 """
 
+from __future__ import annotations
+
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import NDArray
+    from typing_extensions import Self
+
+    from skldp.channels._base import Channel
 
 
 class LikelihoodModel(ABC):
@@ -46,34 +57,34 @@ class LikelihoodModel(ABC):
 
     @property
     @abstractmethod
-    def n_reports(self):
+    def n_reports(self) -> float:
         """Number of reports n."""
 
     @property
     @abstractmethod
-    def statistics(self):
+    def statistics(self) -> Any:
         """The channel's plain statistics of the reports (for :meth:`Channel.unbiased`)."""
 
     @abstractmethod
-    def merge(self, other):
+    def merge(self, other: LikelihoodModel) -> LikelihoodModel:
         """The model of the reports of ``self`` and ``other`` together."""
 
     @property
     @abstractmethod
-    def weights(self):
+    def weights(self) -> NDArray[np.float64]:
         """The weights w of the rows of A (output counts, or ones for reports)."""
 
     @property
-    def constant(self):
+    def constant(self) -> float:
         """The constant c of the log-likelihood (log-scales of bit-vector reports)."""
         return 0.0
 
     @abstractmethod
-    def forward(self, p):
+    def forward(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
         """``A p``: the (relative) probability of each row (output, pattern or report)."""
 
     @abstractmethod
-    def adjoint(self, v):
+    def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         """``A^T v``, of length ``n_inputs``."""
 
     def _check_merge(self, other):
@@ -98,16 +109,18 @@ class LikelihoodModel(ABC):
             ll = (self.constant + float(np.dot(w[seen], np.log(t[seen])))) / self.n_reports
         return ratio, ll
 
-    def log_likelihood(self, p):
+    def log_likelihood(self, p: NDArray[np.float64]) -> float:
         """The mean log-likelihood :math:`L(p)` of the reports."""
         return self._ratio(np.asarray(p, dtype=float))[1]
 
-    def gradient(self, p):
+    def gradient(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
         r"""The gradient :math:`\nabla L(p) = A^\top (w / A p) / n` (length ``n_inputs``)."""
         ratio, _ = self._ratio(np.asarray(p, dtype=float))
         return self.adjoint(ratio) / self.n_reports
 
-    def hessian_product(self, p, v):
+    def hessian_product(
+        self, p: NDArray[np.float64], v: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
         r"""The Hessian of L at p applied to v: :math:`-A^\top (w \odot (A v) / (A p)^2) / n`.
 
         With :meth:`gradient`, what a Newton or trust-region solver on the simplex needs;
@@ -123,7 +136,7 @@ class LikelihoodModel(ABC):
             q[seen] = w[seen] * s[seen] / t[seen] ** 2
         return -self.adjoint(q) / self.n_reports
 
-    def em_step(self, p):
+    def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         r"""One EM step from ``p``: the next iterate :math:`p \odot \nabla L(p)` (normalized)
         and the mean log-likelihood at ``p``."""
         ratio, ll = self._ratio(p)
@@ -146,7 +159,7 @@ class MultinomialModel(LikelihoodModel):
         Output counts; any non-negative numbers (expected counts too).
     """
 
-    def __init__(self, channel, counts):
+    def __init__(self, channel: Channel, counts: NDArray[np.float64]) -> None:
         self.channel = channel
         counts = np.asarray(counts)
         if counts.shape != (channel.n_outputs,) or counts.dtype.kind not in "iuf":
@@ -162,28 +175,28 @@ class MultinomialModel(LikelihoodModel):
         return (MultinomialModel, (self.channel, self.counts))
 
     @property
-    def n_reports(self):
+    def n_reports(self) -> float:
         return float(self.counts.sum())
 
     @property
-    def statistics(self):
+    def statistics(self) -> Any:
         return self.counts
 
     @property
-    def weights(self):
+    def weights(self) -> NDArray[np.float64]:
         return self.counts
 
-    def merge(self, other):
+    def merge(self, other: LikelihoodModel) -> LikelihoodModel:
         self._check_merge(other)
         return MultinomialModel(self.channel, self.counts + other.counts)
 
-    def forward(self, p):
+    def forward(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.channel._forward(p)
 
-    def adjoint(self, v):
+    def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.channel._adjoint(v)
 
-    def em_step(self, p):
+    def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
 
         For output counts N (n reports) and m = Q^T p,

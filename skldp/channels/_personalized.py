@@ -7,7 +7,10 @@ sensitive set is :math:`Z_S = X_S \cup \{\bot_1, \dots, \bot_\kappa\}`. The coll
 only :math:`Q_{cmn}`; it never learns which values a person mapped to a bot.
 """
 
+from __future__ import annotations
+
 from abc import abstractmethod
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +22,15 @@ from skldp.channels._utility_optimized import (
     UtilityOptimizedRRChannel,
     check_sensitive_indices,
 )
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from skldp.channels._likelihood import LikelihoodModel
+    from skldp.privacy._models import PrivacyModel
 
 
 class PersonalizedChannel(Channel):
@@ -61,7 +73,14 @@ class PersonalizedChannel(Channel):
     base: str
 
     @staticmethod
-    def from_base(epsilon, n_values, sensitive, tags, base="urr", theta=None):
+    def from_base(
+        epsilon: float,
+        n_values: int,
+        sensitive: ArrayLike,
+        tags: ArrayLike,
+        base: str = "urr",
+        theta: float | None = None,
+    ) -> PersonalizedChannel:
         """The PUM channel with the common mechanism named ``base`` ('urr' or 'urap')."""
         if base not in _BASES:
             raise ValueError(f"base must be one of {sorted(_BASES)}; got {base!r}")
@@ -91,14 +110,14 @@ class PersonalizedChannel(Channel):
         """The common mechanism on Z with the sensitive set ``z_sensitive``."""
 
     @property
-    def sensitive_mask(self):
+    def sensitive_mask(self) -> NDArray[np.bool_]:
         """Boolean mask over X of the values sensitive for everyone."""
         mask = np.zeros(self.n_values, dtype=bool)
         mask[self.sensitive] = True
         return mask
 
     @property
-    def bots(self):
+    def bots(self) -> NDArray[np.int64]:
         """Input indices of the bot symbols, one per tag."""
         return np.arange(self.n_values, self.n_inputs)
 
@@ -116,11 +135,13 @@ class PersonalizedChannel(Channel):
         args = (self.epsilon, self.n_values, self.sensitive, self.tags)
         return (type(self), args if self.base == "urr" else (*args, self.theta_param))
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         """The common mechanism's (Z_S, Y_P, epsilon)-ULDP over Z."""
         return self.common.guarantee()
 
-    def preprocess(self, x, tag):
+    def preprocess(
+        self, x: NDArray[np.integer[Any]], tag: NDArray[np.integer[Any]]
+    ) -> NDArray[np.integer[Any]]:
         r"""The pre-processor :math:`f_{pre}`: value indices and tag indices (-1: none) -> Z.
 
         A value carrying tag t becomes bot t, unless it is sensitive for everyone (then it
@@ -133,7 +154,7 @@ class PersonalizedChannel(Channel):
         z[mapped] = self.n_values + tag[mapped]
         return z
 
-    def effective_matrix(self, personal):
+    def effective_matrix(self, personal: NDArray[np.bool_]) -> NDArray[np.float64]:
         """Dense :math:`Q^{(i)}` over X (n_values x n_outputs) for ``personal`` = {value: tag}."""
         Q = self.common.to_dense()
         rows = np.arange(self.n_values)
@@ -145,10 +166,10 @@ class PersonalizedChannel(Channel):
 
     # -- everything else is the common channel --------------------------------------------------------
     @property
-    def n_outputs(self):
+    def n_outputs(self) -> int:
         return self.common.n_outputs
 
-    def check_reports(self, reports):
+    def check_reports(self, reports: Any) -> Any:
         return self.common.check_reports(reports)
 
     def _sample(self, x, rng):
@@ -175,10 +196,10 @@ class PersonalizedChannel(Channel):
     def _log_likelihood(self, reports, p):
         return self.common._log_likelihood(reports, p)
 
-    def posterior(self, reports, p):
+    def posterior(self, reports: Any, p: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.common.posterior(reports, p)
 
-    def em_model(self, reports):
+    def em_model(self, reports: Any) -> LikelihoodModel:
         """The likelihood of ``reports`` under the common channel (the model's ``channel``)."""
         return self.common.em_model(reports)
 
@@ -194,7 +215,9 @@ class PersonalizedRRChannel(PersonalizedChannel, SymbolChannel):
 
     base = "urr"
 
-    def __init__(self, epsilon, n_values, sensitive, tags):
+    def __init__(
+        self, epsilon: float, n_values: int, sensitive: ArrayLike, tags: ArrayLike
+    ) -> None:
         self._setup(epsilon, n_values, sensitive, tags, None)
 
     def _common(self, z_sensitive):
@@ -209,7 +232,14 @@ class PersonalizedRAPPORChannel(PersonalizedChannel, BitVectorChannel):
 
     base = "urap"
 
-    def __init__(self, epsilon, n_values, sensitive, tags, theta=None):
+    def __init__(
+        self,
+        epsilon: float,
+        n_values: int,
+        sensitive: ArrayLike,
+        tags: ArrayLike,
+        theta: float | None = None,
+    ) -> None:
         self._setup(epsilon, n_values, sensitive, tags, theta)
 
     def _common(self, z_sensitive):
@@ -218,7 +248,7 @@ class PersonalizedRAPPORChannel(PersonalizedChannel, BitVectorChannel):
         )
 
     @property
-    def width(self):
+    def width(self) -> int:
         return self.common.width
 
     def _log_scale(self, reports):

@@ -1,7 +1,10 @@
 """k-ary randomized response (k-RR; Warner's mechanism when k = 2)."""
 
+from __future__ import annotations
+
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +17,11 @@ from skldp.channels._base import (
     within_ratio,
 )
 from skldp.privacy import LDP
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from skldp.privacy._models import PrivacyModel
 
 
 def rr_truth(epsilon, k):
@@ -141,7 +149,7 @@ class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
        Local Privacy", ICML 2016, Sec. 4.1.
     """
 
-    def __init__(self, epsilon, n_inputs):
+    def __init__(self, epsilon: float, n_inputs: int) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         self.n_outputs = self.n_inputs
@@ -153,7 +161,7 @@ class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
     def _key(self):
         return (self.epsilon, self.n_inputs)
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
     def __reduce__(self):
@@ -181,7 +189,7 @@ class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
         m = self.other
         return np.full(self.n_inputs, m * (1.0 - m) / (n * self._a**2))
 
-    def maximum_likelihood(self, stats):
+    def maximum_likelihood(self, stats: NDArray[np.float64]) -> NDArray[np.float64]:
         r"""The maximum-likelihood estimate of p from output counts, in closed form.
 
         Maximizes :math:`\sum_y N_y \log (Q^T q)_y` over the simplex (the k-RR decoder of

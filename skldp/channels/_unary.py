@@ -17,7 +17,10 @@ Sec. 4.3): for RAPPOR :math:`\ell(y \mid x) \propto e^{\varepsilon y_x}`. A bit 
 (the invertible outputs of uRAP).
 """
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
@@ -25,15 +28,21 @@ from scipy import sparse
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import floor_to_uniform_grid, within_ratio
-from skldp.channels._likelihood import LikelihoodModel
 from skldp.channels._bits import (
     BitVectorChannel,
     PackedBitReports,
     bernoulli_bits,
     ceil_to_uniform_grid,
 )
+from skldp.channels._likelihood import LikelihoodModel
 from skldp.privacy import LDP
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import NDArray
+
+    from skldp.privacy._models import PrivacyModel
 _ULP = 2.0**-53
 
 #: Relative slack kept below e^epsilon in every stated ratio, so that likelihoods built as
@@ -305,7 +314,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         self._scale0 = float(np.sum(np.log1p(-off[nd])))
 
     # -- reports -------------------------------------------------------------------------------------
-    def check_reports(self, reports):
+    def check_reports(self, reports: Any) -> Any:
         reports = super().check_reports(reports)
         if self._pinning.size and reports.size:
             hits = self._pinned_hits(reports)
@@ -351,7 +360,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         out[rows, x] = rng.random(n) < self.on[x]
         return out
 
-    def sample_sparse(self, x, rng):
+    def sample_sparse(self, x: NDArray[np.integer[Any]], rng: np.random.Generator) -> Any:
         r"""Randomize input indices ``x`` into a scipy.sparse CSR matrix of 0/1 reports.
 
         The same channel as :meth:`~skldp.channels.Channel.sample`, drawn without an (n, k)
@@ -503,7 +512,7 @@ class RAPPORChannel(UnaryEncodingChannel):
        Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 2.4.
     """
 
-    def __init__(self, epsilon, n_inputs, theta=None):
+    def __init__(self, epsilon: float, n_inputs: int, theta: float | None = None) -> None:
         self.epsilon = check_epsilon(epsilon)
         k = check_int(n_inputs, "n_inputs", min_value=2)
         self.theta_param = check_theta(theta)
@@ -516,7 +525,7 @@ class RAPPORChannel(UnaryEncodingChannel):
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_inputs, self.theta_param))
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
 
@@ -545,7 +554,7 @@ class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
        for Frequency Estimation", USENIX Security 2017.
     """
 
-    def __init__(self, epsilon, n_inputs):
+    def __init__(self, epsilon: float, n_inputs: int) -> None:
         self.epsilon = check_epsilon(epsilon)
         k = check_int(n_inputs, "n_inputs", min_value=2)
         self.theta, self.psi = rappor_probabilities(self.epsilon, 0.5)
@@ -557,5 +566,5 @@ class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_inputs))
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)

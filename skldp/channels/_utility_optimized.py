@@ -6,8 +6,11 @@ protection: the channel is (X_S, Y_P, epsilon)-utility-optimized LDP
 (:class:`skldp.privacy.UtilityOptimizedLDP`).
 """
 
+from __future__ import annotations
+
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +31,10 @@ from skldp.channels._unary import (
 )
 from skldp.privacy import UtilityOptimizedLDP, ZeroBits
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skldp.privacy._models import PrivacyModel
 _ULP = 2.0**-53
 
 
@@ -131,7 +138,7 @@ class UtilityOptimizedRRChannel(SymbolChannel):
        Mechanisms for Distribution Estimation", USENIX Security 2019, Def. 3, eq. (6).
     """
 
-    def __init__(self, epsilon, n_inputs, sensitive):
+    def __init__(self, epsilon: float, n_inputs: int, sensitive: ArrayLike) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         self.n_outputs = self.n_inputs
@@ -148,7 +155,7 @@ class UtilityOptimizedRRChannel(SymbolChannel):
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_inputs, self.sensitive))
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return UtilityOptimizedLDP(self.sensitive, self.sensitive, self.epsilon)
 
     def _sample(self, x, rng):
@@ -257,7 +264,9 @@ class UtilityOptimizedRAPPORChannel(UnaryEncodingChannel):
        Mechanisms for Distribution Estimation", USENIX Security 2019, Def. 4, eqs. (7)-(10).
     """
 
-    def __init__(self, epsilon, n_inputs, sensitive, theta=None):
+    def __init__(
+        self, epsilon: float, n_inputs: int, sensitive: ArrayLike, theta: float | None = None
+    ) -> None:
         self.epsilon = check_epsilon(epsilon)
         k = check_int(n_inputs, "n_inputs", min_value=2)
         self.sensitive = check_sensitive_indices(sensitive, k)
@@ -275,7 +284,7 @@ class UtilityOptimizedRAPPORChannel(UnaryEncodingChannel):
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_inputs, self.sensitive, self.theta_param))
 
-    def guarantee(self):
+    def guarantee(self) -> PrivacyModel:
         return UtilityOptimizedLDP(
             self.sensitive, ZeroBits(np.flatnonzero(~self.sensitive_mask)), self.epsilon
         )

@@ -6,7 +6,10 @@ frame, the counts over the public domain, and a :meth:`CountTable.sample` method
 raw rows (one per person) to privatize.
 """
 
+from __future__ import annotations
+
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,13 +19,19 @@ from skldp._random import check_random_state
 from skldp._validation import check_bool, check_int
 from skldp.datasets._samples_generator import Distribution
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import NDArray
+
+    from skldp._typing import RandomStateLike
 __all__ = [
     "CountTable",
-    "load_gowalla",
-    "load_foursquare_manhattan",
     "load_adult",
     "load_adult_joint",
     "load_descr",
+    "load_foursquare_manhattan",
+    "load_gowalla",
 ]
 
 _DATA = "skldp.datasets.data"
@@ -40,7 +49,7 @@ def _read_csv(name):
         )
 
 
-def load_descr(name):
+def load_descr(name: str) -> str:
     """Return the description (reStructuredText) of a bundled data set, e.g. ``"gowalla"``."""
     path = resources.files(_DESCR).joinpath(f"{name}.rst")
     if not path.is_file():
@@ -67,18 +76,24 @@ class CountTable(Bunch):
     Loaders may add more keys (for example ``marginals``, ``suggested_sensitive``).
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
 
     def __dir__(self):
         return sorted(set(self.keys()) | {"sample", "to_distribution"})
 
-    def to_distribution(self):
+    def to_distribution(self) -> Distribution:
         """The table's distribution as a :class:`~skldp.datasets.Distribution`."""
         counts = np.asarray(self["counts"], dtype=float)
         return Distribution(counts / counts.sum(), self["categories"], name=self["name"])
 
-    def sample(self, n_samples=None, *, replace=False, random_state=None):
+    def sample(
+        self,
+        n_samples: int | None = None,
+        *,
+        replace: bool = False,
+        random_state: RandomStateLike | None = None,
+    ) -> pd.DataFrame | NDArray[Any]:
         """Draw raw rows, one per person, whose category counts follow the table.
 
         Parameters
@@ -163,7 +178,7 @@ def _grid_rows(n_lat, n_lon, lat0, dlat, lon0, dlon):
     )
 
 
-def load_gowalla(*, as_frame=True):
+def load_gowalla(*, as_frame: bool = True) -> CountTable:
     """Gowalla check-ins on a 0.2-degree grid over the United States (125 x 350 cells).
 
     The domain is every cell of the grid, k = 43,750 (as in the block-structured LDP
@@ -213,7 +228,7 @@ def load_gowalla(*, as_frame=True):
     )
 
 
-def load_foursquare_manhattan(*, as_frame=True):
+def load_foursquare_manhattan(*, as_frame: bool = True) -> CountTable:
     """Foursquare check-ins on a 25 x 25 grid over Manhattan (625 cells of about 400 m).
 
     74,471 check-ins of 2,041 users in 332 non-empty cells (a subset of the Foursquare data
@@ -294,7 +309,7 @@ def _adult_marginals():
     return out
 
 
-def load_adult(*, as_frame=True):
+def load_adult(*, as_frame: bool = True) -> CountTable:
     """UCI Adult census records cross-tabulated by age, income, marital status and sex.
 
     All 8 x 2 x 7 x 2 = 224 combinations (184 non-empty) of 48,842 records: the stand-in for
@@ -357,7 +372,7 @@ def load_adult(*, as_frame=True):
 _JOINT_ATTRIBUTES = ["age", "workclass", "education", "marital_status", "occupation", "sex"]
 
 
-def load_adult_joint(*, as_frame=True):
+def load_adult_joint(*, as_frame: bool = True) -> CountTable:
     """UCI Adult records over six attributes: a large, sparse domain of 241,920 cells.
 
     Age bucket (8) x workclass (9) x education (16) x marital status (7) x occupation (15) x

@@ -5,25 +5,34 @@ Every ``make_*`` function returns a :class:`Distribution` (the probabilities ove
 ``(X, distribution)``, as scikit-learn's ``make_*`` return ``(X, y)``.
 """
 
+from __future__ import annotations
+
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from skldp._domain import check_category_list
-from skldp._random import check_random_state
 from skldp._memory import check_allocation
+from skldp._random import check_random_state
 from skldp._validation import check_int, check_probability_vector
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp._typing import RandomStateLike
 __all__ = [
     "Distribution",
-    "make_uniform",
-    "make_geometric",
-    "make_zipf",
-    "make_two_step",
-    "make_sparse",
     "make_dirichlet",
+    "make_geometric",
+    "make_sparse",
+    "make_two_step",
+    "make_uniform",
+    "make_zipf",
 ]
 
 
@@ -57,7 +66,13 @@ class Distribution:
     (6,)
     """
 
-    def __init__(self, probabilities, categories=None, *, name="distribution"):
+    def __init__(
+        self,
+        probabilities: ArrayLike,
+        categories: ArrayLike | None = None,
+        *,
+        name: str = "distribution",
+    ) -> None:
         p = check_probability_vector(probabilities, name="probabilities")
         self.probabilities = p / p.sum()
         if categories is None:
@@ -72,7 +87,7 @@ class Distribution:
         self.name = str(name)
 
     @property
-    def n_categories(self):
+    def n_categories(self) -> int:
         """The size k of the domain."""
         return self.probabilities.shape[0]
 
@@ -85,7 +100,9 @@ class Distribution:
     def __repr__(self):
         return f"Distribution({self.name!r}, n_categories={self.n_categories})"
 
-    def sample_indices(self, n_samples, *, random_state=None):
+    def sample_indices(
+        self, n_samples: int, *, random_state: RandomStateLike | None = None
+    ) -> NDArray[np.int64]:
         """Draw ``n_samples`` i.i.d. category indices (int64) by inverse transform sampling."""
         n_samples = check_int(n_samples, "n_samples", min_value=0)
         # the uniforms (float64) and the indices (int64), and the values sample() returns
@@ -102,7 +119,9 @@ class Distribution:
         # a zero-probability category at the very end can never be drawn
         return np.minimum(idx, self.n_categories - 1).astype(np.int64)
 
-    def sample(self, n_samples, *, random_state=None):
+    def sample(
+        self, n_samples: int, *, random_state: RandomStateLike | None = None
+    ) -> NDArray[Any]:
         """Draw ``n_samples`` i.i.d. raw values from the distribution.
 
         Parameters
@@ -119,7 +138,7 @@ class Distribution:
         """
         return self.categories[self.sample_indices(n_samples, random_state=random_state)]
 
-    def to_series(self):
+    def to_series(self) -> pd.Series:
         """The probabilities as a pandas Series indexed by the categories."""
         return pd.Series(
             self.probabilities, index=pd.Index(self.categories, name="category"), name=self.name
@@ -167,7 +186,9 @@ def _add_returns(func):
         func.__doc__ = func.__doc__.replace("\n    {returns}", _RETURNS)
 
 
-def make_uniform(n_categories, n_samples=None, *, random_state=None):
+def make_uniform(
+    n_categories: int, n_samples: int | None = None, *, random_state: RandomStateLike | None = None
+) -> Distribution | tuple[NDArray[Any], Distribution]:
     """The uniform distribution over k categories: the worst case of most error bounds.
 
     Parameters
@@ -195,8 +216,14 @@ _add_returns(make_uniform)
 
 
 def make_geometric(
-    n_categories, n_samples=None, *, lam=0.95, reading="ratio", permute=False, random_state=None
-):
+    n_categories: int,
+    n_samples: int | None = None,
+    *,
+    lam: float = 0.95,
+    reading: str = "ratio",
+    permute: bool = False,
+    random_state: RandomStateLike | None = None,
+) -> Distribution | tuple[NDArray[Any], Distribution]:
     r"""A geometric distribution truncated to k categories and renormalized.
 
     The papers write the geometric distribution in two ways that differ drastically for the
@@ -251,6 +278,7 @@ def make_geometric(
     name = f"Geo({lam:g})" if reading == "ratio" else f"Geo({lam:g}, text)"
     rng = check_random_state(random_state) if (permute or n_samples is not None) else None
     if permute:
+        assert rng is not None  # drawn above whenever permute is set
         p = p[rng.permutation(k)]
         name += "*"
     return _finish(p, name, n_samples, random_state, rng)
@@ -259,7 +287,13 @@ def make_geometric(
 _add_returns(make_geometric)
 
 
-def make_zipf(n_categories, n_samples=None, *, exponent=1.0, random_state=None):
+def make_zipf(
+    n_categories: int,
+    n_samples: int | None = None,
+    *,
+    exponent: float = 1.0,
+    random_state: RandomStateLike | None = None,
+) -> Distribution | tuple[NDArray[Any], Distribution]:
     r"""The Zipf (power-law) distribution :math:`p_i \propto i^{-s}` on :math:`i = 1, \dots, k`.
 
     Parameters
@@ -290,8 +324,13 @@ _add_returns(make_zipf)
 
 
 def make_two_step(
-    n_categories, n_samples=None, *, heavy_fraction=0.5, heavy_mass=0.75, random_state=None
-):
+    n_categories: int,
+    n_samples: int | None = None,
+    *,
+    heavy_fraction: float = 0.5,
+    heavy_mass: float = 0.75,
+    random_state: RandomStateLike | None = None,
+) -> Distribution | tuple[NDArray[Any], Distribution]:
     r"""A two-step distribution: the first categories share more mass than the rest.
 
     The first :math:`h = \lceil f k \rceil` categories (``heavy_fraction`` f) share
@@ -336,14 +375,14 @@ _add_returns(make_two_step)
 
 
 def make_sparse(
-    n_categories,
-    n_samples=None,
+    n_categories: int,
+    n_samples: int | None = None,
     *,
-    sparsity=10,
-    support="first",
-    weights="uniform",
-    random_state=None,
-):
+    sparsity: int = 10,
+    support: Any = "first",
+    weights: Any = "uniform",
+    random_state: RandomStateLike | None = None,
+) -> Distribution | tuple[NDArray[Any], Distribution]:
     r"""An s-sparse distribution: mass on s of the k categories, zero elsewhere.
 
     The compressive-sensing paper's Unif(s) puts :math:`1/s` on each of s symbols; its
@@ -393,7 +432,13 @@ def make_sparse(
 _add_returns(make_sparse)
 
 
-def make_dirichlet(n_categories, n_samples=None, *, alpha=1.0, random_state=None):
+def make_dirichlet(
+    n_categories: int,
+    n_samples: int | None = None,
+    *,
+    alpha: float = 1.0,
+    random_state: RandomStateLike | None = None,
+) -> Distribution | tuple[NDArray[Any], Distribution]:
     r"""A distribution drawn from the symmetric Dirichlet :math:`\mathrm{Dir}(\alpha, \dots, \alpha)`.
 
     With :math:`\alpha = 1` this is a uniformly random point of the simplex: the flat case of

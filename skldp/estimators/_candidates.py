@@ -1,6 +1,9 @@
 """Estimation over a candidate dictionary given at estimation time (open alphabets)."""
 
+from __future__ import annotations
+
 import hashlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -15,6 +18,10 @@ from skldp.channels import CohortIncidence, IndistinguishableInputs, OpenAlphabe
 from skldp.estimators._em import em
 from skldp.projection import project_simplex
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skldp.channels._base import Channel
 _METHODS = ("projected", "least_squares", "em")
 
 
@@ -168,8 +175,14 @@ class CandidateEstimator(BaseDistributionEstimator):
     """
 
     def __init__(
-        self, candidates=None, *, method="projected", tol=1e-10, max_iter=10000, channel=None
-    ):
+        self,
+        candidates: ArrayLike | None = None,
+        *,
+        method: str = "projected",
+        tol: float = 1e-10,
+        max_iter: int = 10000,
+        channel: Channel | None = None,
+    ) -> None:
         self.candidates = candidates
         self.method = method
         self.tol = tol

@@ -1,6 +1,10 @@
 """Maximum likelihood by expectation-maximization on the channel's likelihood model."""
 
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
@@ -12,6 +16,8 @@ from skldp.channels import ClosedFormMaximumLikelihood
 from skldp.estimators._projected import threshold_from_channel
 from skldp.projection import project_simplex
 
+if TYPE_CHECKING:
+    from skldp.channels._base import Channel
 
 def _prune(model, p, ll):
     """Set to zero the tiny entries that EM is driving to zero, if that raises the likelihood.
@@ -181,8 +187,14 @@ class EMEstimator(BaseDistributionEstimator):
     """
 
     def __init__(
-        self, *, tol=1e-10, max_iter=10000, init="empirical", accelerate=True, channel=None
-    ):
+        self,
+        *,
+        tol: float = 1e-10,
+        max_iter: int = 10000,
+        init: str = "empirical",
+        accelerate: bool = True,
+        channel: Channel | None = None,
+    ) -> None:
         self.tol = tol
         self.max_iter = max_iter
         self.init = init

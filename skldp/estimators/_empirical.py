@@ -1,5 +1,9 @@
 """The unbiased (empirical, matrix-inversion) estimator."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
@@ -7,6 +11,11 @@ from sklearn.utils.validation import check_is_fitted
 from skldp._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp.projection import project_simplex
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from skldp.channels._base import Channel
 
 
 def _plug_in_std(channel, p_hat, n):
@@ -59,14 +68,19 @@ class EmpiricalEstimator(BaseDistributionEstimator):
     ((3,), 1.0)
     """
 
-    def __init__(self, *, channel=None):
+    def __init__(self, *, channel: Channel | None = None) -> None:
         self.channel = channel
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)
         return {"distribution_": p_hat, "distribution_std_": _plug_in_std(channel, p_hat, n)}
 
-    def confidence_interval(self, alpha=0.05):
+    def confidence_interval(
+        self, alpha: float = 0.05
+    ) -> (
+        tuple[NDArray[np.float64], NDArray[np.float64]]
+        | list[tuple[NDArray[np.float64], NDArray[np.float64]]]
+    ):
         """Normal-approximation intervals ``(lower, upper)`` of level ``1 - alpha`` per category."""
         check_is_fitted(self)
         if not 0 < alpha < 1:

@@ -1,6 +1,10 @@
 """Distribution estimation for the personalized ULDP mechanism (PUM) with background knowledge."""
 
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -10,6 +14,14 @@ from skldp.channels import PersonalizedChannel
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
 from skldp.estimators._projected import ProjectedEstimator, threshold_from_channel
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp.channels._base import Channel
 
 _METHODS = ("em", "threshold", "empirical")
 
@@ -35,7 +47,9 @@ def no_knowledge_distribution(r, channel):
     return pi / total
 
 
-def personalized_reconstruction(r, channel, background):
+def personalized_reconstruction(
+    r: NDArray[np.float64], channel: PersonalizedChannel, background: Sequence[ArrayLike | None]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Reconstruct p on X from the distribution r on Z = X + bots (eq. (21)).
 
     .. math:: \hat p(x) = \hat r(x) + \sum_{t=1}^{\kappa} \hat r(\bot_t)\, \hat\pi_t(x).
@@ -152,8 +166,15 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     """
 
     def __init__(
-        self, *, method="em", background=None, alpha=0.05, tol=1e-10, max_iter=10000, channel=None
-    ):
+        self,
+        *,
+        method: str = "em",
+        background: ArrayLike | None = None,
+        alpha: float = 0.05,
+        tol: float = 1e-10,
+        max_iter: int = 10000,
+        channel: Channel | None = None,
+    ) -> None:
         self.method = method
         self.background = background
         self.alpha = alpha
@@ -244,11 +265,11 @@ class PersonalizedEstimator(BaseDistributionEstimator):
         # Likelihoods of the reports live on Z: score and predict_proba use r.
         return [self.intermediate_distribution_]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Posterior of each report over Z (values, then bots), under the estimate of r."""
         return super().predict_proba(X)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Most likely pre-processed symbol of each report (a value or ``'bot:<tag>'``)."""
         proba = self.predict_proba(X)
         check_is_fitted(self)

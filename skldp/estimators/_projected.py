@@ -1,6 +1,10 @@
 """The unbiased estimate post-processed into a distribution."""
 
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.stats import norm
 
@@ -10,6 +14,10 @@ from skldp._validation import CHANNEL, Interval, Options
 from skldp.estimators._empirical import _plug_in_std
 from skldp.projection import clip_normalize, norm_sub, project_simplex
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from skldp.channels._base import Channel
 _METHODS = {
     "simplex": project_simplex,
     "clip": clip_normalize,
@@ -33,7 +41,9 @@ def threshold_from_channel(channel, p_hat, n, alpha=0.05):
     return significance_threshold(p_hat, sigma0, alpha)
 
 
-def significance_threshold(p_hat, sigma0, alpha=0.05):
+def significance_threshold(
+    p_hat: NDArray[np.float64], sigma0: float, alpha: float = 0.05
+) -> NDArray[np.float64]:
     r"""Keep the significant entries of an unbiased estimate; spread the rest uniformly.
 
     With the Bonferroni level :math:`z = \Phi^{-1}(1 - \alpha / k)`, an entry is kept when
@@ -134,7 +144,9 @@ class ProjectedEstimator(BaseDistributionEstimator):
     (True, 1.0)
     """
 
-    def __init__(self, method="simplex", *, alpha=0.05, channel=None):
+    def __init__(
+        self, method: str = "simplex", *, alpha: float = 0.05, channel: Channel | None = None
+    ) -> None:
         self.method = method
         self.alpha = alpha
         self.channel = channel

@@ -8,8 +8,11 @@ makes it a distribution. The solvers work on the column-normalized matrix
 k = 10**6 one pass of ``M.T @ r`` is the unit of cost.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.linalg import solve_triangular
@@ -23,6 +26,8 @@ from skldp._validation import CHANNEL, Boolean, Interval, Options
 from skldp.channels import BlockMeasurements, SparseMeasurements, SymbolChannel
 from skldp.projection import project_simplex
 
+if TYPE_CHECKING:
+    from skldp.channels._base import Channel
 __all__ = [
     "SparseEstimator",
     "iht",
@@ -516,18 +521,18 @@ class SparseEstimator(BaseDistributionEstimator):
 
     def __init__(
         self,
-        sparsity=None,
+        sparsity: int | None = None,
         *,
-        method="omp",
-        projection="simplex",
-        empty_groups="drop",
-        positive=False,
-        debias=True,
-        max_iter=100,
-        hierarchical="auto",
-        beta=1.0,
-        channel=None,
-    ):
+        method: str = "omp",
+        projection: str = "simplex",
+        empty_groups: str = "drop",
+        positive: bool = False,
+        debias: bool = True,
+        max_iter: int = 100,
+        hierarchical: bool | str = "auto",
+        beta: float = 1.0,
+        channel: Channel | None = None,
+    ) -> None:
         self.sparsity = sparsity
         self.method = method
         self.projection = projection

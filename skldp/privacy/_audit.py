@@ -51,9 +51,12 @@ feed to ``transform`` and the input symbol of the model's domain that the guaran
 each.
 """
 
+from __future__ import annotations
+
 import copy
 import numbers
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -64,6 +67,13 @@ from skldp._memory import check_allocation
 from skldp._random import check_random_state
 from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, SequentialComposition
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp._base import BasePrivatizer
+    from skldp._typing import RandomStateLike
 __all__ = ["AuditInputs", "AuditResult", "audit", "clopper_pearson"]
 
 
@@ -76,7 +86,9 @@ class AuditInputs(ABC):
     """
 
     @abstractmethod
-    def audit_inputs(self, inputs=None, max_inputs=8):
+    def audit_inputs(
+        self, inputs: ArrayLike | None = None, max_inputs: int = 8
+    ) -> tuple[NDArray[Any], NDArray[np.int64]]:
         """Rows to audit, and the input symbol of the guarantee's domain of each.
 
         Returns
@@ -164,8 +176,15 @@ class AuditResult:
     """
 
     def __init__(
-        self, passed, epsilon_lower_bound, model, pairs, n_samples, alpha, invertibility=None
-    ):
+        self,
+        passed: bool,
+        epsilon_lower_bound: float,
+        model: PrivacyModel,
+        pairs: pd.DataFrame,
+        n_samples: int,
+        alpha: float,
+        invertibility: pd.DataFrame | None = None,
+    ) -> None:
         self.passed = bool(passed)
         self.epsilon_lower_bound = float(epsilon_lower_bound)
         self.model = model
@@ -178,12 +197,12 @@ class AuditResult:
         return self.passed
 
     @property
-    def violations(self):
+    def violations(self) -> pd.DataFrame:
         """The rows of the ``pairs`` table whose lower bound exceeds the budget."""
         return self.pairs[~self.pairs["passed"]]
 
     @property
-    def invertibility_violations(self):
+    def invertibility_violations(self) -> pd.DataFrame:
         """The rows of the ``invertibility`` table that refute the utility-optimized model."""
         if self.invertibility is None:
             return pd.DataFrame()
@@ -519,15 +538,15 @@ def _invertibility(family, model, idx, labels, alpha):
 
 
 def audit(
-    privatizer,
-    model=None,
+    privatizer: BasePrivatizer,
+    model: PrivacyModel | None = None,
     *,
-    n_samples=None,
-    alpha=0.05,
-    inputs=None,
-    max_inputs=8,
-    random_state=None,
-):
+    n_samples: int | None = None,
+    alpha: float = 0.05,
+    inputs: ArrayLike | None = None,
+    max_inputs: int = 8,
+    random_state: RandomStateLike | None = None,
+) -> AuditResult:
     r"""Audit a fitted privatizer's guarantee from its reports alone (a black-box test).
 
     Each tested input is fed ``n_samples`` times through ``transform`` (in one call). For each
@@ -623,7 +642,6 @@ def audit(
         if inputs is None:
             idx = _choose_inputs(model, k, int(max_inputs), protection)
         else:
-
             if isinstance(inputs, (str, bytes)) or not np.iterable(inputs):
                 raise TypeError(f"inputs must be a list of categories; got {inputs!r}")
             values = np.asarray(inputs, dtype=object).reshape(-1)

@@ -3,8 +3,15 @@
 Shared by the models (:meth:`UtilityOptimizedLDP.verify`) and by :func:`verify`, below both.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import NDArray
 #: Each row of a channel matrix must sum to one within this absolute tolerance. Rounding a
 #: row of m float64 probabilities moves its sum by about m * 1e-16, far below it.
 ROW_SUM_TOL = 1e-9
@@ -94,7 +101,9 @@ class VerificationResult:
         ``(x, x')`` pairs whose budget is exceeded.
     """
 
-    def __init__(self, passed, epsilon_matrix, violations):
+    def __init__(
+        self, passed: bool, epsilon_matrix: NDArray[np.float64], violations: pd.DataFrame
+    ) -> None:
         self.passed = passed
         self.epsilon_matrix = epsilon_matrix
         self.violations = violations
@@ -122,7 +131,13 @@ class ULDPVerificationResult(VerificationResult):
         produce, or that a sensitive input can produce.
     """
 
-    def __init__(self, passed, epsilon_matrix, violations, invertibility_violations):
+    def __init__(
+        self,
+        passed: bool,
+        epsilon_matrix: NDArray[np.float64],
+        violations: pd.DataFrame,
+        invertibility_violations: pd.DataFrame,
+    ) -> None:
         super().__init__(passed, epsilon_matrix, violations)
         self.invertibility_violations = invertibility_violations
 

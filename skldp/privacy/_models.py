@@ -1,5 +1,9 @@
 """Privacy models: guarantees stated as matrices of pairwise budgets, and utility-optimized LDP."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skldp._domain import format_sizes, partition_labels, sensitive_indices
@@ -11,11 +15,20 @@ from skldp.privacy._matrix import (
     within_budget,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp.channels._base import Channel
+    from skldp.privacy._matrix import VerificationResult
+
 
 class PrivacyModel:
     """A privacy guarantee stated as a matrix of pairwise budgets."""
 
-    def epsilon_matrix(self, n_inputs):
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         """The k x k matrix E of budgets (0 on the diagonal, +inf for no promise)."""
         raise NotImplementedError
 
@@ -35,13 +48,13 @@ class LDP(PrivacyModel):
         The budget, positive and finite.
     """
 
-    def __init__(self, epsilon):
+    def __init__(self, epsilon: float) -> None:
         self.epsilon = check_epsilon(epsilon)
 
     def _key(self):
         return (self.epsilon,)
 
-    def epsilon_matrix(self, n_inputs):
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         E = np.full((n_inputs, n_inputs), self.epsilon)
         np.fill_diagonal(E, 0.0)
         return E
@@ -61,7 +74,7 @@ class ContextAwareLDP(PrivacyModel):
         paper's drug-use example bounds the odds of "yes" against "no" only).
     """
 
-    def __init__(self, E):
+    def __init__(self, E: ArrayLike) -> None:
         try:
             E = np.array(E, dtype=float)
         except (TypeError, ValueError) as exc:
@@ -80,7 +93,7 @@ class ContextAwareLDP(PrivacyModel):
     def _key(self):
         return (self.E.shape, self.E.tobytes())
 
-    def epsilon_matrix(self, n_inputs):
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         if n_inputs != self.E.shape[0]:
             raise ValueError(
                 f"E is {self.E.shape[0]} x {self.E.shape[0]} but the channel has {n_inputs} inputs"
@@ -98,7 +111,7 @@ class SequentialComposition(PrivacyModel):
     where each part has one.
     """
 
-    def __init__(self, parts):
+    def __init__(self, parts: Sequence[PrivacyModel]) -> None:
         if isinstance(parts, (str, bytes, PrivacyModel)) or not np.iterable(parts):
             raise TypeError(f"parts must be a list of privacy models; got {parts!r}")
         parts = tuple(parts)
@@ -115,16 +128,16 @@ class SequentialComposition(PrivacyModel):
         return self.parts
 
     @property
-    def epsilon(self):
+    def epsilon(self) -> float:
         """The sum of the parts' budgets; a part with no single budget (an E matrix) has none."""
         for j, part in enumerate(self.parts):
             if not hasattr(part, "epsilon"):
                 raise AttributeError(
                     f"part {j} ({part!r}) has no single epsilon, so neither has the composition"
                 )
-        return float(sum(part.epsilon for part in self.parts))
+        return float(sum(getattr(part, "epsilon") for part in self.parts))  # noqa: B009 (checked above)
 
-    def epsilon_matrix(self, n_inputs):
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         raise ValueError(
             "a composition of several columns has no single budget matrix; verify each part"
         )
@@ -158,18 +171,18 @@ class BlockStructuredLDP(PrivacyModel):
     block_sizes : ndarray of shape (n_blocks,)
     """
 
-    def __init__(self, blocks, epsilon):
+    def __init__(self, blocks: ArrayLike, epsilon: float) -> None:
         self.labels = partition_labels(blocks)
         self.epsilon = check_epsilon(epsilon)
         self.n_blocks = int(self.labels.max()) + 1
         self.block_sizes = np.bincount(self.labels, minlength=self.n_blocks)
 
     @property
-    def n_inputs(self):
+    def n_inputs(self) -> int:
         return self.labels.shape[0]
 
     @property
-    def blocks(self):
+    def blocks(self) -> list[NDArray[np.intp]]:
         """The blocks as a list of arrays of input indices."""
         order = np.argsort(self.labels, kind="stable")
         return np.split(order, np.cumsum(self.block_sizes)[:-1])
@@ -177,7 +190,7 @@ class BlockStructuredLDP(PrivacyModel):
     def _key(self):
         return (self.labels.tobytes(), self.epsilon)
 
-    def epsilon_matrix(self, n_inputs):
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         if n_inputs != self.n_inputs:
             raise ValueError(
                 f"the partition covers {self.n_inputs} inputs but the channel has {n_inputs}"
@@ -216,7 +229,7 @@ class HighLowLDP(PrivacyModel):
         Budget of a sensitive input, positive and finite.
     """
 
-    def __init__(self, sensitive, epsilon):
+    def __init__(self, sensitive: ArrayLike, epsilon: float) -> None:
         self.sensitive = sensitive_indices(sensitive)
         self.sensitive.setflags(write=False)
         self.epsilon = check_epsilon(epsilon)
@@ -224,7 +237,7 @@ class HighLowLDP(PrivacyModel):
     def _key(self):
         return (self.sensitive.tobytes(), self.epsilon)
 
-    def epsilon_matrix(self, n_inputs):
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         if self.sensitive.size and self.sensitive[-1] >= n_inputs:
             raise ValueError(
                 f"sensitive index {int(self.sensitive[-1])} is outside a domain of {n_inputs}"
@@ -252,19 +265,19 @@ class BinaryContextAwareLDP(PrivacyModel):
         Non-negative budgets; ``inf`` allowed.
     """
 
-    def __init__(self, epsilon_01, epsilon_10):
+    def __init__(self, epsilon_01: float, epsilon_10: float) -> None:
         self.epsilon_01 = check_epsilon(epsilon_01, "epsilon_01", allow_inf=True, allow_zero=True)
         self.epsilon_10 = check_epsilon(epsilon_10, "epsilon_10", allow_inf=True, allow_zero=True)
 
     @property
-    def epsilon(self):
+    def epsilon(self) -> float:
         """The larger of the two budgets: the plain LDP level this model implies."""
         return max(self.epsilon_01, self.epsilon_10)
 
     def _key(self):
         return (self.epsilon_01, self.epsilon_10)
 
-    def epsilon_matrix(self, n_inputs):
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         if n_inputs != 2:
             raise ValueError(f"a binary model has 2 inputs; the channel has {n_inputs}")
         return np.array([[0.0, self.epsilon_01], [self.epsilon_10, 0.0]])
@@ -289,10 +302,10 @@ class ZeroBits:
         Positions that must be zero.
     """
 
-    def __init__(self, bits):
+    def __init__(self, bits: ArrayLike) -> None:
         self.bits = tuple(int(b) for b in sensitive_indices(bits, name="bits", distinct=False))
 
-    def mask(self, n_outputs):
+    def mask(self, n_outputs: int) -> NDArray[np.bool_]:
         """Boolean mask over the outputs ``0 .. n_outputs - 1`` (n_outputs a power of two)."""
         width = int(n_outputs).bit_length() - 1
         if 2**width != n_outputs:
@@ -302,7 +315,7 @@ class ZeroBits:
         pattern = sum(1 << b for b in self.bits)
         return (np.arange(n_outputs) & pattern) == 0
 
-    def is_protected(self, reports):
+    def is_protected(self, reports: Any) -> NDArray[np.bool_]:
         """Boolean mask over report rows (0/1 arrays of shape (n, width)): those bits all zero."""
         reports = np.asarray(reports)
         if reports.ndim != 2:
@@ -311,7 +324,7 @@ class ZeroBits:
             raise ValueError(
                 f"bit {self.bits[-1]} does not exist in reports of width {reports.shape[1]}"
             )
-        return ~np.asarray(reports[:, list(self.bits)], dtype=bool).any(axis=1)
+        return np.asarray(~np.asarray(reports[:, list(self.bits)], dtype=bool).any(axis=1))
 
     def __eq__(self, other):
         return isinstance(other, ZeroBits) and self.bits == other.bits
@@ -355,8 +368,9 @@ class UtilityOptimizedLDP(PrivacyModel):
        Mechanisms for Distribution Estimation", USENIX Security 2019, Def. 2.
     """
 
-    def __init__(self, sensitive, protected_outputs, epsilon):
+    def __init__(self, sensitive: ArrayLike, protected_outputs: Any, epsilon: float) -> None:
         self.sensitive = tuple(int(s) for s in sensitive_indices(sensitive))
+        self.protected_outputs: ZeroBits | tuple[int, ...]
         if isinstance(protected_outputs, ZeroBits):
             self.protected_outputs = protected_outputs
         else:
@@ -374,13 +388,13 @@ class UtilityOptimizedLDP(PrivacyModel):
             f"protected_outputs={self.protected_outputs!r}, epsilon={self.epsilon:g})"
         )
 
-    def epsilon_matrix(self, n_inputs):
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         raise ValueError(
             "utility-optimized LDP is not a budget matrix: invertible outputs reveal "
             "non-sensitive inputs exactly; use UtilityOptimizedLDP.verify"
         )
 
-    def protected_mask(self, n_outputs):
+    def protected_mask(self, n_outputs: int) -> NDArray[np.bool_]:
         """Boolean mask of the protected outputs among ``0 .. n_outputs - 1``."""
         if isinstance(self.protected_outputs, ZeroBits):
             return self.protected_outputs.mask(n_outputs)
@@ -391,7 +405,7 @@ class UtilityOptimizedLDP(PrivacyModel):
         mask[idx] = True
         return mask
 
-    def verify(self, channel):
+    def verify(self, channel: Channel) -> VerificationResult:
         """Check both ULDP conditions exactly on the dense channel (no tolerance).
 
         Parameters
@@ -412,7 +426,7 @@ class UtilityOptimizedLDP(PrivacyModel):
         protected = self.protected_mask(m)
         support = Q.max(axis=0) > 0
         P = Q[:, protected & support]
-        violations = []
+        violations: list[tuple[int, int]] = []
         for x in range(k):
             ok = within_budget(P[x][None, :], P, self.epsilon)
             bad = np.flatnonzero(~ok.all(axis=1))

@@ -1,12 +1,23 @@
 """Exact verification of a small channel against a model, and the one-sided decomposition."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skldp.privacy._matrix import VerificationResult, dense_matrix, tight_matrix, within_budget
 from skldp.privacy._models import LDP, HighLowLDP, PrivacyModel, UtilityOptimizedLDP
 
+if TYPE_CHECKING:
+    from typing import Any
 
-def tight_epsilon_matrix(channel):
+    from numpy.typing import NDArray
+
+    from skldp.channels._base import Channel
+
+
+def tight_epsilon_matrix(channel: Channel) -> NDArray[np.float64]:
     r"""The tightest E of a channel: :math:`E(x, x') = \max_y \log(Q(y|x)/Q(y|x'))`.
 
     0/0 is skipped; a positive probability over a zero one gives +inf.
@@ -32,7 +43,7 @@ def tight_epsilon_matrix(channel):
     return tight_matrix(dense_matrix(channel))
 
 
-def verify(channel, model):
+def verify(channel: Channel, model: PrivacyModel) -> VerificationResult:
     """Check a small channel exactly against a privacy model.
 
     For every pair (x, x') the test is ``Q[x] <= exp(E[x, x']) * Q[x']`` entrywise in floating
@@ -60,7 +71,7 @@ def verify(channel, model):
     Q = dense_matrix(channel)
     k = Q.shape[0]
     E = model.epsilon_matrix(k)
-    violations = []
+    violations: list[tuple[int, int]] = []
     for x in range(k):
         ok = within_budget(Q[x][None, :], Q, E[x][:, None])
         bad = np.flatnonzero(~ok.all(axis=1))
@@ -93,7 +104,14 @@ class OneSidedDecomposition:
         Q_U's guarantee: the sensitive inputs, its first ``n_protected`` outputs, and epsilon.
     """
 
-    def __init__(self, uldp, post_processing, protected_outputs, revealed_inputs, guarantee):
+    def __init__(
+        self,
+        uldp: Any,
+        post_processing: Any,
+        protected_outputs: Any,
+        revealed_inputs: Any,
+        guarantee: PrivacyModel,
+    ) -> None:
         self.uldp = uldp
         self.post_processing = post_processing
         self.protected_outputs = protected_outputs
@@ -107,7 +125,7 @@ class OneSidedDecomposition:
         )
 
 
-def one_sided_decomposition(channel, model):
+def one_sided_decomposition(channel: Channel, model: PrivacyModel) -> OneSidedDecomposition:
     r"""Factor a one-sided LDP channel into a utility-optimized channel and a post-processing.
 
     A channel :math:`Q_O` is :math:`(X_S, \varepsilon)`-one-sided LDP (OSLDP, Def. 6 of

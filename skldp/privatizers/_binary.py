@@ -1,9 +1,18 @@
 """The optimal binary context-aware mechanism as a scikit-learn transformer."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, RANDOM_STATE, Epsilon
 from skldp.channels import BinaryRandomizedResponseChannel
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skldp._typing import RandomStateLike
 
 
 @substitute()
@@ -86,7 +95,14 @@ class BinaryRandomizedResponse(BasePrivatizer):
     BinaryContextAwareLDP(epsilon_01=0.5, epsilon_10=2)
     """
 
-    def __init__(self, *, epsilon_01, epsilon_10, categories=None, random_state=None):
+    def __init__(
+        self,
+        *,
+        epsilon_01: float,
+        epsilon_10: float,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon_01 = epsilon_01
         self.epsilon_10 = epsilon_10
         self.categories = categories

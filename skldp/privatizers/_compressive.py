@@ -1,6 +1,9 @@
 """Compressive privatization (Xiong et al., WWW 2022) and one-bit Hadamard response."""
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
@@ -22,6 +25,10 @@ from skldp.channels import (
 )
 from skldp.exceptions import InvalidParameterError
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skldp._typing import RandomStateLike
 _REFERENCE = (
     'T. Xiong, J. Sun, C. Mao, X. Wang, Y. Shan and H. Huang, "Compressive Sensing Approaches '
     'for Sparse Distribution Estimation Under Local Privacy", WWW 2022 (arXiv 2012.02081).'
@@ -105,14 +112,14 @@ class OneBitCompressive(BasePrivatizer):
 
     def __init__(
         self,
-        epsilon=1.0,
+        epsilon: float = 1.0,
         *,
-        n_measurements=500,
-        matrix_seed=0,
-        assignment="cyclic",
-        categories=None,
-        random_state=None,
-    ):
+        n_measurements: int = 500,
+        matrix_seed: int = 0,
+        assignment: str = "cyclic",
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.n_measurements = n_measurements
         self.matrix_seed = matrix_seed
@@ -198,8 +205,14 @@ class SymmetricCompressive(BasePrivatizer):
     """
 
     def __init__(
-        self, epsilon=1.0, *, n_measurements=500, matrix_seed=0, categories=None, random_state=None
-    ):
+        self,
+        epsilon: float = 1.0,
+        *,
+        n_measurements: int = 500,
+        matrix_seed: int = 0,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.n_measurements = n_measurements
         self.matrix_seed = matrix_seed
@@ -324,16 +337,16 @@ class RecursiveCompressive(BasePrivatizer):
 
     def __init__(
         self,
-        epsilon=1.0,
+        epsilon: float = 1.0,
         *,
-        n_measurements=500,
-        n_blocks=None,
-        max_bits=None,
-        matrix_seed=0,
-        assignment="cyclic",
-        categories=None,
-        random_state=None,
-    ):
+        n_measurements: int = 500,
+        n_blocks: int | None = None,
+        max_bits: int | None = None,
+        matrix_seed: int = 0,
+        assignment: str = "cyclic",
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.n_measurements = n_measurements
         self.n_blocks = n_blocks
@@ -423,7 +436,14 @@ class OneBitHadamardResponse(BasePrivatizer):
     (8, 1)
     """
 
-    def __init__(self, epsilon=1.0, *, assignment="cyclic", categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        assignment: str = "cyclic",
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.assignment = assignment
         self.categories = categories

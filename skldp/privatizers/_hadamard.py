@@ -1,6 +1,10 @@
 """Hadamard response and its block-structured and high-low forms as scikit-learn transformers."""
 
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skldp._base import BasePrivatizer
@@ -23,10 +27,14 @@ from skldp.channels import (
 )
 from skldp.exceptions import InvalidParameterError
 
-__all__ = ["HadamardResponse", "BlockHadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp._typing import RandomStateLike
+__all__ = ["BlockHadamardResponse", "HadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
 
 
-def grid_blocks(shape, n_blocks):
+def grid_blocks(shape: tuple[int, int], n_blocks: tuple[int, int]) -> NDArray[np.int64]:
     """Block labels of a 2-D grid of cells cut into ``n_blocks[0] x n_blocks[1]`` rectangles.
 
     Cell ``(i, j)`` of a grid with ``shape = (n_rows, n_cols)`` has the flat index
@@ -133,7 +141,13 @@ class HadamardResponse(BasePrivatizer):
     (8, 3)
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.categories = categories
         self.random_state = random_state
@@ -236,14 +250,14 @@ class BlockHadamardResponse(BasePrivatizer):
 
     def __init__(
         self,
-        epsilon=1.0,
+        epsilon: float = 1.0,
         *,
-        blocks=None,
-        n_blocks=None,
-        block_size=None,
-        categories=None,
-        random_state=None,
-    ):
+        blocks: ArrayLike | None = None,
+        n_blocks: int | None = None,
+        block_size: int | None = None,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.blocks = blocks
         self.n_blocks = n_blocks
@@ -269,9 +283,7 @@ class BlockHadamardResponse(BasePrivatizer):
             )
 
     def _make_channel(self, categories, column):
-        labels = column_partition(
-            self.blocks, self.n_blocks, self.block_size, categories, column
-        )
+        labels = column_partition(self.blocks, self.n_blocks, self.block_size, categories, column)
         return BlockHadamardResponseChannel(self.epsilon, labels)
 
     def _derived_attributes(self):
@@ -353,7 +365,14 @@ class HighLowHadamardResponse(BasePrivatizer):
     HighLowLDP(epsilon=1, n_sensitive=2)
     """
 
-    def __init__(self, epsilon=1.0, *, sensitive=None, categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        sensitive: ArrayLike | None = None,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.categories = categories

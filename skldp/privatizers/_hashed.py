@@ -1,5 +1,9 @@
 """Hashed k-ary randomized response with cohorts (O-RR) as a scikit-learn transformer."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
@@ -18,6 +22,10 @@ from skldp.channels import (
 )
 from skldp.privacy import SequentialComposition
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skldp._typing import RandomStateLike
 _OPEN = np.empty(0, dtype=object)
 _HASH_SEED = Interval(
     "int", 0, 2**128, closed="left", description="a non-negative integer below 2**128"
@@ -81,7 +89,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
         # An open alphabet has no domain to infer.
         return not self._is_open() and super()._infers_domain()
 
-    def report_specs(self):
+    def report_specs(self) -> tuple[ReportSpec, ...]:
         if not self._fitted_open():
             return super().report_specs()
         return tuple(ReportSpec(ch, _OPEN) for ch in self.channels_)
@@ -191,14 +199,14 @@ class HashedRR(_OpenAlphabetPrivatizer):
 
     def __init__(
         self,
-        epsilon=1.0,
+        epsilon: float = 1.0,
         *,
-        n_buckets=16,
-        n_cohorts=8,
-        categories=None,
-        hash_seed=0,
-        random_state=None,
-    ):
+        n_buckets: int = 16,
+        n_cohorts: int = 8,
+        categories: ArrayLike | None = None,
+        hash_seed: int = 0,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.n_buckets = n_buckets
         self.n_cohorts = n_cohorts
@@ -299,15 +307,15 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
 
     def __init__(
         self,
-        epsilon=1.0,
+        epsilon: float = 1.0,
         *,
-        n_bits=32,
-        n_hashes=1,
-        n_cohorts=8,
-        categories=None,
-        hash_seed=0,
-        random_state=None,
-    ):
+        n_bits: int = 32,
+        n_hashes: int = 1,
+        n_cohorts: int = 8,
+        categories: ArrayLike | None = None,
+        hash_seed: int = 0,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.n_bits = n_bits
         self.n_hashes = n_hashes

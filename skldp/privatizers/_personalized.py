@@ -1,5 +1,9 @@
 """The personalized ULDP mechanism (PUM) as a scikit-learn transformer."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
@@ -21,6 +25,13 @@ from skldp.channels import PersonalizedChannel
 from skldp.exceptions import InvalidParameterError
 from skldp.privacy import AuditInputs
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from skldp._typing import RandomStateLike
 _BASES = ("urr", "urap")
 
 
@@ -130,15 +141,15 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
 
     def __init__(
         self,
-        epsilon=1.0,
+        epsilon: float = 1.0,
         *,
-        sensitive=(),
-        tags=None,
-        base="urr",
-        theta=None,
-        categories=None,
-        random_state=None,
-    ):
+        sensitive: ArrayLike = (),
+        tags: ArrayLike | None = None,
+        base: str = "urr",
+        theta: float | None = None,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.tags = tags
@@ -211,7 +222,9 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         )
         self.privacy_ = self.channel_.guarantee()
 
-    def audit_inputs(self, inputs=None, max_inputs=8):
+    def audit_inputs(
+        self, inputs: ArrayLike | None = None, max_inputs: int = 8
+    ) -> tuple[NDArray[Any], NDArray[np.int64]]:
         """Rows ``(value, tag)`` for :func:`skldp.privacy.audit`, and their symbols in Z.
 
         The audit feeds whole input rows; ``privacy_`` speaks of Z (values, then bots), so
@@ -244,9 +257,9 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
             hideable = np.flatnonzero(~common)
             if hideable.size == 0:
                 hideable = np.arange(k)
-            rows = [(values[i], None) for i in plain]
-            rows += [(values[hideable[t % hideable.size]], self.tags_[t]) for t in range(n_tagged)]
-            rows = np.asarray(rows, dtype=object).reshape(-1, 2)
+            pairs = [(values[i], None) for i in plain]
+            pairs += [(values[hideable[t % hideable.size]], self.tags_[t]) for t in range(n_tagged)]
+            rows = np.asarray(pairs, dtype=object).reshape(-1, 2)
         else:
             rows = np.asarray(inputs, dtype=object)
             if rows.ndim != 2 or rows.shape[1] != 2:
@@ -267,7 +280,7 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         bot = (tag >= 0) & ~self.channel_.sensitive_mask[x]
         return rows[first], np.where(bot, k + tag, x)
 
-    def report_specs(self):
+    def report_specs(self) -> tuple[ReportSpec, ...]:
         """The one report specification of the reports (channel, categories Z)."""
         check_is_fitted(self)
         return (ReportSpec(self.channel_, self.output_categories_),)
@@ -278,7 +291,7 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         tag = self._encode_tags(columns[1], self.tags_)
         return [self.channel_.sample(self.channel_.preprocess(x, tag), rng)], index
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: Sequence[str] | NDArray[Any] | None = None) -> NDArray[np.object_]:
         """Output column names: the value column's name, or ``name_j`` per bit (uRAP)."""
         check_is_fitted(self)
         if input_features is None:

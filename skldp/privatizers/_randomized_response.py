@@ -1,9 +1,18 @@
 """k-ary randomized response as a scikit-learn transformer."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE
 from skldp.channels import RandomizedResponseChannel
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skldp._typing import RandomStateLike
 
 
 @substitute()
@@ -76,7 +85,13 @@ class RandomizedResponse(BasePrivatizer):
     LDP(epsilon=1)
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.categories = categories
         self.random_state = random_state

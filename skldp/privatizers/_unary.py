@@ -1,9 +1,18 @@
 """Unary-encoding privatizers: RAPPOR (basic one-time, generalized) and OUE."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skldp._typing import RandomStateLike
 
 
 @substitute()
@@ -83,7 +92,14 @@ class RAPPOR(BasePrivatizer):
     (3,)
     """
 
-    def __init__(self, epsilon=1.0, *, theta=None, categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        theta: float | None = None,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.theta = theta
         self.categories = categories
@@ -159,7 +175,13 @@ class OptimizedUnaryEncoding(BasePrivatizer):
     (4,)
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.categories = categories
         self.random_state = random_state

@@ -1,6 +1,10 @@
 """Utility-optimized privatizers: uRR and uRAP (Murakami and Kawamoto, USENIX Security 2019)."""
 
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive
@@ -14,6 +18,10 @@ from skldp._validation import (
 )
 from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from skldp._typing import RandomStateLike
 
 def _sensitive(sensitive, categories, column, n_columns):
     idx = column_sensitive(sensitive, categories, column, n_columns)
@@ -105,7 +113,14 @@ class UtilityOptimizedRR(BasePrivatizer):
     1.0
     """
 
-    def __init__(self, epsilon=1.0, *, sensitive=None, categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        sensitive: ArrayLike | None = None,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.categories = categories
@@ -220,14 +235,14 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
 
     def __init__(
         self,
-        epsilon=1.0,
+        epsilon: float = 1.0,
         *,
-        sensitive=None,
-        theta=None,
-        categories=None,
-        random_state=None,
-        sparse_output=False,
-    ):
+        sensitive: ArrayLike | None = None,
+        theta: float | None = None,
+        categories: ArrayLike | None = None,
+        random_state: RandomStateLike | None = None,
+        sparse_output: bool = False,
+    ) -> None:
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.theta = theta
