@@ -56,13 +56,22 @@ def _imports(path, *, module_level_only):
                     yield node.lineno, alias.name, None
 
 
+_TYPE_CHECKING = ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+
+
 def _module_level(tree):
-    """Statements run at import: the module body, including its ``if`` and ``try`` blocks."""
+    """Statements run at import: the module body, including its ``if`` and ``try`` blocks.
+
+    The body of ``if TYPE_CHECKING:`` never runs (imports there are for annotations only,
+    which ``from __future__ import annotations`` leaves unevaluated); its ``else`` does.
+    """
     todo = list(tree.body)
     while todo:
         node = todo.pop()
         yield node
-        if isinstance(node, (ast.If, ast.Try)):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in _TYPE_CHECKING:
+            todo.extend(node.orelse)
+        elif isinstance(node, (ast.If, ast.Try)):
             todo.extend(ast.iter_child_nodes(node))
         elif isinstance(node, ast.ExceptHandler):
             todo.extend(node.body)
@@ -175,6 +184,16 @@ def test_module_level_imports_form_no_cycle():
     assert _cycles(_import_graph()) == []
     # The check sees a cycle when there is one.
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+
+
+def test_imports_for_type_checking_only_are_not_module_level():
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from skldp.a import A\nelse:\n    from skldp.b import B\n"
+        "if x:\n    from skldp.c import C\n"
+    )
+    found = {n.module for n in _module_level(tree) if isinstance(n, ast.ImportFrom)}
+    assert found == {"typing", "skldp.b", "skldp.c"}
 
 
 def test_each_module_imports_first_in_a_fresh_interpreter():
