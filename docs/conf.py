@@ -53,6 +53,10 @@ html_sidebars = {"index": [], "which_mechanism": []}
 
 autosummary_generate = True
 autodoc_default_options = {}
+# The public API carries type hints (checked by mypy in tests/test_typing.py); as in
+# scikit-learn, the pages show types from the numpydoc "Parameters" sections, which say more
+# (shapes, allowed strings, defaults) than the annotations, so signatures stay unannotated.
+autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
