@@ -428,7 +428,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             pos += spec.width
         return out
 
-    def get_feature_names_out(self, input_features: Sequence[str] | NDArray[Any] | None = None) -> NDArray[np.object_]:
+    def get_feature_names_out(
+        self, input_features: Sequence[str] | NDArray[Any] | None = None
+    ) -> NDArray[np.object_]:
         """Output column names: the input name for symbol reports, ``name_j`` for bit j."""
         check_is_fitted(self)
         if input_features is None:

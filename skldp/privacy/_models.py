@@ -135,7 +135,8 @@ class SequentialComposition(PrivacyModel):
                 raise AttributeError(
                     f"part {j} ({part!r}) has no single epsilon, so neither has the composition"
                 )
-        return float(sum(getattr(part, "epsilon") for part in self.parts))  # noqa: B009 (checked above)
+        # every part has an epsilon (checked above); PrivacyModel itself does not declare one
+        return float(sum(getattr(part, "epsilon") for part in self.parts))  # noqa: B009
 
     def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
         raise ValueError(

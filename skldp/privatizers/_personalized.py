@@ -291,7 +291,9 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         tag = self._encode_tags(columns[1], self.tags_)
         return [self.channel_.sample(self.channel_.preprocess(x, tag), rng)], index
 
-    def get_feature_names_out(self, input_features: Sequence[str] | NDArray[Any] | None = None) -> NDArray[np.object_]:
+    def get_feature_names_out(
+        self, input_features: Sequence[str] | NDArray[Any] | None = None
+    ) -> NDArray[np.object_]:
         """Output column names: the value column's name, or ``name_j`` per bit (uRAP)."""
         check_is_fitted(self)
         if input_features is None:
