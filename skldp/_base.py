@@ -10,7 +10,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, DensityMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skldp import _dask
+from skldp import _dask, _uncertainty
 from skldp._domain import encode, resolve_categories
 from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
@@ -420,6 +420,15 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         """Return a dict of learned attributes for one column (with ``distribution_``)."""
         raise NotImplementedError
 
+    #: Interval methods this estimator offers (see :meth:`confidence_interval`).
+    _interval_methods = ("bootstrap",)
+    #: The method ``confidence_interval(method="auto")`` uses.
+    _default_interval_method = "bootstrap"
+
+    def _plain_statistics(self, channel, stats):
+        """The channel's plain statistics in what ``_chunk_statistics`` kept."""
+        return stats
+
     # -- cloning --------------------------------------------------------------------------------
     def __sklearn_clone__(self):
         """Clone as :func:`sklearn.base.clone` does, but keep a fitted privatizer in ``channel``.
@@ -631,6 +640,84 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         if log_prob.shape[0] == 0:
             raise ValueError("cannot score zero reports: the mean log-likelihood is undefined")
         return float(np.mean(log_prob))
+
+    # -- uncertainty ------------------------------------------------------------------------------
+    def confidence_interval(
+        self, alpha=0.05, *, method="auto", simultaneous=False, n_resamples=1000, random_state=None
+    ):
+        r"""Confidence intervals ``(lower, upper)`` of level ``1 - alpha`` for every category.
+
+        The intervals lie inside [0, 1]. Per category (``simultaneous=False``) each covers its
+        true frequency with probability about ``1 - alpha``; with ``simultaneous=True`` all of
+        them cover at once with probability at least about ``1 - alpha`` (Bonferroni for the
+        analytic methods, a max-statistic calibration for the bootstrap). The formulas are in
+        the :ref:`User Guide <intervals>`.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            One minus the confidence level; in (0, 1).
+        method : {'auto', 'wilson', 'normal', 'information', 'bootstrap'}, default='auto'
+            ``'wilson'``: score-type inversion of the unbiased estimate with its exact
+            variance, which does not collapse at small frequencies. ``'normal'``: the normal
+            approximation with the plug-in variance (the intervals of skldp before 0.x,
+            now clipped to [0, 1]). ``'information'``: observed information of the likelihood
+            on the face of the simplex, one-sided at categories estimated at zero (for
+            maximum likelihood). ``'bootstrap'``: parametric bootstrap through the channel,
+            refitting this estimator; offered by every estimator. ``'auto'``: ``'wilson'``
+            for :class:`~skldp.estimators.EmpiricalEstimator` and
+            :class:`~skldp.estimators.ProjectedEstimator`, ``'information'`` for
+            :class:`~skldp.estimators.EMEstimator`, ``'bootstrap'`` for the others.
+        simultaneous : bool, default=False
+            Intervals that hold for all categories at once.
+        n_resamples : int, default=1000
+            Bootstrap resamples (``method='bootstrap'`` only).
+        random_state : int, numpy.random.Generator or None, default=None
+            Seeds the bootstrap; None draws fresh entropy.
+
+        Returns
+        -------
+        lower, upper : tuple of two ndarrays of shape (n_categories,)
+            A list of such tuples for an estimate of several columns.
+
+        Raises
+        ------
+        ValueError
+            If alpha is not in (0, 1), or the method is not offered by this estimator.
+        """
+        return _uncertainty.confidence_interval(
+            self,
+            alpha,
+            method=method,
+            simultaneous=simultaneous,
+            n_resamples=n_resamples,
+            random_state=random_state,
+        )
+
+    def quantity_interval(self, quantity, alpha=0.05, *, n_resamples=1000, random_state=None):
+        r"""A function of the distribution, its value and a bootstrap percentile interval.
+
+        Parameters
+        ----------
+        quantity : callable
+            ``quantity(P, categories)`` maps estimates P of shape (m, n_categories) to
+            shape (m,): :func:`~skldp.estimators.category_mass`,
+            :func:`~skldp.estimators.category_difference`,
+            :func:`~skldp.estimators.top_k_membership`, or your own.
+        alpha : float, default=0.05
+        n_resamples : int, default=1000
+            Parametric bootstrap resamples (see :meth:`confidence_interval`).
+        random_state : int, numpy.random.Generator or None, default=None
+
+        Returns
+        -------
+        value, lower, upper : float
+            The quantity at the estimate and the ``alpha / 2`` and ``1 - alpha / 2``
+            quantiles of its bootstrap replicates.
+        """
+        return _uncertainty.quantity_interval(
+            self, quantity, alpha, n_resamples=n_resamples, random_state=random_state
+        )
 
     def predict_proba(self, X):
         """Posterior of each report's true category under the estimate (one column only).

@@ -200,8 +200,14 @@ class EMEstimator(BaseDistributionEstimator):
                 f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}"
             )
 
+    _interval_methods = ("information", "wilson", "normal", "bootstrap")
+    _default_interval_method = "information"
+
     def _chunk_statistics(self, channel, values):
         return channel.em_statistics(values)
+
+    def _plain_statistics(self, channel, stats):
+        return channel.statistics_from_em(stats)
 
     def _merge_statistics(self, channel, a, b):
         return channel.merge_em_statistics(a, b)

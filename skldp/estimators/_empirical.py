@@ -1,8 +1,6 @@
 """The unbiased (empirical, matrix-inversion) estimator."""
 
 import numpy as np
-from scipy.stats import norm
-from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BaseDistributionEstimator
 from skldp.projection import project_simplex
@@ -58,24 +56,12 @@ class EmpiricalEstimator(BaseDistributionEstimator):
     ((3,), 1.0)
     """
 
+    _interval_methods = ("wilson", "normal", "bootstrap")
+    _default_interval_method = "wilson"
+
     def __init__(self, *, channel=None):
         self.channel = channel
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)
         return {"distribution_": p_hat, "distribution_std_": _plug_in_std(channel, p_hat, n)}
-
-    def confidence_interval(self, alpha=0.05):
-        """Normal-approximation intervals ``(lower, upper)`` of level ``1 - alpha`` per category."""
-        check_is_fitted(self)
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
-        z = norm.ppf(1 - alpha / 2)
-        dists = self.distribution_ if isinstance(self.distribution_, list) else [self.distribution_]
-        stds = (
-            self.distribution_std_
-            if isinstance(self.distribution_std_, list)
-            else [self.distribution_std_]
-        )
-        out = [(p - z * s, p + z * s) for p, s in zip(dists, stds)]
-        return out[0] if len(out) == 1 else out

@@ -118,6 +118,9 @@ class ProjectedEstimator(BaseDistributionEstimator):
     EmpiricalEstimator, EMEstimator
     """
 
+    _interval_methods = ("wilson", "normal", "bootstrap")
+    _default_interval_method = "wilson"
+
     def __init__(self, method="simplex", *, alpha=0.05, channel=None):
         self.method = method
         self.alpha = alpha
