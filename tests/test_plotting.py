@@ -61,3 +61,24 @@ def test_plot_grid_heatmap():
         plot_grid_heatmap(np.arange(6))
     with pytest.raises(ValueError, match="do not fill a 4 x 4 grid"):
         plot_grid_heatmap(np.arange(6), (4, 4))
+
+
+def test_plot_distribution_draws_intervals_through_the_markers():
+    p = np.array([0.5, 0.3, 0.2])
+    q = np.array([0.45, 0.35, 0.2])
+    lower, upper = np.array([0.4, 0.25, 0.1]), np.array([0.5, 0.45, 0.3])
+    ax = plot_distribution(p, q, intervals=(lower, upper))
+    (segments,) = [c.get_segments() for c in ax.collections]
+    assert len(segments) == 3
+    for pos, seg in enumerate(segments):  # one estimate: segments at the bar centres
+        np.testing.assert_allclose(seg, [[pos, lower[pos]], [pos, upper[pos]]])
+    # several estimates: set side by side, only the named ones get segments
+    ax = plot_distribution(p, {"a": q, "b": p}, intervals={"b": (lower, upper)})
+    (segments,) = [c.get_segments() for c in ax.collections]
+    np.testing.assert_allclose([s[0][0] for s in segments], np.arange(3) + 0.125)
+    with pytest.raises(ValueError, match="intervals name 'c', which is not an estimate"):
+        plot_distribution(p, {"a": q}, intervals={"c": (lower, upper)})
+    with pytest.raises(ValueError, match="must be a dict of name to"):
+        plot_distribution(p, {"a": q, "b": p}, intervals=(lower, upper))
+    with pytest.raises(ValueError, match=r"have shapes \(2,\) and \(3,\)"):
+        plot_distribution(p, q, intervals=(lower[:2], upper))
