@@ -409,6 +409,7 @@ def _read_background(path, cats, tags):
 
 def _cmd_estimate(args):
     from skldp._registry import get_mechanism, make_estimator, make_privatizer
+    from skldp._uncertainty import interval_columns
 
     # the reports first: a missing reports file is the mistake to name, not its missing sidecar
     _file_format(args.reports, what="reports file")
@@ -484,6 +485,7 @@ def _cmd_estimate(args):
     std = getattr(estimator, "distribution_std_", None)
     if std is not None:
         out["std"] = np.asarray(std, dtype=float)
+    out = out.assign(**interval_columns(estimator))  # 95% intervals, every estimator
     if args.output in (None, "-"):
         out.to_csv(sys.stdout, index=False)
     else:

@@ -63,7 +63,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
         assert np.all(np.abs(dist["probability"].to_numpy() - empirical) < 0.05)
     # standard output when no -o is given
     code, out, _ = run(["estimate", reports], capsys)
-    assert code == 0 and out.splitlines()[0] == "category,probability,std"
+    assert code == 0 and out.splitlines()[0] == "category,probability,std,lower,upper"
 
 
 def test_parquet_categories_file_and_params(people, tmp_path, capsys):
@@ -415,6 +415,10 @@ def test_one_bit_hadamard_round_trip(people, tmp_path, capsys):
     # the unbiased estimate's standard errors, from the channel's exact variance
     empirical = frame["city"].value_counts(normalize=True)[dist["category"]].to_numpy()
     assert code == 0 and np.all(np.abs(dist["probability"] - empirical) < 5 * dist["std"])
+    # 95% intervals (issue 18): inside [0, 1], around the estimate (Wilson contains it)
+    lower, upper = dist["lower"].to_numpy(), dist["upper"].to_numpy()
+    assert np.all((0 <= lower) & (lower <= upper) & (upper <= 1))
+    assert np.all((lower <= dist["probability"].clip(0, 1)) & (dist["probability"].clip(0, 1) <= upper))
 
 
 def test_demo_without_matplotlib_says_so(tmp_path, capsys, monkeypatch):

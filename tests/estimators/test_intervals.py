@@ -366,3 +366,45 @@ def test_unfitted_estimator_refuses():
 
     with pytest.raises(NotFittedError):
         EmpiricalEstimator().confidence_interval()
+
+
+def test_every_estimator_has_intervals_by_the_bootstrap():
+    import pandas as pd
+
+    from skldp import (
+        CandidateEstimator,
+        HashedRR,
+        OneBitCompressive,
+        PersonalizedEstimator,
+        PersonalizedULDP,
+        SparseEstimator,
+    )
+
+    rng = np.random.default_rng(20)
+    priv = PersonalizedULDP(
+        epsilon=1.0, sensitive=[0], tags=["home", "work"], categories=[0, 1, 2, 3], random_state=0
+    )
+    frame = pd.DataFrame(
+        {"v": rng.choice(4, 2000, p=[0.4, 0.3, 0.2, 0.1]), "t": rng.choice(["home", "work"], 2000)}
+    )
+    vocab = np.array([f"item{i}" for i in range(10)], dtype=object)
+    hashed = HashedRR(epsilon=3.0, n_buckets=16, n_cohorts=8, random_state=0)
+    onebit = OneBitCompressive(
+        epsilon=2.0, n_measurements=64, categories=list(range(16)), random_state=0
+    )
+    cases = [
+        (PersonalizedEstimator(), priv.fit_transform(frame), 4),
+        (
+            CandidateEstimator(candidates=vocab),
+            hashed.fit_transform(vocab[rng.choice(10, 3000)]),
+            10,
+        ),
+        (SparseEstimator(sparsity=3), onebit.fit_transform(rng.choice(3, 3000)), 16),
+    ]
+    for est, reports, k in cases:
+        assert est._default_interval_method == "bootstrap"
+        lo, hi = est.fit(reports).confidence_interval(n_resamples=30, random_state=0)
+        assert lo.shape == hi.shape == (k,)
+        assert np.all((0 <= lo) & (lo <= hi) & (hi <= 1))
+        with pytest.raises(ValueError, match="one of \\['bootstrap'\\]"):
+            est.confidence_interval(method="wilson")
