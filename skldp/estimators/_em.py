@@ -200,8 +200,10 @@ class EMEstimator(BaseDistributionEstimator):
                 f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}"
             )
 
-    _interval_methods = ("information", "wilson", "normal", "bootstrap")
-    _default_interval_method = "information"
+    _interval_methods = ("wilson", "information", "normal", "bootstrap")
+    # 'information' under-covers near the boundary at large n and over-covers rare cells at
+    # small n (benchmarks/results/intervals.md); the score interval covers: see the guide.
+    _default_interval_method = "wilson"
 
     def _chunk_statistics(self, channel, values):
         return channel.em_statistics(values)
