@@ -86,9 +86,36 @@ def _second_moment(channel, p, n):
     return n * np.asarray(channel.variance(p, n), dtype=float) + p**2
 
 
+#: Up to this many categories the variance at every point mass is evaluated (k calls).
+MAX_EXACT_WILSON_CATEGORIES = 4096
+
+
 def _self_second_moment(channel, n):
-    """:math:`n V_i(e_i) + 1` for every i (the variance at the point mass on i)."""
+    r""":math:`n V_i(e_i) + 1` for every i (the variance at the point mass on i).
+
+    Exact (one ``channel.variance`` call per category) up to
+    ``MAX_EXACT_WILSON_CATEGORIES``. Above, from four calls, assuming that
+    :math:`L_i(p) = n V_i(p) + p_i^2` depends on p only through :math:`p_i` (exact for
+    k-RR and the unary encodings, the assumption of
+    :func:`~skldp.estimators._projected.zero_frequency_variance`): :math:`L_i(0)` from a point
+    mass elsewhere and the slope from the uniform distribution over every other category
+    (the even ones, then the odd ones).
+    """
     k = channel.n_inputs
+    if k > MAX_EXACT_WILSON_CATEGORIES:
+        e = np.zeros(k)
+        e[0] = 1.0
+        at_zero = _second_moment(channel, e, n)
+        e[0], e[1] = 0.0, 1.0
+        at_zero[0] = _second_moment(channel, e, n)[0]
+        out = np.empty(k)
+        for start in (0, 1):
+            comb = np.zeros(k)
+            comb[start::2] = 1.0
+            share = 1.0 / comb.sum()
+            moment = _second_moment(channel, comb * share, n)
+            out[start::2] = at_zero[start::2] + (moment[start::2] - at_zero[start::2]) / share
+        return out
     out = np.empty(k)
     e = np.zeros(k)
     for i in range(k):  # one variance evaluation per category, not per report

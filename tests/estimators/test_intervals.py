@@ -420,3 +420,12 @@ def test_refit_warnings_are_summed_up_once_at_the_users_line():
     ) as rec:
         est.confidence_interval(method="bootstrap", n_resamples=10, random_state=0)
     assert [w.filename for w in rec if "refitting" in str(w.message)] == [__file__]
+
+
+@pytest.mark.parametrize("channel", [RandomizedResponseChannel(1.0, 12), RAPPORChannel(0.5, 12)])
+def test_large_domain_shortcut_equals_the_exact_self_moments(channel, monkeypatch):
+    # Above MAX_EXACT_WILSON_CATEGORIES four variance calls replace k; for channels whose
+    # coordinate variance depends on that coordinate only, both give the same numbers.
+    exact = _uncertainty._self_second_moment(channel, 1000)
+    monkeypatch.setattr(_uncertainty, "MAX_EXACT_WILSON_CATEGORIES", 4)
+    assert_allclose(_uncertainty._self_second_moment(channel, 1000), exact, rtol=1e-9)
