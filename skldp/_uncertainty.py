@@ -374,7 +374,7 @@ def _indices(categories, wanted, what):
 def category_mass(categories):
     r"""The quantity :math:`\sum_{x \in A} p_x`: the mass of a set A of categories.
 
-    For :meth:`~skldp.estimators.EmpiricalEstimator.quantity_interval`.
+    For ``quantity_interval`` of every estimator (:ref:`intervals`).
 
     Parameters
     ----------
