@@ -14,7 +14,7 @@ from skldp import _dask, _uncertainty
 from skldp._domain import encode, resolve_categories
 from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
-from skldp._validation import user_stacklevel as _user_stacklevel
+from skldp._stacklevel import user_stacklevel as _user_stacklevel
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex

@@ -55,7 +55,7 @@ from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._random import check_random_state
-from skldp._validation import user_stacklevel
+from skldp._stacklevel import user_stacklevel
 from skldp.projection import project_simplex
 
 INTERVAL_METHODS = ("normal", "wilson", "information", "bootstrap")

@@ -2,12 +2,9 @@
 
 import math
 import numbers
-import os
 import struct
-import sys
 
 import numpy as np
-import sklearn
 
 
 def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False):
@@ -164,16 +161,3 @@ def check_finite_vector(v, name="v"):
             + (f" and {bad.size - 1} more" if bad.size > 1 else "")
         )
     return v
-
-
-def user_stacklevel():
-    """The ``stacklevel`` of the caller's caller's first frame outside skldp and scikit-learn.
-
-    For a warning raised in the function that calls this: the user's line, however many
-    skldp and scikit-learn frames (``fit_transform``, output wrappers, Dask glue) lie between.
-    """
-    skip = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sklearn.__file__))
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
-        frame, level = frame.f_back, level + 1
-    return level
