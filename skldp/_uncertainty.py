@@ -55,7 +55,7 @@ from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._random import check_random_state
-from skldp._stacklevel import user_stacklevel
+from skldp._validation import external_stacklevel
 from skldp.projection import project_simplex
 
 INTERVAL_METHODS = ("normal", "wilson", "information", "bootstrap")
@@ -336,7 +336,7 @@ def bootstrap_draws(estimator, channel, p_model, n, n_resamples, rng):
             f"{type(estimator).__name__} on {n_resamples} bootstrap resamples; the first: "
             f"{caught[0].message}",
             UserWarning,
-            stacklevel=user_stacklevel(),
+            stacklevel=external_stacklevel(),
         )
     return np.vstack(rows)
 

@@ -2,9 +2,12 @@
 
 import math
 import numbers
+import os
 import struct
+import sys
 
 import numpy as np
+from scipy import sparse
 
 
 def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False):
@@ -161,3 +164,74 @@ def check_finite_vector(v, name="v"):
             + (f" and {bad.size - 1} more" if bad.size > 1 else "")
         )
     return v
+
+
+def check_report_values(values):
+    """Reject report arrays no channel could have produced, before looking for the channel.
+
+    ``values`` is what :func:`skldp._reports.extract` returns: a 2-D array or a CSR matrix.
+    Raises a ``ValueError`` that names the problem for complex numbers, NaN or infinity, and no
+    columns (zero reports are refused by ``fit`` alone: an empty chunk scores to an empty
+    array) (the wording follows scikit-learn's ``check_array``, so that
+    scikit-learn's estimator checks and users see the same messages).
+    """
+    data = values.data if sparse.issparse(values) else values
+    kind = "sparse reports" if sparse.issparse(values) else "reports"
+    if np.iscomplexobj(data):
+        raise ValueError(
+            f"Complex data not supported: {kind} are integer symbols or 0/1 bits; "
+            f"got dtype {data.dtype}"
+        )
+    if values.ndim == 2 and values.shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={values.shape}) while a minimum of 1 is "
+            f"required: no report columns"
+        )
+    if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+        raise ValueError(
+            f"{kind} contain NaN or infinity; they must be finite integers (symbols or 0/1 bits)"
+        )
+
+
+def check_non_negative_reports(values, specs):
+    """Reject negative report values, naming the range of the column's channel where known.
+
+    ``specs`` are the report specs of the columns (:class:`skldp._reports.ReportSpec`); the
+    message starts as scikit-learn's does for estimators tagged ``positive_only``.
+    """
+    data = values.data if sparse.issparse(values) else values
+    if data.dtype.kind not in "iuf" or data.size == 0 or data.min() >= 0:
+        return
+    low = data.min().item()
+    if sparse.issparse(values):
+        column = int(values.tocoo().col[np.argmin(values.tocoo().data)])
+    else:
+        column = int(np.argmin(values.min(axis=0)))
+    owners = [spec for spec in specs for _ in range(spec.width)]
+    if len(owners) != values.shape[1]:
+        allowed = "report symbols lie in [0, n_outputs) and bit-vector reports are bits in {0, 1}"
+    elif owners[column].channel.report_kind == "symbol":
+        allowed = f"report symbols must lie in [0, {owners[column].channel.n_outputs})"
+    else:
+        allowed = "bit-vector reports must be bits in {0, 1}"
+    raise ValueError(f"Negative values in data: {allowed}; got {low!r} in column {column}")
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def external_stacklevel():
+    """The ``stacklevel`` for a ``warnings.warn`` in the caller that points at the user's line.
+
+    Counts the frames from the caller up to the first one outside the skldp package (a user's
+    script, or scikit-learn when it calls skldp), so the warning is attributed there whatever
+    the depth of skldp's own calls.
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        _PACKAGE_DIR + os.sep
+    ):
+        frame = frame.f_back
+        level += 1
+    return level

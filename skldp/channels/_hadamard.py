@@ -278,6 +278,12 @@ class BlockHadamardResponseChannel(SymbolChannel):
         mass = np.bincount(self.labels, weights=p, minlength=self.n_blocks)[self.labels]
         return (mass / self._slope**2 - p**2) / n
 
+    def _second_moments(self):
+        # One report contributes c' H[r, c] to p_hat_x when it lands in x's block, else 0:
+        # M_xz = c'^2 for z in x's block, 0 outside. A block of one has no other member.
+        c2 = np.full(self.n_inputs, 1.0 / self._slope**2)
+        return c2, np.where(self.block_sizes[self.labels] > 1, c2, 0.0)
+
     # -- likelihood ----------------------------------------------------------------------------
     def _likelihood(self, reports):
         block, col = self.split_reports(reports)
@@ -458,6 +464,16 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         p[self.sensitive] = fwht(stats[:S] / n)[self.rows[self.sensitive]] / self._slope
         p[self.public] = stats[S:] / (n * self._slope)
         return p
+
+    def _second_moments(self):
+        # A sensitive x: c' H[r, y] on the head [S], so M_xz = c'^2 for sensitive z and
+        # 2(1 - a) c'^2 for public z. A public x: c' on its own symbol, which only x emits
+        # (with probability 2a - 1 = 1/c'), so M_xx = c' and M_xz = 0.
+        c2 = 1.0 / self._slope**2
+        s, k = self.n_sensitive, self.n_inputs
+        head = c2 if s > 1 else (self._spread * c2 if k > s else 0.0)
+        own = np.where(self.is_sensitive, c2, 1.0 / self._slope)
+        return own, np.where(self.is_sensitive, head, 0.0)
 
     def _variance(self, p, n):
         mass_head = p[self.sensitive].sum() + self._spread * p[self.public].sum()  # p([S])

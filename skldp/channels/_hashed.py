@@ -348,6 +348,19 @@ class CohortRRChannel(SymbolChannel):
         m = self._forward(p)
         return ((G**2) @ m - (G @ m) ** 2) / n
 
+    def _second_moments(self):
+        # One report y contributes g_x(y) = G[x, y] + d_x to p_hat_x (G as in _variance, d the
+        # estimate from no counts), so M[x, z] = sum_y g_x(y)^2 Q(y | z).
+        Hp = self._solver().pseudo_inverse()
+        if Hp is None:
+            nan = _no_variance(self.incidence.shape)
+            return nan, nan
+        d = self._unbiased(np.zeros(self.n_statistics), 1.0)
+        M = (Hp * (self.n_cohorts / self._a) + d[:, None]) ** 2 @ self.to_dense().T
+        own = np.diag(M).copy()
+        np.fill_diagonal(M, -np.inf)
+        return own, M.max(axis=1)
+
     # -- likelihood ------------------------------------------------------------------------------
     def _likelihood(self, reports):
         c, y = np.divmod(reports, self.n_buckets)
@@ -422,6 +435,9 @@ class OpenAlphabetChannel(Channel):
         self._open("estimation")
 
     def variance(self, p, n):
+        self._open("variance")
+
+    def zero_frequency_variance(self, n, p=None):
         self._open("variance")
 
     def likelihood(self, reports):
