@@ -933,7 +933,7 @@ def _cmd_estimate(args):
         _say(
             args,
             f"skldp estimate: note: {type(estimator).__name__} gives no standard error; "
-            "the std, lower and upper columns are empty",
+            "the std column is empty (lower and upper are its confidence interval)",
         )
     text = out.to_csv(index=False, na_rep="")
     if args.output in (None, "-"):
