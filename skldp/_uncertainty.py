@@ -23,11 +23,13 @@ Methods
     the others in their estimated proportions) the variance is
     :math:`n V_i = c_i + d_i t - t^2` exactly, and the interval is the part of [0, 1] between
     the roots of a quadratic. :math:`d_i` needs :math:`n V_i(e_i) + 1`, the variance at the
-    point mass on i: one evaluation of ``channel.variance`` per category.
+    point mass on i: one evaluation of ``channel.variance`` per category (four in all above
+    ``MAX_EXACT_WILSON_CATEGORIES``, see :func:`_self_second_moment`).
 ``"information"``
     For maximum likelihood: the inverse observed information on the face of the simplex the
     estimate lies on. With :math:`u_y = Q(y \mid \cdot) / (Q(y \mid \cdot)^\top \hat p)`,
-    :math:`H = \sum_y N_y u_y u_y^\top` over the distinct reports; the covariance of the
+    :math:`H = \sum_y N_y u_y u_y^\top` over the reports (formed from forward differences of
+    the gradient, which one EM step gives: :func:`observed_information`); the covariance of the
     positive entries S is the top-left block of the inverse of the bordered matrix
     :math:`\begin{pmatrix} H_{SS} & 1 \\ 1^\top & 0 \end{pmatrix}` (the constraint
     :math:`\sum p = 1`). An entry at zero gets a one-sided interval
