@@ -719,10 +719,11 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
             ``'wilson'``: score-type inversion of the unbiased estimate with its exact
             variance, which does not collapse at small frequencies. ``'normal'``: the normal
             approximation with the plug-in variance (the only interval before, of
-            ``EmpiricalEstimator``; now clipped to [0, 1]). ``'information'``: observed information of the likelihood
-            on the face of the simplex, one-sided at categories estimated at zero (for
-            maximum likelihood). ``'bootstrap'``: parametric bootstrap through the channel,
-            refitting this estimator; offered by every estimator. ``'auto'``: ``'wilson'``
+            ``EmpiricalEstimator``; now clipped to [0, 1]). ``'information'``: observed
+            information of the likelihood on the face of the simplex, one-sided at
+            categories estimated at zero (for maximum likelihood). ``'bootstrap'``:
+            parametric bootstrap through the channel, refitting this estimator; offered by
+            every estimator. ``'auto'``: ``'wilson'``
             for :class:`~skldp.estimators.EmpiricalEstimator`,
             :class:`~skldp.estimators.ProjectedEstimator` and
             :class:`~skldp.estimators.EMEstimator` (an interval for the true frequency from
