@@ -727,8 +727,8 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
             for :class:`~skldp.estimators.EmpiricalEstimator`,
             :class:`~skldp.estimators.ProjectedEstimator` and
             :class:`~skldp.estimators.EMEstimator` (an interval for the true frequency from
-            the sufficient statistics, whichever point estimate is reported; it is the one
-            whose coverage was measured within [0.93, 0.97]), ``'bootstrap'`` for the others.
+            the sufficient statistics, whichever point estimate is reported; of the methods
+            measured, its coverage stayed closest to nominal), ``'bootstrap'`` for the others.
         simultaneous : bool, default=False
             Intervals that hold for all categories at once.
         n_resamples : int, default=1000
