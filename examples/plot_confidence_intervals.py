@@ -1,4 +1,5 @@
-"""Confidence intervals of an estimate: score (Wilson) intervals against the normal plug-in.
+"""Confidence intervals of an estimate: score (Wilson) intervals against the normal plug-in
+=========================================================================================
 
 High-low Hadamard response (epsilon = 1, the first five of ten categories sensitive) at
 n = 1,000 people, with two rare non-sensitive categories (2% and 1%). Left: the estimate
@@ -9,21 +10,24 @@ estimate is near zero; the score interval keeps the variance at the frequencies 
 Right: per-category coverage of the nominal 95% intervals over 500 repetitions of the same
 setting, from ``benchmarks/coverage_intervals.py`` (the committed
 ``benchmarks/results/intervals.json``): the plug-in covers the 1% cell far less than 95%.
+
+Run it with ``python examples/plot_confidence_intervals.py [figure.png]``: it shows the
+figure, or writes it to the file given (the user guide's copy is
+``docs/user_guide/images/plot_confidence_intervals.png``).
 """
 
 import json
 import pathlib
+import sys
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+from skldp import EmpiricalEstimator, HighLowHadamardResponse
+from skldp.plotting import plot_distribution
 
-from skldp import EmpiricalEstimator, HighLowHadamardResponse  # noqa: E402
-from skldp.plotting import plot_distribution  # noqa: E402
-
-HERE = pathlib.Path(__file__).parent
+# the repository's examples/ folder (sphinx-gallery runs the script from there)
+HERE = pathlib.Path(__file__).resolve().parent if "__file__" in globals() else pathlib.Path()
 P_TRUE = np.array([0.25, 0.2, 0.15, 0.12, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01])
 CATS = [f"c{i}" for i in range(10)]
 
@@ -73,9 +77,11 @@ def main():
         right.legend(fontsize="small", loc="lower left")
         print("coverage, normal:", np.round(row["normal"]["coverage"], 3))
         print("coverage, Wilson:", np.round(row["auto"]["coverage"], 3))
-    out = HERE / "figures" / "plot_confidence_intervals.png"
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out.relative_to(HERE.parent)}")
+    if len(sys.argv) > 1:
+        fig.savefig(sys.argv[1], dpi=110)
+        print(f"wrote {sys.argv[1]}")
+    else:
+        plt.show()
 
 
 if __name__ == "__main__":
