@@ -3,6 +3,7 @@
 import numpy as np
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
 from skldp.projection import project_simplex
 
 
@@ -10,6 +11,7 @@ def _plug_in_std(channel, p_hat, n):
     return np.sqrt(np.maximum(channel.variance(project_simplex(p_hat), n), 0.0))
 
 
+@substitute()
 class EmpiricalEstimator(BaseDistributionEstimator):
     r"""Unbiased estimate of the distribution by inverting the channel's expected statistics.
 
@@ -24,8 +26,7 @@ class EmpiricalEstimator(BaseDistributionEstimator):
 
     Parameters
     ----------
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel (plain arrays).
+    {channel}
 
     Attributes
     ----------
