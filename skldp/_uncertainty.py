@@ -57,7 +57,7 @@ from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._random import check_random_state
-from skldp._validation import external_stacklevel
+from skldp._warnings import warn
 from skldp.projection import project_simplex
 
 INTERVAL_METHODS = ("normal", "wilson", "information", "bootstrap")
@@ -333,12 +333,11 @@ def bootstrap_draws(estimator, channel, p_model, n, n_resamples, rng):
             rows.append(np.asarray(estimator._estimate(channel, stats, n)["distribution_"]))
     kinds = {type(w.message).__name__ for w in caught}
     if kinds:
-        warnings.warn(
+        warn(
             f"{len(caught)} warnings ({', '.join(sorted(kinds))}) while refitting "
             f"{type(estimator).__name__} on {n_resamples} bootstrap resamples; the first: "
             f"{caught[0].message}",
             UserWarning,
-            stacklevel=external_stacklevel(),
         )
     return np.vstack(rows)
 
