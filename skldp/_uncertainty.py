@@ -28,8 +28,8 @@ Methods
 ``"information"``
     For maximum likelihood: the inverse observed information on the face of the simplex the
     estimate lies on. With :math:`u_y = Q(y \mid \cdot) / (Q(y \mid \cdot)^\top \hat p)`,
-    :math:`H = \sum_y N_y u_y u_y^\top` over the reports (formed from forward differences of
-    the gradient, which one EM step gives: :func:`observed_information`); the covariance of the
+    :math:`H = \sum_y N_y u_y u_y^\top` over the reports (from the likelihood model's
+    Hessian-vector products: :func:`observed_information`); the covariance of the
     positive entries S is the top-left block of the inverse of the bordered matrix
     :math:`\begin{pmatrix} H_{SS} & 1 \\ 1^\top & 0 \end{pmatrix}` (the constraint
     :math:`\sum p = 1`). An entry at zero gets a one-sided interval
@@ -208,28 +208,15 @@ def wilson_interval(channel, p_hat, n, alpha):
 
 
 # -- maximum likelihood -------------------------------------------------------------------------
-def _gradient(channel, stats, p, n):
-    r"""Gradient of the log-likelihood at a positive p, from one EM step.
+def observed_information(channel, model, p):
+    r"""The observed information :math:`H = -n \nabla^2 L(p)`, a dense (k, k) matrix.
 
-    EM's step is :math:`p \odot \nabla \ell(p) / n` (every report's terms
-    :math:`p_x Q(y \mid x) / (Q(y \mid \cdot)^\top p)` sum to one, for any positive p), so the
-    gradient is the step divided by p, for every channel's statistics (counts, bit-packed
-    reports, histograms of bit patterns).
-    """
-    nxt, _ = channel.em_step(stats, p)
-    return n * nxt / p
-
-
-def observed_information(channel, stats, p):
-    r"""The observed information :math:`H = -
-    abla^2 \ell(p)`, a dense (k, k) matrix.
-
-        :math:`\ell(p) = \sum_y N_y \log (Q^	op p)_y`, so
-        :math:`H = \sum_y N_y u_y u_y^	op` with :math:`u_y = Q(y \mid \cdot) / (Q(y \mid
-        \cdot)^	op p)`. Computed column by column as forward differences of the gradient
-        (:func:`_gradient`: one EM step each, k + 1 in all), with step
-        :math:`10^{-7} \max(p_j, 1/k)`; entries of p at zero are raised to :math:`10^{-12}` first.
-        ``stats`` are the EM statistics.
+    ``model`` is the channel's likelihood model of the reports
+    (:meth:`~skldp.channels.Channel.em_model`), :math:`L(p) = (c + \sum_j w_j \log (A p)_j)
+    / n`, so :math:`H = A^\top \mathrm{diag}(w / (A p)^2) A = \sum_y N_y u_y u_y^\top` with
+    :math:`u_y = Q(y \mid \cdot) / (Q(y \mid \cdot)^\top p)`. Built column by column from the
+    model's Hessian-vector product (``hessian_product``: two forward maps and one adjoint
+    each, k in all), exactly.
     """
     k = channel.n_inputs
     if k > MAX_INFORMATION_CATEGORIES:
@@ -237,15 +224,14 @@ def observed_information(channel, stats, p):
             f"method='information' forms a dense {k} x {k} matrix; it is for at most "
             f"{MAX_INFORMATION_CATEGORIES} categories. Use method='wilson' or 'bootstrap'"
         )
-    n = channel.em_n_reports(stats)
-    base = np.maximum(np.asarray(p, dtype=float), 1e-12)
-    g0 = _gradient(channel, stats, base, n)
+    p = np.asarray(p, dtype=float)
+    n = model.n_reports
     H = np.empty((k, k))
-    for j in range(k):  # k + 1 EM steps: one per category, not per report
-        h = 1e-7 * max(base[j], 1.0 / k)
-        moved = base.copy()
-        moved[j] += h
-        H[:, j] = -(_gradient(channel, stats, moved, n) - g0) / h
+    e = np.zeros(k)
+    for j in range(k):  # k structured products: one per category, not per report
+        e[j] = 1.0
+        H[:, j] = -n * model.hessian_product(p, e)
+        e[j] = 0.0
     return 0.5 * (H + H.T)
 
 

@@ -209,7 +209,7 @@ class EMEstimator(BaseDistributionEstimator):
         return channel.em_model(values)
 
     def _plain_statistics(self, channel, stats):
-        return channel.statistics_from_em(stats)
+        return stats.statistics
 
     def _merge_statistics(self, channel, a, b):
         return a.merge(b)

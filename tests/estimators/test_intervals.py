@@ -132,7 +132,7 @@ def test_observed_information_matches_the_dense_formula(channel):
     U = Q / (q @ Q)
     H_dense = (U * N) @ U.T
     H = _uncertainty.observed_information(channel, est._stats[0], est.distribution_)
-    assert_allclose(H, H_dense, rtol=1e-5)
+    assert_allclose(H, H_dense, rtol=1e-10)
 
 
 def test_observed_information_on_bit_vectors_matches_the_likelihoods():
@@ -143,7 +143,7 @@ def test_observed_information_on_bit_vectors_matches_the_likelihoods():
     q = np.maximum(est.distribution_, 1e-12)
     U = L / (L @ q)[:, None]
     H = _uncertainty.observed_information(ch, est._stats[0], est.distribution_)
-    assert_allclose(H, U.T @ U, rtol=1e-5)
+    assert_allclose(H, U.T @ U, rtol=1e-10)
 
 
 def test_information_interval_is_one_sided_at_a_zero_estimate():
