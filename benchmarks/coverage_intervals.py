@@ -28,6 +28,7 @@ from skldp.channels import (
     HighLowHadamardResponseChannel,
     RandomizedResponseChannel,
     RAPPORChannel,
+    SymbolReports,
     SymmetricCompressiveChannel,
     UtilityOptimizedRRChannel,
 )
@@ -61,7 +62,7 @@ ESTIMATORS = {
 
 
 def draw_reports(channel, n, rng):
-    if channel.report_kind == "symbol":
+    if isinstance(channel, SymbolReports):
         m = channel.forward(P_TRUE)
         counts = rng.multinomial(n, m / m.sum())
         return np.repeat(np.arange(m.shape[0]), counts)[:, None]
@@ -116,14 +117,20 @@ def render(results, reps, ns):
     lines = [
         "# Coverage of nominal 95% intervals (issue 18)",
         "",
-        f"epsilon = {EPSILON}, k = {K}, p = {P_TRUE.tolist()}, sensitive = {SENSITIVE} "
-        f"(context-aware mechanisms), {reps} repetitions per cell, n in {ns}.",
-        "Per category: min and max over the k categories of the coverage (target [0.93, 0.97]);"
-        " rare: coverage of the 1% cell. Simultaneous: all k covered at once "
-        "(simultaneous=True; target >= 0.95). Width: mean over categories and repetitions.",
+        (
+            f"epsilon = {EPSILON}, k = {K}, p = {P_TRUE.tolist()}, sensitive = {SENSITIVE} "
+            f"(context-aware mechanisms), {reps} repetitions per cell, n in {ns}."
+        ),
+        (
+            "Per category: min and max over the k categories of the coverage (target [0.93, 0.97]);"
+            " rare: coverage of the 1% cell. Simultaneous: all k covered at once "
+            "(simultaneous=True; target >= 0.95). Width: mean over categories and repetitions."
+        ),
         "",
-        "| mechanism | estimator | n | method | per-cat min | per-cat max | rare (1%) | "
-        "simult. | width | normal min | normal rare | normal simult. | normal width |",
+        (
+            "| mechanism | estimator | n | method | per-cat min | per-cat max | rare (1%) | "
+            "simult. | width | normal min | normal rare | normal simult. | normal width |"
+        ),
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in results:
@@ -157,9 +164,7 @@ def main(argv=None):
             start = time.perf_counter()
             cell = run_cell(mechs[name], n, args.reps, [args.seed, i, j])
             for est_name, rec in cell.items():
-                results.append(
-                    {"mechanism": name, "estimator": est_name, "n": n, **rec}
-                )
+                results.append({"mechanism": name, "estimator": est_name, "n": n, **rec})
             print(f"{name} n={n}: {time.perf_counter() - start:.1f} s", flush=True)
             payload = {"reps": args.reps, "n": args.n, "p": P_TRUE.tolist(), "results": results}
             pathlib.Path(args.out + ".json").write_text(json.dumps(payload, indent=1))

@@ -35,9 +35,7 @@ CATS = [f"c{i}" for i in range(10)]
 def main():
     rng = np.random.default_rng(7)
     x = rng.choice(CATS, size=1000, p=P_TRUE)
-    priv = HighLowHadamardResponse(
-        epsilon=1.0, sensitive=CATS[:5], categories=CATS, random_state=3
-    )
+    priv = HighLowHadamardResponse(epsilon=1.0, sensitive=CATS[:5], categories=CATS, random_state=3)
     est = EmpiricalEstimator().fit(priv.fit_transform(x))
     intervals = {
         "normal plug-in": est.confidence_interval(method="normal"),
@@ -63,7 +61,8 @@ def main():
         (row,) = [
             r
             for r in rows
-            if r["mechanism"] == "high-low Hadamard" and r["estimator"] == "empirical"
+            if r["mechanism"] == "high-low Hadamard"
+            and r["estimator"] == "empirical"
             and r["n"] == 1000
         ]
         pos = np.arange(10)

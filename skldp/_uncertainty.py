@@ -58,6 +58,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._random import check_random_state
 from skldp._warnings import warn
+from skldp.channels import SymbolReports
 from skldp.projection import project_simplex
 
 INTERVAL_METHODS = ("normal", "wilson", "information", "bootstrap")
@@ -290,7 +291,7 @@ def resample_statistics(estimator, channel, p, n, rng, size):
     ``channel.sample`` draws the reports of each replicate in one vectorized call.
     """
     n = int(n)
-    if channel.report_kind == "symbol":
+    if isinstance(channel, SymbolReports):
         m = np.clip(np.asarray(channel.forward(p), dtype=float), 0.0, None)
         counts = rng.multinomial(n, m / m.sum(), size=size)
         symbols = np.arange(m.shape[0])

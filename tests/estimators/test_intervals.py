@@ -21,6 +21,7 @@ from skldp.channels import (
     HighLowHadamardResponseChannel,
     RandomizedResponseChannel,
     RAPPORChannel,
+    SymbolReports,
     UtilityOptimizedRRChannel,
 )
 from skldp.estimators import (
@@ -85,7 +86,7 @@ def test_wilson_bounds_solve_the_score_equation_with_the_exact_variance(channel)
     # estimate projected, i set to t and the others rescaled: the channel's own variance.
     n = 800
     rng = np.random.default_rng(1)
-    draw = _counts_reports if channel.report_kind == "symbol" else _bit_reports
+    draw = _counts_reports if isinstance(channel, SymbolReports) else _bit_reports
     est = EmpiricalEstimator().fit(draw(channel, P8, n, rng))
     lo, hi = est.confidence_interval(0.05, method="wilson")
     p_hat = est.distribution_
@@ -224,7 +225,7 @@ def test_bootstrap_spread_matches_the_exact_standard_deviation():
 # -- coverage -----------------------------------------------------------------------------------
 def _coverage(channel, p, n, reps, cls, cell, seed, **kwargs):
     rng = np.random.default_rng(seed)
-    draw = _counts_reports if channel.report_kind == "symbol" else _bit_reports
+    draw = _counts_reports if isinstance(channel, SymbolReports) else _bit_reports
     hits = 0
     for _ in range(reps):
         lo, hi = cls().fit(draw(channel, p, n, rng)).confidence_interval(0.05, **kwargs)
