@@ -323,10 +323,15 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
     def _encode_and_draw(self, X, rng, method):
         """Encode each column of X and draw its reports with the channel's ``method``."""
         columns, index = self._read_columns(X, reset=False)
-        parts = [
-            getattr(ch, method)(encode(col, cats, j), rng)
-            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
-        ]
+        parts = []
+        for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_)):
+            idx = encode(col, cats, j)
+            if method == "sample" and ch.n_inputs == len(cats):
+                # encode checked the indices against the domain, the channel's inputs:
+                # draw without checking them again (validate once)
+                parts.append(ch._sample(idx, rng))
+            else:
+                parts.append(getattr(ch, method)(idx, rng))
         return parts, index
 
     def _output_names(self, specs):
@@ -397,13 +402,36 @@ def _is_fitted_privatizer(obj):
     return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
 
 
+class Deferred:
+    """A learned attribute of one column computed only when it is first read.
+
+    ``_estimate`` returns ``Deferred(fn, *args)`` for what few users read (standard errors):
+    :class:`BaseDistributionEstimator` calls ``fn(*args)`` on the first read of the attribute
+    and keeps the value. ``fn`` is a module-level function, so a fitted estimator with
+    attributes not yet read still pickles.
+    """
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __call__(self):
+        return self.fn(*self.args)
+
+
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
-    ``fit`` resets and calls ``partial_fit``, which adds up each column's statistics
-    (``channel.statistics`` or what the estimator's ``_chunk_statistics`` asks for) and calls
-    the hook ``_estimate`` on the totals. Reports carry their channel; plain arrays need
-    ``channel=`` (a channel, a fitted privatizer, or a list with one per column).
+    ``partial_fit`` adds up each column's statistics (``channel.statistics`` or what the
+    estimator's ``_chunk_statistics`` asks for) and nothing more. The estimate is solved
+    lazily: the first read of a learned attribute that the hook ``_estimate`` sets
+    (``distribution_``, ``n_iter_``, ...) calls it once on the totals, and the result is kept
+    until ``partial_fit`` adds reports; an attribute ``_estimate`` returns as a
+    :class:`Deferred` (standard errors) is computed on its own first read. ``fit`` resets,
+    adds the statistics and solves at once, so that its errors and warnings come from
+    ``fit``, as in scikit-learn. Reports carry their channel; plain arrays need ``channel=``
+    (a channel, a fitted privatizer, or a list with one per column).
     """
 
     # -- hooks ----------------------------------------------------------------------------------
@@ -417,8 +445,57 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         return a + b
 
     def _estimate(self, channel, stats, n):  # pragma: no cover - abstract
-        """Return a dict of learned attributes for one column (with ``distribution_``)."""
+        """Return a dict of learned attributes for one column (with ``distribution_``).
+
+        A value may be a :class:`Deferred`, computed when that attribute is first read.
+        """
         raise NotImplementedError
+
+    def _after_solve(self):
+        """Set the attributes derived from the solved ones (called at the end of a solve)."""
+
+    # -- lazy solve -------------------------------------------------------------------------------
+    def _solve(self):
+        """Run ``_estimate`` on the statistics added so far and set its attributes.
+
+        Called at most once per batch of statistics: by ``fit``, or by the first read of a
+        learned attribute after ``partial_fit`` (:meth:`__getattr__`). The names it sets are
+        kept in ``_solved``, so that the next ``partial_fit`` removes them.
+        """
+        before = set(self.__dict__)
+        results = [self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)]
+        deferred = {}
+        for name in results[0]:
+            values = [r[name] for r in results]
+            if any(isinstance(v, Deferred) for v in values):
+                deferred[name] = values
+            else:
+                setattr(self, name, _single_or_list(values))
+        self._deferred = deferred
+        self._after_solve()
+        self._solved = sorted(set(self.__dict__) - before - {"_deferred"}) + list(deferred)
+
+    def _forget_solution(self):
+        for name in self.__dict__.pop("_solved", ()):
+            self.__dict__.pop(name, None)
+        self.__dict__.pop("_deferred", None)
+
+    def __getattr__(self, name):
+        # Called only when the attribute is not found: a learned attribute (public, ending in
+        # "_") of an estimator whose statistics are not solved yet, or a Deferred one.
+        if name.startswith("_") or not name.endswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        state = self.__dict__
+        if "_stats" in state and "_solved" not in state:
+            self._solve()
+        deferred = state.get("_deferred", {})
+        if name in deferred:
+            values = [v() if isinstance(v, Deferred) else v for v in deferred[name]]
+            state[name] = _single_or_list(values)
+            del deferred[name]
+        if name in state:
+            return state[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- cloning --------------------------------------------------------------------------------
     def __sklearn_clone__(self):
@@ -515,7 +592,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     def _reset(self):
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
             delattr(self, name)
-        for name in ("_specs", "_stats", "_n"):
+        for name in ("_specs", "_stats", "_n", "_solved", "_deferred"):
             self.__dict__.pop(name, None)
 
     def fit(self, X, y=None):
@@ -532,13 +609,20 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         self
         """
         self._reset()
-        return self.partial_fit(X)
+        self.partial_fit(X)
+        self._solve()
+        return self
 
     def partial_fit(self, X, y=None):
-        """Add a chunk of reports and update the estimate.
+        """Add a chunk of reports to the statistics; the estimate is solved when read.
 
         The statistics of the chunks add up, so fitting in chunks gives the estimate of one
-        ``fit`` on all the reports. A Dask array or data frame of reports is read partition
+        ``fit`` on all the reports, bit for bit. ``partial_fit`` only adds statistics: the
+        first read of ``distribution_`` (or of any attribute of the solve: ``n_iter_``,
+        ``converged_``, ...) solves once, and the solution is kept until the next
+        ``partial_fit`` that adds reports. So streaming many chunks costs about what counting
+        them costs, and a warning of the solver (a ``ConvergenceWarning``) is raised at that
+        read. A Dask array or data frame of reports is read partition
         by partition where it lives; only its statistics are gathered (see
         :ref:`scale`). The statistics are counts of fixed size (about k numbers), except
         for EM on bit-vector channels, which keeps the reports bit-packed (see the
@@ -559,6 +643,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
             specs, stats, n, width = _dask.statistics(self, X)
         else:
             specs, stats, n, width = self._statistics_of(X)
+        added = n
         if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
             raise ChannelMismatchError(
                 "these reports come from a different mechanism or domain than the reports "
@@ -572,10 +657,9 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
             n += self._n
         if n == 0:
             raise ValueError("cannot estimate a distribution from zero reports")
+        if added:
+            self._forget_solution()  # new reports: the next read solves again
         self._specs, self._stats, self._n = tuple(specs), stats, n
-        results = [self._estimate(spec.channel, st, n) for spec, st in zip(specs, stats)]
-        for name in results[0]:
-            setattr(self, name, _single_or_list([r[name] for r in results]))
         self.categories_ = _single_or_list([spec.categories for spec in specs])
         self.n_reports_ = n
         self.n_features_in_ = width

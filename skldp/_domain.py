@@ -301,7 +301,9 @@ def encode(values, categories, column=0):
     values = np.asarray(values)
     start = _integer_range_start(categories)
     if start is not None and values.dtype.kind in "iu":
-        idx = values.astype(np.int64, copy=False) - start
+        idx = values.astype(np.int64, copy=False)
+        if start:
+            idx = idx - start
         if idx.size and (idx.min() < 0 or idx.max() >= categories.shape[0]):
             bad = (idx < 0) | (idx >= categories.shape[0])
             _raise_unknown(values[bad], column, categories)

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, _user_stacklevel
 from skldp._domain import check_category_list
 from skldp._reports import ReportSpec
 from skldp._validation import check_int
@@ -56,7 +56,7 @@ def _warn_if_underdetermined(channel, n_candidates):
             "estimate spreads mass over candidates it cannot tell apart; use more cohorts or "
             "buckets, or fewer candidates",
             UserWarning,
-            stacklevel=5,
+            stacklevel=_user_stacklevel(),
         )
 
 
@@ -75,7 +75,7 @@ def _project_reported(p_ls, unreported):
             "no candidate's bucket received a report, so the reports carry no information "
             "about the candidates; the estimate is the uniform distribution",
             UserWarning,
-            stacklevel=5,
+            stacklevel=_user_stacklevel(),
         )
         return np.full(p_ls.shape[0], 1.0 / p_ls.shape[0])
     q = np.zeros(p_ls.shape[0])
@@ -287,26 +287,14 @@ class CandidateEstimator(BaseDistributionEstimator):
                 warnings.warn(
                     f"EM did not converge in max_iter={self.max_iter} iterations; raise max_iter or tol",
                     ConvergenceWarning,
-                    stacklevel=4,
+                    stacklevel=_user_stacklevel(),
                 )
             out.update(
                 distribution_=p, n_iter_=n_iter, converged_=converged, log_likelihood_=history[-1]
             )
         return out
 
-    def partial_fit(self, X, y=None):
-        """Add a chunk of reports and update the estimate (statistics add up over chunks).
-
-        Parameters
-        ----------
-        X : Reports, DataFrame of reports, or array-like of shape (n_reports, width)
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        super().partial_fit(X)
+    def _after_solve(self):
         groups, unrep, cats = self._groups, self._unreported, self.categories_
         if isinstance(cats, list):
             self.indistinguishable_ = [
@@ -317,4 +305,3 @@ class CandidateEstimator(BaseDistributionEstimator):
             self.indistinguishable_ = [np.asarray(cats)[g] for g in groups]
             self.unreported_ = np.asarray(cats)[unrep]
         del self._groups, self._unreported
-        return self

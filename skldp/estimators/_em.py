@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, _user_stacklevel
 from skldp._validation import check_bool, check_int
 from skldp.estimators._projected import significance_threshold, zero_frequency_variance
 from skldp.projection import project_simplex
@@ -245,7 +245,7 @@ class EMEstimator(BaseDistributionEstimator):
                 f"EM did not converge in max_iter={self.max_iter} iterations (last change above "
                 f"tol={self.tol}); raise max_iter or tol",
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=_user_stacklevel(),
             )
         return {
             "distribution_": p,

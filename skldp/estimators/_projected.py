@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 from scipy.stats import norm
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, Deferred
 from skldp.estimators._empirical import _plug_in_std
 from skldp.projection import clip_normalize, norm_sub, project_simplex
 
@@ -108,7 +108,8 @@ class ProjectedEstimator(BaseDistributionEstimator):
     unbiased_distribution_ : ndarray of shape (n_categories,)
         The unbiased estimate before projection.
     distribution_std_ : ndarray of shape (n_categories,)
-        Standard error of the unbiased estimate (plug-in, as in EmpiricalEstimator).
+        Standard error of the unbiased estimate (plug-in, as in EmpiricalEstimator), computed
+        when first read.
     categories_ : ndarray of shape (n_categories,)
     n_reports_ : int
     n_features_in_ : int
@@ -143,5 +144,5 @@ class ProjectedEstimator(BaseDistributionEstimator):
         return {
             "distribution_": dist,
             "unbiased_distribution_": p_hat,
-            "distribution_std_": _plug_in_std(channel, p_hat, n),
+            "distribution_std_": Deferred(_plug_in_std, channel, p_hat, n),
         }
