@@ -39,24 +39,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import (  # noqa: E402
     markdown_table,
+    medians,
     pin_to_cpu,
     start_meta,
     target,
     write_results,
 )
-
-
-def medians(fns, repeat):
-    """Median seconds of each of ``fns``: one warm-up call each, then ``repeat`` alternated."""
-    for fn in fns:
-        fn()
-    times = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, ts in zip(fns, times):
-            t0 = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t0)
-    return [float(np.median(ts)) for ts in times]
 
 
 def bench_fwht(repeat):

@@ -18,7 +18,9 @@
 
 Run: ``python benchmarks/bench_foundation.py [--cpu 0] [--skip-peers] [--out-dir DIR]``. The
 process pins itself to one CPU and one BLAS/OpenMP thread; the peer runs under ``taskset``.
-Timings are the best of ``--repeat`` runs; the machine's load shows in them.
+The k-RR figures are medians of at least 5 warm repeats (``_common.medians``); the EM timings
+are the best of ``--repeat`` runs. The machine's load shows in them (recorded before and
+after).
 """
 
 import os
@@ -42,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import best_of  # noqa: E402
+from _common import best_of, medians  # noqa: E402
 
 #: multi-freq-ldpy's IBU defaults (GRR_Aggregator_IBU: nb_iter, tol on the max-abs change).
 _IBU_MAX_ITER, _IBU_TOL = 10_000, 1e-12
@@ -76,10 +78,18 @@ def bench_privatization(n, k, repeat):
 
     x = np.random.default_rng(1).integers(0, k, n)
     rr = RandomizedResponse(1.0, categories=np.arange(k), random_state=0).fit(np.arange(k))
-    t_sample, _ = best_of(lambda: rr.channel_.sample(x, np.random.default_rng(0)), repeat)
-    t_transform, _ = best_of(lambda: rr.transform(x), repeat)
-    t_count, _ = best_of(lambda: rr.channel_.statistics(x), repeat)
+    rng = np.random.default_rng(0)
+    # medians of at least 5 warm repeats, the three calls alternating (see _common.medians)
+    t_sample, t_transform, t_count = medians(
+        [
+            lambda: rr.channel_.sample(x, rng),
+            lambda: rr.transform(x),
+            lambda: rr.channel_.statistics(x),
+        ],
+        max(repeat, 5),
+    )
     return {
+        "statistic": f"median of {max(repeat, 5)} warm repeats",
         "n": n,
         "k": k,
         "sample_s": t_sample,
@@ -238,7 +248,8 @@ def to_markdown(priv, em_rows, mem_rows):
         f"{priv['sample_rows_per_s'] / 1e6:.1f} M rows/s ({priv['sample_s']:.3f} s), full "
         f"`transform` {priv['transform_rows_per_s'] / 1e6:.1f} M rows/s "
         f"({priv['transform_s']:.3f} s), counting {priv['count_rows_per_s'] / 1e6:.0f} M rows/s "
-        "(target: 30 M rows/s).",
+        f"(target: 30 M rows/s); each the {priv['statistic']}, warm (one call discarded "
+        "first), the three alternating. Command: `python benchmarks/bench_foundation.py`.",
         "",
         "EM starts from the channel's closed-form maximum-likelihood estimate by default (k-RR "
         "has one), hence its few iterations; the row 'EM from uniform' starts where IBU starts. "

@@ -455,7 +455,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         """Set the attributes derived from the solved ones (called at the end of a solve)."""
 
     # -- lazy solve -------------------------------------------------------------------------------
-    def _solve(self):
+    def _solve_estimate(self):
         """Run ``_estimate`` on the statistics added so far and set its attributes.
 
         Called at most once per batch of statistics: by ``fit``, or by the first read of a
@@ -487,7 +487,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         state = self.__dict__
         if "_stats" in state and "_solved" not in state:
-            self._solve()
+            self._solve_estimate()
         deferred = state.get("_deferred", {})
         if name in deferred:
             values = [v() if isinstance(v, Deferred) else v for v in deferred[name]]
@@ -610,7 +610,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         """
         self._reset()
         self.partial_fit(X)
-        self._solve()
+        self._solve_estimate()
         return self
 
     def partial_fit(self, X, y=None):
