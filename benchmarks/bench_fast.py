@@ -53,7 +53,7 @@ def bench_fwht(repeat):
     rows = []
     for m in range(16, 23, 2):
         a = np.random.default_rng(m).standard_normal(2**m)
-        t_fwht, t_rfft = medians([lambda: fwht(a), lambda: np.fft.rfft(a)], repeat)
+        t_fwht, t_rfft = medians([lambda a=a: fwht(a), lambda a=a: np.fft.rfft(a)], repeat)
         rows.append({"m": m, "fwht_ms": 1e3 * t_fwht, "rfft_ms": 1e3 * t_rfft})
     return rows
 
@@ -84,7 +84,7 @@ def bench_krr(repeat, n=10**7, k=1000):
 
 
 def bench_stream(repeat, n_chunks=10, chunk=10**7, k=10**6):
-    from skldp import EmpiricalEstimator, EMEstimator, RandomizedResponse
+    from skldp import EMEstimator, EmpiricalEstimator, RandomizedResponse
 
     rr = RandomizedResponse(4.0, categories=np.arange(k), random_state=0).fit(np.arange(k))
     x = np.random.default_rng(3).integers(0, k, chunk)
@@ -148,8 +148,12 @@ def main(argv=None):
         for r in rows:
             targets.append(
                 target(
-                    f"FWHT / rfft at 2^{r['m']}", r["fwht_ms"] / r["rfft_ms"], 1.0, "x",
-                    or_equal=True, fmt="{:.2f}",
+                    f"FWHT / rfft at 2^{r['m']}",
+                    r["fwht_ms"] / r["rfft_ms"],
+                    1.0,
+                    "x",
+                    or_equal=True,
+                    fmt="{:.2f}",
                 )
             )
         body += [
@@ -158,8 +162,12 @@ def main(argv=None):
             markdown_table(
                 ["length", "fwht ms", "rfft ms", "ratio"],
                 [
-                    [f"2^{r['m']}", f"{r['fwht_ms']:.2f}", f"{r['rfft_ms']:.2f}",
-                     f"{r['fwht_ms'] / r['rfft_ms']:.2f}"]
+                    [
+                        f"2^{r['m']}",
+                        f"{r['fwht_ms']:.2f}",
+                        f"{r['rfft_ms']:.2f}",
+                        f"{r['fwht_ms'] / r['rfft_ms']:.2f}",
+                    ]
                     for r in rows
                 ],
             ),
@@ -170,16 +178,24 @@ def main(argv=None):
         r = bench_krr(args.repeat)
         data["krr"] = r
         targets.append(
-            target(f"k-RR transform / floor, n = {r['n']:,}, k = {r['k']}", r["ratio"], 1.3,
-                   "x", or_equal=True, fmt="{:.2f}")
+            target(
+                f"k-RR transform / floor, n = {r['n']:,}, k = {r['k']}",
+                r["ratio"],
+                1.3,
+                "x",
+                or_equal=True,
+                fmt="{:.2f}",
+            )
         )
         body += [
             "### k-RR transform against its floor",
             "",
-            f"n = {r['n']:,}, k = {r['k']}, epsilon = 1: floor (n uniforms + one bincount) "
-            f"{r['floor_ms']:.1f} ms; `RandomizedResponse.transform` {r['transform_ms']:.1f} ms "
-            f"({r['transform_rows_per_s'] / 1e6:.0f} M rows/s, {r['ratio']:.2f}x the floor); "
-            f"`channel.sample` {r['sample_ms']:.1f} ms.",
+            (
+                f"n = {r['n']:,}, k = {r['k']}, epsilon = 1: floor (n uniforms + one bincount) "
+                f"{r['floor_ms']:.1f} ms; `RandomizedResponse.transform` {r['transform_ms']:.1f} ms "
+                f"({r['transform_rows_per_s'] / 1e6:.0f} M rows/s, {r['ratio']:.2f}x the floor); "
+                f"`channel.sample` {r['sample_ms']:.1f} ms."
+            ),
             "",
         ]
         print(body[-2], flush=True)
@@ -188,18 +204,26 @@ def main(argv=None):
         data["stream"] = r
         for name in ("empirical", "em"):
             targets.append(
-                target(f"partial_fit / counting, {name}, 10 x 10^7 at k = 10^6",
-                       r[f"{name}_s"] / r["count_s"], 1.5, "x", or_equal=True, fmt="{:.2f}")
+                target(
+                    f"partial_fit / counting, {name}, 10 x 10^7 at k = 10^6",
+                    r[f"{name}_s"] / r["count_s"],
+                    1.5,
+                    "x",
+                    or_equal=True,
+                    fmt="{:.2f}",
+                )
             )
         body += [
             "### Streaming: partial_fit against counting",
             "",
-            f"{r['n_chunks']} chunks of {r['chunk']:,} k-RR reports (epsilon = 4), "
-            f"k = {r['k']:,}: counting alone {r['count_s']:.3f} s; `partial_fit` of "
-            f"EmpiricalEstimator {r['empirical_s']:.3f} s, of EMEstimator {r['em_s']:.3f} s; "
-            f"the first read of `distribution_` then solves once: empirical "
-            f"{r['empirical_first_read_s']:.3f} s, EM {r['em_first_read_s']:.3f} s (one call "
-            "each, cold).",
+            (
+                f"{r['n_chunks']} chunks of {r['chunk']:,} k-RR reports (epsilon = 4), "
+                f"k = {r['k']:,}: counting alone {r['count_s']:.3f} s; `partial_fit` of "
+                f"EmpiricalEstimator {r['empirical_s']:.3f} s, of EMEstimator {r['em_s']:.3f} s; "
+                f"the first read of `distribution_` then solves once: empirical "
+                f"{r['empirical_first_read_s']:.3f} s, EM {r['em_first_read_s']:.3f} s (one call "
+                "each, cold)."
+            ),
             "",
         ]
         print(body[-2], flush=True)
@@ -209,8 +233,13 @@ def main(argv=None):
         print(f"load average before {meta['load_before']:.2f}, after {os.getloadavg()[0]:.2f}")
         return
     write_results(
-        "fast", "Fixed costs: FWHT, k-RR transform, streaming", meta, targets,
-        "\n".join(body), data, args.out_dir,
+        "fast",
+        "Fixed costs: FWHT, k-RR transform, streaming",
+        meta,
+        targets,
+        "\n".join(body),
+        data,
+        args.out_dir,
     )
 
 

@@ -411,7 +411,7 @@ class Deferred:
     attributes not yet read still pickles.
     """
 
-    __slots__ = ("fn", "args")
+    __slots__ = ("args", "fn")
 
     def __init__(self, fn, *args):
         self.fn, self.args = fn, args
@@ -463,7 +463,9 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         kept in ``_solved``, so that the next ``partial_fit`` removes them.
         """
         before = set(self.__dict__)
-        results = [self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)]
+        results = [
+            self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
+        ]
         deferred = {}
         for name in results[0]:
             values = [r[name] for r in results]
