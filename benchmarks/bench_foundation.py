@@ -317,24 +317,46 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-peers", action="store_true")
     parser.add_argument("--out-dir", default=None, help="default: benchmarks/results")
+    parser.add_argument(
+        "--privatization-only",
+        action="store_true",
+        help="re-measure k-RR only; keep the EM rows of the last results file, with their date",
+    )
     args = parser.parse_args(argv)
-    from _common import pin_to_cpu, start_meta, write_results
+    from _common import RESULTS_DIR, pin_to_cpu, start_meta, write_results
 
     cpu = pin_to_cpu(args.cpu)
     meta = start_meta(cpu)
     priv = bench_privatization(args.n, 1000, args.repeat)
-    em_rows = [
-        bench_em_vs_ibu(1000, 10**5, 6.0, 0.5, cpu, args.skip_peers, args.repeat),
-        bench_em_vs_ibu(1000, 10**5, 1.0, 0.0, cpu, args.skip_peers, 1),
-    ]
-    mem_rows = bench_em_memory([10**4, 10**5, 10**6], 10**5, 4.0)
+    note = ""
+    if args.privatization_only:
+        with open(Path(args.out_dir or RESULTS_DIR) / "foundation.json") as fh:
+            last = json.load(fh)
+        em_rows, mem_rows = last["em"], last["memory"]
+        old = last.get("em_meta", last["meta"])
+        meta["em_meta"] = old
+        note = (
+            "Only the k-RR figures are from the run above (`python benchmarks/bench_foundation.py "
+            "--privatization-only`); the EM rows are from the run of "
+            f"{old['date']} (load average {old['load_before']:.1f} before, "
+            f"{old['load_after']:.1f} after; EM timings best of 3).\n\n"
+        )
+    else:
+        em_rows = [
+            bench_em_vs_ibu(1000, 10**5, 6.0, 0.5, cpu, args.skip_peers, args.repeat),
+            bench_em_vs_ibu(1000, 10**5, 1.0, 0.0, cpu, args.skip_peers, 1),
+        ]
+        mem_rows = bench_em_memory([10**4, 10**5, 10**6], 10**5, 4.0)
+    data = {"privatization": priv, "em": em_rows, "memory": mem_rows}
+    if "em_meta" in meta:
+        data["em_meta"] = meta.pop("em_meta")
     write_results(
         "foundation",
         "Foundation targets (one core)",
         meta,
         targets_of(priv, em_rows),
-        to_markdown(priv, em_rows, mem_rows),
-        {"privatization": priv, "em": em_rows, "memory": mem_rows},
+        note + to_markdown(priv, em_rows, mem_rows),
+        data,
         args.out_dir,
     )
 

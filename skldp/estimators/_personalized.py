@@ -244,7 +244,8 @@ class PersonalizedEstimator(BaseDistributionEstimator):
         return result
 
     def partial_fit(self, X, y=None):
-        """Add a chunk of reports, re-estimate r and reconstruct p (see the class docstring)."""
+        """Add a chunk of reports; r and p are re-estimated when next read (see the class
+        docstring, and :ref:`scale_lazy` for when the estimate is solved)."""
         super().partial_fit(X)
         self.output_categories_ = self.categories_
         self.categories_ = self.output_categories_[: self._specs[0].channel.n_values]
