@@ -62,6 +62,7 @@ API_MODULES = [
     ("skldp.metrics", "Metrics and scorers"),
     ("skldp.projection", "Projections onto the simplex"),
     ("skldp.datasets", "Data sets and synthetic distributions"),
+    ("skldp.io", "Report files: packed bit vectors, chunks"),
     ("skldp.theory", "Closed-form risks (theory)"),
     ("skldp.experiments", "Experiments"),
     ("skldp.plotting", "Plotting"),

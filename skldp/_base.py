@@ -14,6 +14,11 @@ from skldp import _dask
 from skldp._domain import encode, resolve_categories
 from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
+from skldp._validation import (
+    check_non_negative_reports,
+    check_report_values,
+    external_stacklevel,
+)
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
@@ -420,6 +425,18 @@ class Deferred:
         return self.fn(*self.args)
 
 
+class ChunkStatistics:
+    """Statistics of reports read already (by :func:`skldp.io.fit_chunks`), as a chunk.
+
+    ``partial_fit`` merges them like the statistics of a chunk of reports.
+    """
+
+    __slots__ = ("n", "specs", "stats", "width")
+
+    def __init__(self, specs, stats, n, width):
+        self.specs, self.stats, self.n, self.width = specs, stats, n, width
+
+
 class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
@@ -551,6 +568,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def _read(self, X):
         values, carried = extract(X)
+        check_report_values(values)
         given = self._given_specs()
         if carried is None and given is None:
             if sparse.issparse(values):
@@ -570,10 +588,12 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 f"{[s.channel for s in given]}"
             )
         specs = tuple(carried if carried is not None else given)
+        check_non_negative_reports(values, specs)
         width = sum(s.width for s in specs)
         if values.ndim != 2 or values.shape[1] != width:
+            kind = "sparse reports" if sparse.issparse(values) else "reports"
             raise ValueError(
-                f"reports must have {width} columns for these channels; got shape {values.shape}"
+                f"{kind} must have {width} columns for these channels; got shape {values.shape}"
             )
         return values, specs
 
@@ -669,6 +689,8 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def _statistics_of(self, X):
         """Read one in-memory chunk: ``(specs, statistics per column, n_reports, width)``."""
+        if isinstance(X, ChunkStatistics):  # read already, by skldp.io.fit_chunks
+            return X.specs, X.stats, X.n, X.width
         values, specs = self._read(X)
         stats = [
             self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)
@@ -712,10 +734,46 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         return total
 
     def score(self, X, y=None):
-        """Mean log-likelihood of the reports: safe for cross-validation on privatized data."""
+        r"""Mean log-likelihood of the reports under the estimate pushed through the channel.
+
+        :math:`\frac{1}{n} \sum_i \log \sum_x Q(y_i \mid x)\, \hat p_x`, computed from the
+        reports alone, so it is safe for cross-validating *estimators* on reports collected
+        once: every candidate is scored on the same reports through the same channel.
+
+        It is not a criterion across privatizer settings (``epsilon``, ``n_blocks``, another
+        mechanism): the likelihoods of reports from different channels are not comparable,
+        and a less private channel does not score higher because its estimate is better. To
+        choose a mechanism or its parameters in a simulation study, pass
+        ``scoring=skldp.metrics.make_distribution_scorer(...)`` to the search; it compares each
+        estimate with the held-out raw data. See the :ref:`User Guide <model_selection>`.
+
+        Returns
+        -------
+        score : float
+            ``-inf`` when the estimate gives probability zero to some report (it puts no
+            mass on any input that can produce it, as a clipped estimate can for a whole
+            block of a block-structured channel); a ``UserWarning`` then says how many.
+
+        Warns
+        -----
+        UserWarning
+            When some reports have likelihood zero under the estimate.
+        """
         log_prob = self.score_samples(X)
         if log_prob.shape[0] == 0:
             raise ValueError("cannot score zero reports: the mean log-likelihood is undefined")
+        impossible = int(np.count_nonzero(np.isneginf(log_prob)))
+        if impossible:
+            warnings.warn(
+                f"{impossible} of {log_prob.shape[0]} reports have likelihood zero under the "
+                "estimate (it gives no mass to any input that can produce them), so the score is "
+                "-inf: these reports refute the estimate (a clipped or thresholded estimate can "
+                "zero a whole block of a block-structured channel). Compare estimators by their "
+                "likelihood only on the same reports; to compare privatizer settings, search "
+                "with scoring=skldp.metrics.make_distribution_scorer('tv')",
+                UserWarning,
+                stacklevel=external_stacklevel(),
+            )
         return float(np.mean(log_prob))
 
     def predict_proba(self, X):
@@ -740,5 +798,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
+        tags.input_tags.positive_only = True  # report symbols and bits are non-negative
+        tags.input_tags.sparse = True  # bit-vector reports may come as scipy.sparse
         tags.requires_fit = True
         return tags

@@ -2,8 +2,12 @@
 
 import math
 import numbers
+import os
+import struct
+import sys
 
 import numpy as np
+from scipy import sparse
 
 
 def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False):
@@ -32,6 +36,73 @@ def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False)
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{name} must be a positive finite number; got {epsilon!r}")
     return value
+
+
+def _float_bits(x):
+    """The IEEE bit pattern of a non-negative float as an int (monotone in the value)."""
+    return struct.unpack("<q", struct.pack("<d", x))[0]
+
+
+def _bits_float(b):
+    return struct.unpack("<d", struct.pack("<q", b))[0]
+
+
+def smallest_usable_epsilon(usable, above=0.0):
+    """The smallest float ``t > above`` with ``usable(t)``, for a predicate monotone in ``t``.
+
+    Bisection over the bit patterns of positive floats (about 64 calls of ``usable``), so the
+    result is exact: ``usable(t)`` holds and fails at the float just below ``t`` (when that is
+    above ``above``). Returns None if ``usable`` fails up to ``2**64``.
+    """
+    hi = 1.0
+    while not usable(hi):
+        hi *= 2.0
+        if hi > 2.0**64:
+            return None
+    lo_bits, hi_bits = _float_bits(max(above, 0.0)), _float_bits(hi)
+    while hi_bits - lo_bits > 1:
+        mid = (lo_bits + hi_bits) // 2
+        if usable(_bits_float(mid)):
+            hi_bits = mid
+        else:
+            lo_bits = mid
+    return _bits_float(hi_bits)
+
+
+def check_epsilon_usable(epsilon, usable, *, name="epsilon", context=""):
+    """Refuse a budget too small for the mechanism's float64 probabilities to show any signal.
+
+    Sampling probabilities lie on the grid of uniform draws (multiples of 2**-53) and are
+    rounded toward privacy, so below some budget every input gets the same report
+    distribution: nothing could be estimated (a channel gain of 0, estimates of nan or inf).
+    Such a budget is refused with a ValueError naming it and the smallest usable value,
+    found by :func:`smallest_usable_epsilon` on the mechanism's own rounding.
+
+    Parameters
+    ----------
+    epsilon : float
+        The checked budget (already valid for :func:`check_epsilon`).
+    usable : callable
+        ``usable(t)`` is True when budget t gives a channel whose inputs can be told apart;
+        monotone in t.
+    name : str
+        Name of the budget in the message.
+    context : str
+        The mechanism and its domain size, for the message (``"k-RR with k = 5"``).
+
+    Returns
+    -------
+    epsilon : float
+    """
+    if usable(epsilon):
+        return epsilon
+    smallest = smallest_usable_epsilon(usable, epsilon)
+    where = f" for {context}" if context else ""
+    raise ValueError(
+        f"{name}={epsilon!r} is too small to be represented{where}: its sampling "
+        "probabilities (multiples of 2**-53) round to a channel whose reports do not depend on "
+        f"the input; the smallest usable {name} is {smallest!r}"
+    )
 
 
 def check_int(value, name, *, min_value=1):
@@ -93,3 +164,74 @@ def check_finite_vector(v, name="v"):
             + (f" and {bad.size - 1} more" if bad.size > 1 else "")
         )
     return v
+
+
+def check_report_values(values):
+    """Reject report arrays no channel could have produced, before looking for the channel.
+
+    ``values`` is what :func:`skldp._reports.extract` returns: a 2-D array or a CSR matrix.
+    Raises a ``ValueError`` that names the problem for complex numbers, NaN or infinity, and no
+    columns (zero reports are refused by ``fit`` alone: an empty chunk scores to an empty
+    array) (the wording follows scikit-learn's ``check_array``, so that
+    scikit-learn's estimator checks and users see the same messages).
+    """
+    data = values.data if sparse.issparse(values) else values
+    kind = "sparse reports" if sparse.issparse(values) else "reports"
+    if np.iscomplexobj(data):
+        raise ValueError(
+            f"Complex data not supported: {kind} are integer symbols or 0/1 bits; "
+            f"got dtype {data.dtype}"
+        )
+    if values.ndim == 2 and values.shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={values.shape}) while a minimum of 1 is "
+            f"required: no report columns"
+        )
+    if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+        raise ValueError(
+            f"{kind} contain NaN or infinity; they must be finite integers (symbols or 0/1 bits)"
+        )
+
+
+def check_non_negative_reports(values, specs):
+    """Reject negative report values, naming the range of the column's channel where known.
+
+    ``specs`` are the report specs of the columns (:class:`skldp._reports.ReportSpec`); the
+    message starts as scikit-learn's does for estimators tagged ``positive_only``.
+    """
+    data = values.data if sparse.issparse(values) else values
+    if data.dtype.kind not in "iuf" or data.size == 0 or data.min() >= 0:
+        return
+    low = data.min().item()
+    if sparse.issparse(values):
+        column = int(values.tocoo().col[np.argmin(values.tocoo().data)])
+    else:
+        column = int(np.argmin(values.min(axis=0)))
+    owners = [spec for spec in specs for _ in range(spec.width)]
+    if len(owners) != values.shape[1]:
+        allowed = "report symbols lie in [0, n_outputs) and bit-vector reports are bits in {0, 1}"
+    elif owners[column].channel.report_kind == "symbol":
+        allowed = f"report symbols must lie in [0, {owners[column].channel.n_outputs})"
+    else:
+        allowed = "bit-vector reports must be bits in {0, 1}"
+    raise ValueError(f"Negative values in data: {allowed}; got {low!r} in column {column}")
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def external_stacklevel():
+    """The ``stacklevel`` for a ``warnings.warn`` in the caller that points at the user's line.
+
+    Counts the frames from the caller up to the first one outside the skldp package (a user's
+    script, or scikit-learn when it calls skldp), so the warning is attributed there whatever
+    the depth of skldp's own calls.
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        _PACKAGE_DIR + os.sep
+    ):
+        frame = frame.f_back
+        level += 1
+    return level

@@ -11,9 +11,12 @@ nothing is promised for that pair. The tightest matrix of a channel is
 (Acharya, Bonawitz, Kairouz, Ramage and Sun, "Context-Aware Local Differential Privacy",
 ICML 2020).
 
-Verification compares ``Q[x] <= exp(E[x, x']) * Q[x']`` in floating point with no tolerance,
-so a channel passes only if the probabilities it states, as stored, keep every ratio within
-the budget.
+Verification compares ``Q[x] <= exp(E[x, x']) * Q[x']`` in floating point with no tolerance
+where ``exp(E[x, x'])`` is a finite float, and ``log Q[x] - log Q[x'] <= E[x, x']`` in log
+space where it overflows, so a channel passes only if the probabilities it states, as stored,
+keep every ratio within the budget. Only an infinite budget promises nothing: a finite one,
+however large (``exp(710)`` overflows to ``inf``), fails any positive probability over a zero
+one.
 """
 
 import numpy as np
@@ -230,6 +233,24 @@ def tight_epsilon_matrix(channel):
     return _tight_matrix(_dense(channel))
 
 
+def _within_budget(hi, lo, E):
+    """Entrywise ``hi <= e^E * lo`` for probabilities ``hi``, ``lo`` and budgets ``E`` (broadcast).
+
+    Where ``e^E`` is a finite float the product ``hi <= e^E * lo`` is compared (exact for the
+    power-of-two scalings channels use, where a difference of logarithms would add a rounding
+    error of the logarithm's magnitude, far above a tiny budget); where it overflows
+    (``E`` above about 709.78) the comparison is in log space, ``log hi - log lo <= E``. So
+    ``hi = 0`` always holds, ``E = +inf`` always holds, and ``lo = 0 < hi`` fails every finite
+    budget, however large.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        bound = np.exp(E)
+        product_ok = hi <= bound * lo
+        log_ok = np.log(hi) - np.log(lo) <= E
+    ok = np.where(np.isinf(bound), log_ok, product_ok)
+    return (hi == 0) | np.isposinf(E) | ((lo > 0) & ok)
+
+
 def _tight_matrix(Q):
     """:func:`tight_epsilon_matrix` of a checked non-negative matrix (rows may sum below 1)."""
     k = Q.shape[0]
@@ -275,7 +296,11 @@ def verify(channel, model):
     """Check a small channel exactly against a privacy model.
 
     For every pair (x, x') the test is ``Q[x] <= exp(E[x, x']) * Q[x']`` entrywise in floating
-    point, with no tolerance; pairs with an infinite budget always pass.
+    point, with no tolerance, where ``exp(E[x, x'])`` is a finite float, and
+    ``log Q[x] - log Q[x'] <= E[x, x']`` where it overflows (budgets above about 709.78).
+    Pairs with an infinite budget always pass; a finite budget, however large, fails a
+    positive probability over a zero one (an identity channel fails
+    ``verify(np.eye(2), 1e300)``).
 
     Parameters
     ----------
@@ -295,12 +320,9 @@ def verify(channel, model):
     Q = _dense(channel)
     k = Q.shape[0]
     E = model.epsilon_matrix(k)
-    with np.errstate(over="ignore"):
-        bound = np.exp(E)
     violations = []
     for x in range(k):
-        with np.errstate(invalid="ignore"):  # inf * 0 where the budget is infinite
-            ok = np.isinf(bound[x])[:, None] | (Q[x][None, :] <= bound[x][:, None] * Q)
+        ok = _within_budget(Q[x][None, :], Q, E[x][:, None])
         bad = np.flatnonzero(~ok.all(axis=1))
         violations.extend((x, int(xp)) for xp in bad)
     return VerificationResult(not violations, _tight_matrix(Q), violations)
@@ -746,12 +768,9 @@ class UtilityOptimizedLDP(PrivacyModel):
         protected = self.protected_mask(m)
         support = Q.max(axis=0) > 0
         P = Q[:, protected & support]
-        with np.errstate(over="ignore"):  # any finite budget is valid; e^1000 is inf
-            bound = np.exp(self.epsilon)
         violations = []
         for x in range(k):
-            with np.errstate(invalid="ignore"):  # inf * 0 is nan: a zero above passes anyway
-                ok = (P[x][None, :] == 0) | (P[x][None, :] <= bound * P)
+            ok = _within_budget(P[x][None, :], P, self.epsilon)
             bad = np.flatnonzero(~ok.all(axis=1))
             violations.extend((x, int(xp)) for xp in bad)
         inv = np.flatnonzero(support & ~protected)

@@ -8,6 +8,7 @@ numpy broadcasting messages) or return numbers silently.
 
 import inspect
 import math
+import re
 import warnings
 
 import numpy as np
@@ -957,6 +958,71 @@ def test_channel_bad_epsilon_is_named(make, bad, error):
         return
     with pytest.raises(error, match=EPS_MATCH):
         make(bad)
+
+
+# -- budgets at the ends of float64 (issue 21, items 2 and 4) --------------------------------------
+TINY_EPSILONS = [5e-324, 1e-300, 1e-17]
+TINY_MATCH = (
+    r"^(epsilon\w*)=(\S+) is too small to be represented for .+: its sampling probabilities "
+    r"\(multiples of 2\*\*-53\) round to a channel whose reports do not depend on the input; "
+    r"the smallest usable \1 is (\S+)$"
+)
+
+
+def _with_budget(privatizer, epsilon):
+    return clone(privatizer).set_params(**{n: epsilon for n in _eps_params(privatizer)})
+
+
+@pytest.mark.parametrize("tiny", TINY_EPSILONS)
+@pytest.mark.parametrize("privatizer", PRIVATIZERS, ids=instance_id)
+def test_tiny_epsilon_is_refused_naming_the_smallest_usable_value(privatizer, tiny):
+    X = _column(domain(privatizer))
+    with pytest.raises(ValueError, match=TINY_MATCH) as info:
+        _with_budget(privatizer, tiny).fit(X)
+    name, given, smallest = re.match(TINY_MATCH, str(info.value)).groups()
+    assert float(given) == tiny and name in _eps_params(privatizer)
+    smallest = float(smallest)
+    assert tiny < smallest < 1e-9
+    # The value named is usable (a channel whose inputs differ), the float below it is not.
+    fitted_ = _with_budget(privatizer, smallest).fit(X)
+    Q = fitted_.channel_.to_dense()
+    assert not np.all(Q == Q[0])
+    assert verify(fitted_.channel_, fitted_.privacy_).passed
+    with pytest.raises(ValueError, match=TINY_MATCH):
+        _with_budget(privatizer, math.nextafter(smallest, 0.0)).fit(X)
+
+
+@pytest.mark.parametrize("base", ["urr", "urap"])
+def test_personalized_tiny_epsilon_is_refused(base):
+    # PUM reads (value, tag) rows, so it is not in the registry.
+    with pytest.raises(ValueError, match=TINY_MATCH) as info:
+        _pum(epsilon=1e-17, base=base).fit([[0, None]])
+    smallest = float(re.match(TINY_MATCH, str(info.value)).group(3))
+    p = _pum(epsilon=smallest, base=base).fit([[0, None]])
+    assert verify(p.channel_, p.privacy_).passed
+
+
+@pytest.mark.parametrize("make", list(CHANNEL_MAKERS.values()), ids=list(CHANNEL_MAKERS))
+def test_channel_tiny_epsilon_is_refused(make):
+    # Before: a constant channel (nan estimates), or ZeroDivisionError in the compressive ones.
+    with pytest.raises(ValueError, match=TINY_MATCH):
+        make(1e-17)
+
+
+@pytest.mark.parametrize("epsilon", [709.8, 746.0, 800.0, 1e5, 1e300])
+@pytest.mark.parametrize("make", list(CHANNEL_MAKERS.values()), ids=list(CHANNEL_MAKERS))
+def test_channel_huge_finite_epsilon_verifies(make, epsilon):
+    # verify reads a finite budget as finite: a zero where the model promises a ratio fails.
+    ch = make(epsilon)
+    if ch.n_inputs is None:  # open alphabet: no dense matrix
+        return
+    assert verify(ch, ch.guarantee()).passed
+
+
+@pytest.mark.parametrize("epsilon", [700.0, 709.8, 1e5, 1e300])
+def test_verify_identity_at_a_finite_budget_fails(epsilon):
+    result = verify(np.eye(3), epsilon)
+    assert not result.passed and len(result.violations) == 6
 
 
 # -- grid_blocks -----------------------------------------------------------------------------------

@@ -10,7 +10,10 @@ statistics are output counts and ``forward(p) = Q^T p``; for a bit-vector channe
 sums and ``forward(p)`` the probability of each bit being one.
 """
 
+import functools
 import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, lsqr
@@ -57,10 +60,11 @@ def within_ratio(hi, lo, epsilon):
     :func:`skldp.privacy.tight_epsilon_matrix`) and the log quotient ``log(hi / lo) <= eps``,
     with ``math.exp`` and ``numpy.exp``.
     Channels lower their larger probability until this holds, so that no stated ratio exceeds
-    the budget after rounding.
+    the budget after rounding. An infinite budget always holds; a finite one, however large,
+    never holds for ``hi > 0 = lo``.
     """
     hi, lo = float(hi), float(lo)
-    if hi <= lo:
+    if hi <= lo or math.isinf(epsilon):
         return True
     if lo <= 0.0:
         return False
@@ -71,6 +75,42 @@ def within_ratio(hi, lo, epsilon):
         and float(np.log(hi) - np.log(lo)) <= epsilon
         and math.log(hi / lo) <= epsilon
     )
+
+
+#: e^800 exceeds 2**1154, more than the ratio of any two positive float64 probabilities
+#: (at most 2**1074), so larger budgets are compared as 800.
+_EXP_CAP = 800.0
+
+
+@functools.lru_cache(maxsize=4096)
+def exp_lower_bound(epsilon):
+    """A rational number at most ``e^epsilon`` and within 1e-54 of it (relative).
+
+    ``Decimal.exp`` is correctly rounded at 60 digits; one part in 10**55 below it is a
+    certain lower bound. Budgets above 800 are capped (see ``_EXP_CAP``); ``inf`` gives None
+    (no bound).
+    """
+    if math.isinf(epsilon):
+        return None
+    with localcontext() as ctx:
+        ctx.prec = 60
+        e = Decimal(min(float(epsilon), _EXP_CAP)).exp()
+    return Fraction(e) * (1 - Fraction(1, 10**55))
+
+
+def exactly_within(hi, lo, epsilon):
+    """Whether ``hi <= e^epsilon * lo`` in exact rational arithmetic.
+
+    ``hi`` and ``lo`` are the exact probabilities a sampler draws with (Fractions, or floats
+    taken at their exact binary value), compared with a rational lower bound of
+    ``e^epsilon`` (:func:`exp_lower_bound`), so a True answer is a proof. An infinite budget
+    always holds.
+    """
+    hi, lo = Fraction(hi), Fraction(lo)
+    if hi <= lo:
+        return True
+    bound = exp_lower_bound(float(epsilon))
+    return bound is None or hi <= bound * lo
 
 
 def _check_n_reports(n):
@@ -268,6 +308,78 @@ class Channel:
         G = np.linalg.pinv(Q.T)
         m = Q.T @ p
         return (G**2 @ m - (G @ m) ** 2) / n
+
+    def zero_frequency_variance(self, n, p=None):
+        r"""Variance of each entry of :meth:`unbiased` when that category has frequency zero.
+
+        Wang et al.'s :math:`\mathrm{Var}^*`, the scale of the significance threshold
+        ("emp+thr"), per category. The unbiased estimate is an average of per-report
+        contributions :math:`g_x(y)`, so with :math:`M_{xz} = E[g_x(Y)^2 \mid Z = z]` (the
+        second moment of one report's contribution to :math:`\hat p_x` when its input is z) and
+        :math:`p_x = 0`,
+
+        .. math::
+
+            \mathrm{Var}^*_x(p) = \frac{1}{n} \frac{\sum_{z \ne x} p_z M_{xz}}
+            {\sum_{z \ne x} p_z},
+
+        the variance under p with category x's own mass removed and the rest renormalized
+        (the null hypothesis :math:`p_x = 0` closest to p). It is linear in the rest of p,
+        which is what the block-structured and high-low Hadamard responses need: there it is
+        :math:`c'^2 p(X_{\Pi(x)} \setminus x) / n` (the mass of x's block, or of the Hadamard
+        head, without x). For k-RR, uRR and the unary encodings :math:`M_{xz}` is the same for
+        every :math:`z \ne x`, and the value does not depend on p.
+
+        Parameters
+        ----------
+        n : int
+            Number of reports.
+        p : array-like of shape (n_inputs,) or None, default=None
+            The distribution of the other categories (a point of the simplex, for instance a
+            projected estimate). None gives the worst case over every distribution with
+            :math:`p_x = 0`: :math:`\max_{z \ne x} M_{xz} / n`. Where p has all its mass on
+            x, the worst case is used for x.
+
+        Returns
+        -------
+        var : ndarray of shape (n_inputs,)
+            Non-negative.
+        """
+        n = _check_n_reports(n)
+        if p is not None:
+            p = check_probability_vector(p, self.n_inputs)
+        return np.maximum(self._zero_frequency_variance(n, p), 0.0)
+
+    def _second_moments(self):
+        r"""``(own, worst)``: :math:`M_{xx}` and :math:`\max_{z \ne x} M_{xz}` for each x.
+
+        Generic: column z of M is ``variance(e_z, 1) + e_z**2`` (one call per input, so for
+        small k); channels with a closed form override this or ``_zero_frequency_variance``.
+        """
+        k = self.n_inputs
+        own = np.empty(k)
+        worst = np.zeros(k)
+        e = np.zeros(k)
+        for z in range(k):
+            e[z] = 1.0
+            column = self._variance(e, 1.0)
+            e[z] = 0.0
+            own[z] = column[z] + 1.0
+            column[z] = -np.inf
+            np.maximum(worst, column, out=worst)
+        return own, worst
+
+    def _zero_frequency_variance(self, n, p):
+        own, worst = self._second_moments()
+        if p is None:
+            return worst / n
+        # sum_z p_z M_xz = n Var_x(p) + p_x^2 (the estimate is unbiased); remove z = x.
+        total = n * self._variance(p, n) + p**2
+        rest = 1.0 - p
+        safe = rest > 1e-12
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = (total - p * own) / np.where(safe, rest, 1.0)
+        return np.where(safe, var, worst) / n
 
     # -- likelihood ------------------------------------------------------------------------------
     def likelihood(self, reports):

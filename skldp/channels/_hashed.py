@@ -31,9 +31,9 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve, pinvh
 from scipy.sparse.linalg import LinearOperator, lsqr
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import Channel, SymbolChannel, within_ratio
-from skldp.channels._randomized_response import rr_sample, rr_truth
+from skldp.channels._randomized_response import _rr_truth, rr_sample
 from skldp.privacy import LDP
 
 #: Largest ``min(n_inputs, C k)`` for which the least-squares solve is direct (a pseudo-inverse
@@ -55,10 +55,21 @@ def cohort_rr_probabilities(epsilon, k, n_cohorts):
     k-RR is sampled as in :func:`~skldp.channels._randomized_response.rr_truth`: the bucket
     is kept with probability ``truth`` (a multiple of 2**-53) and otherwise redrawn uniformly
     from all k buckets, so ``other = (1 - truth) / k`` and ``keep = truth + other``.
-    ``truth`` is lowered on its grid until the scaled ratios hold too.
+    ``truth`` is lowered on its grid until the scaled ratios hold too. A budget so small that
+    ``truth`` reaches 0 (a constant channel) is refused with a ValueError naming the smallest
+    usable budget (:func:`~skldp._validation.check_epsilon_usable`).
     """
-    truth, keep, other = rr_truth(epsilon, k)
-    while not (
+    check_epsilon_usable(
+        epsilon,
+        lambda e: _cohort_rr_probabilities(e, k, n_cohorts)[0] > 0,
+        context=f"randomized response over k = {k} buckets in {n_cohorts} cohorts",
+    )
+    return _cohort_rr_probabilities(epsilon, k, n_cohorts)
+
+
+def _cohort_rr_probabilities(epsilon, k, n_cohorts):
+    truth, keep, other = _rr_truth(epsilon, k)
+    while truth > 0 and not (
         within_ratio(keep / n_cohorts, other / n_cohorts, epsilon)
         and within_ratio(keep, other, epsilon)
     ):
@@ -337,6 +348,19 @@ class CohortRRChannel(SymbolChannel):
         m = self._forward(p)
         return ((G**2) @ m - (G @ m) ** 2) / n
 
+    def _second_moments(self):
+        # One report y contributes g_x(y) = G[x, y] + d_x to p_hat_x (G as in _variance, d the
+        # estimate from no counts), so M[x, z] = sum_y g_x(y)^2 Q(y | z).
+        Hp = self._solver().pseudo_inverse()
+        if Hp is None:
+            nan = _no_variance(self.incidence.shape)
+            return nan, nan
+        d = self._unbiased(np.zeros(self.n_statistics), 1.0)
+        M = (Hp * (self.n_cohorts / self._a) + d[:, None]) ** 2 @ self.to_dense().T
+        own = np.diag(M).copy()
+        np.fill_diagonal(M, -np.inf)
+        return own, M.max(axis=1)
+
     # -- likelihood ------------------------------------------------------------------------------
     def _likelihood(self, reports):
         c, y = np.divmod(reports, self.n_buckets)
@@ -411,6 +435,9 @@ class OpenAlphabetChannel(Channel):
         self._open("estimation")
 
     def variance(self, p, n):
+        self._open("variance")
+
+    def zero_frequency_variance(self, n, p=None):
         self._open("variance")
 
     def likelihood(self, reports):

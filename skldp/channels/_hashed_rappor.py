@@ -159,7 +159,7 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
         self.n_inputs, C, self.n_hashes = b.shape
         self._layout(k, C)
         self.theta, self.psi = rappor_probabilities(
-            self.epsilon / self.n_hashes, power=self.n_hashes
+            self.epsilon / self.n_hashes, power=self.n_hashes, budget=self.epsilon
         )
         # first[s, c, i] is 1 when position buckets[s, c, i] was not set by an earlier hash.
         first = np.ones(b.shape, dtype=np.int64)
@@ -314,7 +314,7 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
         self.hash_seed = check_hash_seed(hash_seed)
         self._layout(k, C)
         self.theta, self.psi = rappor_probabilities(
-            self.epsilon / self.n_hashes, power=self.n_hashes
+            self.epsilon / self.n_hashes, power=self.n_hashes, budget=self.epsilon
         )
 
     def _key(self):

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import sparse
 
 from skldp._memory import check_allocation
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
     BitVectorChannel,
@@ -51,7 +51,7 @@ def _exp(x):
         return math.inf
 
 
-def rappor_probabilities(epsilon, theta=None, power=1):
+def rappor_probabilities(epsilon, theta=None, power=1, budget=None):
     r"""Return ``(theta, psi)`` of (theta, epsilon)-generalized RAPPOR as sampled.
 
     A one-hot bit is kept at one with probability theta; every other bit is set with
@@ -67,7 +67,27 @@ def rappor_probabilities(epsilon, theta=None, power=1):
     :math:`e^{power \cdot \varepsilon}` in every floating-point form
     (:func:`~skldp.channels._base.within_ratio`). ``power`` is the number of hashes of hashed
     RAPPOR, where a report's likelihood ratio is a product of up to ``power`` such ratios.
+
+    A budget so small that psi reaches theta (every bit then has the same probability under
+    every input) is refused (naming ``budget``, the budget of a report, by default
+    ``power * epsilon``) with a ValueError naming the smallest usable budget
+    (:func:`~skldp._validation.check_epsilon_usable`).
     """
+    what = "RAPPOR" if theta is None else f"unary encoding with theta = {theta!r}"
+
+    def usable(total):  # the budget of a report: power hashes of epsilon each
+        t, p = _rappor_probabilities(total / power, theta, power)
+        return p < t
+
+    check_epsilon_usable(
+        epsilon * power if budget is None else budget,
+        usable,
+        context=what + (f" with {power} hashes" if power != 1 else ""),
+    )
+    return _rappor_probabilities(epsilon, theta, power)
+
+
+def _rappor_probabilities(epsilon, theta=None, power=1):
     if theta is None:
         theta = 1.0 / (1.0 + _exp(-epsilon / 2.0))
     theta = float(floor_to_uniform_grid(theta))
@@ -273,6 +293,11 @@ class UnaryEncodingChannel(BitVectorChannel):
 
     def _variance(self, p, n):
         m = self._forward(p)
+        return m * (1.0 - m) / (n * self._diff**2)
+
+    def _zero_frequency_variance(self, n, p):
+        # Bit x of a category of frequency zero is one with probability off[x], whatever p is.
+        m = np.broadcast_to(self.off, (self.n_inputs,))
         return m * (1.0 - m) / (n * self._diff**2)
 
     # -- likelihood ----------------------------------------------------------------------------------

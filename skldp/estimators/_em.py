@@ -8,7 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator, _user_stacklevel
 from skldp._validation import check_bool, check_int
-from skldp.estimators._projected import significance_threshold, zero_frequency_variance
+from skldp.estimators._projected import threshold_from_channel
 from skldp.projection import project_simplex
 
 
@@ -213,8 +213,7 @@ class EMEstimator(BaseDistributionEstimator):
                 return np.full(k, 1.0 / k)
             if self.init == "threshold":
                 p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
-                sigma0 = np.sqrt(zero_frequency_variance(channel, n))
-                return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, 0.05) + 1e-6 / k
+                return (1.0 - 1e-6) * threshold_from_channel(channel, p_hat, n, 0.05) + 1e-6 / k
             plain = channel.statistics_from_em(stats)
             closed_form = channel.maximum_likelihood(plain)
             if closed_form is not None:

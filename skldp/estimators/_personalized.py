@@ -10,11 +10,7 @@ from skldp._validation import check_probability_vector
 from skldp.channels import PersonalizedChannel
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
-from skldp.estimators._projected import (
-    ProjectedEstimator,
-    significance_threshold,
-    zero_frequency_variance,
-)
+from skldp.estimators._projected import ProjectedEstimator, threshold_from_channel
 
 _METHODS = ("em", "threshold", "empirical")
 
@@ -276,5 +272,4 @@ class _ThresholdEM(EMEstimator):
     def _initial(self, channel, stats, n):
         k = channel.n_inputs
         p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
-        sigma0 = np.sqrt(zero_frequency_variance(channel, n))
-        return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, self.alpha) + 1e-6 / k
+        return (1.0 - 1e-6) * threshold_from_channel(channel, p_hat, n, self.alpha) + 1e-6 / k
