@@ -304,7 +304,8 @@ def encode(values, categories, column=0):
         idx = values.astype(np.int64, copy=False)
         if start:
             idx = idx - start
-        if idx.size and (idx.min() < 0 or idx.max() >= categories.shape[0]):
+        # one pass: seen as unsigned, a negative index is above every domain size
+        if idx.size and idx.view(np.uint64).max() >= categories.shape[0]:
             bad = (idx < 0) | (idx >= categories.shape[0])
             _raise_unknown(values[bad], column, categories)
         return idx
