@@ -6,6 +6,7 @@ streaming needs memory bounded by the chunk and k, never by the number of report
 """
 
 import pickle
+import warnings
 import tracemalloc
 
 import numpy as np
@@ -332,3 +333,17 @@ def test_standard_errors_are_computed_when_read(Estimator, monkeypatch):
     channel = est._specs[0].channel
     assert_array_equal(std[0], original(channel, est._distributions()[0], 3000))
     assert_array_equal(pickled.distribution_std_[1], std[1])
+
+
+def test_convergence_warning_of_a_lazy_solve_points_at_the_read():
+    k = 6
+    X = np.random.default_rng(5).choice(k, size=2000, p=simplex_point(k))
+    reports = _privatizer(k, eps=0.5, random_state=5).transform(X)
+    est = EMEstimator(max_iter=1, init="uniform", tol=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.partial_fit(reports)  # nothing solved, nothing to warn about
+    with pytest.warns(ConvergenceWarning, match="max_iter=1") as record:
+        est.distribution_  # noqa: B018
+    assert len(record) == 1 and record[0].filename == __file__
+    assert est.n_iter_ == 1 and not est.converged_
