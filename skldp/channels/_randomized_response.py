@@ -66,6 +66,9 @@ _TOP_BITS = 16
 #: Rows drawn at a time by rr_sample: its temporaries stay in the processor's cache.
 _CHUNK = 1 << 16
 
+#: rr_sample indexes the rows of the rarer outcome when its probability is below this.
+_SPARSE = 0.05
+
 
 def rr_sample(values, k, truth, rng):
     r"""k-RR as sampled: each value kept with probability ``truth``, else a uniform one of all k.
@@ -106,17 +109,28 @@ def rr_sample(values, k, truth, rng):
     low_bits = 53 - _TOP_BITS
     top, low = threshold >> low_bits, threshold & ((1 << low_bits) - 1)
     out = np.empty(n, dtype=np.int64)
-    mostly_kept = truth >= 0.5
+    # Rows of the rarer outcome are indexed when they are few; otherwise a mask is cheaper.
+    sparse = truth < _SPARSE or truth > 1.0 - _SPARSE
     for start in range(0, n, _CHUNK):
         stop = min(start + _CHUNK, n)
         w = rng.integers(0, k << _TOP_BITS, size=stop - start, dtype=np.int64)
         coin = w.astype(np.uint16)  # the low 16 bits of W: the top 16 bits of U
         chunk, x = out[start:stop], values[start:stop]
+        if not sparse:
+            kept = coin < top
+            tied = np.flatnonzero(coin == top)
+            kept[tied] = rng.integers(0, 1 << low_bits, size=tied.size, dtype=np.int64) < low
+            np.right_shift(w, _TOP_BITS, out=chunk)
+            # chunk += kept * (x - chunk): integer arithmetic, faster than a masked copy
+            diff = np.subtract(x, chunk)
+            np.multiply(diff, kept, out=diff)
+            np.add(chunk, diff, out=chunk)
+            continue
         # the rows of the rarer outcome, and the tied ones (U's top bits equal T's)
-        rows = np.flatnonzero(coin >= top if mostly_kept else coin <= top)
+        rows = np.flatnonzero(coin >= top if truth >= 0.5 else coin <= top)
         tied = rows[coin[rows] == top]
         won = rng.integers(0, 1 << low_bits, size=tied.size, dtype=np.int64) < low
-        if mostly_kept:
+        if truth >= 0.5:
             chunk[:] = x
             redraw = np.concatenate([rows[coin[rows] > top], tied[~won]])
             chunk[redraw] = w[redraw] >> _TOP_BITS
