@@ -480,9 +480,14 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         kept in ``_solved``, so that the next ``partial_fit`` removes them.
         """
         before = set(self.__dict__)
-        results = [
-            self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
-        ]
+        self._solved = ()  # a read of a learned attribute inside the solve does not recurse
+        try:
+            results = [
+                self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
+            ]
+        except BaseException:
+            del self._solved  # the next read tries again (and raises again)
+            raise
         deferred = {}
         for name in results[0]:
             values = [r[name] for r in results]
@@ -492,7 +497,8 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 setattr(self, name, _single_or_list(values))
         self._deferred = deferred
         self._after_solve()
-        self._solved = sorted(set(self.__dict__) - before - {"_deferred"}) + list(deferred)
+        self._solved = sorted(set(self.__dict__) - before - {"_deferred", "_solved"})
+        self._solved += list(deferred)
 
     def _forget_solution(self):
         for name in self.__dict__.pop("_solved", ()):

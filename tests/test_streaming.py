@@ -347,3 +347,14 @@ def test_convergence_warning_of_a_lazy_solve_points_at_the_read():
         est.distribution_  # noqa: B018
     assert len(record) == 1 and record[0].filename == __file__
     assert est.n_iter_ == 1 and not est.converged_
+
+
+def test_a_failed_lazy_solve_raises_again_on_the_next_read():
+    reports = _privatizer(6, random_state=6).transform(np.arange(6).repeat(50))
+    est = EMEstimator(init=[0.5, 0.5]).partial_fit(reports)  # the init fits no k = 6
+    for _ in range(2):
+        with pytest.raises(ValueError, match="init must be 6 positive numbers"):
+            est.distribution_  # noqa: B018
+    assert "_solved" not in vars(est)
+    est.set_params(init="uniform")
+    assert est.distribution_.shape == (6,)
