@@ -19,7 +19,6 @@ from numpy.testing import assert_array_equal
 from sklearn.base import clone
 
 from skldp import BinaryRandomizedResponse, PersonalizedULDP
-from skldp._audit import _protection
 from skldp._validation import smallest_usable_epsilon
 from skldp.channels import (
     BinaryRandomizedResponseChannel,
@@ -40,6 +39,7 @@ from skldp.privacy import (
     tight_epsilon_matrix,
     verify,
 )
+from skldp.privacy._audit import _protection
 from tests.registry import MECHANISMS, instance_id
 
 EPSILONS = [1e-12, 1.0, 50.0]
