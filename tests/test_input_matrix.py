@@ -1319,6 +1319,7 @@ def test_estimator_hyperparameter_is_named(estimator, name, bad):
 #: Public names whose bad inputs are not cases here, and why.
 NOT_ENTRY_POINTS = {
     "PrivacyModel": "abstract base of the models",
+    "AuditInputs": "an abstract ability that privatizers declare; audit's cases cover its use",
     "VerificationResult": "a result, built by verify",
     "ULDPVerificationResult": "a result, built by UtilityOptimizedLDP.verify",
     "AuditResult": "a result, built by audit",
