@@ -404,10 +404,15 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     def _encode_and_draw(self, X, rng, method):
         """Encode each column of X and draw its reports with the channel's ``method``."""
         columns, index = self._read_columns(X, reset=False)
-        parts = [
-            getattr(ch, method)(encode(col, cats, j), rng)
-            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
-        ]
+        parts = []
+        for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_)):
+            idx = encode(col, cats, j)
+            if method == "sample" and ch.n_inputs == len(cats):
+                # encode checked the indices against the domain, the channel's inputs:
+                # draw without checking them again (validate once)
+                parts.append(ch._sample(idx, rng))
+            else:
+                parts.append(getattr(ch, method)(idx, rng))
         return parts, index
 
     def _output_names(self, specs):
@@ -478,6 +483,24 @@ def _is_fitted_privatizer(obj):
     return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
 
 
+class LazyAttribute:
+    """A learned attribute of one column computed only when it is first read.
+
+    ``_estimate`` returns ``LazyAttribute(fn, *args)`` for what few users read (standard errors):
+    :class:`BaseDistributionEstimator` calls ``fn(*args)`` on the first read of the attribute
+    and keeps the value. ``fn`` is a module-level function, so a fitted estimator with
+    attributes not yet read still pickles.
+    """
+
+    __slots__ = ("args", "fn")
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __call__(self):
+        return self.fn(*self.args)
+
+
 class ChunkStatistics:
     """Statistics of reports read already (by :func:`skldp.io.fit_chunks`), as a chunk.
 
@@ -493,12 +516,18 @@ class ChunkStatistics:
 class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
-    ``fit`` resets and calls ``partial_fit``, which checks the hyperparameters against
-    ``_parameter_constraints``, adds up each column's statistics (``channel.statistics`` or
-    what the estimator's ``_chunk_statistics`` asks for) and calls the hook ``_estimate`` on
-    the totals, then ``_derived_attributes``. No estimator overrides ``fit`` or
-    ``partial_fit``. Reports carry their channel; plain arrays need ``channel=`` (a channel,
-    a fitted privatizer, or a list with one per column).
+    ``partial_fit`` checks the hyperparameters against ``_parameter_constraints``, adds up
+    each column's statistics (``channel.statistics`` or what the estimator's
+    ``_chunk_statistics`` asks for), sets ``categories_``, ``n_reports_`` and the hook
+    ``_derived_attributes``, and nothing more. The estimate is solved lazily: the first read of
+    a learned attribute that the hook ``_estimate`` sets (``distribution_``, ``n_iter_``, ...)
+    calls it once per column on the totals, then ``_derived_from_solution``, and the result is
+    kept until ``partial_fit`` adds reports; an attribute ``_estimate`` returns as a
+    :class:`LazyAttribute` (standard errors) is computed on its own first read. ``fit`` resets,
+    adds the statistics and solves at once, so that its errors and warnings come from
+    ``fit``, as in scikit-learn. No estimator overrides ``fit`` or ``partial_fit``. Reports
+    carry their channel; plain arrays need ``channel=`` (a channel, a fitted privatizer, or a
+    list with one per column).
     """
 
     #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
@@ -517,10 +546,11 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self._check_params()
 
     def _derived_attributes(self):
-        """Learned attributes set after the per-column results of ``_estimate``.
+        """Learned attributes of the statistics seen so far (not of the solve).
 
         Called at the end of ``partial_fit`` (so of ``fit`` too); returns a dict name ->
-        value that may also replace ``categories_``. By default empty.
+        value that may also replace ``categories_``. By default empty. What derives from the
+        estimate belongs in ``_derived_from_solution``.
         """
         return {}
 
@@ -531,7 +561,10 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         return a + b
 
     def _estimate(self, channel, stats, n):  # pragma: no cover - abstract
-        """Return a dict of learned attributes for one column (with ``distribution_``)."""
+        """Return a dict of learned attributes for one column (with ``distribution_``).
+
+        A value may be a :class:`LazyAttribute`, computed when that attribute is first read.
+        """
         raise NotImplementedError
 
     #: Interval methods this estimator offers (see :meth:`confidence_interval`).
@@ -542,6 +575,65 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
     def _plain_statistics(self, channel, stats):
         """The channel's plain statistics in what ``_chunk_statistics`` kept."""
         return stats
+
+    def _derived_from_solution(self):
+        """Learned attributes derived from the per-column results of ``_estimate``.
+
+        Called at the end of each solve; returns a dict name -> value. By default empty.
+        """
+        return {}
+
+    # -- lazy solve -------------------------------------------------------------------------------
+    def _solve_estimate(self):
+        """Run ``_estimate`` on the statistics added so far and set its attributes.
+
+        Called at most once per batch of statistics: by ``fit``, or by the first read of a
+        learned attribute after ``partial_fit`` (:meth:`__getattr__`). The names it sets are
+        kept in ``_solved``, so that the next ``partial_fit`` removes them.
+        """
+        before = set(self.__dict__)
+        self._solved = ()  # a read of a learned attribute inside the solve does not recurse
+        try:
+            results = [
+                self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
+            ]
+        except BaseException:
+            del self._solved  # the next read tries again (and raises again)
+            raise
+        deferred = {}
+        for name in results[0]:
+            values = [r[name] for r in results]
+            if any(isinstance(v, LazyAttribute) for v in values):
+                deferred[name] = values
+            else:
+                setattr(self, name, single_or_list(values))
+        self._deferred = deferred
+        for name, value in self._derived_from_solution().items():
+            setattr(self, name, value)
+        self._solved = sorted(set(self.__dict__) - before - {"_deferred", "_solved"})
+        self._solved += list(deferred)
+
+    def _forget_solution(self):
+        for name in self.__dict__.pop("_solved", ()):
+            self.__dict__.pop(name, None)
+        self.__dict__.pop("_deferred", None)
+
+    def __getattr__(self, name):
+        # Called only when the attribute is not found: a learned attribute (public, ending in
+        # "_") of an estimator whose statistics are not solved yet, or a lazy one.
+        if name.startswith("_") or not name.endswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        state = self.__dict__
+        if "_stats" in state and "_solved" not in state:
+            self._solve_estimate()
+        deferred = state.get("_deferred", {})
+        if name in deferred:
+            values = [v() if isinstance(v, LazyAttribute) else v for v in deferred[name]]
+            state[name] = single_or_list(values)
+            del deferred[name]
+        if name in state:
+            return state[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- cloning --------------------------------------------------------------------------------
     def __sklearn_clone__(self):
@@ -643,7 +735,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
     def _reset(self):
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
             delattr(self, name)
-        for name in ("_specs", "_stats", "_n"):
+        for name in ("_specs", "_stats", "_n", "_solved", "_deferred"):
             self.__dict__.pop(name, None)
 
     def fit(self, X, y=None):
@@ -660,13 +752,20 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self
         """
         self._reset()
-        return self.partial_fit(X)
+        self.partial_fit(X)
+        self._solve_estimate()
+        return self
 
     def partial_fit(self, X, y=None):
-        """Add a chunk of reports and update the estimate.
+        """Add a chunk of reports to the statistics; the estimate is solved when read.
 
         The statistics of the chunks add up, so fitting in chunks gives the estimate of one
-        ``fit`` on all the reports. A Dask array or data frame of reports is read partition
+        ``fit`` on all the reports, bit for bit. ``partial_fit`` only adds statistics: the
+        first read of ``distribution_`` (or of any attribute of the solve: ``n_iter_``,
+        ``converged_``, ...) solves once, and the solution is kept until the next
+        ``partial_fit`` that adds reports. So streaming many chunks costs about what counting
+        them costs, and a warning of the solver (a ``ConvergenceWarning``) is raised at that
+        read. A Dask array or data frame of reports is read partition
         by partition where it lives; only its statistics are gathered (see
         :ref:`scale`). The statistics are counts of fixed size (about k numbers), except
         for EM on bit-vector channels, which keeps the reports bit-packed (see the
@@ -689,6 +788,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             )
         else:
             specs, stats, n, width = self._statistics_of(X)
+        added = n
         if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
             raise ChannelMismatchError(
                 "these reports come from a different mechanism or domain than the reports "
@@ -702,10 +802,9 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             n += self._n
         if n == 0:
             raise ValueError("cannot estimate a distribution from zero reports")
+        if added:
+            self._forget_solution()  # new reports: the next read solves again
         self._specs, self._stats, self._n = tuple(specs), stats, n
-        results = [self._estimate(spec.channel, st, n) for spec, st in zip(specs, stats)]
-        for name in results[0]:
-            setattr(self, name, single_or_list([r[name] for r in results]))
         self.categories_ = single_or_list([spec.categories for spec in specs])
         self.n_reports_ = n
         self.n_features_in_ = width

@@ -443,7 +443,8 @@ def test_demo_without_matplotlib_says_so(tmp_path, capsys, monkeypatch):
 def test_demo_explains_the_krr_error_only_when_it_is_one(capsys):
     # k = 43,750, epsilon = 1: k-RR keeps the true cell with probability e / (e + k - 1) = 6.2e-05
     code, out, _ = run(["demo", "--repeats", "1", "--no-plot", "--no-progress"], capsys)
-    assert code == 0 and re.search(r"k-RR\s+LDP\s+1\.0000", out)
+    # total variation near 1 (the noise decides the last digits)
+    assert code == 0 and re.search(r"k-RR\s+LDP\s+(1\.0000|0\.99\d\d)", out)
     assert "k-RR's error of 1 is real: at k = 43750 it keeps the true cell with probability 6.2e-05" in out
     assert "sharing almost no mass with the 658 cells that have check-ins" in out
     # epsilon = 12: it keeps it with probability e^12 / (e^12 + k - 1) = 0.79, and the note goes

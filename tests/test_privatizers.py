@@ -261,3 +261,26 @@ def test_sparse_input_is_refused():
 
     with pytest.raises(TypeError, match="sparse input is not supported"):
         RandomizedResponse(categories=[0, 1]).fit(sparse.csr_matrix(np.eye(2)))
+
+
+def test_transform_validates_the_values_once(monkeypatch):
+    # encode checks the values against the domain; the channel does not check the indices again
+    from skldp.channels import RandomizedResponseChannel
+
+    calls = []
+    original = RandomizedResponseChannel._check_inputs
+
+    def counted(self, x):
+        calls.append(len(x))
+        return original(self, x)
+
+    monkeypatch.setattr(RandomizedResponseChannel, "_check_inputs", counted)
+    rr = RandomizedResponse(1.0, categories=np.arange(10, 20), random_state=0).fit([10])
+    reports = rr.transform(np.arange(10, 20).repeat(100))
+    assert calls == [] and reports.shape == (1000, 1)
+    assert np.asarray(reports).min() >= 0 and np.asarray(reports).max() < 10
+    for bad in (9, 20, -1):
+        with pytest.raises(ValueError, match=f"outside the domain: {bad}"):
+            rr.transform(np.array([10, bad, 11]))
+    rr.channel_.sample(np.array([0, 1]), np.random.default_rng(0))  # the public method checks
+    assert calls == [2]

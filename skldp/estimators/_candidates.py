@@ -278,7 +278,7 @@ class CandidateEstimator(BaseDistributionEstimator):
             )
         return out
 
-    def _derived_attributes(self):
+    def _derived_from_solution(self):
         # The colliding groups and unreported candidates as values, not indices.
         groups, unrep, cats = self._groups, self._unreported, self.categories_
         del self._groups, self._unreported

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, LazyAttribute
 from skldp._docstring import substitute
 from skldp.projection import project_simplex
 
@@ -34,7 +34,7 @@ class EmpiricalEstimator(BaseDistributionEstimator):
         The unbiased estimate (a list of arrays for several columns).
     distribution_std_ : ndarray of shape (n_categories,)
         Its standard error: the exact standard deviation of the estimator, evaluated at the
-        estimate projected onto the simplex (plug-in).
+        estimate projected onto the simplex (plug-in). Computed when first read.
     categories_ : ndarray of shape (n_categories,)
         The categories, from the privatizer (``arange(k)`` for a bare channel).
     n_reports_ : int
@@ -65,4 +65,7 @@ class EmpiricalEstimator(BaseDistributionEstimator):
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)
-        return {"distribution_": p_hat, "distribution_std_": _plug_in_std(channel, p_hat, n)}
+        return {
+            "distribution_": p_hat,
+            "distribution_std_": LazyAttribute(_plug_in_std, channel, p_hat, n),
+        }

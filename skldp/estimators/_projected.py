@@ -4,7 +4,7 @@
 import numpy as np
 from scipy.stats import norm
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, LazyAttribute
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, Interval, Options
 from skldp.estimators._empirical import _plug_in_std
@@ -115,7 +115,8 @@ class ProjectedEstimator(BaseDistributionEstimator):
     unbiased_distribution_ : ndarray of shape (n_categories,)
         The unbiased estimate before projection.
     distribution_std_ : ndarray of shape (n_categories,)
-        Standard error of the unbiased estimate (plug-in, as in EmpiricalEstimator).
+        Standard error of the unbiased estimate (plug-in, as in EmpiricalEstimator), computed
+        when first read.
     categories_ : ndarray of shape (n_categories,)
     n_reports_ : int
     n_features_in_ : int
@@ -157,5 +158,5 @@ class ProjectedEstimator(BaseDistributionEstimator):
         return {
             "distribution_": dist,
             "unbiased_distribution_": p_hat,
-            "distribution_std_": _plug_in_std(channel, p_hat, n),
+            "distribution_std_": LazyAttribute(_plug_in_std, channel, p_hat, n),
         }
