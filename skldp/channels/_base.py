@@ -329,11 +329,20 @@ class Channel:
         """The plain statistics in :meth:`~skldp.channels.Channel.em_statistics` output."""
         return em_stats
 
-    def em_step(self, stats, p):
-        """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
+    def em_gradient(self, stats, p):
+        r"""The EM multipliers at ``p`` and the mean log-likelihood there.
 
-        For a symbol channel with output counts N (n reports) and m = Q^T p,
-        ``p_next = p * Q (N / m) / n`` and the log-likelihood is ``sum N log m / n``.
+        For a mixture likelihood :math:`L(p) = \sum_y N_y \log (Q^T p)_y` of n reports,
+        :math:`g_x = \frac{1}{n} \partial L / \partial p_x = (Q (N / Q^T p))_x / n`, defined at
+        every x (also where :math:`p_x = 0`) and with :math:`\sum_x p_x g_x = 1`. The EM step
+        is :math:`p \odot g`; :math:`\log \max_x g_x` bounds the log-likelihood gap per report
+        to the maximum (see :class:`skldp.EMEstimator`).
+
+        Returns
+        -------
+        g : ndarray of shape (n_inputs,)
+        log_likelihood : float
+            :math:`L(p) / n`; ``-inf`` where an observed output has probability zero.
         """
         stats = np.asarray(stats, dtype=float)
         n = stats.sum()
@@ -342,13 +351,23 @@ class Channel:
         m = self._forward(p)
         seen = stats > 0
         ratio = np.zeros_like(m)
-        # A trial point of EM (a pruned or extrapolated candidate) may give an observed output
-        # probability zero: its log-likelihood is -inf and EM rejects it, so the infinities
-        # and NaNs below are expected there, not errors worth a warning.
+        # A trial point of the solver (an extrapolated candidate) may give an observed output
+        # probability zero: its log-likelihood is -inf and the solver rejects it, so the
+        # infinities and NaNs below are expected there, not errors worth a warning.
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio[seen] = stats[seen] / m[seen]
             ll = float(np.dot(stats[seen], np.log(m[seen])) / n)
-            nxt = p * self._adjoint(ratio) / n
+            return self._adjoint(ratio) / n, ll
+
+    def em_step(self, stats, p):
+        """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
+
+        For a symbol channel with output counts N (n reports) and m = Q^T p,
+        ``p_next = p * Q (N / m) / n`` and the log-likelihood is ``sum N log m / n``.
+        """
+        g, ll = self.em_gradient(stats, p)
+        with np.errstate(invalid="ignore"):
+            nxt = p * g
             return nxt / nxt.sum(), ll
 
     def em_n_reports(self, stats):

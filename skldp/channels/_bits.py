@@ -392,11 +392,12 @@ class BitVectorChannel(Channel):
     def em_n_reports(self, em_stats):
         return float(em_stats.n)
 
-    def em_step(self, stats, p):
-        r"""One EM step on bit-packed reports: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
+    def em_gradient(self, stats, p):
+        r"""EM multipliers :math:`g_x = \frac1n \sum_i R_{ix} / (R_i \cdot p)` and the mean
+        log-likelihood at ``p`` (see :meth:`skldp.channels.Channel.em_gradient`).
 
         Generic and chunked: it unpacks blocks of reports and builds their relative
-        likelihoods. Returns the next iterate and the mean log-likelihood at ``p``.
+        likelihoods.
         """
         n = stats.n
         acc = np.zeros(self.n_inputs)
@@ -406,8 +407,16 @@ class BitVectorChannel(Channel):
                 t = R @ p
                 total += log_scale + float(np.sum(np.log(t)))
                 acc += (1.0 / t) @ R
-        nxt = p * acc / n
-        return nxt / nxt.sum(), total / n
+        return acc / n, total / n
+
+    def em_step(self, stats, p):
+        r"""One EM step on bit-packed reports: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
+
+        Returns the next iterate and the mean log-likelihood at ``p``.
+        """
+        g, ll = self.em_gradient(stats, p)
+        nxt = p * g
+        return nxt / nxt.sum(), ll
 
     def _em_chunks(self, stats):
         """(relative likelihoods, sum of log-scales) of each chunk of the reports.

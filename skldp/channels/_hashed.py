@@ -425,6 +425,9 @@ class OpenAlphabetChannel(Channel):
     def em_step(self, stats, p):
         self._open("EM")
 
+    def em_gradient(self, stats, p):
+        self._open("EM")
+
     def to_dense(self):
         self._open("to_dense")
 

@@ -196,5 +196,8 @@ class PersonalizedChannel(Channel):
     def em_step(self, stats, p):
         return self.common.em_step(stats, p)
 
+    def em_gradient(self, stats, p):
+        return self.common.em_gradient(stats, p)
+
     def _to_dense(self):
         return self.common._to_dense()

@@ -350,13 +350,28 @@ class UnaryEncodingChannel(BitVectorChannel):
         hit = memo.get(key)
         if hit is not None and hit[0]() is stats:
             return hit[1].copy(), hit[2]
-        nxt, ll = self._em_step(stats, p)
+        acc, ll = self._em_parts(stats, p)
+        nxt = p * acc + stats.pinned
+        nxt /= nxt.sum()
         if len(memo) >= 2:
             memo.pop(next(iter(memo)))
         memo[key] = (weakref.ref(stats), nxt.copy(), ll)
         return nxt, ll
 
-    def _em_step(self, stats, p):
+    def em_gradient(self, stats, p):
+        r"""EM multipliers and mean log-likelihood at ``p``.
+
+        :math:`g_x = \frac1n\big(N^{pin}_x / p_x + \sum_i R_{ix} / (R_i \cdot p)\big)`, infinite
+        where :math:`p_x = 0` and a report pins x (see
+        :meth:`skldp.channels.Channel.em_gradient`).
+        """
+        acc, ll = self._em_parts(stats, p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pinned = np.where(stats.pinned > 0, stats.pinned / p, 0.0)
+        return (acc + pinned) / stats.n, ll
+
+    def _em_parts(self, stats, p):
+        """``(sum_i R_ix / (R_i . p) over free reports, mean log-likelihood at p)``."""
         n = stats.n
         free = self._free
         base = float(np.dot(self._r0, p))
@@ -379,12 +394,11 @@ class UnaryEncodingChannel(BitVectorChannel):
                 log_t = float(np.sum(np.log(t)))
             acc = self._r0 * sum_q
             acc[free] += self._c[free] * sum_qF
-            nxt = p * acc + stats.pinned
             ll = float(np.dot(stats.sums, self._lo)) + n * self._scale0 + log_t
             pin = np.flatnonzero(stats.pinned)
             if pin.size:
                 ll += float(stats.pinned[pin] @ np.log(self.on[pin] * p[pin]))
-        return nxt / nxt.sum(), ll / n
+        return acc, ll / n
 
 
 class RAPPORChannel(UnaryEncodingChannel):

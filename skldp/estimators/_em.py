@@ -1,5 +1,6 @@
 """Maximum likelihood by expectation-maximization on the channel's EM statistics."""
 
+import math
 import numbers
 import warnings
 
@@ -12,91 +13,163 @@ from skldp.estimators._projected import significance_threshold, zero_frequency_v
 from skldp.projection import project_simplex
 
 
-def _prune(channel, stats, p, ll):
-    """Set to zero the tiny entries that EM is driving to zero, if that raises the likelihood.
+def certified_gap(g):
+    r"""The certified log-likelihood gap per report at a point with EM multipliers ``g``.
 
-    EM multiplies each entry by ``g_x = (Q (N / Q^T p))_x / n``; at the maximum ``g_x = 1`` on
-    the support and ``g_x <= 1`` off it. An entry below ``0.1 / k`` with ``g_x < 1`` decays
-    geometrically, often at a rate close to one; removing it at once raises the likelihood to
-    first order by ``p_x (1 - g_x)``. The step is kept only if the likelihood does not drop.
+    For reports :math:`y_1, \dots, y_n` with mixture likelihood
+    :math:`L(p) = \sum_i \log \sum_x p_x \ell(y_i \mid x)` (for a symbol channel with output
+    counts N, :math:`\sum_y N_y \log (Q^T p)_y`), let
+    :math:`g_x = \frac1n \partial L / \partial p_x = \frac1n \sum_i \ell(y_i \mid x) /
+    \sum_z p_z \ell(y_i \mid z)`, the EM multiplier (the EM step is :math:`p \odot g` and
+    :math:`\sum_x p_x g_x = 1`). For any q on the simplex, by Jensen's inequality for the
+    concave logarithm with the weights :math:`1/n`,
+
+    .. math::
+
+        \frac{L(q) - L(p)}{n}
+        = \frac1n \sum_i \log \sum_x q_x \frac{\ell(y_i \mid x)}{\sum_z p_z \ell(y_i \mid z)}
+        \le \log \sum_x q_x g_x \le \log \max_x g_x .
+
+    So :math:`\log \max_x g_x \ge 0` bounds the gap to the maximum likelihood per report,
+    and it is zero exactly at a maximizer (the Karush-Kuhn-Tucker conditions: :math:`g_x = 1`
+    on the support and :math:`g_x \le 1` off it). It needs g at every x, also where
+    :math:`p_x = 0`. Returns ``inf`` when g is not finite (a point with likelihood zero).
     """
-    k = channel.n_inputs
-    gain, ll_at_p = channel.em_step(stats, p)
-    g = gain / np.where(p > 0, p, 1.0)  # em_step returns p * g / sum(p * g), and sum(p * g) = 1
-    kill = (p > 0) & (p < 0.1 / k) & (g < 1.0)
-    if not kill.any():
-        return p, ll
-    cand = np.where(kill, 0.0, p)
-    cand /= cand.sum()
-    _, ll_cand = channel.em_step(stats, cand)
-    return (cand, ll_cand) if ll_cand >= ll else (p, ll)
+    top = float(np.max(g))
+    if not math.isfinite(top):
+        return math.inf
+    return max(0.0, math.log(top)) if top > 0 else 0.0
 
 
-def _revive(channel, stats, p, tol):
-    """Return p with zero entries that violate optimality (g_x > 1) given a little mass, or None."""
-    k = channel.n_inputs
-    zero = p == 0
-    if not zero.any():
-        return None
-    nxt, _ = channel.em_step(stats, np.where(zero, 1e-12, p) / np.where(zero, 1e-12, p).sum())
-    g = nxt / np.where(zero, 1e-12, p)
-    violate = zero & (g > 1.0 + max(tol, 1e-9))
-    if not violate.any():
-        return None
-    out = np.where(violate, 1e-3 / k, p)
-    return out / out.sum()
+def _em_map(p, g):
+    """The EM step ``p * g``, renormalized; exact zeros of p stay zero (also where g is inf)."""
+    nxt = np.where(p > 0, p * g, 0.0)
+    return nxt / nxt.sum()
 
 
-def em(channel, stats, p0, *, tol, max_iter, accelerate):
-    """Run EM from ``p0``; return ``(p, n_iter, converged, log_likelihoods)``.
+def _revive(gradient, p, g, ll, tol):
+    """Give mass to exact zeros that optimality wants positive; return ``(p, g, ll)``.
 
-    Each step is ``channel.em_step`` (for symbol channels
-    :math:`p \\leftarrow p \\odot Q (N / Q^T p) / n`, two structured products). With
-    ``accelerate``, the SQUAREM extrapolation of Varadhan and Roland (2008) is tried after two
-    steps (kept only if its log-likelihood is no lower than the plain EM path's), and every 10
-    iterations tiny entries that EM drives to zero are removed at once (kept only if the
-    likelihood does not drop); at convergence any removed entry that should be positive
-    (gradient above one) is restored and EM goes on. So the recorded log-likelihoods never
-    decrease. Convergence: the l1 change of p in one iteration below ``tol``.
+    An entry with :math:`p_x = 0` and :math:`\log g_x > ` ``tol`` keeps the certified gap
+    above ``tol``, and EM, which multiplies p, never moves it. Moving a share s of the mass
+    to those entries, in proportion to :math:`g_x - 1`, raises the likelihood to first order
+    by :math:`s\,n\,(\bar g - 1) > 0`; s is tried from 1e-4 down, and a point is kept only
+    if its likelihood is no lower.
     """
-    p = p0
-    history = []
-    converged = False
+    with np.errstate(invalid="ignore"):
+        want = (p == 0) & (g > math.exp(tol))
+    if not want.any():
+        return p, g, ll
+    w = np.where(want, g - 1.0, 0.0)
+    w /= w.sum()
+    for share in (1e-4, 1e-6, 1e-8, 1e-10):
+        cand = (1.0 - share) * p + share * w
+        gc, llc = gradient(cand)
+        if llc >= ll:
+            return cand, gc, llc
+    return p, g, ll
+
+
+def maximize_likelihood(
+    gradient, p0, *, tol, max_iter, accelerate=True, verbose=0, verbose_interval=10
+):
+    r"""Maximize a mixture log-likelihood over the simplex; stop on a certified gap.
+
+    The solver sees the likelihood through one operation, ``gradient(p) -> (g, ll)``: the EM
+    multipliers :math:`g_x = \frac1n \partial L / \partial p_x` at every x and the mean
+    log-likelihood :math:`L(p)/n` (``channel.em_gradient(stats, .)``). One EM step is
+    :math:`p \odot g`.
+
+    With ``accelerate`` each iteration is one SQUAREM step (scheme S3 of Varadhan and Roland,
+    2008): from p, two EM steps give :math:`p_1, p_2`; with :math:`r = p_1 - p`,
+    :math:`v = p_2 - 2 p_1 + p` and
+    :math:`\alpha = \min(-1, -\lVert r \rVert / \lVert v \rVert)`, the extrapolation
+    :math:`p - 2\alpha r + \alpha^2 v` is clipped at zero (negative entries become exact
+    zeros) and renormalized. It is kept only if its
+    log-likelihood is no lower than :math:`p_2`'s; otherwise :math:`\alpha` is halved
+    towards -1 (at most four times) and, failing that, the plain EM point :math:`p_2` is
+    taken. So the log-likelihood never decreases, and entries that are zero stay zero
+    (r and v vanish there), as in EM. An exact zero whose multiplier exceeds
+    :math:`e^{\mathrm{tol}}` (the likelihood wants it positive; EM cannot move it) is given
+    a little mass, again only if the likelihood does not drop. Without ``accelerate`` each
+    iteration is one plain EM step.
+
+    Stop when the certified gap :func:`certified_gap`, :math:`\log \max_x g_x`, an upper
+    bound on :math:`(L(\hat p) - L(p)) / n`, is at most ``tol``.
+
+    Returns
+    -------
+    p : ndarray
+    n_iter : int
+        Iterations run (0 when ``p0`` already meets ``tol``).
+    converged : bool
+    history : list of float
+        Mean log-likelihood at ``p0`` and after each iteration, non-decreasing.
+    gap : float
+        The certified gap per report at the returned ``p``.
+    """
+    p = np.asarray(p0, dtype=float)
+    p = p / p.sum()
+    g, ll = gradient(p)
+    history = [ll]
+    gap = certified_gap(g)
+    converged = gap <= tol
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):
-        p1, ll = channel.em_step(stats, p)
-        history.append(ll)
-        new, ll_new = p1, None
+    while not converged and n_iter < max_iter:
+        n_iter += 1
+        p1 = _em_map(p, g)
         if accelerate:
-            p2, ll1 = channel.em_step(stats, p1)
-            new, ll_new = p2, None
+            g1, ll1 = gradient(p1)
+            p2 = _em_map(p1, g1)
+            g2, ll2 = gradient(p2)
+            new = (p2, g2, ll2)
             r = p1 - p
             v = p2 - 2.0 * p1 + p
-            vv = np.sqrt(np.dot(v, v))
-            if vv > 0:
-                alpha = min(-np.sqrt(np.dot(r, r)) / vv, -1.0)
-                if alpha < -1.0:
-                    # Keep the extrapolation inside the simplex: no entry below 1% of EM's.
-                    cand = np.maximum(p - 2.0 * alpha * r + alpha**2 * v, 0.01 * p2)
-                    if np.all(np.isfinite(cand)):
-                        cand /= cand.sum()
-                        _, ll_cand = channel.em_step(stats, cand)
-                        if ll_cand >= ll1:
-                            new, ll_new = cand, ll_cand
-            if n_iter % 10 == 0:
-                if ll_new is None:
-                    _, ll_new = channel.em_step(stats, new)
-                new, ll_new = _prune(channel, stats, new, ll_new)
-        change = np.abs(new - p).sum()
-        p = new
-        if change < tol:
-            revived = _revive(channel, stats, p, tol) if accelerate else None
-            if revived is None:
-                converged = True
-                break
-            p = revived
-    history.append(channel.em_step(stats, p)[1])
-    return p, n_iter, converged, history
+            norm_v = math.sqrt(float(np.dot(v, v)))
+            if norm_v > 0:
+                alpha = min(-1.0, -math.sqrt(float(np.dot(r, r))) / norm_v)
+                for _ in range(5):
+                    if alpha >= -1.0 - 1e-12:
+                        break
+                    cand = np.maximum(p - 2.0 * alpha * r + alpha * alpha * v, 0.0)
+                    total = cand.sum()
+                    if total > 0 and math.isfinite(total):
+                        cand /= total
+                        gc, llc = gradient(cand)
+                        if llc >= ll2:
+                            new = (cand, gc, llc)
+                            break
+                    alpha = (alpha - 1.0) / 2.0
+            p, g, ll = new
+        else:
+            p = p1
+            g, ll = gradient(p)
+        p, g, ll = _revive(gradient, p, g, ll, tol)
+        history.append(ll)
+        gap = certified_gap(g)
+        converged = gap <= tol
+        if verbose and (verbose > 1 or n_iter % verbose_interval == 0 or converged):
+            print(f"Iteration {n_iter}: log-likelihood per report {ll:.15g}, gap {gap:.3g}")
+    if verbose:
+        state = "converged" if converged else "did not converge"
+        print(f"EM {state} after {n_iter} iterations: gap {gap:.3g} (tol {tol:g})")
+    return p, n_iter, converged, history, gap
+
+
+def em(channel, stats, p0, *, tol, max_iter, accelerate, verbose=0, verbose_interval=10):
+    """Run :func:`maximize_likelihood` on a channel's EM statistics.
+
+    Returns ``(p, n_iter, converged, log_likelihoods, gap)``.
+    """
+    return maximize_likelihood(
+        lambda p: channel.em_gradient(stats, p),
+        p0,
+        tol=tol,
+        max_iter=max_iter,
+        accelerate=accelerate,
+        verbose=verbose,
+        verbose_interval=verbose_interval,
+    )
 
 
 class EMEstimator(BaseDistributionEstimator):
@@ -178,12 +251,22 @@ class EMEstimator(BaseDistributionEstimator):
     """
 
     def __init__(
-        self, *, tol=1e-10, max_iter=10000, init="empirical", accelerate=True, channel=None
+        self,
+        *,
+        tol=1e-10,
+        max_iter=10000,
+        init="empirical",
+        accelerate=True,
+        verbose=0,
+        verbose_interval=10,
+        channel=None,
     ):
         self.tol = tol
         self.max_iter = max_iter
         self.init = init
         self.accelerate = accelerate
+        self.verbose = verbose
+        self.verbose_interval = verbose_interval
         self.channel = channel
 
     def _check_params(self):
@@ -195,6 +278,8 @@ class EMEstimator(BaseDistributionEstimator):
             raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
         check_int(self.max_iter, "max_iter", min_value=1)
         check_bool(self.accelerate, "accelerate")
+        check_int(self.verbose, "verbose", min_value=0)
+        check_int(self.verbose_interval, "verbose_interval", min_value=1)
         if isinstance(self.init, str) and self.init not in ("uniform", "empirical", "threshold"):
             raise ValueError(
                 f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}"
@@ -232,18 +317,21 @@ class EMEstimator(BaseDistributionEstimator):
         return p / p.sum()
 
     def _estimate(self, channel, stats, n):
-        p, n_iter, converged, history = em(
+        p, n_iter, converged, history, gap = em(
             channel,
             stats,
             self._initial(channel, stats, n),
             tol=self.tol,
             max_iter=self.max_iter,
             accelerate=self.accelerate,
+            verbose=self.verbose,
+            verbose_interval=self.verbose_interval,
         )
         if not converged:
             warnings.warn(
-                f"EM did not converge in max_iter={self.max_iter} iterations (last change above "
-                f"tol={self.tol}); raise max_iter or tol",
+                f"EM did not converge in max_iter={self.max_iter} iterations: the certified "
+                f"log-likelihood gap per report is {gap:.3g}, above tol={self.tol}; raise "
+                "max_iter or tol",
                 ConvergenceWarning,
                 stacklevel=4,
             )
@@ -251,6 +339,7 @@ class EMEstimator(BaseDistributionEstimator):
             "distribution_": p,
             "n_iter_": n_iter,
             "converged_": converged,
+            "gap_": gap,
             "log_likelihood_": history[-1],
             "log_likelihoods_": history,
         }
