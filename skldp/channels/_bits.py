@@ -414,7 +414,9 @@ class BitVectorChannel(Channel):
 
         Returns the next iterate and the mean log-likelihood at ``p``.
         """
-        g, ll = self.em_gradient(stats, p)
+        # The generic multipliers: a subclass with packed statistics of its own overrides
+        # both methods, and this one must stay callable on generic statistics.
+        g, ll = BitVectorChannel.em_gradient(self, stats, p)
         nxt = p * g
         return nxt / nxt.sum(), ll
 

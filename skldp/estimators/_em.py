@@ -48,7 +48,7 @@ def _em_map(p, g):
 
 
 def _revive(gradient, p, g, ll, tol):
-    """Give mass to exact zeros that optimality wants positive; return ``(p, g, ll)``.
+    r"""Give mass to exact zeros that optimality wants positive; return ``(p, g, ll)``.
 
     An entry with :math:`p_x = 0` and :math:`\log g_x > ` ``tol`` keeps the certified gap
     above ``tol``, and EM, which multiplies p, never moves it. Moving a share s of the mass
@@ -119,7 +119,7 @@ def maximize_likelihood(
         n_iter += 1
         p1 = _em_map(p, g)
         if accelerate:
-            g1, ll1 = gradient(p1)
+            g1, _ = gradient(p1)
             p2 = _em_map(p1, g1)
             g2, ll2 = gradient(p2)
             new = (p2, g2, ll2)
