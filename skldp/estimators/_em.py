@@ -92,7 +92,7 @@ def maximize_likelihood(
     (r and v vanish there), as in EM. An exact zero whose multiplier exceeds
     :math:`e^{\mathrm{tol}}` (the likelihood wants it positive; EM cannot move it) is given
     a little mass, again only if the likelihood does not drop. Without ``accelerate`` each
-    iteration is one plain EM step.
+    iteration is one plain EM step (no revival: plain EM never moves an exact zero).
 
     Stop when the certified gap :func:`certified_gap`, :math:`\log \max_x g_x`, an upper
     bound on :math:`(L(\hat p) - L(p)) / n`, is at most ``tol``.
@@ -140,11 +140,10 @@ def maximize_likelihood(
                             new = (cand, gc, llc)
                             break
                     alpha = (alpha - 1.0) / 2.0
-            p, g, ll = new
+            p, g, ll = _revive(gradient, *new, tol)
         else:
             p = p1
             g, ll = gradient(p)
-        p, g, ll = _revive(gradient, p, g, ll, tol)
         history.append(ll)
         gap = certified_gap(g)
         converged = gap <= tol
