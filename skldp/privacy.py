@@ -478,9 +478,7 @@ def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive", distinct=Tr
     arr = np.asarray(sensitive)
     if arr.dtype.kind == "b":
         if arr.ndim != 1 or (n_inputs is not None and arr.shape[0] != n_inputs):
-            raise ValueError(
-                f"a {name} mask must have one entry per input; got shape {arr.shape}"
-            )
+            raise ValueError(f"a {name} mask must have one entry per input; got shape {arr.shape}")
         return np.flatnonzero(arr).astype(np.int64)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a 1-D list of indices; got shape {arr.shape}")

@@ -359,6 +359,23 @@ class Channel:
             ll = float(np.dot(stats[seen], np.log(m[seen])) / n)
             return self._adjoint(ratio) / n, ll
 
+    def em_hessian(self, stats, p, v):
+        r"""Minus the Hessian of the mean log-likelihood at ``p``, applied to ``v``.
+
+        :math:`-\frac1n \nabla^2 L(p)\, v = Q \big(N \odot (Q^T v) / (Q^T p)^2\big) / n`: one
+        forward and one adjoint product, no matrix.
+        """
+        stats = np.asarray(stats, dtype=float)
+        m = self._forward(p)
+        seen = stats > 0
+        w = np.zeros_like(m)
+        w[seen] = stats[seen] / m[seen] ** 2
+        return self._adjoint(w * self._forward(v)) / stats.sum()
+
+    def em_hessian_diagonal(self, stats, p):
+        """The diagonal of :meth:`em_hessian`, or None when the channel has no cheap form."""
+        return None
+
     def em_step(self, stats, p):
         """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
 

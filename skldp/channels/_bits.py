@@ -409,6 +409,22 @@ class BitVectorChannel(Channel):
                 acc += (1.0 / t) @ R
         return acc / n, total / n
 
+    def em_hessian(self, stats, p, v):
+        r""":math:`\frac1n \sum_i R_i (R_i \cdot v) / (R_i \cdot p)^2`: minus the Hessian of the
+        mean log-likelihood at ``p`` applied to ``v``."""
+        acc = np.zeros(self.n_inputs)
+        for R, _ in self._em_chunks(stats):
+            t = R @ p
+            acc += ((R @ v) / t**2) @ R
+        return acc / stats.n
+
+    def em_hessian_diagonal(self, stats, p):
+        """The diagonal of :meth:`em_hessian`."""
+        acc = np.zeros(self.n_inputs)
+        for R, _ in self._em_chunks(stats):
+            acc += (1.0 / (R @ p) ** 2) @ R**2
+        return acc / stats.n
+
     def em_step(self, stats, p):
         r"""One EM step on bit-packed reports: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
 

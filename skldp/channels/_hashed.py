@@ -428,6 +428,12 @@ class OpenAlphabetChannel(Channel):
     def em_gradient(self, stats, p):
         self._open("EM")
 
+    def em_hessian(self, stats, p, v):
+        self._open("EM")
+
+    def em_hessian_diagonal(self, stats, p):
+        self._open("EM")
+
     def to_dense(self):
         self._open("to_dense")
 

@@ -199,5 +199,11 @@ class PersonalizedChannel(Channel):
     def em_gradient(self, stats, p):
         return self.common.em_gradient(stats, p)
 
+    def em_hessian(self, stats, p, v):
+        return self.common.em_hessian(stats, p, v)
+
+    def em_hessian_diagonal(self, stats, p):
+        return self.common.em_hessian_diagonal(stats, p)
+
     def _to_dense(self):
         return self.common._to_dense()

@@ -370,6 +370,59 @@ class UnaryEncodingChannel(BitVectorChannel):
             pinned = np.where(stats.pinned > 0, stats.pinned / p, 0.0)
         return (acc + pinned) / stats.n, ll
 
+    def _curvature_weights(self, stats, p, v=None):
+        """``(bits or None, weights)`` of the free reports for the Hessian products.
+
+        The weights are :math:`c_i / t_i^2` (count over squared likelihood) times
+        :math:`R_i \cdot v` when ``v`` is given.
+        """
+        free = self._free
+        base = float(np.dot(self._r0, p))
+        wF = self._c[free] * p[free]
+        if stats.hist is not None:
+            idx = np.flatnonzero(stats.hist)
+            bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
+            w = stats.hist[idx] / (base + bits @ wF) ** 2
+            if v is not None:
+                w = w * (float(np.dot(self._r0, v)) + bits @ (self._c[free] * v[free]))
+            return bits, w
+        w = 1.0 / (base + stats.packed.row_dot(wF)) ** 2
+        if v is not None:
+            w = w * (float(np.dot(self._r0, v)) + stats.packed.row_dot(self._c[free] * v[free]))
+        return None, w
+
+    def _bit_sums(self, stats, bits, w):
+        return w @ bits if bits is not None else stats.packed.weighted_bit_sums(w)
+
+    def em_hessian(self, stats, p, v):
+        r"""Minus the Hessian of the mean log-likelihood at ``p`` applied to ``v``.
+
+        :math:`\frac1n\big(\sum_i R_i (R_i \cdot v) / (R_i \cdot p)^2 +
+        N^{pin} \odot v / p^2\big)`, with :math:`R_i = r_0 + c \odot y_i` on free bits: three
+        products of the reports with a k-vector.
+        """
+        free = self._free
+        bits, w = self._curvature_weights(stats, p, v)
+        out = self._r0 * w.sum()
+        out[free] += self._c[free] * self._bit_sums(stats, bits, w)
+        pin = stats.pinned > 0
+        out[pin] += stats.pinned[pin] * v[pin] / p[pin] ** 2
+        return out / stats.n
+
+    def em_hessian_diagonal(self, stats, p):
+        r"""The diagonal of :meth:`em_hessian`: :math:`\frac1n\big(r_{0x}^2 \sum_i w_i +
+        (2 r_{0x} c_x + c_x^2) \sum_{i: y_{ix} = 1} w_i + N^{pin}_x / p_x^2\big)`,
+        :math:`w_i = 1 / t_i^2`."""
+        free = self._free
+        bits, w = self._curvature_weights(stats, p)
+        out = self._r0**2 * w.sum()
+        c = self._c[free]
+        out[free] += (2.0 * self._r0[free] * c + c**2) * self._bit_sums(stats, bits, w)
+        pin = stats.pinned > 0
+        with np.errstate(divide="ignore"):
+            out[pin] += stats.pinned[pin] / p[pin] ** 2
+        return out / stats.n
+
     def _em_parts(self, stats, p):
         """``(sum_i R_ix / (R_i . p) over free reports, mean log-likelihood at p)``."""
         n = stats.n

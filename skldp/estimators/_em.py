@@ -106,8 +106,91 @@ def _vertex_step(gradient, p, g, ll):
     return best
 
 
+def _newton_step(gradient, hessian, diagonal, p, g, ll, gap):
+    r"""One projected Newton step on the face of the simplex; ``(p, g, ll)`` or None.
+
+    Entries that EM is driving to zero (:math:`p_x < 0.1/k` and :math:`g_x < 1`) are sent to
+    zero; on the others (the free set F) the Newton direction maximizes the quadratic model
+    :math:`g^T d - \frac12 d^T H d` (H: minus the Hessian of the mean log-likelihood, applied
+    by ``hessian(p, v)``) subject to :math:`\sum_F d = 0`, by conjugate gradients projected on
+    that constraint and preconditioned by the diagonal of H (or by the EM metric
+    :math:`\mathrm{diag}(g / p)` when the channel has no cheap diagonal). The step is cut at
+    the boundary of the simplex (entries reaching it become exact zeros) and halved until the
+    log-likelihood does not drop; None if it does not rise within five halvings.
+    """
+    k = p.size
+    dying = (p > 0) & (p < 0.1 / k) & (g < 1.0)
+    free = (p > 0) & ~dying
+    if free.sum() < 2:
+        return None
+    pf, gf = p[free], g[free]
+    h = diagonal(p) if diagonal is not None else None
+    hf = h[free] if h is not None else gf / pf
+    if not np.all(np.isfinite(hf) & (hf > 0)):
+        hf = gf / pf
+    inv = 1.0 / hf
+    inv_sum = inv.sum()
+
+    def precondition(r):
+        z = inv * r
+        return z - inv * (z.sum() / inv_sum)
+
+    def apply(dfree):
+        v = np.zeros(k)
+        v[free] = dfree
+        return hessian(p, v)[free]
+
+    d = np.zeros(pf.size)
+    r = gf.copy()
+    z = precondition(r)
+    s = z.copy()
+    rz = rz0 = float(r @ z)
+    eta = min(0.1, math.sqrt(max(gap, 0.0)))
+    for _ in range(min(50, pf.size)):
+        As = apply(s)
+        sAs = float(s @ As)
+        if not sAs > 0:
+            break
+        a = rz / sAs
+        d += a * s
+        r -= a * As
+        z = precondition(r)
+        rz_new = float(r @ z)
+        if not rz_new > eta * eta * rz0:
+            break
+        s = z + (rz_new / rz) * s
+        rz = rz_new
+    step = np.zeros(k)
+    step[free] = d
+    step[dying] = -p[dying]
+    neg = free & (step < 0)
+    t_max = float(np.min(p[neg] / -step[neg])) if neg.any() else math.inf
+    t = min(1.0, t_max)
+    for _ in range(6):
+        q = p + t * step
+        if t == t_max:
+            q[neg & (p + t * step <= p * 1e-12)] = 0.0
+        q[dying] = 0.0 if t == 1.0 else q[dying]
+        q = np.maximum(q, 0.0)
+        q /= q.sum()
+        gq, llq = gradient(q)
+        if llq >= ll and math.isfinite(llq):
+            return q, gq, llq
+        t /= 2.0
+    return None
+
+
 def maximize_likelihood(
-    gradient, p0, *, tol, max_iter, accelerate=True, verbose=0, verbose_interval=10
+    gradient,
+    p0,
+    *,
+    tol,
+    max_iter,
+    accelerate=True,
+    hessian=None,
+    diagonal=None,
+    verbose=0,
+    verbose_interval=10,
 ):
     r"""Maximize a mixture log-likelihood over the simplex; stop on a certified gap.
 
@@ -154,8 +237,13 @@ def maximize_likelihood(
     n_iter = 0
     while not converged and n_iter < max_iter:
         n_iter += 1
+        newton = None
+        if accelerate and hessian is not None and n_iter > 2:
+            newton = _newton_step(gradient, hessian, diagonal, p, g, ll, gap)
         p1 = _em_map(p, g)
-        if accelerate:
+        if newton is not None:
+            p, g, ll = _revive(gradient, *newton, tol)
+        elif accelerate:
             g1, _ = gradient(p1)
             p2 = _em_map(p1, g1)
             g2, ll2 = gradient(p2)
@@ -201,6 +289,8 @@ def em(channel, stats, p0, *, tol, max_iter, accelerate, verbose=0, verbose_inte
     return maximize_likelihood(
         lambda p: channel.em_gradient(stats, p),
         p0,
+        hessian=lambda p, v: channel.em_hessian(stats, p, v),
+        diagonal=lambda p: channel.em_hessian_diagonal(stats, p),
         tol=tol,
         max_iter=max_iter,
         accelerate=accelerate,

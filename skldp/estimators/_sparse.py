@@ -560,9 +560,10 @@ class SparseEstimator(BaseDistributionEstimator):
             or self.max_iter < 1
         ):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
-        if not (isinstance(self.hierarchical, bool) or (
-            isinstance(self.hierarchical, str) and self.hierarchical == "auto"
-        )):
+        if not (
+            isinstance(self.hierarchical, bool)
+            or (isinstance(self.hierarchical, str) and self.hierarchical == "auto")
+        ):
             raise ValueError(
                 f"hierarchical must be 'auto', True or False; got {self.hierarchical!r}"
             )
@@ -642,9 +643,7 @@ class SparseEstimator(BaseDistributionEstimator):
                 continue
             B = _Normalized(system.operator)
             max_atoms = max(1, system.values.shape[0] // 2)
-            support, coef, it = self._solve(
-                B, system.values, block_s, tau, max_atoms, min_atoms=0
-            )
+            support, coef, it = self._solve(B, system.values, block_s, tau, max_atoms, min_atoms=0)
             p_tilde[system.inputs[support]] = coef * B.inv[support]
             solved.append((system, B, support))
             n_iter = max(n_iter, it)
