@@ -371,25 +371,36 @@ class UnaryEncodingChannel(BitVectorChannel):
         return (acc + pinned) / stats.n, ll
 
     def _curvature_weights(self, stats, p, v=None):
-        """``(bits or None, weights)`` of the free reports for the Hessian products.
+        r"""``(bits or None, weights)`` of the free reports for the Hessian products.
 
         The weights are :math:`c_i / t_i^2` (count over squared likelihood) times
         :math:`R_i \cdot v` when ``v`` is given.
         """
+        free = self._free
+        # Conjugate gradients apply the Hessian at one p many times: keep its weights.
+        key = (id(stats), stats.n, p.tobytes())
+        memo = self.__dict__.get("_curvature_memo")
+        if memo is None or memo[0] != key or memo[1]() is not stats:
+            memo = (key, weakref.ref(stats), self._squared_weights(stats, p))
+            self.__dict__["_curvature_memo"] = memo
+        bits, w = memo[2]
+        if v is None:
+            return bits, w
+        if bits is not None:
+            return bits, w * (float(np.dot(self._r0, v)) + bits @ (self._c[free] * v[free]))
+        return None, w * (
+            float(np.dot(self._r0, v)) + stats.packed.row_dot(self._c[free] * v[free])
+        )
+
+    def _squared_weights(self, stats, p):
         free = self._free
         base = float(np.dot(self._r0, p))
         wF = self._c[free] * p[free]
         if stats.hist is not None:
             idx = np.flatnonzero(stats.hist)
             bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
-            w = stats.hist[idx] / (base + bits @ wF) ** 2
-            if v is not None:
-                w = w * (float(np.dot(self._r0, v)) + bits @ (self._c[free] * v[free]))
-            return bits, w
-        w = 1.0 / (base + stats.packed.row_dot(wF)) ** 2
-        if v is not None:
-            w = w * (float(np.dot(self._r0, v)) + stats.packed.row_dot(self._c[free] * v[free]))
-        return None, w
+            return bits, stats.hist[idx] / (base + bits @ wF) ** 2
+        return None, 1.0 / (base + stats.packed.row_dot(wF)) ** 2
 
     def _bit_sums(self, stats, bits, w):
         return w @ bits if bits is not None else stats.packed.weighted_bit_sums(w)
