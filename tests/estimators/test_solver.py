@@ -15,6 +15,12 @@ from tests.conftest import simplex_point
 from tests.registry import MECHANISMS, domain, fitted, instance_id
 
 
+def _monotone(history):
+    """Non-decreasing up to the rounding of the log-likelihood (the solver allows 8 ulp)."""
+    h = np.asarray(history)
+    return bool(np.all(np.diff(h) >= -10 * np.finfo(float).eps * np.abs(h[1:]) - 1e-300))
+
+
 def _family_problem(privatizer, n=1500, seed=0):
     """(channel, EM statistics) of n reports of a registry mechanism; open alphabets restricted."""
     priv = fitted(privatizer, random_state=seed)
@@ -37,10 +43,10 @@ def test_solver_agrees_with_long_run_em_on_every_family(privatizer):
         channel, stats, p0, tol=1e-12, max_iter=2000, accelerate=True
     )
     assert converged and gap <= 1e-12
-    assert np.all(np.diff(history) >= -1e-14)  # monotone, up to rounding of the sums
+    assert _monotone(history)  # up to the rounding of the sums
     assert np.all(p >= 0) and p.sum() == pytest.approx(1.0, abs=1e-12)
     *_, em_history, em_gap = em(channel, stats, p0, tol=1e-12, max_iter=30000, accelerate=False)
-    assert np.all(np.diff(em_history) >= -1e-14)
+    assert _monotone(em_history)
     # EM's own certificate says how far below the optimum it is.
     # The certificate: EM cannot beat the solver by more than the solver's gap.
     assert history[-1] >= em_history[-1] - gap - 1e-14
@@ -126,7 +132,7 @@ def test_zero_that_should_be_positive_is_revived():
     assert g0[3] > 1.0  # the likelihood wants mass on input 3
     p, _, converged, history, gap = em(ch, counts, p0, tol=1e-12, max_iter=500, accelerate=True)
     assert converged and gap <= 1e-12 and p[3] > 0
-    assert np.all(np.diff(history) >= -1e-14)
+    assert _monotone(history)
     assert_allclose(p, ch.maximum_likelihood(counts), atol=1e-6)
 
 
