@@ -121,8 +121,8 @@ def unary(n):
     load = os.getloadavg()[0]
     for name, priv in _unary_privatizers(k).items():
         R = priv.fit_transform(x)
-        t_emp, _ = _timed(lambda: EmpiricalEstimator().fit(R), repeat=3)
-        t_ml, est = _timed(lambda: EMEstimator().fit(R))
+        t_emp, _ = _timed(lambda R=R: EmpiricalEstimator().fit(R), repeat=3)
+        t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
         rows.append(
             {
                 "mechanism": name,
@@ -149,11 +149,11 @@ def reference(n):
     load = os.getloadavg()[0]
     for name, priv in _unary_privatizers(k).items():
         R = priv.fit_transform(x)
-        t_ml, est = _timed(lambda: EMEstimator().fit(R))
+        t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             t_em, em = _timed(
-                lambda: EMEstimator(accelerate=False, tol=0.0, max_iter=10_000).fit(R)
+                lambda R=R: EMEstimator(accelerate=False, tol=0.0, max_iter=10_000).fit(R)
             )
         rows.append(
             {
@@ -191,8 +191,8 @@ def hadamard(k, n):
     load = os.getloadavg()[0]
     for name, priv in privs.items():
         R = priv.fit_transform(x)
-        t_emp, _ = _timed(lambda: EmpiricalEstimator().fit(R))
-        t_ml, est = _timed(lambda: EMEstimator().fit(R))
+        t_emp, _ = _timed(lambda R=R: EmpiricalEstimator().fit(R))
+        t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
         rows.append(
             {
                 "mechanism": name,
