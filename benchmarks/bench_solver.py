@@ -64,6 +64,35 @@ def _record(section, rows):
     with open(JSON, "w") as fh:
         json.dump(data, fh, indent=1, default=float)
     print(json.dumps(data[section], indent=1, default=float))
+    _markdown(data)
+
+
+def _markdown(data):
+    """Rewrite ``solver.md`` from ``solver.json``: one table per section, with its conditions."""
+    lines = [
+        "# Maximum-likelihood solver (issue 15 items 1 and 2)",
+        "",
+        (
+            "Wall-clock times of warm calls in one process on a shared 2-core machine; the load "
+            "average before and after each section is given. Regenerate with the command under "
+            "each section (see `benchmarks/bench_solver.py`)."
+        ),
+        "",
+    ]
+    for section, rec in data.items():
+        rows = rec["rows"]
+        lines += [f"## {section}", "", f"`{rec['command']}`  ", f"{rec['when']}, load "]
+        lines[-1] += f"{rec['load_before_after']}, Python {rec['python']}, numpy {rec['numpy']}"
+        lines.append("")
+        head = list(rows[0])
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        for row in rows:
+            cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in row.values()]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    with open(os.path.join(RESULTS, "solver.md"), "w") as fh:
+        fh.write("\n".join(lines))
 
 
 def krr():
