@@ -32,13 +32,15 @@ import io
 import json
 import operator
 import pickle
-import warnings
 
 import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray, ExtensionDtype, take
 from pandas.api.indexers import check_array_indexer
 from scipy import sparse
+
+from skldp._warnings import warn
+from skldp.channels import SymbolReports
 
 lib_no_default = pd.api.extensions.no_default
 
@@ -231,7 +233,7 @@ class ReportsDtype(ExtensionDtype):
 def _check_values(values, dtype):
     """Check that the present ``values`` (1-D int64) are reports of ``dtype``'s channel."""
     channel = dtype.spec.channel
-    if channel.report_kind == "symbol":
+    if isinstance(channel, SymbolReports):
         channel.check_reports(values)
     elif values.size and (values.min() < 0 or values.max() > 1):
         raise ValueError(
@@ -596,11 +598,10 @@ else:
             try:
                 return ReportsDtype(_spec_from_bytes(self.spec_bytes), self.part)
             except _UNREADABLE as exc:  # an unreadable channel: the integers are still there
-                warnings.warn(
+                warn(
                     f"the channel stored with a report column could not be read ({exc}); "
                     "the column is read as integers and estimators will need channel=",
                     UserWarning,
-                    stacklevel=2,
                 )
                 return pd.Int64Dtype()
 

@@ -13,14 +13,24 @@
 
 ``privatize`` writes the reports and, beside them, a JSON sidecar (``reports.csv.json``) with
 the mechanism, its parameters and the domain: everything ``estimate`` needs, and nothing about
-the noise (the random seed is never recorded). Bad files, columns and parameters end with
-exit code 2 and a one-line message.
+the noise (the random seed is never recorded). The sidecar also records the report count, the
+SHA-256 of the reports file and a checksum binding both to the parameters; ``estimate``
+refuses files that disagree with it. Both commands stream their files in chunks
+(:mod:`skldp.io`), write under temporary names renamed when complete, and never replace an
+input or (without ``--force``) an existing file. Bad files, columns and parameters, out of
+memory, broken pipes and unwritable outputs end with exit code 2 and a one-line message.
 """
 
 import argparse
+import gzip
+import hashlib
+import inspect
 import json
 import os
+import re
 import sys
+import tempfile
+import textwrap
 import time
 import warnings
 
@@ -29,55 +39,139 @@ import pandas as pd
 
 __all__ = ["main"]
 
-_FORMAT = "skldp-reports/1"
+_FORMAT = "skldp-reports/2"
+_OLD_FORMATS = ("skldp-reports/1",)
+
+#: Fields of the metadata that its checksum binds: the reports file (by its SHA-256) and
+#: everything that decides how the reports are read.
+_BOUND_FIELDS = (
+    "format",
+    "mechanism",
+    "params",
+    "categories",
+    "n_reports",
+    "report_layout",
+    "report_width",
+    "reports_sha256",
+)
+
+#: Bytes of report values per chunk when --chunk-size is not given.
+_CHUNK_BYTES = 1 << 26
 
 
 class CLIError(Exception):
     """A user error: printed as one line, exit code 2."""
 
 
+def _plural(n, word, plural=None):
+    """``"1 row"``, ``"2 rows"``: the count and the word in the right number."""
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
 # ------------------------------------------------------------------------------------------------
 # files
 
 
+def _is_special(path):
+    """An existing path that is not a regular file (/dev/null, a FIFO): written in place."""
+    return os.path.exists(path) and not os.path.isfile(path)
+
+
 def _file_format(path, *, what):
-    name = os.fspath(path).lower()
-    if name.endswith((".csv", ".csv.gz", ".txt")):
+    from skldp.io import file_format
+
+    fmt = file_format(path)
+    if fmt is None and _is_special(path):
         return "csv"
-    if name.endswith((".parquet", ".pq")):
-        return "parquet"
-    raise CLIError(f"{what} {path!r}: unknown file type; use a .csv, .csv.gz or .parquet file")
+    if fmt is None:
+        raise CLIError(
+            f"{what} {os.fspath(path)!r}: unknown file type; use a .csv, .csv.gz or .parquet file"
+        )
+    return fmt
 
 
-def _read_table(path, *, what, columns=None, text=False):
-    """Read a CSV or Parquet file: every column, or only ``columns`` (each must be there).
-
-    With ``text=True`` the values are read as text, missing values kept as missing.
-    """
-    fmt = _file_format(path, what=what)
-    if not os.path.isfile(path):
-        raise CLIError(f"{what} {path!r} does not exist")
+def _same_file(a, b):
     try:
-        if fmt == "csv":
-            header = pd.read_csv(path, nrows=0).columns
-            _check_columns(columns, header, path, what=what)
-            return pd.read_csv(path, usecols=columns, dtype=str if text else None)
-        frame = pd.read_parquet(path)
-        _check_columns(columns, frame.columns, path, what=what)
-        if columns is not None:
-            frame = frame[columns]
-        return frame.astype("string") if text else frame
-    except ImportError as exc:
-        raise CLIError(f"reading {path!r} needs a Parquet engine: pip install pyarrow") from exc
-    except (
-        pd.errors.ParserError,
-        pd.errors.EmptyDataError,
-        UnicodeDecodeError,
-        OSError,
-        ValueError,
-    ) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise CLIError(f"cannot read {what} {path!r}: {first}") from exc
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _check_outputs(outputs, inputs, force):
+    """Refuse outputs that are inputs, each other, or existing files (unless ``force``).
+
+    ``outputs`` and ``inputs`` are ``(what, path)`` pairs; ``-`` (standard output) and
+    special files such as /dev/null are never refused.
+    """
+    seen = []
+    for what, path in outputs:
+        if path is None or path == "-" or _is_special(path):
+            continue
+        for in_what, in_path in inputs:
+            if in_path is not None and in_path != "-" and _same_file(path, in_path):
+                raise CLIError(
+                    f"{what} {path!r} is the {in_what}: writing it would destroy the input; "
+                    "choose another name"
+                )
+        for other_what, other in seen:
+            if _same_file(path, other):
+                raise CLIError(f"{what} {path!r} is also the {other_what}; give two names")
+        seen.append((what, path))
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise CLIError(f"cannot write {what} {path!r}: folder {folder!r} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise CLIError(f"cannot write {what} {path!r}: folder {folder!r} is not writable")
+        if os.path.exists(path) and not force:
+            raise CLIError(f"{what} {path!r} exists; pass --force to replace it")
+
+
+class _Outputs:
+    """Files written under temporary names in their folder and renamed together at the end.
+
+    On an error or Ctrl-C nothing appears under the final names (:meth:`discard`); special
+    files (/dev/null) are written in place.
+    """
+
+    def __init__(self):
+        self._files = []  # (temporary, final)
+
+    def open(self, path, what):
+        if _is_special(path):
+            try:
+                return open(path, "wb")
+            except OSError as exc:
+                raise CLIError(f"cannot write {what} {path!r}: {exc.strerror or exc}") from exc
+        folder, name = os.path.split(os.path.abspath(path))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+        except OSError as exc:
+            raise CLIError(f"cannot write {what} {path!r}: {exc.strerror or exc}") from exc
+        self._files.append((tmp, path))
+        return os.fdopen(fd, "wb")
+
+    def commit(self):
+        done = []
+        try:
+            for tmp, final in self._files:
+                os.replace(tmp, final)
+                done.append(final)
+        except OSError as exc:
+            for final in done:  # all or nothing: the reports never stay without their metadata
+                os.unlink(final)
+            self.discard()
+            raise CLIError(f"cannot write {final!r}: {exc.strerror or exc}") from exc
+        self._files = []
+
+    def discard(self):
+        for tmp, _ in self._files:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        self._files = []
 
 
 def _check_columns(columns, present, path, *, what):
@@ -88,17 +182,112 @@ def _check_columns(columns, present, path, *, what):
             )
 
 
-def _write_table(frame, path, *, what):
-    fmt = _file_format(path, what=what)
+def _read_error(exc, path, what):
+    if isinstance(exc, ImportError):
+        return CLIError(f"cannot read {what} {path!r}: {exc}")
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return CLIError(f"cannot read {what} {path!r}: {first}")
+
+
+_READ_ERRORS = (
+    pd.errors.ParserError,
+    pd.errors.EmptyDataError,
+    UnicodeDecodeError,
+    OSError,
+    ImportError,
+)
+
+
+def _columns_of(path, *, what):
+    from skldp.io import _table_columns
+
+    if not os.path.isfile(path):
+        raise CLIError(f"{what} {path!r} does not exist")
     try:
-        if fmt == "csv":
-            frame.to_csv(path, index=False)
-        else:
-            frame.to_parquet(path, index=False)
-    except ImportError as exc:
-        raise CLIError(f"writing {path!r} needs a Parquet engine: pip install pyarrow") from exc
-    except OSError as exc:
-        raise CLIError(f"cannot write {what} {path!r}: {exc.strerror or exc}") from exc
+        return _table_columns(path)
+    except (*_READ_ERRORS, ValueError) as exc:
+        raise _read_error(exc, path, what) from exc
+
+
+def _read_table(path, *, what, columns=None, text=False):
+    """Read a whole (small) CSV or Parquet file: every column, or only ``columns``.
+
+    With ``text=True`` the values are read as text, missing values kept as missing.
+    """
+    _file_format(path, what=what)
+    present = _columns_of(path, what=what)
+    _check_columns(columns, present, path, what=what)
+    from skldp.io import iter_table
+
+    try:
+        frames = list(iter_table(path, columns, text=text))
+    except (*_READ_ERRORS, ValueError) as exc:
+        raise _read_error(exc, path, what) from exc
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=present)
+
+
+def _chunks(path, columns, *, what, chunksize, text=False):
+    """Iterate over a file's chunks, turning reading errors into one-line CLI errors."""
+    from skldp.io import iter_table
+
+    it = iter_table(path, columns, chunksize=chunksize, text=text)
+    while True:
+        try:
+            frame = next(it)
+        except StopIteration:
+            return
+        except (*_READ_ERRORS, ValueError) as exc:
+            raise _read_error(exc, path, what) from exc
+        yield frame
+
+
+def _sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _checksum(meta):
+    """SHA-256 of the bound fields of the metadata, as canonical JSON."""
+    bound = {key: meta.get(key) for key in _BOUND_FIELDS}
+    text = json.dumps(bound, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class _NoBar:
+    def update(self, n=1):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress(args, total, desc, unit="row"):
+    """A tqdm bar on stderr when asked (--progress) or interactive, none with --quiet."""
+    if args.quiet:
+        return _NoBar()
+    if not (args.progress or sys.stderr.isatty()):
+        return _NoBar()
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if args.progress:
+            print(
+                f"skldp {args.command}: warning: progress bars need tqdm "
+                '(pip install "skldp[cli]"); continuing without one',
+                file=sys.stderr,
+            )
+        return _NoBar()
+    return tqdm(
+        total=total, desc=desc, unit=unit, unit_scale=True, file=sys.stderr, dynamic_ncols=True
+    )
+
+
+def _say(args, text):
+    if not args.quiet:
+        print(text, file=sys.stderr)
 
 
 def _json_value(value, name):
@@ -180,7 +369,7 @@ def _tag_values(column, tags, name):
     present = column.notna()
     unknown = column[present & ~column.isin(tags)].value_counts()
     if len(unknown):
-        shown = ", ".join(f"{v!r} ({c} rows)" for v, c in unknown.head(5).items())
+        shown = ", ".join(f"{v!r} ({_plural(c, 'row')})" for v, c in unknown.head(5).items())
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise CLIError(
             f"tag column {name!r} has tags that are not among the tags {tags}: {shown}{more}"
@@ -188,7 +377,79 @@ def _tag_values(column, tags, name):
     return np.where(present.to_numpy(), column.astype(object).to_numpy(), None)
 
 
-def _categories(args, column_values):
+# ------------------------------------------------------------------------------------------------
+# commands
+
+
+def _wrap(text, width, indent):
+    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent)
+
+
+def _cmd_mechanisms(args):
+    from skldp._registry import MECHANISMS
+
+    shown = [m for m in MECHANISMS.values() if m.available or args.all]
+    name_w = max(len(m.name) for m in shown) + 2
+    class_w = max(len(m.class_name) for m in shown) + 2
+    lines = [f"{'name':<{name_w}}{'class':<{class_w}}needs"]
+    for m in shown:
+        needs = m.describe_required() or "-"
+        if not m.available:
+            needs += " (not in this build)"
+        lines.append(f"{m.name:<{name_w}}{m.class_name:<{class_w}}{needs}")
+        lines.append(_wrap(m.guarantee, 99, " " * 4))
+    print("\n".join(lines))
+    if not args.all:
+        print("\n(skldp mechanisms --all also lists mechanisms that this build does not have)")
+    return 0
+
+
+def _chunk_size(args, width):
+    if args.chunk_size is not None:
+        return args.chunk_size
+    return int(min(1_000_000, max(1_000, _CHUNK_BYTES // max(int(width), 1))))
+
+
+def _check_values(column, cats, name, first_row):
+    """Missing values and values outside the domain in one chunk, named with their rows."""
+    missing = np.flatnonzero(column.isna().to_numpy())
+    if missing.size:
+        shown = ", ".join(str(first_row + r + 1) for r in missing[:5])
+        raise CLIError(
+            f"column {name!r} has {_plural(missing.size, 'missing value')} (data "
+            f"{'row' if missing.size == 1 else 'rows'} {shown}"
+            f"{' ...' if missing.size > 5 else ''}); remove or fill "
+            f"{'it' if missing.size == 1 else 'them'} first"
+        )
+    if cats is None:
+        return
+    outside = column[~column.isin(cats)].value_counts()
+    if len(outside):
+        shown = ", ".join(f"{v!r} ({_plural(c, 'row')})" for v, c in outside.head(5).items())
+        more = f" and {len(outside) - 5} more" if len(outside) > 5 else ""
+        where = f" (in data rows {first_row + 1} to {first_row + len(column)})" if first_row else ""
+        raise CLIError(f"column {name!r} has values outside the categories: {shown}{more}{where}")
+
+
+def _infer_categories(args, chunksize):
+    print(
+        "skldp privatize: warning: the domain is inferred from the raw column, which reveals "
+        "the values that occur before any randomization; pass --categories with the public "
+        "domain instead",
+        file=sys.stderr,
+    )
+    seen = set()
+    row = 0
+    for frame in _chunks(
+        args.input, [args.column], what="input file", chunksize=chunksize, text=True
+    ):
+        _check_values(frame[args.column], None, args.column, row)
+        seen.update(pd.unique(frame[args.column].astype(object)))
+        row += len(frame)
+    return sorted(seen)
+
+
+def _categories(args, chunksize):
     given = [args.categories is not None, args.categories_file is not None, args.infer_categories]
     if sum(given) > 1:
         raise CLIError(
@@ -197,13 +458,7 @@ def _categories(args, column_values):
     if args.categories is not None or args.categories_file is not None:
         cats = _read_list(args.categories, args.categories_file, what="categories")
     elif args.infer_categories:
-        print(
-            "skldp privatize: warning: the domain is inferred from the raw column, which reveals "
-            "the values that occur before any randomization; pass --categories with the public "
-            "domain instead",
-            file=sys.stderr,
-        )
-        cats = sorted(pd.unique(column_values))
+        cats = _infer_categories(args, chunksize)
     else:
         raise CLIError(
             "the domain is public knowledge in local differential privacy: pass it with "
@@ -212,37 +467,6 @@ def _categories(args, column_values):
     if len(cats) < 2:
         raise CLIError(f"the domain needs at least 2 categories; got {len(cats)}")
     return cats
-
-
-# ------------------------------------------------------------------------------------------------
-# commands
-
-
-def _cmd_mechanisms(args):
-    from skldp._registry import MECHANISMS
-
-    rows = []
-    for m in MECHANISMS.values():
-        if not (m.available or args.all):
-            continue
-        rows.append(
-            {
-                "name": m.name,
-                "class": m.class_name,
-                "family": m.family,
-                "guarantee": m.guarantee,
-                "required": m.describe_required() or "-",
-                "available": "yes" if m.available else "no (not in this build)",
-            }
-        )
-    table = pd.DataFrame(rows)
-    if not args.all:
-        table = table.drop(columns="available")
-    with pd.option_context("display.max_colwidth", 90, "display.width", 200):
-        print(table.to_string(index=False))
-    if not args.all:
-        print("\n(skldp mechanisms --all also lists mechanisms that this build does not have)")
-    return 0
 
 
 _SEED_WARNING = (
@@ -256,10 +480,13 @@ _SEED_WARNING = (
 def _cmd_privatize(args):
     from skldp import __version__
     from skldp._registry import get_mechanism, make_privatizer
+    from skldp.io import ReportWriter
 
     entry = get_mechanism(args.mechanism)
     params = _parse_params(args.param)
     if args.epsilon is not None:
+        if "epsilon" in params:
+            raise CLIError("give epsilon once: --epsilon or -p epsilon=...")
         params["epsilon"] = args.epsilon
     for reserved in ("categories", "random_state"):
         if reserved in params:
@@ -269,83 +496,155 @@ def _cmd_privatize(args):
         raise CLIError(
             f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)"
         )
+    defaults = _defaults(entry.cls)
+    default_epsilon = "epsilon" not in params and "epsilon" in defaults
 
     tags = _check_tag_column(args, entry, params)
 
-    _file_format(args.output, what="output file")
+    if args.output == "-":
+        if args.metadata is None:
+            raise CLIError(
+                "with -o - (reports to standard output) name the metadata file with --metadata"
+            )
+        fmt = "csv"
+    else:
+        fmt = _file_format(args.output, what="output file")
+    sidecar = args.metadata or f"{args.output}.json"
+    _check_outputs(
+        [("output file", args.output), ("metadata file", sidecar)],
+        [("input file", args.input), ("categories file", args.categories_file)],
+        args.force,
+    )
+    _file_format(args.input, what="input file")
     wanted = [args.column] + ([args.tag_column] if tags is not None else [])
-    table = _read_table(args.input, what="input file", columns=wanted, text=True)
-    column = table[args.column]
-    missing_rows = np.flatnonzero(column.isna().to_numpy())
-    if missing_rows.size:
-        shown = ", ".join(str(r + 1) for r in missing_rows[:5])
-        raise CLIError(
-            f"column {args.column!r} has {missing_rows.size} missing values (data rows {shown}); remove or fill them first"
-        )
-    if len(column) == 0:
-        raise CLIError(f"input file {args.input!r} has no rows")
-    values = column.astype(object).to_numpy()
+    _check_columns(
+        wanted, _columns_of(args.input, what="input file"), args.input, what="input file"
+    )
+
     open_alphabet = entry.open_alphabet and args.categories is None and args.categories_file is None
-    cats = None if open_alphabet else _categories(args, values)
-    outside = column[~column.isin(cats)].value_counts() if cats is not None else ()
-    if len(outside):
-        shown = ", ".join(f"{v!r} ({c} rows)" for v, c in outside.head(5).items())
-        more = f" and {len(outside) - 5} more" if len(outside) > 5 else ""
-        raise CLIError(f"column {args.column!r} has values outside the categories: {shown}{more}")
-    X = values.reshape(-1, 1)
-    if tags is not None:
-        X = np.column_stack([values, _tag_values(table[args.tag_column], tags, args.tag_column)])
+    cats = None if open_alphabet else _categories(args, args.chunk_size or 100_000)
     if args.seed is not None:
         print(_SEED_WARNING, file=sys.stderr)
+    # a seeded privatizer makes one noise generator at fit; every chunk's transform continues it
     privatizer = make_privatizer(
-        entry.name, **params, categories=None if cats is None else [cats], random_state=args.seed
+        entry.name,
+        **params,
+        categories=None if cats is None else [cats],
+        random_state=args.seed,
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", category=UserWarning)
-        reports = privatizer.fit_transform(X)
-    data = np.asarray(reports)
-    width = data.shape[1]
-    names = ["report"] if width == 1 else [f"report_{j}" for j in range(width)]
-    out = pd.DataFrame(data, columns=names)
-    _write_table(out, args.output, what="output file")
-    all_params = privatizer.get_params(deep=False)
-    recorded = {
-        k: _json_value(v, k)
-        for k, v in all_params.items()
-        if k not in ("categories", "random_state")
-    }
-    meta = {
-        "format": _FORMAT,
-        "skldp_version": __version__,
-        "mechanism": entry.name,
-        "class": entry.class_name,
-        "params": recorded,
-        "categories": None if cats is None else list(cats),
-        "column": args.column,
-        "tag_column": args.tag_column,
-        "source": os.path.basename(args.input),
-        "n_reports": int(data.shape[0]),
-        "report_columns": names,
-        "privacy": repr(privatizer.privacy_),
-        "bits_per_report": int(privatizer.bits_per_report),
-    }
-    sidecar = args.metadata or f"{args.output}.json"
+    if cats is not None:
+        domain = np.asarray(cats, dtype=object).reshape(-1, 1)
+        if tags is not None:  # the domain, untagged: enough to build the channel
+            domain = np.column_stack([domain[:, 0], np.full(len(cats), None, dtype=object)])
+        privatizer.fit(domain)
+    else:
+        privatizer.fit(np.array([["skldp"]], dtype=object))  # no domain to learn: hashing only
+    channel = privatizer.channels_[0]
+    kind, width = channel.report_kind, int(channel.report_width)
+    chunksize = _chunk_size(args, width)
+
+    n_rows = None  # known beforehand in a Parquet file's footer, not in a CSV
+    if _file_format(args.input, what="input file") == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            n_rows = pq.ParquetFile(args.input).metadata.num_rows
+        except (ImportError, OSError, ValueError):
+            n_rows = None
+    outputs = _Outputs()
+    bar = _progress(args, n_rows, "privatize")
     try:
-        with open(sidecar, "w", encoding="utf-8") as fh:
-            json.dump(meta, fh, indent=2)
-            fh.write("\n")
+        raw = sys.stdout.buffer if args.output == "-" else outputs.open(args.output, "output file")
+        try:
+            writer = ReportWriter(
+                raw, fmt, kind, width, compress=args.output.lower().endswith(".gz")
+            )
+        except ImportError as exc:
+            raise CLIError(f"cannot write output file {args.output!r}: {exc}") from exc
+        row = 0
+        for frame in _chunks(args.input, wanted, what="input file", chunksize=chunksize, text=True):
+            column = frame[args.column]
+            _check_values(column, cats, args.column, row)
+            values = column.astype(object).to_numpy()
+            X = values.reshape(-1, 1)
+            if tags is not None:
+                X = np.column_stack(
+                    [values, _tag_values(frame[args.tag_column], tags, args.tag_column)]
+                )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", category=UserWarning)
+                reports = privatizer.transform(X)
+            writer.write(np.asarray(reports))
+            row += len(frame)
+            bar.update(len(frame))
+        if row == 0:
+            raise CLIError(f"input file {args.input!r} has no rows")
+        writer.close()
+        if args.output != "-":
+            raw.close()
+        recorded = {
+            k: _json_value(v, k)
+            for k, v in privatizer.get_params(deep=False).items()
+            if k not in ("categories", "random_state")
+        }
+        layout = "packed" if kind == "bits" else "symbol"
+        meta = {
+            "format": _FORMAT,
+            "skldp_version": __version__,
+            "mechanism": entry.name,
+            "class": entry.class_name,
+            "params": recorded,
+            "categories": None if cats is None else list(cats),
+            "column": args.column,
+            "tag_column": args.tag_column,
+            "source": os.path.basename(args.input),
+            "n_reports": int(row),
+            "report_layout": layout,
+            "report_width": width,
+            "report_columns": ["report_bits" if layout == "packed" else "report"],
+            "privacy": repr(privatizer.privacy_),
+            "bits_per_report": int(privatizer.bits_per_report),
+            "reports_sha256": writer.digest.hexdigest(),
+        }
+        meta["checksum"] = _checksum(meta)
+        with outputs.open(sidecar, "metadata file") as fh:
+            fh.write((json.dumps(meta, indent=2) + "\n").encode())
+        outputs.commit()
     except OSError as exc:
-        raise CLIError(f"cannot write metadata file {sidecar!r}: {exc.strerror or exc}") from exc
-    print(
-        f"privatized {data.shape[0]} values of column {args.column!r} with {entry.class_name} "
-        f"({privatizer.privacy_!r}, {privatizer.bits_per_report} bits per report)\n"
-        f"reports: {args.output}\nmetadata: {sidecar}",
-        file=sys.stderr,
+        if isinstance(exc, BrokenPipeError):
+            raise
+        raise CLIError(f"cannot write output file {args.output!r}: {exc.strerror or exc}") from exc
+    finally:
+        bar.close()
+        outputs.discard()
+    _say(
+        args,
+        f"privatized {_plural(row, 'value')} of column {args.column!r} with "
+        f"{entry.class_name} ({privatizer.privacy_!r}, "
+        f"{_plural(privatizer.bits_per_report, 'bit')} per report)\n"
+        f"reports: {'standard output' if args.output == '-' else args.output}\n"
+        f"metadata: {sidecar}",
     )
+    if default_epsilon:
+        _say(
+            args,
+            f"note: no --epsilon was given: {entry.class_name}'s default "
+            f"epsilon={defaults['epsilon']!r} was used",
+        )
     return 0
 
 
+def _field_error(path, field, expected, value):
+    got = type(value).__name__ if not isinstance(value, (str, int, float)) else repr(value)
+    if isinstance(value, (list, dict)):
+        got = "a list" if isinstance(value, list) else "an object"
+    if value is None:
+        got = "null"
+    return CLIError(f"metadata file {path!r}: field {field!r} must be {expected}; got {got}")
+
+
 def _load_metadata(path):
+    """Read and check the structure of a sidecar, naming the field that is wrong."""
     if not os.path.isfile(path):
         raise CLIError(
             f"metadata file {path!r} does not exist; pass --metadata with the JSON file that "
@@ -356,13 +655,61 @@ def _load_metadata(path):
             meta = json.load(fh)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CLIError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
-    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") not in (_FORMAT, *_OLD_FORMATS):
         raise CLIError(
             f"metadata file {path!r} was not written by 'skldp privatize' (format {_FORMAT} expected)"
         )
-    for key in ("mechanism", "params", "categories", "report_columns"):
+    old = meta["format"] in _OLD_FORMATS
+    required = ["mechanism", "params", "categories", "report_columns"]
+    if not old:
+        required += ["n_reports", "report_layout", "report_width", "reports_sha256", "checksum"]
+    for key in required:
         if key not in meta:
             raise CLIError(f"metadata file {path!r} lacks the field {key!r}")
+
+    def is_int(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    checks = [
+        ("mechanism", "a mechanism name (text)", lambda v: isinstance(v, str)),
+        ("params", "an object of parameters", lambda v: isinstance(v, dict)),
+        (
+            "categories",
+            "a list of at least 2 distinct texts, or null",
+            lambda v: (
+                v is None
+                or (
+                    isinstance(v, list)
+                    and len(v) >= 2
+                    and all(isinstance(c, str) for c in v)
+                    and len(set(v)) == len(v)
+                )
+            ),
+        ),
+        (
+            "report_columns",
+            "a non-empty list of column names",
+            lambda v: isinstance(v, list) and v and all(isinstance(c, str) for c in v),
+        ),
+        ("n_reports", "a non-negative integer", lambda v: is_int(v) and v >= 0),
+        ("report_layout", "'symbol' or 'packed'", lambda v: v in ("symbol", "packed")),
+        ("report_width", "a positive integer", lambda v: is_int(v) and v >= 1),
+        (
+            "reports_sha256",
+            "64 hexadecimal characters",
+            lambda v: isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None,
+        ),
+        (
+            "checksum",
+            "64 hexadecimal characters",
+            lambda v: isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None,
+        ),
+        ("tag_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
+    ]
+    for key, expected, ok in checks:
+        skip = old and key == "n_reports" and meta.get(key) is None
+        if key in meta and not skip and not ok(meta[key]):
+            raise _field_error(path, key, expected, meta[key])
     return meta
 
 
@@ -407,29 +754,24 @@ def _read_background(path, cats, tags):
     return out
 
 
-def _cmd_estimate(args):
-    from skldp._registry import get_mechanism, make_estimator, make_privatizer
+def _defaults(cls):
+    """The keyword defaults of a class's ``__init__``: ``{name: default}``."""
+    sig = inspect.signature(cls.__init__)
+    return {
+        p.name: p.default
+        for p in sig.parameters.values()
+        if p.name != "self" and p.default is not inspect.Parameter.empty
+    }
 
-    # the reports first: a missing reports file is the mistake to name, not its missing sidecar
-    _file_format(args.reports, what="reports file")
-    if not os.path.isfile(args.reports):
-        raise CLIError(f"reports file {args.reports!r} does not exist")
-    meta = _load_metadata(args.metadata or f"{args.reports}.json")
-    frame = _read_table(args.reports, what="reports file")
-    columns = meta["report_columns"]
-    absent = [c for c in columns if c not in frame.columns]
-    if absent:
-        raise CLIError(
-            f"reports file {args.reports!r} lacks the report columns {absent}; its columns are {list(frame.columns)}"
-        )
-    block = frame[columns]
-    if block.isna().to_numpy().any():
-        raise CLIError(f"reports file {args.reports!r} has missing report values")
-    if not all(pd.api.types.is_integer_dtype(t) for t in block.dtypes):
-        raise CLIError(
-            f"reports in {args.reports!r} must be integers, as 'skldp privatize' writes them"
-        )
-    est_params = _parse_params(args.param)
+
+def _rebuild(meta, path, args, est_params):
+    """The fitted privatizer of the metadata and the estimator's name."""
+    from skldp._registry import get_mechanism, make_privatizer
+
+    try:
+        entry = get_mechanism(meta["mechanism"])
+    except ValueError as exc:
+        raise CLIError(f"metadata file {path!r}: field 'mechanism': {exc}") from None
     if meta["categories"] is None:  # an open alphabet: the server names the candidates
         if args.candidates is None and args.candidates_file is None:
             raise CLIError(
@@ -439,23 +781,79 @@ def _cmd_estimate(args):
         cats = np.asarray(
             _read_list(args.candidates, args.candidates_file, what="candidates"), dtype=object
         )
-        privatizer = make_privatizer(meta["mechanism"], **meta["params"], categories=None)
+        privatizer = make_privatizer(entry.name, **meta["params"], categories=None)
         privatizer.fit(cats[:1].reshape(-1, 1))
-        name = args.estimator or "candidate"
         est_params["candidates"] = list(cats)
-    else:
-        if args.candidates is not None or args.candidates_file is not None:
-            raise CLIError(
-                "--candidates is for reports over an open alphabet; these reports have a fixed domain"
-            )
-        entry = get_mechanism(meta["mechanism"])
-        cats = np.asarray(meta["categories"], dtype=object)
-        privatizer = make_privatizer(entry.name, **meta["params"], categories=[list(cats)])
-        domain = cats.reshape(-1, 1)
-        if entry.tag_column:  # the domain, untagged: enough to rebuild the channel
-            domain = np.column_stack([cats, np.full(cats.shape[0], None, dtype=object)])
-        privatizer.fit(domain)
-        name = args.estimator or entry.estimator
+        return privatizer, cats, args.estimator or "candidate"
+    if args.candidates is not None or args.candidates_file is not None:
+        raise CLIError(
+            "--candidates is for reports over an open alphabet; these reports have a fixed domain"
+        )
+    cats = np.asarray(meta["categories"], dtype=object)
+    privatizer = make_privatizer(entry.name, **meta["params"], categories=[list(cats)])
+    domain = cats.reshape(-1, 1)
+    if entry.tag_column:  # the domain, untagged: enough to rebuild the channel
+        domain = np.column_stack([cats, np.full(cats.shape[0], None, dtype=object)])
+    privatizer.fit(domain)
+    return privatizer, cats, args.estimator or entry.estimator
+
+
+def _cmd_estimate(args):
+    from skldp._registry import make_estimator
+    from skldp.io import fit_chunks, iter_reports, report_layout
+
+    # the reports first: a missing reports file is the mistake to name, not its missing sidecar
+    _file_format(args.reports, what="reports file")
+    if not os.path.isfile(args.reports):
+        raise CLIError(f"reports file {args.reports!r} does not exist")
+    meta_path = args.metadata or f"{args.reports}.json"
+    meta = _load_metadata(meta_path)
+    _check_outputs(
+        [("output file", args.output)],
+        [
+            ("reports file", args.reports),
+            ("metadata file", meta_path),
+            ("background file", args.background),
+            ("candidates file", args.candidates_file),
+        ],
+        args.force,
+    )
+    if args.output not in (None, "-"):
+        _file_format(args.output, what="output file")
+    old = meta["format"] in _OLD_FORMATS
+    if not old and _checksum(meta) != meta["checksum"]:
+        raise CLIError(
+            f"metadata file {meta_path!r} was edited after 'skldp privatize' wrote it: its "
+            f"fields {', '.join(_BOUND_FIELDS[1:])} no longer match its checksum"
+        )
+    if old:  # a warning: shown even with --quiet
+        print(
+            f"skldp estimate: warning: metadata file {meta_path!r} has the older format "
+            f"{meta['format']}, with no checksum: the reports cannot be checked",
+            file=sys.stderr,
+        )
+
+    est_params = _parse_params(args.param)
+    privatizer, cats, name = _rebuild(meta, meta_path, args, est_params)
+    channel = privatizer.channels_[0]
+    width = int(channel.report_width)
+    present = _columns_of(args.reports, what="reports file")
+    try:
+        layout, found_width = report_layout(present)
+    except ValueError as exc:
+        raise CLIError(f"reports file {args.reports!r}: {exc}") from None
+    expected = "bits" if layout in ("packed", "wide") else "symbol"
+    if expected != channel.report_kind or (found_width is not None and found_width != width):
+        raise CLIError(
+            f"reports file {args.reports!r} holds {layout} reports"
+            f"{'' if found_width is None else f' of width {found_width}'}, but the metadata's "
+            f"mechanism {meta['mechanism']!r} writes {channel.report_kind} reports of width {width}"
+        )
+    if not old and meta["report_width"] != width:
+        raise CLIError(
+            f"metadata file {meta_path!r}: field 'report_width' is {meta['report_width']}, but "
+            f"the mechanism's reports have width {width}"
+        )
     if args.background is not None:
         if name != "personalized":
             raise CLIError(
@@ -466,15 +864,118 @@ def _cmd_estimate(args):
             raise CLIError("give the background once: --background FILE or -p background=...")
         est_params["background"] = _read_background(args.background, cats, privatizer.tags_)
     estimator = make_estimator(name, **est_params, channel=privatizer)
+
+    recorded = meta.get("n_reports")
+    check_file = not (old or args.filtered)
+    digest = _sha256_file(args.reports) if check_file else None
+    counted = [0]
+    current = [None]  # first row of the chunk being read, None outside the reading
+
+    def chunks():
+        bar = _progress(args, recorded, "estimate")
+        try:
+            it = iter_reports(args.reports, width=width, chunksize=_chunk_size(args, width))
+            while True:
+                try:
+                    first, values = next(it)
+                except StopIteration:
+                    break
+                except (*_READ_ERRORS, ValueError) as exc:
+                    raise _read_error(exc, args.reports, "reports file") from exc
+                counted[0] = first + values.shape[0]
+                bar.update(values.shape[0])
+                current[0] = first
+                yield values
+        finally:
+            bar.close()
+        current[0] = None
+        n = counted[0]
+        if recorded is not None and n != recorded and (n > recorded or not args.filtered):
+            if n < recorded:
+                why = (
+                    "rows were removed or the file was cut short (pass --filtered if rows "
+                    "were removed on purpose)"
+                )
+            else:
+                why = "rows were added to the file after privatize"
+            raise CLIError(
+                f"reports file {args.reports!r} has {_plural(n, 'report')}, but its metadata "
+                f"records {recorded}: {why}"
+            )
+        if check_file and digest != meta["reports_sha256"]:
+            raise CLIError(
+                f"reports file {args.reports!r} is not the file 'skldp privatize' wrote (its "
+                "SHA-256 differs from the metadata's): reports were altered"
+            )
+
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        estimator.fit(block.to_numpy(dtype=np.int64))
+        try:
+            fit_chunks(estimator, chunks())
+        except ValueError as exc:
+            if current[0] is None:
+                raise
+            raise CLIError(
+                f"reports file {args.reports!r}, data rows from {current[0] + 1}: {exc}"
+            ) from None
     elapsed = time.perf_counter() - start
     for w in caught:
         print(f"skldp estimate: warning: {w.message}", file=sys.stderr)
-    # the estimator's own categories: over the values plus one bot per tag when a generic
-    # estimator reads reports of the personalized mechanism
+    if args.filtered and recorded is not None and counted[0] < recorded:
+        _say(
+            args,
+            f"skldp estimate: note: --filtered: {counted[0]} of the {recorded} "
+            "reports privatize wrote",
+        )
+    out = _estimate_table(estimator, args.alpha)
+    if out["std"].isna().all():
+        _say(
+            args,
+            f"skldp estimate: note: {type(estimator).__name__} gives no standard error; "
+            "the std, lower and upper columns are empty",
+        )
+    text = out.to_csv(index=False, na_rep="")
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        outputs = _Outputs()
+        try:
+            with outputs.open(args.output, "output file") as fh:
+                if _file_format(args.output, what="output file") == "parquet":
+                    try:
+                        out.to_parquet(fh, index=False)
+                    except ImportError as exc:
+                        raise CLIError(f"cannot write output file {args.output!r}: {exc}") from exc
+                elif args.output.lower().endswith(".gz"):
+                    fh.write(gzip.compress(text.encode(), mtime=0))
+                else:
+                    fh.write(text.encode())
+            outputs.commit()
+        except OSError as exc:
+            raise CLIError(
+                f"cannot write output file {args.output!r}: {exc.strerror or exc}"
+            ) from exc
+        finally:
+            outputs.discard()
+    _say(
+        args,
+        f"estimated from {_plural(estimator.n_reports_, 'report')} of {meta['mechanism']} "
+        f"({privatizer.privacy_!r}) with {type(estimator).__name__} in {elapsed:.3f} s",
+    )
+    return 0
+
+
+def _estimate_table(estimator, alpha):
+    """category, probability, std, lower, upper: the same columns for every estimator.
+
+    ``std`` is the estimator's standard error where it has one (empty otherwise: EM and the
+    sparse, candidate and personalized estimators give none); ``lower`` and ``upper`` are the
+    normal-approximation interval of level ``1 - alpha`` where the estimator gives one
+    (:meth:`~skldp.EmpiricalEstimator.confidence_interval`).
+    """
+    k = len(np.asarray(estimator.distribution_))
     out = pd.DataFrame(
         {
             "category": np.asarray(estimator.categories_, dtype=object),
@@ -482,18 +983,12 @@ def _cmd_estimate(args):
         }
     )
     std = getattr(estimator, "distribution_std_", None)
-    if std is not None:
-        out["std"] = np.asarray(std, dtype=float)
-    if args.output in (None, "-"):
-        out.to_csv(sys.stdout, index=False)
-    else:
-        _write_table(out, args.output, what="output file")
-    print(
-        f"estimated from {estimator.n_reports_} reports of {meta['mechanism']} "
-        f"({meta.get('privacy', '?')}) with {type(estimator).__name__} in {elapsed:.3f} s",
-        file=sys.stderr,
-    )
-    return 0
+    out["std"] = np.asarray(std, dtype=float) if std is not None else np.full(k, np.nan)
+    lower = upper = np.full(k, np.nan)
+    if std is not None and hasattr(estimator, "confidence_interval"):
+        lower, upper = estimator.confidence_interval(alpha)
+    out["lower"], out["upper"] = lower, upper
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -566,20 +1061,39 @@ def _demo_plot(path, data, estimates, table):
     )
     shape = data["grid_shape"]
     rows, cols = shape
+    # one colour scale for every map, so that a colour is one probability in all of them: from
+    # the smallest positive true probability to the largest value of any panel
+    truth = panels[0][1]
+    vmin = float(truth[truth > 0].min())
+    vmax = max(float(np.max(values)) for _, values in panels)
     for ax, (title, values) in zip(axes, panels):
-        plot_grid_heatmap(values, shape, ax=ax, title=f"Gowalla check-ins: {title}")
+        plot_grid_heatmap(
+            values,
+            shape,
+            ax=ax,
+            title=textwrap.fill(f"Gowalla check-ins: {title}", 64),  # long names: two lines
+            vmin=vmin,
+            vmax=vmax,
+            colorbar=False,
+        )
         # zoom onto the populated part of the map
         active = np.flatnonzero(np.asarray(data["counts"]) > 0)
         r, c = np.divmod(active, cols)
         ax.set_xlim(max(c.min() - 5, 0) - 0.5, min(c.max() + 5, cols - 1) + 0.5)
         ax.set_ylim(max(r.min() - 5, 0) - 0.5, min(r.max() + 5, rows - 1) + 0.5)
+    fig.colorbar(
+        axes[0].images[0],
+        ax=list(axes[:-1]),
+        shrink=0.6,
+        label=f"probability per cell, log scale (blank: below {vmin:.1e})",
+    )
     ax = axes[-1]
     y = np.arange(len(table))
     err = np.vstack([table["tv"] - table["tv_low"], table["tv_high"] - table["tv"]])
     ax.barh(y, table["tv"], xerr=err, color="tab:blue", alpha=0.8)
     ax.set_yticks(y, table["mechanism"])
     ax.invert_yaxis()
-    ax.set_xlabel("total variation error (mean, 95% interval)")
+    ax.set_xlabel("total variation distance to the true distribution (mean, 95% interval)")
     try:
         fig.savefig(path, dpi=90)
     except OSError as exc:
@@ -634,7 +1148,7 @@ def _cmd_demo(args):
         n_repeats=args.repeats,
         sampling="records",
         n_jobs=args.jobs,
-        progress=not args.no_progress,
+        progress=not args.quiet and (args.progress or sys.stderr.isatty()),
         random_state=args.seed,
     )
     summary = summarize(results, "tv", by=["privatizer"])
@@ -699,37 +1213,52 @@ def _cmd_demo(args):
 # argument parsing
 
 
+# ------------------------------------------------------------------------------------------------
+# argument parsing
+
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def _strict_float(text):
+    """A decimal number as written on paper: no ``1_0``, no ``inf``, no ``nan``."""
+    if _NUMBER.fullmatch(text.strip()) is None:
+        raise ValueError(text)
+    return float(text)
+
+
 def _epsilon(text):
     try:
-        value = float(text)
+        value = _strict_float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"epsilon must be a positive number; got {text!r}"
+            f"epsilon must be a positive number such as 1 or 0.5; got {text!r}"
         ) from None
     if not (value > 0 and np.isfinite(value)):
         raise argparse.ArgumentTypeError(f"epsilon must be a positive finite number; got {text!r}")
     return value
 
 
-def _positive_int(text):
+def _alpha(text):
     try:
-        value = int(text)
+        value = _strict_float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
+        value = None
+    if value is None or not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"alpha must be a number in (0, 1); got {text!r}")
     return value
+
+
+def _positive_int(text):
+    if re.fullmatch(r"\+?\d+", text.strip()) is None or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
+    return int(text)
 
 
 def _jobs(text):
     message = f"jobs must be a non-zero integer (-1 for all cores); got {text!r}"
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(message) from None
-    if value == 0:
+    if re.fullmatch(r"[+-]?\d+", text.strip()) is None or int(text) == 0:
         raise argparse.ArgumentTypeError(message)
-    return value
+    return int(text)
 
 
 def _seed(text):
@@ -742,6 +1271,69 @@ def _seed(text):
     if value < 0:
         raise argparse.ArgumentTypeError(f"the seed must be a non-negative integer; got {text!r}")
     return value
+
+
+def _shown(value):
+    return "none" if value is None else repr(value) if isinstance(value, str) else str(value)
+
+
+def _mechanisms_epilog():
+    from skldp._registry import MECHANISMS
+
+    lines = ["mechanisms (-m NAME; parameters with their defaults, set with --epsilon or -p):"]
+    for m in MECHANISMS.values():
+        if not m.available:
+            continue
+        params = {
+            k: v for k, v in _defaults(m.cls).items() if k not in ("categories", "random_state")
+        }
+        needs = m.describe_required()
+        text = ", ".join(f"{k}={_shown(v)}" for k, v in params.items())
+        if needs:
+            text += f"; needs {needs}"
+        lines.append(f"  {m.name}")
+        lines.append(_wrap(f"{m.class_name}: {text}", 98, " " * 6))
+    return "\n".join(lines)
+
+
+def _estimators_epilog():
+    import skldp
+    from skldp._registry import ESTIMATORS, available_estimators
+
+    lines = ["estimators (-e NAME; parameters with their defaults, set with -p):"]
+    for name in available_estimators():
+        class_name, overrides = ESTIMATORS[name]
+        params = {
+            k: v
+            for k, v in {**_defaults(getattr(skldp, class_name)), **overrides}.items()
+            if k != "channel"
+        }
+        text = ", ".join(f"{k}={_shown(v)}" for k, v in params.items()) or "no parameters"
+        lines.append(f"  {name}")
+        lines.append(_wrap(f"{class_name}: {text}", 98, " " * 6))
+    return "\n".join(lines)
+
+
+def _add_output_options(parser, what):
+    parser.add_argument(
+        "--chunk-size",
+        type=_positive_int,
+        metavar="ROWS",
+        help=f"rows {what} at a time (default: about 64 MB of report values per chunk, "
+        "at most 1,000,000 rows); memory is bounded by the chunk, never by the file",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace output files that exist (default: refuse)"
+    )
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar (default: when standard error is a terminal; needs tqdm)",
+    )
+    shown.add_argument(
+        "--quiet", action="store_true", help="no progress bar and no summary; errors still show"
+    )
 
 
 def build_parser():
@@ -776,7 +1368,14 @@ def build_parser():
         "--plot", default="skldp-demo.png", help="where to write the plot (default: skldp-demo.png)"
     )
     demo.add_argument("--no-plot", action="store_true", help="do not write a plot")
-    demo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    shown = demo.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar (default: when standard error is a terminal)",
+    )
+    shown.add_argument("--quiet", action="store_true", help="no progress bar")
+    shown.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
     demo.set_defaults(func=_cmd_demo)
 
     mech = sub.add_parser(
@@ -794,7 +1393,10 @@ def build_parser():
         help="randomize a column of a CSV or Parquet file",
         description="Randomize every value of one column with a mechanism, write the reports (one row "
         "per input row, in order) and a JSON metadata file that 'skldp estimate' reads. Values are "
-        "compared with the categories as text.",
+        "compared with the categories as text. The file is read and written in chunks; reports and "
+        "metadata appear together when both are complete.",
+        epilog=_mechanisms_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     priv.add_argument("input", help="input .csv, .csv.gz or .parquet file")
     priv.add_argument("-c", "--column", required=True, help="the column to privatize")
@@ -802,9 +1404,13 @@ def build_parser():
         "-m",
         "--mechanism",
         default="krr",
-        help="mechanism name (see 'skldp mechanisms'; default: krr)",
+        help="mechanism name (listed below and by 'skldp mechanisms'; default: krr)",
     )
-    priv.add_argument("--epsilon", type=_epsilon, help="privacy budget")
+    priv.add_argument(
+        "--epsilon",
+        type=_epsilon,
+        help="privacy budget (default: the mechanism's, epsilon=1.0 for those listed below)",
+    )
     priv.add_argument(
         "-p",
         "--param",
@@ -835,25 +1441,31 @@ def build_parser():
         "changed (warns; never recorded; default: fresh OS entropy)",
     )
     priv.add_argument(
-        "-o", "--output", required=True, help="reports file (.csv, .csv.gz or .parquet)"
+        "-o",
+        "--output",
+        required=True,
+        help="reports file (.csv, .csv.gz or .parquet; - for standard output, as CSV)",
     )
     priv.add_argument("--metadata", help="metadata file (default: OUTPUT.json)")
+    _add_output_options(priv, "privatized")
     priv.set_defaults(func=_cmd_privatize)
 
     est = sub.add_parser(
         "estimate",
         help="estimate the distribution from a reports file",
-        description="Read reports written by 'skldp privatize' and their metadata, and write the "
-        "estimated distribution as CSV (category, probability, std).",
+        description="Read reports written by 'skldp privatize' and their metadata, check them "
+        "against it (report count, checksum, parameters), and write the estimated distribution "
+        "as CSV: category, probability, std, lower, upper (empty where the estimator gives none).",
+        epilog=_estimators_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     est.add_argument("reports", help="reports file (.csv, .csv.gz or .parquet)")
     est.add_argument("--metadata", help="metadata file (default: REPORTS.json)")
     est.add_argument(
         "-e",
         "--estimator",
-        help="empirical (unbiased), projected (onto the simplex; the default) or em (maximum "
-        "likelihood); candidate (the default) for reports over an open alphabet; personalized "
-        "(the default) for reports of the personalized mechanism",
+        help="estimator name (listed below); default: the mechanism's (projected for most, "
+        "candidate for open alphabets, personalized for the personalized mechanism)",
     )
     est.add_argument(
         "--background",
@@ -872,23 +1484,64 @@ def build_parser():
         metavar="KEY=VALUE",
         help="an estimator parameter (repeatable)",
     )
-    est.add_argument("-o", "--output", help="output CSV (default: standard output)")
+    est.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=0.05,
+        help="the intervals' level is 1 - alpha (default: 0.05)",
+    )
+    est.add_argument(
+        "--filtered",
+        action="store_true",
+        help="accept a reports file from which rows were removed on purpose: skip the checks of "
+        "its row count and checksum (rows added are still refused; the parameters are checked)",
+    )
+    est.add_argument("-o", "--output", help="output CSV (default: standard output; - for it too)")
+    _add_output_options(est, "read")
     est.set_defaults(func=_cmd_estimate)
     return parser
 
 
+def _quiet_stdout():
+    """After a broken pipe: send what is left for standard output nowhere (no second error)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv=None):
-    """Run the ``skldp`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    """Run the ``skldp`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
+
+    Errors end with one line on standard error and exit code 2: user errors, out of memory,
+    a closed standard output (broken pipe) and unwritable outputs. Ctrl-C exits with 130 and
+    leaves no partial output file.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
+
+    def fail(message):
+        print(f"skldp {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
     try:
         return args.func(args)
     except CLIError as exc:
-        print(f"skldp {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
     except (ValueError, TypeError) as exc:
-        print(f"skldp {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
+    except BrokenPipeError:
+        _quiet_stdout()
+        return fail("standard output was closed before the output was written (broken pipe)")
+    except MemoryError:
+        return fail(
+            "out of memory; use a smaller --chunk-size, or an estimator with fixed-size "
+            "statistics (EM on bit-vector reports keeps every report)"
+        )
+    except KeyboardInterrupt:
+        print(f"skldp {args.command}: interrupted; no output file was written", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -54,7 +54,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
 
     out_csv = tmp_path / "dist.csv"
     for estimator in ["projected", "empirical", "em"]:
-        code, _, err = run(["estimate", reports, "-e", estimator, "-o", out_csv], capsys)
+        code, _, err = run(["estimate", reports, "-e", estimator, "-o", out_csv, "--force"], capsys)
         assert code == 0 and "4000 reports" in err
         dist = pd.read_csv(out_csv)
         assert dist["category"].tolist() == ["paris", "lyon", "nice"]
@@ -63,7 +63,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
         assert np.all(np.abs(dist["probability"].to_numpy() - empirical) < 0.05)
     # standard output when no -o is given
     code, out, _ = run(["estimate", reports], capsys)
-    assert code == 0 and out.splitlines()[0] == "category,probability,std"
+    assert code == 0 and out.splitlines()[0] == "category,probability,std,lower,upper"
 
 
 def test_parquet_categories_file_and_params(people, tmp_path, capsys):
@@ -127,7 +127,7 @@ def _bad_cases(tmp_path, people_path):
         (["privatize", empty, "-c", "city", *good], "cannot read input file"),
         (["privatize", tmp_path / "people.xlsx", "-c", "city", *good], "unknown file type"),
         (["privatize", people_path, "-c", "town", *good], "has no column 'town'; its columns are"),
-        (["privatize", holes, "-c", "city", *good], "has 1 missing values"),
+        (["privatize", holes, "-c", "city", *good], r"has 1 missing value \(data row 2\); remove or fill it first"),
         (["privatize", people_path, "-c", "city", "-o", tmp_path / "x.csv"], "domain is public knowledge"),
         (["privatize", people_path, "-c", "city", "--categories", "paris,lyon", "-o", tmp_path / "x.csv"],
          "values outside the categories: 'nice'"),
@@ -175,7 +175,7 @@ def test_bad_reports_and_metadata(people, tmp_path, capsys):
     frame.assign(report=frame["report"] + 5).to_csv(reports, index=False)
     check("outside")  # symbols the channel cannot emit
     frame.rename(columns={"report": "other"}).to_csv(reports, index=False)
-    check("lacks the report columns ['report']")
+    check("no report columns: expected 'report', 'report_bits' or report_0, report_1, ...; the columns are ['other']")
     frame.astype({"report": float}).assign(report=0.5).to_csv(reports, index=False)
     check("must be integers")
     frame.to_csv(reports, index=False)
@@ -183,9 +183,17 @@ def test_bad_reports_and_metadata(people, tmp_path, capsys):
     check("is not valid JSON")
     sidecar.write_text(json.dumps({"format": "other"}))
     check("was not written by 'skldp privatize'")
+    # an edited field no longer matches the checksum; a forged consistent sidecar is still
+    # checked field by field
+    from skldp.cli import _checksum
+
     sidecar.write_text(json.dumps({**meta, "mechanism": "nonesuch"}))
-    check("unknown mechanism 'nonesuch'")
-    sidecar.write_text(json.dumps({**meta, "params": {"epsilon": -1}}))
+    check("was edited after 'skldp privatize' wrote it")
+    forged = {**meta, "mechanism": "nonesuch"}
+    sidecar.write_text(json.dumps({**forged, "checksum": _checksum(forged)}))
+    check("field 'mechanism': unknown mechanism 'nonesuch'")
+    forged = {**meta, "params": {"epsilon": -1}}
+    sidecar.write_text(json.dumps({**forged, "checksum": _checksum(forged)}))
     check("epsilon must be a positive finite number")
     del meta["categories"]
     sidecar.write_text(json.dumps(meta))
@@ -272,10 +280,10 @@ def test_parquet_missing_values_are_reported_not_stringified(tmp_path, capsys):
     path = tmp_path / "p.parquet"
     pd.DataFrame({"city": ["paris", None, "lyon"], "n": [1, 2, 3]}).to_parquet(path)
     code, _, err = run(["privatize", path, "-c", "city", "--categories", "paris,lyon", "-o", tmp_path / "r.csv"], capsys)
-    assert code == 2 and "has 1 missing values (data rows 2)" in err
+    assert code == 2 and "has 1 missing value (data row 2)" in err
     code, _, err = run(["privatize", path, "-c", "n", "--categories", "1,2,3", "-o", tmp_path / "r.csv"], capsys)
     assert code == 0  # integers are compared with the categories as text
-    code, _, err = run(["privatize", path, "-c", "town", "--categories", "1,2", "-o", tmp_path / "r.csv"], capsys)
+    code, _, err = run(["privatize", path, "-c", "town", "--categories", "1,2", "-o", tmp_path / "r2.csv"], capsys)
     assert code == 2 and "has no column 'town'; its columns are ['city', 'n']" in err
 
 
@@ -326,7 +334,7 @@ def test_personalized_round_trip(tagged, tmp_path, capsys):
     np.testing.assert_allclose(got["probability"], mine.distribution_, rtol=1e-12, atol=1e-15)
     background = tmp_path / "bg.csv"
     background.write_text("category,home\nc,1\nb,3\n")
-    code, _, _ = run(["estimate", reports, "--background", background, "-o", out_csv], capsys)
+    code, _, _ = run(["estimate", reports, "--background", background, "-o", out_csv, "--force"], capsys)
     mine = PersonalizedEstimator(channel=pum, background={"home": [0, 0.75, 0.25, 0]}).fit(symbols.reshape(-1, 1))
     assert code == 0
     np.testing.assert_allclose(pd.read_csv(out_csv)["probability"], mine.distribution_, rtol=1e-12, atol=1e-15)
@@ -362,7 +370,7 @@ def test_personalized_bad_input(tagged, tmp_path, capsys):
         (["privatize", path, "-c", "place", *_PUM[:2], "--tag-column", "label", *_PUM[4:], *out],
          r"has no column 'label'; its columns are \['place', 'tag'\]"),
         (["privatize", gym, "-c", "place", *_PUM, *out],
-         r"tag column 'tag' has tags that are not among the tags \['home', 'work'\]: 'gym' \(1 rows\)"),
+         r"tag column 'tag' has tags that are not among the tags \['home', 'work'\]: 'gym' \(1 row\)"),
         (["privatize", path, "-c", "place", "--tag-column", "tag", "--categories", "a,b,c,d", *out],
          "--tag-column is for mechanisms that read a tag per row"),
         (["privatize", path, "-c", "place", "-m", "personalized", "--tag-column", "tag", "--categories", "a,b,c,d", *out],
@@ -408,7 +416,7 @@ def test_one_bit_hadamard_round_trip(people, tmp_path, capsys):
     reports = tmp_path / "r.csv"
     code, _, err = run(["privatize", path, "-c", "city", "-m", "one-bit-hadamard", "--epsilon", "2",
                         "--categories", "paris,lyon,nice", "--seed", "0", "-o", reports], capsys)
-    assert code == 0 and "1 bits per report" in err
+    assert code == 0 and "1 bit per report" in err
     assert set(pd.read_csv(reports)["report"]) <= set(range(8))  # K = 4 groups x 1 bit
     code, out, _ = run(["estimate", reports, "-e", "empirical"], capsys)
     dist = pd.read_csv(pd.io.common.StringIO(out))

@@ -10,16 +10,35 @@ log form. Sampling thresholds lie on the grid of uniform draws and are rounded t
 
 import math
 import warnings
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 
-from skldp import PersonalizedULDP
-from skldp._audit import _protection
-from skldp.channels import RandomizedResponseChannel
+from skldp import BinaryRandomizedResponse, PersonalizedULDP
+from skldp._validation import smallest_usable_epsilon
+from skldp.channels import (
+    BinaryRandomizedResponseChannel,
+    HadamardResponseChannel,
+    RandomizedResponseChannel,
+    UtilityOptimizedRRChannel,
+)
 from skldp.channels._base import exp_budget, floor_to_uniform_grid, within_ratio
-from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP, tight_epsilon_matrix, verify
+from skldp.channels._binary import binary_flip_probabilities
+from skldp.channels._hadamard import hadamard_keep_probability
+from skldp.channels._randomized_response import _rr_truth, rr_truth
+from skldp.channels._utility_optimized import urr_probabilities
+from skldp.privacy import (
+    LDP,
+    BlockStructuredLDP,
+    HighLowLDP,
+    UtilityOptimizedLDP,
+    tight_epsilon_matrix,
+    verify,
+)
+from skldp.privacy._audit import _protection
 from tests.registry import MECHANISMS, instance_id
 
 EPSILONS = [1e-12, 1.0, 50.0]
@@ -191,6 +210,11 @@ def test_huge_epsilon_builds_and_samples_without_overflow(privatizer):
     "epsilon", [5e-324, 1e-300, 1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 0.7, 36.0, 50.0, 700.0, 1e308]
 )
 def test_randomized_response_ratios_in_both_directions(epsilon, k):
+    smallest = _rr_smallest(k)
+    if epsilon < smallest:  # truth would round to 0: a constant channel, refused
+        with pytest.raises(ValueError, match=f"the smallest usable epsilon is {smallest!r}$"):
+            RandomizedResponseChannel(epsilon, k)
+        return
     ch = RandomizedResponseChannel(epsilon, k)
     assert 0 < ch.other <= ch.keep <= 1
     assert within_ratio(ch.keep, ch.other, epsilon)
@@ -205,16 +229,37 @@ def test_randomized_response_random_budgets():
     rng = np.random.default_rng(1)
     for eps in np.concatenate([rng.uniform(0, 50, 300), 10 ** rng.uniform(-15, 2.5, 300)]):
         for k in (2, 7, 10**6):
+            if eps < _rr_smallest(k):
+                continue
             ch = RandomizedResponseChannel(float(eps), k)
             assert ch.other <= ch.keep <= np.exp(eps) * ch.other
             assert math.log(ch.keep / ch.other) <= eps
             assert np.log(ch.keep) - np.log(ch.other) <= eps
 
 
+def _rr_smallest(k):
+    return smallest_usable_epsilon(lambda e: _rr_truth(e, k)[0] > 0)
+
+
 def test_tiny_epsilon_large_domain_keeps_reverse_ratio():
-    # Rounding the keep probability itself to the 2**-53 grid made other/keep exceed e^eps here.
-    ch = RandomizedResponseChannel(1e-12, 10**6)
-    assert ch.other <= math.exp(1e-12) * ch.keep
+    # Rounding the keep probability itself to the 2**-53 grid made other/keep exceed e^eps
+    # at (1e-12, 10**6), where the channel is now refused as constant; just above the smallest
+    # usable budget truth is a few steps of 2**-53 and keep sits just above other.
+    eps = 2 * _rr_smallest(10**6)
+    ch = RandomizedResponseChannel(eps, 10**6)
+    assert 0 < ch.truth <= 2 * 2.0**-53
+    assert ch.other <= math.exp(eps) * ch.keep
+    assert ch.keep <= math.exp(eps) * ch.other
+
+
+def test_smallest_usable_rr_budget_is_exact():
+    # The smallest usable budget makes truth one step of the grid; the float below it, zero.
+    for k in (2, 5, 1000, 10**6):
+        eps = _rr_smallest(k)
+        assert rr_truth(eps, k)[0] == 2.0**-53
+        assert _rr_truth(math.nextafter(eps, 0.0), k)[0] == 0.0
+        # About k * 2**-53: e^eps >= 1 + k T / (1 - T) at T = 2**-53.
+        assert eps == pytest.approx(k * 2.0**-53, rel=1e-6)
 
 
 # -- sampling thresholds -------------------------------------------------------------------------------
@@ -254,3 +299,132 @@ def test_randomized_response_threshold_is_strict():
     u = [ch.truth - 2.0**-53, ch.truth, 0.0]
     out = ch.sample(np.array([0, 0, 0]), _FixedUniform(u))
     assert out.tolist() == [0, 4, 0]
+
+
+# -- issue 21, item 2: a finite budget is never read as infinite ---------------------------------
+@pytest.mark.parametrize("epsilon", [1.0, 700.0, 709.8, 746.0, 1e5, 1e300])
+def test_verify_fails_an_identity_channel_at_any_finite_budget(epsilon):
+    # exp(709.8) overflows to inf; the old product form read that as "no promise".
+    assert not verify(np.eye(2), epsilon).passed
+    assert verify(np.eye(2), epsilon).violations == [(0, 1), (1, 0)]
+    uldp = UtilityOptimizedLDP([0, 1], [0, 1], epsilon)
+    assert not uldp.verify(np.eye(2)).passed
+
+
+def test_verify_compares_a_ratio_beyond_exp_overflow_in_log_space():
+    # Column 1 has ratio 1e-3 / 5e-324 = e^737.6: within 740, beyond 720 although e^720 = inf.
+    Q = np.array([[1.0 - 1e-3, 1e-3], [1.0, 5e-324]])
+    ratio = math.log(1e-3) - math.log(5e-324)
+    assert 737 < ratio < 738
+    assert verify(Q, 740.0).passed
+    assert not verify(Q, 720.0).passed
+    assert verify(Q, 720.0).violations == [(0, 1)]
+    assert not UtilityOptimizedLDP([0, 1], [0, 1], 720.0).verify(Q).passed
+    assert UtilityOptimizedLDP([0, 1], [0, 1], 740.0).verify(Q).passed
+
+
+@pytest.mark.parametrize(
+    "budgets", [(746.0, 746.0), (800.0, 800.0), (1e5, 3.0), (2.0, 1e300), (np.inf, 800.0)]
+)
+def test_binary_rr_keeps_positive_flips_at_huge_finite_budgets(budgets):
+    ch = BinaryRandomizedResponseChannel(*budgets)
+    assert verify(ch, ch.guarantee()).passed
+    finite = [f for f, e in ((ch.flip_0, budgets[1]), (ch.flip_1, budgets[0])) if e < np.inf]
+    # Q(1|0) is bounded below by Q(1|1) e^-eps_10: positive whenever eps_10 is finite.
+    assert all(f >= 2.0**-53 for f in finite)
+    # The sampler flips at u = 0, the smallest uniform draw: the flip really is sampled.
+    out = ch.sample(np.array([0, 1]), _FixedUniform([0.0, 0.0]))
+    flipped = out != np.array([0, 1])
+    assert flipped.tolist() == [budgets[1] < np.inf, budgets[0] < np.inf]
+
+
+def test_binary_randomized_response_privatizer_at_800_is_not_the_identity():
+    p = BinaryRandomizedResponse(epsilon_01=800, epsilon_10=800, categories=[0, 1]).fit([[0]])
+    assert p.channel_.flip_0 == p.channel_.flip_1 == 2.0**-53
+    assert verify(p.channel_, p.privacy_).passed
+
+
+# -- issue 21, item 3: the sampled ratio holds in exact rational arithmetic ------------------------
+def _exp_at_least(ratio, epsilon):
+    """Whether the rational ``ratio <= e^epsilon``: ln(ratio) at 60 digits, with a 1e-50 margin."""
+    ratio = Fraction(ratio)
+    if ratio <= 1:
+        return True
+    with localcontext() as ctx:
+        ctx.prec = 60
+        log_ratio = Decimal(ratio.numerator).ln() - Decimal(ratio.denominator).ln()
+        return log_ratio <= Decimal(epsilon) - Decimal("1e-50")
+
+
+def _grid(n=3000):
+    """3,000 budgets: dense on (0, 12], log-spaced 1e-12 .. 40, and the issue's example."""
+    rng = np.random.default_rng(21)
+    eps = np.concatenate(
+        [np.linspace(0.001, 12.0, n // 2), 10 ** rng.uniform(-12, math.log10(40), n // 2)]
+    )
+    return [1.4220209814428355, *(float(e) for e in eps)]
+
+
+def _k_rr_exact(truth, k):
+    T = Fraction(truth)
+    other = (1 - T) / k
+    return T + other, other
+
+
+@pytest.mark.parametrize("k", [2, 5, 1000])
+def test_k_rr_sampled_ratio_is_exact_on_a_dense_grid(k):
+    # The sampler keeps x iff u < truth (u on the 2**-53 grid), else draws uniformly from k.
+    for eps in _grid():
+        if eps < 2 * k * 1.2e-16:
+            continue
+        truth, _, _ = rr_truth(eps, k)
+        keep, other = _k_rr_exact(truth, k)
+        assert _exp_at_least(keep / other, eps), (eps, k)
+    ch = RandomizedResponseChannel(1.4220209814428355, k)
+    assert ch.truth == rr_truth(1.4220209814428355, k)[0]  # what _sample compares u with
+
+
+@pytest.mark.parametrize("n_sensitive", [1, 3, 50])
+def test_urr_sampled_ratio_is_exact_on_a_dense_grid(n_sensitive):
+    for eps in _grid():
+        if eps < 2 * n_sensitive * 1.2e-16:
+            continue
+        keep, _ = urr_probabilities(eps, n_sensitive)
+        hi, lo = _k_rr_exact(keep, n_sensitive)
+        assert _exp_at_least(hi / lo, eps), (eps, n_sensitive)
+    ch = UtilityOptimizedRRChannel(1.4220209814428355, 5, [0, 1, 2])
+    assert ch.keep == urr_probabilities(1.4220209814428355, 3)[0]
+
+
+def test_hadamard_sampled_ratio_is_exact_on_a_dense_grid():
+    # u < a picks the half S_x, then a uniform column of K/2: probabilities 2a/K and 2(1-a)/K.
+    for eps in _grid():
+        if eps < 1e-15:
+            continue
+        a = hadamard_keep_probability(eps, (4, 8))
+        assert _exp_at_least(Fraction(a) / (1 - Fraction(a)), eps), eps
+    ch = HadamardResponseChannel(1.4220209814428355, 5)
+    assert ch.keep == hadamard_keep_probability(1.4220209814428355, np.unique(ch.block_outputs))
+
+
+@pytest.mark.parametrize("proportion", [1.0, 0.5])
+def test_binary_rr_sampled_ratios_are_exact_on_a_dense_grid(proportion):
+    for eps in _grid():
+        if eps < 1e-15:
+            continue
+        e01, e10 = eps, eps * proportion
+        b, d = (Fraction(f) for f in binary_flip_probabilities(e01, e10))
+        # Rows (1 - b, b) and (d, 1 - d): each output's two ratios within its budget.
+        assert _exp_at_least((1 - b) / d, e01) and _exp_at_least(b / (1 - d), e01), eps
+        assert _exp_at_least((1 - d) / b, e10) and _exp_at_least(d / (1 - b), e10), eps
+
+
+def test_issue_example_exceeded_before():
+    # k = 5 at this budget: truth = 0.4124... floored to the grid gave keep/other > e^eps.
+    eps = 1.4220209814428355
+    em1 = math.expm1(eps)
+    naive = float(floor_to_uniform_grid(em1 / (em1 + 5)))
+    assert not _exp_at_least(Fraction(_k_rr_exact(naive, 5)[0] / _k_rr_exact(naive, 5)[1]), eps)
+    truth = rr_truth(eps, 5)[0]
+    assert truth < naive
+    assert _exp_at_least(Fraction(_k_rr_exact(truth, 5)[0] / _k_rr_exact(truth, 5)[1]), eps)

@@ -8,6 +8,7 @@ numpy broadcasting messages) or return numbers silently.
 
 import inspect
 import math
+import re
 import warnings
 
 import numpy as np
@@ -89,7 +90,7 @@ from skldp.theory import (
 from tests.registry import ESTIMATORS, MECHANISMS, PRIVATIZERS, domain, fitted, instance_id
 
 ERRORS = (ValueError, TypeError)
-EPS_MATCH = r"epsilon\w* must be a positive finite number"
+EPS_MATCH = r"epsilon\w* must be (a positive finite number|a number >= 0 or inf)"
 
 
 def _eps_params(privatizer):
@@ -719,7 +720,7 @@ def test_personalized_bad_epsilon_is_named(bad, error):
         ({"categories": [0, 0, 1]}, ValueError, "duplicates"),
         ({"base": "rr"}, ValueError, "base must be one of"),
         ({"theta": 0.5}, ValueError, "theta applies to base='urap' only"),
-        ({"base": "urap", "theta": 2.0}, ValueError, "theta must lie in"),
+        ({"base": "urap", "theta": 2.0}, ValueError, r"theta must be None or a number in \(0, 1\)"),
     ],
     ids=lambda v: repr(v) if isinstance(v, dict) else "",
 )
@@ -919,7 +920,8 @@ CHANNEL_MAKERS = {
     "OptimizedUnaryEncodingChannel": lambda e: channels.OptimizedUnaryEncodingChannel(e, 3),
     "UtilityOptimizedRRChannel": lambda e: channels.UtilityOptimizedRRChannel(e, 3, [0]),
     "UtilityOptimizedRAPPORChannel": lambda e: channels.UtilityOptimizedRAPPORChannel(e, 3, [0]),
-    "PersonalizedChannel": lambda e: channels.PersonalizedChannel(e, 4, [0], 2),
+    "PersonalizedRRChannel": lambda e: channels.PersonalizedRRChannel(e, 4, [0], 2),
+    "PersonalizedRAPPORChannel": lambda e: channels.PersonalizedRAPPORChannel(e, 4, [0], 2),
     "HashedRRChannel": lambda e: channels.HashedRRChannel(e, 4, 2),
     "CohortRRChannel": lambda e: channels.CohortRRChannel(e, 4, np.array([[0, 1], [2, 3]])),
     "HashedRAPPORChannel": lambda e: channels.HashedRAPPORChannel(e, 8, 2, 2),
@@ -957,6 +959,71 @@ def test_channel_bad_epsilon_is_named(make, bad, error):
         return
     with pytest.raises(error, match=EPS_MATCH):
         make(bad)
+
+
+# -- budgets at the ends of float64 (issue 21, items 2 and 4) --------------------------------------
+TINY_EPSILONS = [5e-324, 1e-300, 1e-17]
+TINY_MATCH = (
+    r"^(epsilon\w*)=(\S+) is too small to be represented for .+: its sampling probabilities "
+    r"\(multiples of 2\*\*-53\) round to a channel whose reports do not depend on the input; "
+    r"the smallest usable \1 is (\S+)$"
+)
+
+
+def _with_budget(privatizer, epsilon):
+    return clone(privatizer).set_params(**{n: epsilon for n in _eps_params(privatizer)})
+
+
+@pytest.mark.parametrize("tiny", TINY_EPSILONS)
+@pytest.mark.parametrize("privatizer", PRIVATIZERS, ids=instance_id)
+def test_tiny_epsilon_is_refused_naming_the_smallest_usable_value(privatizer, tiny):
+    X = _column(domain(privatizer))
+    with pytest.raises(ValueError, match=TINY_MATCH) as info:
+        _with_budget(privatizer, tiny).fit(X)
+    name, given, smallest = re.match(TINY_MATCH, str(info.value)).groups()
+    assert float(given) == tiny and name in _eps_params(privatizer)
+    smallest = float(smallest)
+    assert tiny < smallest < 1e-9
+    # The value named is usable (a channel whose inputs differ), the float below it is not.
+    fitted_ = _with_budget(privatizer, smallest).fit(X)
+    Q = fitted_.channel_.to_dense()
+    assert not np.all(Q == Q[0])
+    assert verify(fitted_.channel_, fitted_.privacy_).passed
+    with pytest.raises(ValueError, match=TINY_MATCH):
+        _with_budget(privatizer, math.nextafter(smallest, 0.0)).fit(X)
+
+
+@pytest.mark.parametrize("base", ["urr", "urap"])
+def test_personalized_tiny_epsilon_is_refused(base):
+    # PUM reads (value, tag) rows, so it is not in the registry.
+    with pytest.raises(ValueError, match=TINY_MATCH) as info:
+        _pum(epsilon=1e-17, base=base).fit([[0, None]])
+    smallest = float(re.match(TINY_MATCH, str(info.value)).group(3))
+    p = _pum(epsilon=smallest, base=base).fit([[0, None]])
+    assert verify(p.channel_, p.privacy_).passed
+
+
+@pytest.mark.parametrize("make", list(CHANNEL_MAKERS.values()), ids=list(CHANNEL_MAKERS))
+def test_channel_tiny_epsilon_is_refused(make):
+    # Before: a constant channel (nan estimates), or ZeroDivisionError in the compressive ones.
+    with pytest.raises(ValueError, match=TINY_MATCH):
+        make(1e-17)
+
+
+@pytest.mark.parametrize("epsilon", [709.8, 746.0, 800.0, 1e5, 1e300])
+@pytest.mark.parametrize("make", list(CHANNEL_MAKERS.values()), ids=list(CHANNEL_MAKERS))
+def test_channel_huge_finite_epsilon_verifies(make, epsilon):
+    # verify reads a finite budget as finite: a zero where the model promises a ratio fails.
+    ch = make(epsilon)
+    if isinstance(ch, channels.OpenAlphabetChannel):  # open alphabet: no dense matrix
+        return
+    assert verify(ch, ch.guarantee()).passed
+
+
+@pytest.mark.parametrize("epsilon", [700.0, 709.8, 1e5, 1e300])
+def test_verify_identity_at_a_finite_budget_fails(epsilon):
+    result = verify(np.eye(3), epsilon)
+    assert not result.passed and len(result.violations) == 6
 
 
 # -- grid_blocks -----------------------------------------------------------------------------------

@@ -10,13 +10,18 @@ statistics are output counts and ``forward(p) = Q^T p``; for a bit-vector channe
 sums and ``forward(p)`` the probability of each bit being one.
 """
 
+import functools
 import math
+from abc import ABC, abstractmethod
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, lsqr
 
 from skldp._memory import check_allocation
 from skldp._validation import check_probability_vector
+from skldp.channels._likelihood import MultinomialModel
 
 #: Largest dense matrix (entries) that ``to_dense`` builds.
 MAX_DENSE_ENTRIES = 50_000_000
@@ -57,10 +62,11 @@ def within_ratio(hi, lo, epsilon):
     :func:`skldp.privacy.tight_epsilon_matrix`) and the log quotient ``log(hi / lo) <= eps``,
     with ``math.exp`` and ``numpy.exp``.
     Channels lower their larger probability until this holds, so that no stated ratio exceeds
-    the budget after rounding.
+    the budget after rounding. An infinite budget always holds; a finite one, however large,
+    never holds for ``hi > 0 = lo``.
     """
     hi, lo = float(hi), float(lo)
-    if hi <= lo:
+    if hi <= lo or math.isinf(epsilon):
         return True
     if lo <= 0.0:
         return False
@@ -71,6 +77,42 @@ def within_ratio(hi, lo, epsilon):
         and float(np.log(hi) - np.log(lo)) <= epsilon
         and math.log(hi / lo) <= epsilon
     )
+
+
+#: e^800 exceeds 2**1154, more than the ratio of any two positive float64 probabilities
+#: (at most 2**1074), so larger budgets are compared as 800.
+_EXP_CAP = 800.0
+
+
+@functools.lru_cache(maxsize=4096)
+def exp_lower_bound(epsilon):
+    """A rational number at most ``e^epsilon`` and within 1e-54 of it (relative).
+
+    ``Decimal.exp`` is correctly rounded at 60 digits; one part in 10**55 below it is a
+    certain lower bound. Budgets above 800 are capped (see ``_EXP_CAP``); ``inf`` gives None
+    (no bound).
+    """
+    if math.isinf(epsilon):
+        return None
+    with localcontext() as ctx:
+        ctx.prec = 60
+        e = Decimal(min(float(epsilon), _EXP_CAP)).exp()
+    return Fraction(e) * (1 - Fraction(1, 10**55))
+
+
+def exactly_within(hi, lo, epsilon):
+    """Whether ``hi <= e^epsilon * lo`` in exact rational arithmetic.
+
+    ``hi`` and ``lo`` are the exact probabilities a sampler draws with (Fractions, or floats
+    taken at their exact binary value), compared with a rational lower bound of
+    ``e^epsilon`` (:func:`exp_lower_bound`), so a True answer is a proof. An infinite budget
+    always holds.
+    """
+    hi, lo = Fraction(hi), Fraction(lo)
+    if hi <= lo:
+        return True
+    bound = exp_lower_bound(float(epsilon))
+    return bound is None or hi <= bound * lo
 
 
 def _check_n_reports(n):
@@ -96,23 +138,23 @@ def _check_posterior_size(n_reports, n_inputs, report_width=0):
     )
 
 
-class Channel:
-    """Base class of every mechanism's channel.
+class _Mechanism(ABC):
+    """What every channel and open-alphabet channel shares: identity, guarantee, report format.
 
-    Subclasses set ``n_inputs`` and ``n_outputs`` (size of the output alphabet for symbol
-    channels; ``2**width`` is implied for bit-vector channels) and implement ``_sample``,
-    ``_statistics``, ``_forward``, ``_adjoint`` and ``_key``; closed forms for ``_unbiased``,
-    ``_variance``, ``_likelihood`` and ``_to_dense`` replace the generic fallbacks.
+    A mechanism is an immutable value: equal when its type and ``_key()`` are equal, hashed
+    and shown by that key. Its reports are read by :meth:`check_reports` and counted by
+    ``statistics``; a report format (:class:`SymbolReports` or
+    :class:`~skldp.channels.BitVectorReports`) supplies both.
     """
 
-    #: ``"symbol"`` (one integer per report) or ``"bits"`` (a 0/1 vector per report).
-    report_kind = "symbol"
-    n_inputs: int
+    #: Descriptive only (``"symbol"`` or ``"bits"``): code tests the report format's type.
+    report_kind: str
     n_outputs: int
 
     # -- identity ------------------------------------------------------------------------
+    @abstractmethod
     def _key(self):
-        raise NotImplementedError
+        """A hashable tuple of everything that defines the mechanism."""
 
     def __eq__(self, other):
         return type(self) is type(other) and self._key() == other._key()
@@ -123,30 +165,69 @@ class Channel:
     def __repr__(self):
         return f"{type(self).__name__}{self._key()!r}"
 
+    @abstractmethod
     def guarantee(self):
-        """The privacy model this channel claims (a :mod:`skldp.privacy` model)."""
-        raise NotImplementedError
+        """The privacy model this mechanism claims (a :mod:`skldp.privacy` model)."""
 
-    # -- shape ---------------------------------------------------------------------------
+    # -- reports -------------------------------------------------------------------------
     @property
+    @abstractmethod
     def report_width(self):
-        """Number of integer columns one report takes (1 for symbol channels)."""
-        return 1
+        """Number of integer columns one report takes (1 for symbol reports)."""
 
     @property
+    @abstractmethod
     def n_statistics(self):
         """Length of the statistics vector."""
-        return self.n_outputs
 
     @property
+    @abstractmethod
     def bits_per_report(self):
         """Bits needed to send one report."""
-        return max(1, math.ceil(math.log2(self.n_outputs)))
 
-    # -- sampling and statistics -----------------------------------------------------------
+    @abstractmethod
+    def check_reports(self, reports):
+        """Return reports in the mechanism's array form after checking they could come from it."""
+
+    @abstractmethod
+    def _statistics(self, reports):
+        """Statistics of checked reports."""
+
+    def statistics(self, reports):
+        """Additive sufficient statistics of ``reports`` (length ``n_statistics``)."""
+        return self._statistics(self.check_reports(reports))
+
+
+class Channel(_Mechanism):
+    r"""Base class of every mechanism's channel: an abstract, immutable Q(y | x) over k inputs.
+
+    The members of the channel interface are all here, as abstract hooks a family fills in
+    or as public methods that validate and delegate: ``n_inputs``, :meth:`sample`, ``statistics``,
+    :meth:`forward`/:meth:`adjoint`, :meth:`unbiased`, :meth:`variance`, :meth:`posterior`,
+    :meth:`to_dense` and ``bits_per_report``, plus :meth:`em_model`, the likelihood of a
+    chunk of reports (:class:`~skldp.channels.LikelihoodModel`) that EM and other
+    maximum-likelihood solvers work on.
+
+    A concrete channel derives from a report family, :class:`SymbolChannel` (one integer per
+    report) or :class:`~skldp.channels.BitVectorChannel` (a 0/1 vector per report), sets
+    ``n_inputs`` (and ``n_outputs`` for symbols) and writes ``_key``, ``guarantee``,
+    ``_sample``, ``_forward`` and ``_adjoint``; closed forms for ``_unbiased``,
+    ``_variance``, ``_likelihood`` and ``_to_dense`` replace the generic fallbacks. Optional
+    abilities (sparse measurements, cohort incidence, ...) are declared by deriving from the
+    types in :mod:`skldp.channels` (for instance :class:`SparseMeasurements`), which
+    estimators test with ``isinstance``.
+    """
+
+    n_inputs: int
+
+    # -- sampling --------------------------------------------------------------------------
     def sample(self, x, rng):
         """Randomize input indices ``x`` (1-D int array) into one report each."""
         return self._sample(self._check_inputs(x), rng)
+
+    @abstractmethod
+    def _sample(self, x, rng):
+        """Reports of checked input indices ``x`` drawn with the generator ``rng``."""
 
     def _check_inputs(self, x):
         """Return input indices ``x`` as int64 after checking they lie in ``[0, n_inputs)``."""
@@ -162,44 +243,6 @@ class Channel:
             raise ValueError(f"input indices must lie in [0, {self.n_inputs}); got values outside")
         return x.astype(np.int64, copy=False)
 
-    def check_reports(self, reports):
-        """Return reports as an int64 array after checking they could come from this channel."""
-        reports = np.asarray(reports)
-        if self.report_kind == "symbol":
-            if reports.ndim == 2 and reports.shape[1] == 1:
-                reports = reports[:, 0]
-            if reports.ndim != 1:
-                raise ValueError(
-                    f"reports of {type(self).__name__} are one integer per row; got shape {reports.shape}"
-                )
-            hi = self.n_outputs
-        else:
-            if reports.ndim != 2 or reports.shape[1] != self.report_width:
-                raise ValueError(
-                    f"reports of {type(self).__name__} are 0/1 rows of width {self.report_width}; "
-                    f"got shape {reports.shape}"
-                )
-            hi = 2
-        if reports.dtype.kind == "f":
-            if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):
-                raise ValueError("reports must be integers; got non-integer values")
-        elif reports.dtype.kind not in "iub":
-            raise ValueError(f"reports must be integers; got dtype {reports.dtype}")
-        reports = reports.astype(np.int64, copy=False)
-        if reports.size and (reports.min() < 0 or reports.max() >= hi):
-            raise ValueError(
-                f"reports must lie in [0, {hi}) for {self!r}; got values outside: "
-                "were they made by a different mechanism?"
-            )
-        return reports
-
-    def statistics(self, reports):
-        """Additive sufficient statistics of ``reports`` (length ``n_statistics``)."""
-        return self._statistics(self.check_reports(reports))
-
-    def _statistics(self, reports):
-        return np.bincount(reports, minlength=self.n_outputs).astype(np.int64)
-
     # -- the linear map ----------------------------------------------------------------------
     def forward(self, p):
         """Expected statistics of one report when inputs follow ``p`` (length ``n_statistics``)."""
@@ -210,6 +253,10 @@ class Channel:
             raise ValueError("p must have finite entries")
         return self._forward(p)
 
+    @abstractmethod
+    def _forward(self, p):
+        """``forward`` on a checked float vector."""
+
     def adjoint(self, v):
         """Transpose of :meth:`forward` applied to ``v`` (length ``n_statistics``)."""
         v = np.asarray(v, dtype=float)
@@ -218,6 +265,10 @@ class Channel:
         if not np.all(np.isfinite(v)):
             raise ValueError("v must have finite entries")
         return self._adjoint(v)
+
+    @abstractmethod
+    def _adjoint(self, v):
+        """``adjoint`` on a checked float vector."""
 
     def as_linear_operator(self):
         """The forward map as a :class:`scipy.sparse.linalg.LinearOperator`."""
@@ -247,16 +298,6 @@ class Channel:
             0
         ]
 
-    def maximum_likelihood(self, stats):
-        """The maximum-likelihood estimate of p from the statistics in closed form, or None.
-
-        None where the channel has no closed form (the default); a channel that has one (k-RR)
-        overrides this, and :class:`skldp.EMEstimator` then starts from it, so that EM only
-        confirms the maximizer instead of approaching it slowly when it lies on a face of the
-        simplex.
-        """
-        return None
-
     def variance(self, p, n):
         """Exact variance of each entry of :meth:`unbiased` for ``n`` reports from ``p``."""
         p = check_probability_vector(p, self.n_inputs)
@@ -269,13 +310,85 @@ class Channel:
         m = Q.T @ p
         return (G**2 @ m - (G @ m) ** 2) / n
 
+    def zero_frequency_variance(self, n, p=None):
+        r"""Variance of each entry of :meth:`unbiased` when that category has frequency zero.
+
+        Wang et al.'s :math:`\mathrm{Var}^*`, the scale of the significance threshold
+        ("emp+thr"), per category. The unbiased estimate is an average of per-report
+        contributions :math:`g_x(y)`, so with :math:`M_{xz} = E[g_x(Y)^2 \mid Z = z]` (the
+        second moment of one report's contribution to :math:`\hat p_x` when its input is z) and
+        :math:`p_x = 0`,
+
+        .. math::
+
+            \mathrm{Var}^*_x(p) = \frac{1}{n} \frac{\sum_{z \ne x} p_z M_{xz}}
+            {\sum_{z \ne x} p_z},
+
+        the variance under p with category x's own mass removed and the rest renormalized
+        (the null hypothesis :math:`p_x = 0` closest to p). It is linear in the rest of p,
+        which is what the block-structured and high-low Hadamard responses need: there it is
+        :math:`c'^2 p(X_{\Pi(x)} \setminus x) / n` (the mass of x's block, or of the Hadamard
+        head, without x). For k-RR, uRR and the unary encodings :math:`M_{xz}` is the same for
+        every :math:`z \ne x`, and the value does not depend on p.
+
+        Parameters
+        ----------
+        n : int
+            Number of reports.
+        p : array-like of shape (n_inputs,) or None, default=None
+            The distribution of the other categories (a point of the simplex, for instance a
+            projected estimate). None gives the worst case over every distribution with
+            :math:`p_x = 0`: :math:`\max_{z \ne x} M_{xz} / n`. Where p has all its mass on
+            x, the worst case is used for x.
+
+        Returns
+        -------
+        var : ndarray of shape (n_inputs,)
+            Non-negative.
+        """
+        n = _check_n_reports(n)
+        if p is not None:
+            p = check_probability_vector(p, self.n_inputs)
+        return np.maximum(self._zero_frequency_variance(n, p), 0.0)
+
+    def _second_moments(self):
+        r"""``(own, worst)``: :math:`M_{xx}` and :math:`\max_{z \ne x} M_{xz}` for each x.
+
+        Generic: column z of M is ``variance(e_z, 1) + e_z**2`` (one call per input, so for
+        small k); channels with a closed form override this or ``_zero_frequency_variance``.
+        """
+        k = self.n_inputs
+        own = np.empty(k)
+        worst = np.zeros(k)
+        e = np.zeros(k)
+        for z in range(k):
+            e[z] = 1.0
+            column = self._variance(e, 1.0)
+            e[z] = 0.0
+            own[z] = column[z] + 1.0
+            column[z] = -np.inf
+            np.maximum(worst, column, out=worst)
+        return own, worst
+
+    def _zero_frequency_variance(self, n, p):
+        own, worst = self._second_moments()
+        if p is None:
+            return worst / n
+        # sum_z p_z M_xz = n Var_x(p) + p_x^2 (the estimate is unbiased); remove z = x.
+        total = n * self._variance(p, n) + p**2
+        rest = 1.0 - p
+        safe = rest > 1e-12
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = (total - p * own) / np.where(safe, rest, 1.0)
+        return np.where(safe, var, worst) / n
+
     # -- likelihood ------------------------------------------------------------------------------
     def likelihood(self, reports):
         """Q(y_i | x) for each report (rows) and input (columns): shape (n_reports, n_inputs)."""
         reports = self.check_reports(reports)
         check_allocation(
             reports.shape[0],
-            8 * self.n_inputs + (0 if self.report_kind == "symbol" else self.report_width),
+            8 * self.n_inputs + self._dense_report_bytes,
             f"likelihoods of {reports.shape[0]} reports over {self.n_inputs} inputs",
             "call likelihood on chunks of at most {rows} reports",
         )
@@ -286,10 +399,11 @@ class Channel:
 
     def log_likelihood(self, reports, p):
         """log P(y_i) of each report when inputs follow ``p``."""
-        reports = self.check_reports(reports)
-        p = self._check_prior(p)
-        with np.errstate(divide="ignore"):
-            return np.log(self._report_probability(reports, p))
+        return self._log_likelihood(self.check_reports(reports), self._check_prior(p))
+
+    @abstractmethod
+    def _log_likelihood(self, reports, p):
+        """``log_likelihood`` of checked reports under a checked prior."""
 
     def _check_prior(self, p):
         p = np.asarray(p, dtype=float)
@@ -298,11 +412,6 @@ class Channel:
         if not np.all(np.isfinite(p)) or np.any(p < 0):
             raise ValueError("p must have finite non-negative entries")
         return p
-
-    def _report_probability(self, reports, p):
-        if self.report_kind == "symbol":
-            return self._forward(p)[reports]
-        return self._likelihood(reports) @ p
 
     def posterior(self, reports, p):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
@@ -313,101 +422,102 @@ class Channel:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
 
-    # -- EM ------------------------------------------------------------------------------------------
-    def em_statistics(self, reports):
-        """What EM needs from a chunk of reports.
-
-        Chunks combine with :meth:`~skldp.channels.Channel.merge_em_statistics`.
-        """
-        return self.statistics(reports)
-
-    def merge_em_statistics(self, a, b):
-        """The EM statistics of two chunks together (their sum for count statistics)."""
-        return a + b
-
-    def statistics_from_em(self, em_stats):
-        """The plain statistics in :meth:`~skldp.channels.Channel.em_statistics` output."""
-        return em_stats
-
-    def em_gradient(self, stats, p):
-        r"""The EM multipliers at ``p`` and the mean log-likelihood there.
-
-        For a mixture likelihood :math:`L(p) = \sum_y N_y \log (Q^T p)_y` of n reports,
-        :math:`g_x = \frac{1}{n} \partial L / \partial p_x = (Q (N / Q^T p))_x / n`, defined at
-        every x (also where :math:`p_x = 0`) and with :math:`\sum_x p_x g_x = 1`. The EM step
-        is :math:`p \odot g`; :math:`\log \max_x g_x` bounds the log-likelihood gap per report
-        to the maximum (see :class:`skldp.EMEstimator`).
+    @abstractmethod
+    def em_model(self, reports):
+        """The likelihood of ``reports`` under this channel, as a model EM can step on.
 
         Returns
         -------
-        g : ndarray of shape (n_inputs,)
-        log_likelihood : float
-            :math:`L(p) / n`; ``-inf`` where an observed output has probability zero.
+        LikelihoodModel
+            It holds what the likelihood needs of the reports (output counts for symbol
+            channels, the reports bit-packed for bit-vector channels), merges with the model
+            of another chunk (:meth:`LikelihoodModel.merge`), and keeps whatever it caches
+            between steps; the channel itself is left unchanged.
         """
-        stats = np.asarray(stats, dtype=float)
-        n = stats.sum()
-        if not n > 0:
-            raise ValueError("an EM step needs statistics of at least one report")
-        m = self._forward(p)
-        seen = stats > 0
-        ratio = np.zeros_like(m)
-        # A trial point of the solver (an extrapolated candidate) may give an observed output
-        # probability zero: its log-likelihood is -inf and the solver rejects it, so the
-        # infinities and NaNs below are expected there, not errors worth a warning.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio[seen] = stats[seen] / m[seen]
-            ll = float(np.dot(stats[seen], np.log(m[seen])) / n)
-            return self._adjoint(ratio) / n, ll
-
-    def em_hessian(self, stats, p, v):
-        r"""Minus the Hessian of the mean log-likelihood at ``p``, applied to ``v``.
-
-        :math:`-\frac1n \nabla^2 L(p)\, v = Q \big(N \odot (Q^T v) / (Q^T p)^2\big) / n`: one
-        forward and one adjoint product, no matrix.
-        """
-        stats = np.asarray(stats, dtype=float)
-        m = self._forward(p)
-        seen = stats > 0
-        w = np.zeros_like(m)
-        w[seen] = stats[seen] / m[seen] ** 2
-        return self._adjoint(w * self._forward(v)) / stats.sum()
-
-    def em_hessian_diagonal(self, stats, p):
-        """The diagonal of :meth:`em_hessian`, or None when the channel has no cheap form."""
-        return None
-
-    def em_step(self, stats, p):
-        """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
-
-        For a symbol channel with output counts N (n reports) and m = Q^T p,
-        ``p_next = p * Q (N / m) / n`` and the log-likelihood is ``sum N log m / n``.
-        """
-        g, ll = self.em_gradient(stats, p)
-        with np.errstate(invalid="ignore"):
-            nxt = p * g
-            return nxt / nxt.sum(), ll
-
-    def em_n_reports(self, stats):
-        return float(np.asarray(stats).sum())
 
     # -- dense form ----------------------------------------------------------------------------------
     def to_dense(self):
         """The explicit n_inputs x n_outputs matrix Q (small channels only)."""
-        if self.report_kind != "symbol":
-            width = self.report_width
-            if width > 16:
-                raise ValueError(f"to_dense enumerates 2**{width} bit vectors; too many")
+        self._check_dense_size()
         if self.n_inputs * self.n_outputs > MAX_DENSE_ENTRIES:
             raise ValueError(
                 f"to_dense would build a {self.n_inputs} x {self.n_outputs} matrix; it is for small channels"
             )
         return self._to_dense()
 
+    def _check_dense_size(self):
+        """Raise when the output alphabet is too large to enumerate (bit vectors override)."""
+
     def _to_dense(self):
         return np.stack([self._forward(row) for row in np.eye(self.n_inputs)])
 
 
-class SymbolChannel(Channel):
-    """A channel whose reports are one integer in ``[0, n_outputs)``."""
+class SymbolReports(_Mechanism):
+    """The report format of one integer in ``[0, n_outputs)`` per report; statistics are counts.
+
+    Shared by :class:`SymbolChannel` and the open-alphabet channels with symbol reports
+    (:class:`~skldp.channels.HashedRRChannel`); estimators test it with ``isinstance``.
+    """
 
     report_kind = "symbol"
+
+    @property
+    def report_width(self):
+        return 1
+
+    #: Bytes of one report densified (symbols are never densified).
+    _dense_report_bytes = 0
+
+    @property
+    def n_statistics(self):
+        return self.n_outputs
+
+    @property
+    def bits_per_report(self):
+        return max(1, math.ceil(math.log2(self.n_outputs)))
+
+    def check_reports(self, reports):
+        """Return reports as a 1-D int64 array after checking they lie in ``[0, n_outputs)``.
+
+        One-column 2-D arrays are read as their column.
+        """
+        reports = np.asarray(reports)
+        if reports.ndim == 2 and reports.shape[1] == 1:
+            reports = reports[:, 0]
+        if reports.ndim != 1:
+            raise ValueError(
+                f"reports of {type(self).__name__} are one integer per row; got shape {reports.shape}"
+            )
+        if reports.dtype.kind == "f":
+            if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):
+                raise ValueError("reports must be integers; got non-integer values")
+        elif reports.dtype.kind not in "iub":
+            raise ValueError(f"reports must be integers; got dtype {reports.dtype}")
+        reports = reports.astype(np.int64, copy=False)
+        hi = self.n_outputs
+        if reports.size and (reports.min() < 0 or reports.max() >= hi):
+            raise ValueError(
+                f"reports must lie in [0, {hi}) for {self!r}; got values outside: "
+                "were they made by a different mechanism?"
+            )
+        return reports
+
+    def _statistics(self, reports):
+        return np.bincount(reports, minlength=self.n_outputs).astype(np.int64)
+
+
+class SymbolChannel(SymbolReports, Channel):
+    """A channel whose reports are one integer in ``[0, n_outputs)``.
+
+    Its statistics are the output counts N, whose likelihood is multinomial: the probability
+    of output y is ``forward(p)[y]``, and :meth:`em_model` is a
+    :class:`~skldp.channels.MultinomialModel` of the counts.
+    """
+
+    def _log_likelihood(self, reports, p):
+        with np.errstate(divide="ignore"):
+            return np.log(self._forward(p)[reports])
+
+    def em_model(self, reports):
+        """The multinomial likelihood of the output counts of ``reports``."""
+        return MultinomialModel(self, self.statistics(reports))

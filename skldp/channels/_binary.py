@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from skldp._validation import check_epsilon
-from skldp.channels._base import SymbolChannel, within_ratio
+from skldp._validation import check_epsilon, check_epsilon_usable
+from skldp.channels._base import SymbolChannel, exactly_within, within_ratio
 from skldp.privacy import BinaryContextAwareLDP
 
 _ULP = 2.0**-53
@@ -33,10 +33,36 @@ def binary_flip_probabilities(epsilon_01, epsilon_10):
     channel; an infinite budget gives Mangat's mechanism; both infinite give the identity.
 
     Both values are rounded *up* to multiples of :math:`2^{-53}` (the grid of uniform draws),
-    then raised further until both privacy ratios hold in floating point: rounding towards
-    more noise, so the sampled channel is the stated one and is never less private.
+    then raised further until both privacy ratios hold in exact rational arithmetic for the
+    probabilities the sampler draws with (:func:`~skldp.channels._base.exactly_within`) and in
+    every floating-point form (:func:`~skldp.channels._base.within_ratio`): rounding towards
+    more noise, so the sampled channel is the stated one and is never less private. A finite
+    budget therefore keeps both flip probabilities positive: at
+    :math:`\varepsilon_{10} \gtrsim 745` the exact :math:`Q^*(1 \mid 0)` underflows to 0 and
+    is raised to :math:`2^{-53}`, never left at 0 (which is the identity channel, no privacy).
+
+    Two positive budgets so small that the rounded channel is constant are refused with a
+    ValueError naming the smallest usable value of the smaller one (the other scaled in
+    proportion); a zero budget gives the documented constant channel.
     """
     e01, e10 = epsilon_01, epsilon_10
+    if e01 > 0 and e10 > 0 and min(e01, e10) < math.inf:
+        name, small = ("epsilon_01", e01) if e01 <= e10 else ("epsilon_10", e10)
+
+        def scaled(e, t):
+            return e if math.isinf(e) else e * (t / small)
+
+        def usable(t):
+            b, d = _binary_flip_probabilities(scaled(e01, t), scaled(e10, t))
+            return 1.0 - b - d > 0
+
+        check_epsilon_usable(
+            small, usable, name=name, context="binary randomized response (budgets in proportion)"
+        )
+    return _binary_flip_probabilities(e01, e10)
+
+
+def _binary_flip_probabilities(e01, e10):
     if e01 == 0 and e10 == 0:
         return 0.5, 0.5
     denom = -math.expm1(-(e01 + e10))
@@ -44,13 +70,11 @@ def binary_flip_probabilities(epsilon_01, epsilon_10):
     d = -math.expm1(-e10) * math.exp(-e01) / denom
     b = min(_ceil_to_grid(b), 1.0)
     d = min(_ceil_to_grid(d), 1.0)
-    # np.exp, as skldp.privacy.verify uses, so the check here is the check there.
-    bound01 = float(np.exp(e01))
-    bound10 = float(np.exp(e10))
-    # Q(0|0) <= e^{e01} Q(0|1) and Q(1|1) <= e^{e10} Q(1|0); raising b or d only helps.
-    while not (math.isinf(bound01) or within_ratio(1.0 - b, d, e01)):
+    # Q(0|0) <= e^{e01} Q(0|1) and Q(1|1) <= e^{e10} Q(1|0); raising b or d only helps. (An
+    # infinite budget always holds; a finite one never lets a flip probability stay at 0.)
+    while not (within_ratio(1.0 - b, d, e01) and exactly_within(1.0 - b, d, e01)):
         d += _ULP
-    while not (math.isinf(bound10) or within_ratio(1.0 - d, b, e10)):
+    while not (within_ratio(1.0 - d, b, e10) and exactly_within(1.0 - d, b, e10)):
         b += _ULP
     return b, d
 
@@ -79,7 +103,8 @@ class BinaryRandomizedResponseChannel(SymbolChannel):
     ----------
     epsilon_01, epsilon_10 : float
         Non-negative budgets; ``inf`` allowed. When one is 0 the channel is constant and
-        nothing can be estimated from it.
+        nothing can be estimated from it. Two positive budgets too small for float64 (about
+        2.2e-16 each) are refused with a ValueError naming the smallest usable value.
 
     Attributes
     ----------

@@ -22,17 +22,16 @@ Communication", AISTATS 2019.
 
 import numpy as np
 
-from skldp._fwht import _popcount, fwht, hadamard_entry, next_power_of_two
-from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
-from skldp.privacy import (
-    LDP,
-    BlockStructuredLDP,
-    HighLowLDP,
-    _format_sizes,
-    partition_labels,
-    sensitive_indices,
+from skldp._domain import format_sizes, partition_labels, sensitive_indices
+from skldp._fwht import fwht, hadamard_entry, next_power_of_two, popcount
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._base import (
+    SymbolChannel,
+    exactly_within,
+    floor_to_uniform_grid,
+    within_ratio,
 )
+from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP
 
 _ULP = 2.0**-53
 
@@ -42,15 +41,34 @@ def hadamard_keep_probability(epsilon, sizes=()):
 
     :math:`e^\varepsilon/(1 + e^\varepsilon)` rounded down to a multiple of :math:`2^{-53}`
     (the grid of uniform draws), below 1, and lowered until :math:`a \le e^\varepsilon (1 - a)`
-    holds in every floating-point form (:func:`~skldp.channels._base.within_ratio`), also for
-    the stated entries ``2a/K`` and ``2(1 - a)/K`` of each Hadamard size K in ``sizes``.
-    Every probability of the channels here is ``2a/K``, ``2(1 - a)/K`` (K a power of two: exact
-    scalings) or ``2a - 1``, so no stated ratio exceeds :math:`e^\varepsilon`.
+    holds in exact rational arithmetic (:func:`~skldp.channels._base.exactly_within`: the
+    sampler draws ``u < a`` and then a uniform column of a set of K/2, so its probabilities are
+    exactly ``2a/K`` and ``2(1 - a)/K``) and in every floating-point form
+    (:func:`~skldp.channels._base.within_ratio`), also for the stated entries ``2a/K`` and
+    ``2(1 - a)/K`` of each Hadamard size K in ``sizes``. Every probability of the channels here
+    is ``2a/K``, ``2(1 - a)/K`` (K a power of two: exact scalings) or ``2a - 1``, so no stated
+    ratio exceeds :math:`e^\varepsilon`.
+
+    A budget so small that ``a`` rounds to 1/2 (below about 4.4e-16) gives a constant channel
+    and is refused with a ValueError naming the smallest usable budget.
     """
-    a = float(floor_to_uniform_grid(1.0 / (1.0 + np.exp(-epsilon))))
+    check_epsilon_usable(
+        epsilon,
+        lambda e: _hadamard_keep_probability(e, sizes) > 0.5,
+        context="Hadamard response",
+    )
+    return _hadamard_keep_probability(epsilon, sizes)
+
+
+def _hadamard_keep_probability(epsilon, sizes=()):
+    with np.errstate(over="ignore"):
+        a = float(floor_to_uniform_grid(1.0 / (1.0 + np.exp(-epsilon))))
     a = min(a, 1.0 - _ULP)
     scales = [1.0] + [2.0 / float(K) for K in sizes]
-    while not all(within_ratio(a * c, (1.0 - a) * c, epsilon) for c in scales):
+    while a > 0.5 and not (
+        exactly_within(a, 1.0 - a, epsilon)
+        and all(within_ratio(a * c, (1.0 - a) * c, epsilon) for c in scales)
+    ):
         a -= _ULP
     return a
 
@@ -66,7 +84,7 @@ def _highest_bit(r):
 def _bit_count(v):
     if hasattr(np, "bitwise_count"):  # numpy >= 2.0
         return np.bitwise_count(v)
-    return _popcount(v)
+    return popcount(v)
 
 
 def _column_dtype(max_size):
@@ -192,7 +210,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
     def __repr__(self):
         return (
             f"{type(self).__name__}(epsilon={self.epsilon:g}, n_inputs={self.n_inputs}, "
-            f"block_sizes={_format_sizes(self.block_sizes)})"
+            f"block_sizes={format_sizes(self.block_sizes)})"
         )
 
     def guarantee(self):
@@ -253,6 +271,12 @@ class BlockHadamardResponseChannel(SymbolChannel):
     def _variance(self, p, n):
         mass = np.bincount(self.labels, weights=p, minlength=self.n_blocks)[self.labels]
         return (mass / self._slope**2 - p**2) / n
+
+    def _second_moments(self):
+        # One report contributes c' H[r, c] to p_hat_x when it lands in x's block, else 0:
+        # M_xz = c'^2 for z in x's block, 0 outside. A block of one has no other member.
+        c2 = np.full(self.n_inputs, 1.0 / self._slope**2)
+        return c2, np.where(self.block_sizes[self.labels] > 1, c2, 0.0)
 
     # -- likelihood ----------------------------------------------------------------------------
     def _likelihood(self, reports):
@@ -434,6 +458,16 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         p[self.sensitive] = fwht(stats[:S] / n)[self.rows[self.sensitive]] / self._slope
         p[self.public] = stats[S:] / (n * self._slope)
         return p
+
+    def _second_moments(self):
+        # A sensitive x: c' H[r, y] on the head [S], so M_xz = c'^2 for sensitive z and
+        # 2(1 - a) c'^2 for public z. A public x: c' on its own symbol, which only x emits
+        # (with probability 2a - 1 = 1/c'), so M_xx = c' and M_xz = 0.
+        c2 = 1.0 / self._slope**2
+        s, k = self.n_sensitive, self.n_inputs
+        head = c2 if s > 1 else (self._spread * c2 if k > s else 0.0)
+        own = np.where(self.is_sensitive, c2, 1.0 / self._slope)
+        return own, np.where(self.is_sensitive, head, 0.0)
 
     def _variance(self, p, n):
         mass_head = p[self.sensitive].sum() + self._spread * p[self.public].sum()  # p([S])

@@ -23,29 +23,26 @@ Two kinds of channel live here:
 """
 
 import hashlib
-import warnings
+from abc import abstractmethod
 
 import numpy as np
 from scipy import sparse
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, pinvh
-from scipy.sparse.linalg import LinearOperator, lsqr
 
+from skldp import _least_squares
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
-from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import Channel, SymbolChannel, within_ratio
-from skldp.channels._randomized_response import rr_sample, rr_truth
+from skldp._least_squares import CohortLeastSquares
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp._warnings import warn
+from skldp.channels._abilities import CohortIncidence, IndistinguishableInputs
+from skldp.channels._base import (
+    Channel,
+    SymbolChannel,
+    SymbolReports,
+    _Mechanism,
+    within_ratio,
+)
+from skldp.channels._randomized_response import _rr_truth, rr_sample
 from skldp.privacy import LDP
-
-#: Largest ``min(n_inputs, C k)`` for which the least-squares solve is direct (a pseudo-inverse
-#: of the smaller Gram matrix); above it LSQR iterates on the sparse H.
-DIRECT_SOLVE_LIMIT = 300
-
-#: Stopping tolerance of LSQR (relative residual of the normal equations): far below the
-#: statistical error of any estimate.
-LSQR_TOL = 1e-10
-
-#: Largest ``min(n_inputs, C k)`` for which exact variances form the pseudo-inverse of H.
-VARIANCE_LIMIT = 3000
 
 
 def cohort_rr_probabilities(epsilon, k, n_cohorts):
@@ -55,10 +52,21 @@ def cohort_rr_probabilities(epsilon, k, n_cohorts):
     k-RR is sampled as in :func:`~skldp.channels._randomized_response.rr_truth`: the bucket
     is kept with probability ``truth`` (a multiple of 2**-53) and otherwise redrawn uniformly
     from all k buckets, so ``other = (1 - truth) / k`` and ``keep = truth + other``.
-    ``truth`` is lowered on its grid until the scaled ratios hold too.
+    ``truth`` is lowered on its grid until the scaled ratios hold too. A budget so small that
+    ``truth`` reaches 0 (a constant channel) is refused with a ValueError naming the smallest
+    usable budget (:func:`~skldp._validation.check_epsilon_usable`).
     """
-    truth, keep, other = rr_truth(epsilon, k)
-    while not (
+    check_epsilon_usable(
+        epsilon,
+        lambda e: _cohort_rr_probabilities(e, k, n_cohorts)[0] > 0,
+        context=f"randomized response over k = {k} buckets in {n_cohorts} cohorts",
+    )
+    return _cohort_rr_probabilities(epsilon, k, n_cohorts)
+
+
+def _cohort_rr_probabilities(epsilon, k, n_cohorts):
+    truth, keep, other = _rr_truth(epsilon, k)
+    while truth > 0 and not (
         within_ratio(keep / n_cohorts, other / n_cohorts, epsilon)
         and within_ratio(keep, other, epsilon)
     ):
@@ -115,119 +123,49 @@ def collision_groups(signatures):
     return groups
 
 
-class _GramInverse:
-    """Applies the pseudo-inverse of the symmetric Gram matrix G (``apply(B) = G^+ B``).
-
-    ``G + N N^T`` is factored by Cholesky, where the columns of N span a known part of the null
-    space of G (the cohort structure, below); when that matrix is still singular, an
-    eigendecomposition (:func:`scipy.linalg.pinvh`) is used instead. Since ``N N^T`` acts on
-    the orthogonal complement of the range of G, the inverse equals ``G^+`` on that range.
-    """
-
-    def __init__(self, G, null=None):
-        self.null = null
-        M = G if null is None else G + null @ null.T
-        try:
-            self.chol = cho_factor(M, lower=False, check_finite=False)
-            # Cholesky of a singular matrix can succeed in floating point: accept it only if
-            # the factor is well conditioned.
-            d = np.abs(np.diag(self.chol[0]))
-            if d.min() <= 1e-4 * d.max():
-                raise LinAlgError("nearly singular")
-            self.P = None
-        except LinAlgError:
-            self.chol = None
-            self.P = pinvh(G)
-
-    def apply(self, B):
-        if self.chol is not None:
-            return cho_solve(self.chol, B, check_finite=False)
-        return self.P @ B
-
-
-class _CohortLeastSquares:
-    """Minimum-norm least squares ``argmin ||H p - b||_2`` for a sparse 0/1 matrix H.
-
-    Direct when the smaller Gram matrix is small, or H is nearly square (where iterations
-    converge slowly): ``p = (H^T H)^+ H^T b`` (S <= R) or ``p = H^T (H H^T)^+ b``, both the
-    minimum-norm solution ``H^+ b``. Otherwise LSQR from zero, which converges to the same
-    solution.
-
-    ``blocks=(C, k)`` declares that the R = C k rows form C cohorts of k buckets with exactly
-    one 1 per cohort in every column (O-RR; O-RAPPOR with one hash). Then the differences of
-    the cohorts' row indicators and the empty rows lie in the null space of ``H H^T``, which
-    lets a Cholesky factorization replace the eigendecomposition.
-    """
-
-    def __init__(self, H, blocks=None):
-        self.H = H
-        R, S = H.shape
-        small, large = min(R, S), max(R, S)
-        self.direct = small <= DIRECT_SOLVE_LIMIT or (
-            small <= VARIANCE_LIMIT and 2 * small >= large
-        )
-        self.tall = S <= R
-        self.blocks = blocks
-        self._gram = None
-        self._op = None
-        if self.direct:
-            self._gram = self._gram_inverse()
-
-    def _gram_inverse(self):
-        H = self.H
-        if self.tall:
-            return _GramInverse((H.T @ H).toarray())
-        G = (H @ H.T).toarray()
-        null = []
-        if self.blocks is not None:
-            C, k = self.blocks
-            for c in range(1, C):
-                v = np.zeros(C * k)
-                v[:k] = 1.0
-                v[c * k : (c + 1) * k] = -1.0
-                null.append(v)
-        empty = np.flatnonzero(np.diag(G) == 0)
-        null.extend(np.eye(G.shape[0])[empty])
-        return _GramInverse(G, np.array(null).T if null else None)
-
-    def solve(self, b):
-        H = self.H
-        if self.direct:
-            if self.tall:
-                return self._gram.apply(H.T @ b)
-            return H.T @ self._gram.apply(b)
-        if self.__dict__.get("_op") is None:
-            HT = H.T.tocsr()  # both products on CSR matrices
-            self._op = LinearOperator(
-                H.shape, matvec=lambda x: H @ x, rmatvec=lambda y: HT @ y, dtype=float
-            )
-        return lsqr(
-            self._op, b, atol=LSQR_TOL, btol=LSQR_TOL, conlim=1e12, iter_lim=20 * max(H.shape)
-        )[0]
-
-    def pseudo_inverse(self):
-        """H^+ as a dense (S, R) array, or None when ``min(S, R) > VARIANCE_LIMIT``."""
-        H = self.H
-        if min(H.shape) > VARIANCE_LIMIT:
-            return None
-        if self._gram is None:
-            self._gram = self._gram_inverse()
-        if self.tall:
-            return self._gram.apply(H.T.toarray())
-        return H.T.toarray() @ self._gram.apply(np.eye(H.shape[0]))
-
-
 def _no_variance(shape):
-    warnings.warn(
+    warn(
         f"the exact variance needs the pseudo-inverse of the {shape[0]} x {shape[1]} incidence "
-        f"matrix, which is not formed above {VARIANCE_LIMIT} rows and columns; returning NaN",
+        f"matrix, which is not formed above {_least_squares.VARIANCE_LIMIT} rows and columns; returning NaN",
         RuntimeWarning,
-        stacklevel=4,
     )
     return np.full(shape[1], np.nan)
 
 
-class CohortRRChannel(SymbolChannel):
+class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
+    """Least squares on the incidence matrix, for the cohort channels of this module and
+    :mod:`skldp.channels._hashed_rappor`. Subclasses set ``incidence`` and
+    ``least_squares_blocks`` and write ``least_squares_target``."""
+
+    #: ``(C, k)`` when the rows of H are C cohorts of k buckets with one 1 per cohort in every
+    #: column (a Cholesky factorization then replaces an eigendecomposition); else None.
+    least_squares_blocks = None
+
+    def _solver(self):
+        # Derived from the channel alone (never from statistics), built on first use.
+        solver = self.__dict__.get("_ls")
+        if solver is None:
+            solver = CohortLeastSquares(self.incidence, blocks=self.least_squares_blocks)
+            self.__dict__["_ls"] = solver
+        return solver
+
+    def least_squares(self, stats, n, columns=None):
+        """Minimum-norm least squares of ``H p = f`` on the inputs ``columns`` (default all).
+
+        The inputs left out are fixed at zero: the solve is on the columns of H kept.
+        """
+        target = self.least_squares_target(stats, n)
+        if columns is None:
+            return self._solver().solve(target)
+        columns = np.asarray(columns, dtype=np.int64)
+        p = np.zeros(self.n_inputs)
+        if columns.size:
+            sub = CohortLeastSquares(self.incidence[:, columns], blocks=self.least_squares_blocks)
+            p[columns] = sub.solve(target)
+        return p
+
+
+class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     r"""O-RR over a finite input set: cohort, bucket of the cohort's hash, then k-RR.
 
     Parameters
@@ -298,15 +236,13 @@ class CohortRRChannel(SymbolChannel):
         return LDP(self.epsilon)
 
     @property
-    def _ls_blocks(self):
+    def least_squares_blocks(self):
         return (self.n_cohorts, self.n_buckets)
 
-    def _solver(self):
-        solver = self.__dict__.get("_ls")
-        if solver is None:
-            solver = _CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
-            self.__dict__["_ls"] = solver
-        return solver
+    @property
+    def n_independent_statistics(self):
+        """Each cohort's k-RR buckets add up to the cohort's total: at most C (k - 1) + 1."""
+        return self.n_outputs - (self.n_cohorts - 1)
 
     # -- sampling ------------------------------------------------------------------------------
     def _sample(self, x, rng):
@@ -336,6 +272,19 @@ class CohortRRChannel(SymbolChannel):
         G = Hp * (self.n_cohorts / self._a)
         m = self._forward(p)
         return ((G**2) @ m - (G @ m) ** 2) / n
+
+    def _second_moments(self):
+        # One report y contributes g_x(y) = G[x, y] + d_x to p_hat_x (G as in _variance, d the
+        # estimate from no counts), so M[x, z] = sum_y g_x(y)^2 Q(y | z).
+        Hp = self._solver().pseudo_inverse()
+        if Hp is None:
+            nan = _no_variance(self.incidence.shape)
+            return nan, nan
+        d = self._unbiased(np.zeros(self.n_statistics), 1.0)
+        M = (Hp * (self.n_cohorts / self._a) + d[:, None]) ** 2 @ self.to_dense().T
+        own = np.diag(M).copy()
+        np.fill_diagonal(M, -np.inf)
+        return own, M.max(axis=1)
 
     # -- likelihood ------------------------------------------------------------------------------
     def _likelihood(self, reports):
@@ -370,75 +319,49 @@ class CohortRRChannel(SymbolChannel):
         return collision_groups(self.buckets)
 
 
-class OpenAlphabetChannel(Channel):
-    """A channel whose inputs are arbitrary values: an open alphabet with no finite input set.
+class OpenAlphabetChannel(_Mechanism):
+    """A mechanism whose inputs are arbitrary values: an open alphabet with no finite input set.
 
-    It samples reports from raw values (:meth:`sample_values`) and counts them
-    (:meth:`~skldp.channels.Channel.statistics`). Everything that needs the input set
-    (``forward``, ``to_dense``, estimation) goes through :meth:`restrict`, which returns the
-    channel over a candidate dictionary.
+    It is not a :class:`~skldp.channels.Channel`: it has no ``n_inputs``, so nothing that
+    needs the input set (``forward``, ``to_dense``, estimation) is offered. It samples
+    reports from raw values (:meth:`sample_values`) and counts them (``statistics``);
+    :meth:`restrict` gives the :class:`~skldp.channels.Channel` over a finite list of
+    candidate values, on which everything else works. A subclass derives from a report
+    format (:class:`~skldp.channels.SymbolReports` or
+    :class:`~skldp.channels.BitVectorReports`) and writes the two methods below.
     """
 
-    n_inputs = None
+    @abstractmethod
+    def restrict(self, candidates):
+        """The channel over a finite list of candidate values (in their order).
 
-    def restrict(self, candidates):  # pragma: no cover - abstract
-        """The channel over a finite list of candidate values (in their order)."""
-        raise NotImplementedError
+        Returns
+        -------
+        Channel
+        """
 
-    def sample_values(self, values, rng):  # pragma: no cover - abstract
+    @abstractmethod
+    def sample_values(self, values, rng):
         """One report per raw value (any hashable values), drawn with ``rng``."""
-        raise NotImplementedError
 
-    def _open(self, what):
-        raise TypeError(
-            f"{type(self).__name__} has an open input alphabet, so {what} needs a finite set of "
-            "candidates: use channel.restrict(candidates) or skldp.CandidateEstimator(candidates=...)"
-        )
-
-    def sample(self, x, rng):
-        self._open("sample (of input indices)")
-
-    def forward(self, p):
-        self._open("forward")
-
-    def adjoint(self, v):
-        self._open("adjoint")
-
-    def as_linear_operator(self):
-        self._open("as_linear_operator")
-
-    def unbiased(self, stats, n):
-        self._open("estimation")
-
-    def variance(self, p, n):
-        self._open("variance")
-
-    def likelihood(self, reports):
-        self._open("likelihood")
-
-    def log_likelihood(self, reports, p):
-        self._open("log_likelihood")
-
-    def posterior(self, reports, p):
-        self._open("posterior")
-
-    def em_step(self, stats, p):
-        self._open("EM")
-
-    def em_gradient(self, stats, p):
-        self._open("EM")
-
-    def em_hessian(self, stats, p, v):
-        self._open("EM")
-
-    def em_hessian_diagonal(self, stats, p):
-        self._open("EM")
-
-    def to_dense(self):
-        self._open("to_dense")
+    def __getattr__(self, name):
+        # Only reached for missing attributes: name the way out for a channel's members.
+        if name in _CHANNEL_MEMBERS:
+            raise AttributeError(
+                f"{type(self).__name__} has an open input alphabet, so it has no {name}: it "
+                "needs a finite set of candidates; use channel.restrict(candidates) or "
+                "skldp.CandidateEstimator(candidates=...)"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-class HashedRRChannel(OpenAlphabetChannel):
+#: Members of a Channel that need a finite input set.
+_CHANNEL_MEMBERS = frozenset(
+    name for name in dir(Channel) if not name.startswith("_") and not hasattr(_Mechanism, name)
+) | {"n_inputs"}
+
+
+class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
     r"""The channel of hashed k-RR over an open alphabet (O-RR, before candidates are known).
 
     A value ``s`` in cohort ``c`` is hashed to ``H_c(s) mod k`` (module ``skldp._hashing``: keyed
@@ -455,8 +378,6 @@ class HashedRRChannel(OpenAlphabetChannel):
     hash_seed : int, default=0
         Selects the hash family; the server must use the same one.
     """
-
-    report_kind = "symbol"
 
     def __init__(self, epsilon, n_buckets, n_cohorts, hash_seed=0):
         self.epsilon = check_epsilon(epsilon)

@@ -1,12 +1,19 @@
 """k-ary randomized response (k-RR; Warner's mechanism when k = 2)."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._abilities import ClosedFormMaximumLikelihood
+from skldp.channels._base import (
+    SymbolChannel,
+    exactly_within,
+    floor_to_uniform_grid,
+    within_ratio,
+)
 from skldp.privacy import LDP
-from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
 
 
 def rr_truth(epsilon, k):
@@ -19,20 +26,39 @@ def rr_truth(epsilon, k):
 
     ``truth`` is rounded down to a multiple of 2**-53 (the grid of uniform draws, so the event
     ``u < truth`` has exactly that probability) and lowered until ``keep <= e^eps * other``
-    holds in every floating-point form (see :func:`~skldp.channels._base.within_ratio`). The
-    reverse ratio needs no care: ``other <= keep`` always. (Rounding ``keep`` itself to the grid
+    holds both in exact rational arithmetic for the probabilities the sampler draws with,
+    ``T + (1 - T)/k`` and ``(1 - T)/k`` for ``T = truth``
+    (:func:`~skldp.channels._base.exactly_within`), and in every floating-point form for the
+    stated floats ``keep`` and ``other`` (see :func:`~skldp.channels._base.within_ratio`). The
+    reverse ratio needs no care: ``other <= keep`` always.
+
+    A budget so small that ``truth`` rounds to 0 (about ``k * 1.1e-16``) gives a constant
+    channel and is refused with a ValueError naming the smallest usable budget
+    (:func:`~skldp._validation.check_epsilon_usable`). (Rounding ``keep`` itself to the grid
     cannot work for tiny epsilon and large k: the interval of valid ``keep`` values is then
     narrower than the grid, and ``other / keep`` would exceed ``e^eps``.)
     """
+    check_epsilon_usable(
+        epsilon, lambda e: _rr_truth(e, k)[0] > 0, context=f"randomized response over k = {k}"
+    )
+    return _rr_truth(epsilon, k)
+
+
+def _rr_truth(epsilon, k):
+    """:func:`rr_truth` without the check of a too small budget (``truth`` may be 0)."""
     em1 = math.expm1(epsilon) if epsilon < 709.0 else math.inf
     truth = 1.0 if math.isinf(em1) else em1 / (em1 + k)
     truth = min(float(floor_to_uniform_grid(truth)), 1.0 - 2.0**-53)
-    while True:
+    while truth > 0:
         other = (1.0 - truth) / k
         keep = truth + other
-        if within_ratio(keep, other, epsilon):
+        exact_other = (1 - Fraction(truth)) / k
+        if within_ratio(keep, other, epsilon) and exactly_within(
+            Fraction(truth) + exact_other, exact_other, epsilon
+        ):
             return truth, keep, other
         truth -= 2.0**-53
+    return 0.0, 1.0 / k, 1.0 / k
 
 
 def rr_sample(values, k, truth, rng):
@@ -90,7 +116,7 @@ def _water_fill(m_hat, floor, slope):
     return p / p.sum()
 
 
-class RandomizedResponseChannel(SymbolChannel):
+class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
     r"""The channel of k-ary randomized response.
 
     .. math::
@@ -103,7 +129,9 @@ class RandomizedResponseChannel(SymbolChannel):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, positive and finite.
+        Privacy budget, positive and finite, and large enough for float64: a budget below
+        about ``k * 1.1e-16`` would round the channel to a constant one and is refused with a
+        ValueError naming the smallest usable value.
     n_inputs : int
         Domain size k >= 2; the output alphabet is the input alphabet.
 
@@ -147,6 +175,11 @@ class RandomizedResponseChannel(SymbolChannel):
     def _variance(self, p, n):
         m = self._forward(p)
         return m * (1.0 - m) / (n * self._a**2)
+
+    def _zero_frequency_variance(self, n, p):
+        # A category of frequency zero is reported with probability q_other whatever p is.
+        m = self.other
+        return np.full(self.n_inputs, m * (1.0 - m) / (n * self._a**2))
 
     def maximum_likelihood(self, stats):
         r"""The maximum-likelihood estimate of p from output counts, in closed form.

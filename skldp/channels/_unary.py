@@ -18,14 +18,14 @@ Sec. 4.3): for RAPPOR :math:`\ell(y \mid x) \propto e^{\varepsilon y_x}`. A bit 
 """
 
 import math
-import weakref
 
 import numpy as np
 from scipy import sparse
 
 from skldp._memory import check_allocation
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import floor_to_uniform_grid, within_ratio
+from skldp.channels._likelihood import LikelihoodModel
 from skldp.channels._bits import (
     BitVectorChannel,
     PackedBitReports,
@@ -51,7 +51,7 @@ def _exp(x):
         return math.inf
 
 
-def rappor_probabilities(epsilon, theta=None, power=1):
+def rappor_probabilities(epsilon, theta=None, power=1, budget=None):
     r"""Return ``(theta, psi)`` of (theta, epsilon)-generalized RAPPOR as sampled.
 
     A one-hot bit is kept at one with probability theta; every other bit is set with
@@ -67,7 +67,27 @@ def rappor_probabilities(epsilon, theta=None, power=1):
     :math:`e^{power \cdot \varepsilon}` in every floating-point form
     (:func:`~skldp.channels._base.within_ratio`). ``power`` is the number of hashes of hashed
     RAPPOR, where a report's likelihood ratio is a product of up to ``power`` such ratios.
+
+    A budget so small that psi reaches theta (every bit then has the same probability under
+    every input) is refused (naming ``budget``, the budget of a report, by default
+    ``power * epsilon``) with a ValueError naming the smallest usable budget
+    (:func:`~skldp._validation.check_epsilon_usable`).
     """
+    what = "RAPPOR" if theta is None else f"unary encoding with theta = {theta!r}"
+
+    def usable(total):  # the budget of a report: power hashes of epsilon each
+        t, p = _rappor_probabilities(total / power, theta, power)
+        return p < t
+
+    check_epsilon_usable(
+        epsilon * power if budget is None else budget,
+        usable,
+        context=what + (f" with {power} hashes" if power != 1 else ""),
+    )
+    return _rappor_probabilities(epsilon, theta, power)
+
+
+def _rappor_probabilities(epsilon, theta=None, power=1):
     if theta is None:
         theta = 1.0 / (1.0 + _exp(-epsilon / 2.0))
     theta = float(floor_to_uniform_grid(theta))
@@ -95,26 +115,46 @@ def check_theta(theta):
     return value
 
 
-class _UnaryEMStatistics:
-    """EM statistics of unary reports: additive counts plus the reports EM must keep.
+class _UnaryModel(LikelihoodModel):
+    r"""The exact likelihood of unary reports, on additive counts where it can.
 
     ``pinned[j]`` counts reports with decisive bit j set (their input is j). The other
-    reports matter to EM only through their non-decisive bits: a histogram of those bit
-    patterns when there are at most 16 such bits (additive, of fixed size), otherwise the
-    reports bit-packed.
+    reports matter only through their non-decisive bits: a histogram of those bit patterns
+    when there are at most 16 such bits (additive, of fixed size), otherwise the reports
+    bit-packed. In the form :math:`L(p) = (c + \sum_j w_j \log (A p)_j) / n`, the rows of A
+    are the observed free patterns (or free reports), :math:`r_0 + \sum_{l \in F} c_l y_l
+    e_l`, then one row :math:`\mathrm{on}_x e_x` per pinned input; c is the report-only
+    log-scale :math:`\sum_j N_j \log(\mathrm{off}_j / (1 - \mathrm{off}_j)) + n \sum_{j \in F}
+    \log(1 - \mathrm{off}_j)`.
     """
 
-    __slots__ = ("__weakref__", "hist", "n", "packed", "pinned", "sums")
-
-    def __init__(self, n, sums, pinned, hist, packed):
+    def __init__(self, channel, n, sums, pinned, hist, packed):
+        self.channel = channel
         self.n = n
         self.sums = sums
         self.pinned = pinned
         self.hist = hist
         self.packed = packed
+        self._memo = {}
+
+    def __reduce__(self):
+        return (
+            _UnaryModel,
+            (self.channel, self.n, self.sums, self.pinned, self.hist, self.packed),
+        )
+
+    @property
+    def n_reports(self):
+        return float(self.n)
+
+    @property
+    def statistics(self):
+        return self.sums
 
     def merge(self, other):
-        return _UnaryEMStatistics(
+        self._check_merge(other)
+        return _UnaryModel(
+            self.channel,
             self.n + other.n,
             self.sums + other.sums,
             self.pinned + other.pinned,
@@ -122,8 +162,130 @@ class _UnaryEMStatistics:
             None if self.packed is None else self.packed.merge(other.packed),
         )
 
-    def __reduce__(self):
-        return (_UnaryEMStatistics, (self.n, self.sums, self.pinned, self.hist, self.packed))
+    # -- the structured form ---------------------------------------------------------------
+    def _patterns(self):
+        idx = np.flatnonzero(self.hist)
+        bits = ((idx[:, None] >> np.arange(self.channel._free.size)) & 1).astype(float)
+        return idx, bits
+
+    @property
+    def weights(self):
+        pin = np.flatnonzero(self.pinned)
+        if self.hist is not None:
+            free_w = self.hist[self._patterns()[0]].astype(float)
+        else:
+            free_w = np.ones(self.packed.n)
+        return np.concatenate([free_w, self.pinned[pin].astype(float)])
+
+    @property
+    def constant(self):
+        ch = self.channel
+        return float(np.dot(self.sums, ch._lo)) + self.n * ch._scale0
+
+    def forward(self, p):
+        ch = self.channel
+        free = ch._free
+        base = float(np.dot(ch._r0, p))
+        wF = ch._c[free] * p[free]
+        if self.hist is not None:
+            t = base + self._patterns()[1] @ wF
+        else:
+            t = base + self.packed.row_dot(wF)
+        pin = np.flatnonzero(self.pinned)
+        return np.concatenate([t, ch.on[pin] * p[pin]])
+
+    def adjoint(self, v):
+        ch = self.channel
+        free = ch._free
+        pin = np.flatnonzero(self.pinned)
+        m = v.shape[0] - pin.size
+        vf = v[:m]
+        out = ch._r0 * vf.sum()
+        if self.hist is not None:
+            out[free] += ch._c[free] * (vf @ self._patterns()[1])
+        else:
+            out[free] += ch._c[free] * self.packed.weighted_bit_sums(vf)
+        out[pin] += ch.on[pin] * v[m:]
+        return out
+
+    def hessian_diagonal(self, p):
+        r"""The diagonal of the Hessian of L at p, for a preconditioner.
+
+        A free row is :math:`r_0 + c \odot y` (on the free bits), a pinned row
+        :math:`\mathrm{on}_x e_x`, so with :math:`q_j = w_j / (A p)_j^2`,
+        :math:`-\partial^2 L / \partial p_x^2 = \big(r_{0x}^2 \sum_{\text{free}} q_j
+        + (2 r_{0x} c_x + c_x^2) \sum_{\text{free}, y_{jx} = 1} q_j
+        + N^{pin}_x / p_x^2\big) / n`: one more product with the reports.
+        """
+        ch = self.channel
+        free = ch._free
+        p = np.asarray(p, dtype=float)
+        base = float(np.dot(ch._r0, p))
+        wF = ch._c[free] * p[free]
+        if self.hist is not None:
+            idx, bits = self._patterns()
+            q = self.hist[idx] / (base + bits @ wF) ** 2
+            bit_sums = q @ bits
+        else:
+            q = 1.0 / (base + self.packed.row_dot(wF)) ** 2
+            bit_sums = self.packed.weighted_bit_sums(q)
+        out = ch._r0**2 * q.sum()
+        c = ch._c[free]
+        out[free] += (2.0 * ch._r0[free] * c + c**2) * bit_sums
+        pin = self.pinned > 0
+        with np.errstate(divide="ignore"):
+            out[pin] += self.pinned[pin] / p[pin] ** 2
+        return -out / self.n
+
+    # -- the EM step -----------------------------------------------------------------------
+    def em_step(self, p):
+        r"""One EM step: :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
+
+        For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
+        so one step is a product of the reports with a k-vector and its transpose.
+        """
+        # EM with SQUAREM evaluates the accepted extrapolation twice (for its likelihood, then
+        # as the next iterate); remember the last two steps.
+        key = p.tobytes()
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit[0].copy(), hit[1]
+        nxt, ll = self._em_step(p)
+        if len(self._memo) >= 2:
+            self._memo.pop(next(iter(self._memo)))
+        self._memo[key] = (nxt.copy(), ll)
+        return nxt, ll
+
+    def _em_step(self, p):
+        ch = self.channel
+        n = self.n
+        free = ch._free
+        base = float(np.dot(ch._r0, p))
+        wF = ch._c[free] * p[free]
+        with np.errstate(divide="ignore"):
+            if self.hist is not None:
+                idx = np.flatnonzero(self.hist)
+                counts = self.hist[idx].astype(float)
+                bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
+                t = base + bits @ wF
+                q = counts / t
+                sum_q = q.sum()
+                sum_qF = q @ bits
+                log_t = float(counts @ np.log(t))
+            else:
+                t = base + self.packed.row_dot(wF)
+                q = 1.0 / t
+                sum_q = q.sum()
+                sum_qF = self.packed.weighted_bit_sums(q)
+                log_t = float(np.sum(np.log(t)))
+            acc = ch._r0 * sum_q
+            acc[free] += ch._c[free] * sum_qF
+            nxt = p * acc + self.pinned
+            ll = float(np.dot(self.sums, ch._lo)) + n * ch._scale0 + log_t
+            pin = np.flatnonzero(self.pinned)
+            if pin.size:
+                ll += float(self.pinned[pin] @ np.log(ch.on[pin] * p[pin]))
+        return nxt / nxt.sum(), ll / n
 
 
 class UnaryEncodingChannel(BitVectorChannel):
@@ -275,6 +437,11 @@ class UnaryEncodingChannel(BitVectorChannel):
         m = self._forward(p)
         return m * (1.0 - m) / (n * self._diff**2)
 
+    def _zero_frequency_variance(self, n, p):
+        # Bit x of a category of frequency zero is one with probability off[x], whatever p is.
+        m = np.broadcast_to(self.off, (self.n_inputs,))
+        return m * (1.0 - m) / (n * self._diff**2)
+
     # -- likelihood ----------------------------------------------------------------------------------
     def _log_scale(self, reports):
         out = np.empty(reports.shape[0])
@@ -304,7 +471,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         return np.prod(factors, axis=2)
 
     # -- EM ------------------------------------------------------------------------------------------
-    def _em_statistics(self, reports):
+    def _em_model(self, reports):
         """Pinned counts per input plus the free reports (pattern histogram or bit-packed)."""
         n = reports.shape[0]
         sums = reports.sum(axis=0, dtype=np.int64)
@@ -328,141 +495,8 @@ class UnaryEncodingChannel(BitVectorChannel):
                 packed = np.packbits(free_rows, axis=1, bitorder="little").astype(np.int64)
                 codes = packed[:, 0] if packed.shape[1] == 1 else packed[:, 0] + 256 * packed[:, 1]
             hist = np.bincount(codes, minlength=2**f).astype(np.int64)
-            return _UnaryEMStatistics(n, sums, pinned, hist, None)
-        return _UnaryEMStatistics(n, sums, pinned, None, PackedBitReports.from_bits(free_rows))
-
-    def merge_em_statistics(self, a, b):
-        return a.merge(b)
-
-    def em_n_reports(self, em_stats):
-        return float(em_stats.n)
-
-    def em_step(self, stats, p):
-        r"""One EM step: :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
-
-        For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
-        so one step is a product of the reports with a k-vector and its transpose.
-        """
-        # EM with SQUAREM evaluates the accepted extrapolation twice (for its likelihood, then
-        # as the next iterate); remember the last steps on these statistics.
-        key = (id(stats), stats.n, p.tobytes())
-        memo = self.__dict__.setdefault("_em_memo", {})
-        hit = memo.get(key)
-        if hit is not None and hit[0]() is stats:
-            return hit[1].copy(), hit[2]
-        acc, ll = self._em_parts(stats, p)
-        nxt = p * acc + stats.pinned
-        nxt /= nxt.sum()
-        if len(memo) >= 2:
-            memo.pop(next(iter(memo)))
-        memo[key] = (weakref.ref(stats), nxt.copy(), ll)
-        return nxt, ll
-
-    def em_gradient(self, stats, p):
-        r"""EM multipliers and mean log-likelihood at ``p``.
-
-        :math:`g_x = \frac1n\big(N^{pin}_x / p_x + \sum_i R_{ix} / (R_i \cdot p)\big)`, infinite
-        where :math:`p_x = 0` and a report pins x (see
-        :meth:`skldp.channels.Channel.em_gradient`).
-        """
-        acc, ll = self._em_parts(stats, p)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pinned = np.where(stats.pinned > 0, stats.pinned / p, 0.0)
-        return (acc + pinned) / stats.n, ll
-
-    def _curvature_weights(self, stats, p, v=None):
-        r"""``(bits or None, weights)`` of the free reports for the Hessian products.
-
-        The weights are :math:`c_i / t_i^2` (count over squared likelihood) times
-        :math:`R_i \cdot v` when ``v`` is given.
-        """
-        free = self._free
-        # Conjugate gradients apply the Hessian at one p many times: keep its weights.
-        key = (id(stats), stats.n, p.tobytes())
-        memo = self.__dict__.get("_curvature_memo")
-        if memo is None or memo[0] != key or memo[1]() is not stats:
-            memo = (key, weakref.ref(stats), self._squared_weights(stats, p))
-            self.__dict__["_curvature_memo"] = memo
-        bits, w = memo[2]
-        if v is None:
-            return bits, w
-        if bits is not None:
-            return bits, w * (float(np.dot(self._r0, v)) + bits @ (self._c[free] * v[free]))
-        return None, w * (
-            float(np.dot(self._r0, v)) + stats.packed.row_dot(self._c[free] * v[free])
-        )
-
-    def _squared_weights(self, stats, p):
-        free = self._free
-        base = float(np.dot(self._r0, p))
-        wF = self._c[free] * p[free]
-        if stats.hist is not None:
-            idx = np.flatnonzero(stats.hist)
-            bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
-            return bits, stats.hist[idx] / (base + bits @ wF) ** 2
-        return None, 1.0 / (base + stats.packed.row_dot(wF)) ** 2
-
-    def _bit_sums(self, stats, bits, w):
-        return w @ bits if bits is not None else stats.packed.weighted_bit_sums(w)
-
-    def em_hessian(self, stats, p, v):
-        r"""Minus the Hessian of the mean log-likelihood at ``p`` applied to ``v``.
-
-        :math:`\frac1n\big(\sum_i R_i (R_i \cdot v) / (R_i \cdot p)^2 +
-        N^{pin} \odot v / p^2\big)`, with :math:`R_i = r_0 + c \odot y_i` on free bits: three
-        products of the reports with a k-vector.
-        """
-        free = self._free
-        bits, w = self._curvature_weights(stats, p, v)
-        out = self._r0 * w.sum()
-        out[free] += self._c[free] * self._bit_sums(stats, bits, w)
-        pin = stats.pinned > 0
-        out[pin] += stats.pinned[pin] * v[pin] / p[pin] ** 2
-        return out / stats.n
-
-    def em_hessian_diagonal(self, stats, p):
-        r"""The diagonal of :meth:`em_hessian`: :math:`\frac1n\big(r_{0x}^2 \sum_i w_i +
-        (2 r_{0x} c_x + c_x^2) \sum_{i: y_{ix} = 1} w_i + N^{pin}_x / p_x^2\big)`,
-        :math:`w_i = 1 / t_i^2`."""
-        free = self._free
-        bits, w = self._curvature_weights(stats, p)
-        out = self._r0**2 * w.sum()
-        c = self._c[free]
-        out[free] += (2.0 * self._r0[free] * c + c**2) * self._bit_sums(stats, bits, w)
-        pin = stats.pinned > 0
-        with np.errstate(divide="ignore"):
-            out[pin] += stats.pinned[pin] / p[pin] ** 2
-        return out / stats.n
-
-    def _em_parts(self, stats, p):
-        """``(sum_i R_ix / (R_i . p) over free reports, mean log-likelihood at p)``."""
-        n = stats.n
-        free = self._free
-        base = float(np.dot(self._r0, p))
-        wF = self._c[free] * p[free]
-        with np.errstate(divide="ignore"):
-            if stats.hist is not None:
-                idx = np.flatnonzero(stats.hist)
-                counts = stats.hist[idx].astype(float)
-                bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
-                t = base + bits @ wF
-                q = counts / t
-                sum_q = q.sum()
-                sum_qF = q @ bits
-                log_t = float(counts @ np.log(t))
-            else:
-                t = base + stats.packed.row_dot(wF)
-                q = 1.0 / t
-                sum_q = q.sum()
-                sum_qF = stats.packed.weighted_bit_sums(q)
-                log_t = float(np.sum(np.log(t)))
-            acc = self._r0 * sum_q
-            acc[free] += self._c[free] * sum_qF
-            ll = float(np.dot(stats.sums, self._lo)) + n * self._scale0 + log_t
-            pin = np.flatnonzero(stats.pinned)
-            if pin.size:
-                ll += float(stats.pinned[pin] @ np.log(self.on[pin] * p[pin]))
-        return acc, ll / n
+            return _UnaryModel(self, n, sums, pinned, hist, None)
+        return _UnaryModel(self, n, sums, pinned, None, PackedBitReports.from_bits(free_rows))
 
 
 class RAPPORChannel(UnaryEncodingChannel):

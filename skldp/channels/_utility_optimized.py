@@ -7,11 +7,17 @@ protection: the channel is (X_S, Y_P, epsilon)-utility-optimized LDP
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import SymbolChannel, floor_to_uniform_grid, within_ratio
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._base import (
+    SymbolChannel,
+    exactly_within,
+    floor_to_uniform_grid,
+    within_ratio,
+)
 from skldp.channels._bits import ceil_to_uniform_grid
 from skldp.channels._unary import (
     _SLACK,
@@ -53,11 +59,25 @@ def urr_probabilities(epsilon, n_sensitive):
     sensitive output other than the input and :math:`c_1 = c_3 + c_2` that of a sensitive
     input reported as itself. keep is rounded down to a multiple of 2**-53 (the grid of
     uniform draws), kept below 1, and lowered until ``keep + other <= e^eps * other`` holds in
-    every floating-point form (:func:`~skldp.channels._base.within_ratio`). With no
-    sensitive value, keep = 1 (the identity).
+    exact rational arithmetic for the probabilities the sampler draws with, ``K + (1 - K)/d_S``
+    and ``(1 - K)/d_S`` for ``K = keep`` (:func:`~skldp.channels._base.exactly_within`), and
+    in every floating-point form for the stated floats
+    (:func:`~skldp.channels._base.within_ratio`). With no sensitive value, keep = 1 (the
+    identity). A budget so small that keep rounds to 0 (about ``d_S * 1.1e-16``) gives a
+    constant channel on the sensitive values and is refused with a ValueError naming the
+    smallest usable budget.
     """
     if n_sensitive == 0:
         return 1.0, 0.0
+    check_epsilon_usable(
+        epsilon,
+        lambda e: _urr_probabilities(e, n_sensitive)[0] > 0,
+        context=f"utility-optimized randomized response over {n_sensitive} sensitive values",
+    )
+    return _urr_probabilities(epsilon, n_sensitive)
+
+
+def _urr_probabilities(epsilon, n_sensitive):
     keep = float(
         floor_to_uniform_grid(
             1.0 - n_sensitive / (n_sensitive + math.expm1(epsilon))
@@ -66,11 +86,15 @@ def urr_probabilities(epsilon, n_sensitive):
         )
     )
     keep = min(keep, 1.0 - _ULP)
-    other = (1.0 - keep) / n_sensitive
-    while not within_ratio(keep + other, other, epsilon):
-        keep -= _ULP
+    while keep > 0:
         other = (1.0 - keep) / n_sensitive
-    return keep, other
+        exact_other = (1 - Fraction(keep)) / n_sensitive
+        if within_ratio(keep + other, other, epsilon) and exactly_within(
+            Fraction(keep) + exact_other, exact_other, epsilon
+        ):
+            return keep, other
+        keep -= _ULP
+    return 0.0, 1.0 / n_sensitive
 
 
 class UtilityOptimizedRRChannel(SymbolChannel):
@@ -150,6 +174,12 @@ class UtilityOptimizedRRChannel(SymbolChannel):
 
     def _variance(self, p, n):
         m = self._forward(p)
+        return m * (1.0 - m) / (n * self.keep**2)
+
+    def _zero_frequency_variance(self, n, p):
+        # A sensitive category of frequency zero is reported with probability q_other (every
+        # input's noise lands there), a non-sensitive one never: whatever p is.
+        m = np.where(self.sensitive_mask, self.other, 0.0)
         return m * (1.0 - m) / (n * self.keep**2)
 
     def _likelihood(self, reports):

@@ -1,15 +1,16 @@
-"""Maximum likelihood by expectation-maximization on the channel's EM statistics."""
+"""Maximum likelihood by expectation-maximization on the channel's likelihood model."""
 
 import math
-import numbers
-import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
-from skldp._validation import check_bool, check_int
-from skldp.estimators._projected import significance_threshold, zero_frequency_variance
+from skldp._docstring import substitute
+from skldp._validation import CHANNEL, TOL, Boolean, Interval, ListLike, Options
+from skldp._warnings import warn
+from skldp.channels import ClosedFormMaximumLikelihood
+from skldp.estimators._projected import threshold_from_channel
 from skldp.projection import project_simplex
 
 
@@ -283,16 +284,46 @@ def maximize_likelihood(
     return p, n_iter, converged, history, gap
 
 
-def em(channel, stats, p0, *, tol, max_iter, accelerate, verbose=0, verbose_interval=10):
-    """Run :func:`maximize_likelihood` on a channel's EM statistics.
+def em(model, p0, *, tol, max_iter, accelerate, verbose=0, verbose_interval=10):
+    """Run :func:`maximize_likelihood` on a likelihood model (:meth:`Channel.em_model`).
 
-    Returns ``(p, n_iter, converged, log_likelihoods, gap)``.
+    The model's form :math:`L(p) = (c + \\sum_j w_j \\log (A p)_j) / n` gives the multipliers
+    :math:`g = A^T (w / A p) / n` and, with :math:`t = A p` kept for each p, minus the Hessian
+    applied to v, :math:`A^T (w \\odot A v / t^2) / n`; its diagonal comes from the model's
+    ``hessian_diagonal`` where it has one. Returns ``(p, n_iter, converged, log_likelihoods,
+    gap)``.
     """
+    n = model.n_reports
+    weights = np.asarray(model.weights, dtype=float)
+    seen = weights > 0
+    kept = {}
+
+    def gradient(p):
+        ratio, ll = model._ratio(p)
+        return model.adjoint(ratio) / n, ll
+
+    def hessian(p, v):
+        key = p.tobytes()
+        if key not in kept:
+            kept.clear()
+            t = model.forward(p)
+            curv = np.zeros_like(t)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                curv[seen] = weights[seen] / t[seen] ** 2
+            kept[key] = curv
+        return model.adjoint(kept[key] * model.forward(v)) / n
+
+    diagonal = None
+    if hasattr(model, "hessian_diagonal"):
+
+        def diagonal(p):
+            return -model.hessian_diagonal(p)
+
     return maximize_likelihood(
-        lambda p: channel.em_gradient(stats, p),
+        gradient,
         p0,
-        hessian=lambda p, v: channel.em_hessian(stats, p, v),
-        diagonal=lambda p: channel.em_hessian_diagonal(stats, p),
+        hessian=hessian,
+        diagonal=diagonal,
         tol=tol,
         max_iter=max_iter,
         accelerate=accelerate,
@@ -301,6 +332,7 @@ def em(channel, stats, p0, *, tol, max_iter, accelerate, verbose=0, verbose_inte
     )
 
 
+@substitute()
 class EMEstimator(BaseDistributionEstimator):
     r"""Maximum-likelihood estimate of the distribution by EM.
 
@@ -343,8 +375,7 @@ class EMEstimator(BaseDistributionEstimator):
         1 prints the iteration, the log-likelihood per report and the gap every
         ``verbose_interval`` iterations and at the end; 2 prints every iteration.
     verbose_interval : int, default=10
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------
@@ -379,15 +410,17 @@ class EMEstimator(BaseDistributionEstimator):
 
     On a symbol channel the statistics are the output counts N, a fixed-size vector, so
     ``partial_fit`` streams in memory bounded by the chunk and k. On a bit-vector channel the
-    likelihood of a report depends on the whole vector, so the statistics hold the reports,
-    bit-packed (:class:`~skldp.channels.PackedBitReports`): :math:`\lceil w/8 \rceil` bytes per
-    report of width w, growing with n (RAPPOR and OUE over more than 16 values, hashed
+    likelihood of a report depends on the whole vector, so its likelihood model
+    (:meth:`~skldp.channels.Channel.em_model`) holds the reports, bit-packed
+    (:class:`~skldp.channels.PackedBitReports`): :math:`\lceil w/8 \rceil` bytes per report
+    of width w, growing with n (RAPPOR and OUE over more than 16 values, hashed
     RAPPOR, and the reports of uRAP that reveal no value when it has more than 16 sensitive
     values; with fewer free bits, a fixed-size histogram of bit patterns). For RAPPOR, OUE
     and uRAP an EM run adds a look-up table of about 12 bytes per packed byte, kept until the
     next ``fit`` or ``partial_fit``; for hashed RAPPOR it keeps the reports' relative
     likelihoods (8 bytes per report and candidate) between EM steps when they fit in 256 MiB,
-    until the statistics are released.
+    inside its likelihood model, so they go when the model goes (the next ``fit``, or the
+    merge of the next ``partial_fit``); the channel itself never changes.
 
     Examples
     --------
@@ -417,41 +450,36 @@ class EMEstimator(BaseDistributionEstimator):
         self.verbose_interval = verbose_interval
         self.channel = channel
 
-    def _check_params(self):
-        if (
-            isinstance(self.tol, bool)
-            or not isinstance(self.tol, numbers.Real)
-            or not self.tol >= 0
-        ):
-            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
-        check_int(self.max_iter, "max_iter", min_value=1)
-        check_bool(self.accelerate, "accelerate")
-        check_int(self.verbose, "verbose", min_value=0)
-        check_int(self.verbose_interval, "verbose_interval", min_value=1)
-        if isinstance(self.init, str) and self.init not in ("uniform", "empirical", "threshold"):
-            raise ValueError(
-                f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}"
-            )
+    _parameter_constraints = {
+        "tol": [TOL],
+        "max_iter": [Interval("int", 1)],
+        "init": [
+            Options("uniform", "empirical", "threshold"),
+            ListLike("an array of positive numbers, one per category"),
+        ],
+        "accelerate": [Boolean()],
+        "verbose": [Interval("int", 0)],
+        "verbose_interval": [Interval("int", 1)],
+        "channel": [CHANNEL],
+    }
 
     def _chunk_statistics(self, channel, values):
-        return channel.em_statistics(values)
+        return channel.em_model(values)
 
     def _merge_statistics(self, channel, a, b):
-        return channel.merge_em_statistics(a, b)
+        return a.merge(b)
 
-    def _initial(self, channel, stats, n):
+    def _initial(self, channel, model, n):
         k = channel.n_inputs
         if isinstance(self.init, str):
             if self.init == "uniform":
                 return np.full(k, 1.0 / k)
             if self.init == "threshold":
-                p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
-                sigma0 = np.sqrt(zero_frequency_variance(channel, n))
-                return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, 0.05) + 1e-6 / k
-            plain = channel.statistics_from_em(stats)
-            closed_form = channel.maximum_likelihood(plain)
-            if closed_form is not None:
-                return closed_form
+                p_hat = channel.unbiased(model.statistics, n)
+                return (1.0 - 1e-6) * threshold_from_channel(channel, p_hat, n, 0.05) + 1e-6 / k
+            plain = model.statistics
+            if isinstance(channel, ClosedFormMaximumLikelihood):
+                return channel.maximum_likelihood(plain)
             try:
                 p_hat = channel.unbiased(plain, n)
             except ValueError:
@@ -464,11 +492,10 @@ class EMEstimator(BaseDistributionEstimator):
             raise ValueError(f"init must be {k} positive numbers; got shape {p.shape}")
         return p / p.sum()
 
-    def _estimate(self, channel, stats, n):
+    def _estimate(self, channel, model, n):
         p, n_iter, converged, history, gap = em(
-            channel,
-            stats,
-            self._initial(channel, stats, n),
+            model,
+            self._initial(channel, model, n),
             tol=self.tol,
             max_iter=self.max_iter,
             accelerate=self.accelerate,
@@ -476,12 +503,11 @@ class EMEstimator(BaseDistributionEstimator):
             verbose_interval=self.verbose_interval,
         )
         if not converged:
-            warnings.warn(
+            warn(
                 f"EM did not converge in max_iter={self.max_iter} iterations: the certified "
                 f"log-likelihood gap per report is {gap:.3g}, above tol={self.tol}; raise "
                 "max_iter or tol",
                 ConvergenceWarning,
-                stacklevel=4,
             )
         return {
             "distribution_": p,

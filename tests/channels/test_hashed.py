@@ -7,10 +7,16 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+from skldp import _least_squares
 from skldp._hashing import candidate_buckets, cohort_permutations
 from skldp.channels import CohortRRChannel, HashedRRChannel, RandomizedResponseChannel, _hashed
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import (
+    ChannelContract,
+    OpenAlphabetContract,
+    contract_fixture,
+    open_alphabet_fixture,
+)
 from tests.conftest import simplex_point
 
 
@@ -34,11 +40,15 @@ SHAPES = {
 SMALL = [(name, eps) for name in SHAPES for eps in (1e-3, 1.0, 50.0)]
 
 
-@pytest.fixture(params=SMALL, ids=lambda v: f"{v[0]}-eps{v[1]:g}")
-def channel(request):
-    name, eps = request.param
-    k, B = SHAPES[name]
-    return CohortRRChannel(eps, k, B)
+channel = contract_fixture(
+    [CohortRRChannel(eps, *SHAPES[name]) for name, eps in SMALL],
+    ids=[f"{name}-eps{eps:g}" for name, eps in SMALL],
+)
+open_channel = open_alphabet_fixture([HashedRRChannel(1.5, 4, 3, hash_seed=11)])
+
+
+class TestHashedRROpenContract(OpenAlphabetContract):
+    pass
 
 
 class TestCohortRRContract(ChannelContract):
@@ -142,7 +152,7 @@ def test_least_squares_is_the_minimum_norm_solution(S, k, C, monkeypatch):
     ref = np.linalg.lstsq(ch.incidence.toarray(), b, rcond=None)[0]
     assert_allclose(ch.unbiased(N, N.sum()), ref, rtol=1e-9, atol=1e-9)
     # The iterative path (large candidate sets) reaches the same point.
-    monkeypatch.setattr(_hashed, "DIRECT_SOLVE_LIMIT", 0)
+    monkeypatch.setattr(_least_squares, "DIRECT_SOLVE_LIMIT", 0)
     fresh = CohortRRChannel(2.0, k, B)
     assert_allclose(fresh.unbiased(N, N.sum()), ref, rtol=1e-6, atol=1e-6)
 
@@ -204,7 +214,7 @@ class TestOpenChannel:
             "posterior": (np.zeros(2, int), np.ones(2) / 2),
             "sample": (np.zeros(2, int), None),
         }[method]
-        with pytest.raises(TypeError, match="restrict"):
+        with pytest.raises(AttributeError, match="restrict"):
             getattr(ch, method)(*args)
 
     def test_identity_pickle_and_guarantee(self):
@@ -223,9 +233,9 @@ def test_variance_on_the_iterative_path_and_beyond_the_limit(monkeypatch):
     B = candidate_buckets([f"z{i}" for i in range(S)], k, C, 1)[:, :, 0]
     p = simplex_point(S)
     exact = CohortRRChannel(1.0, k, B).variance(p, 100)
-    monkeypatch.setattr(_hashed, "DIRECT_SOLVE_LIMIT", 0)
+    monkeypatch.setattr(_least_squares, "DIRECT_SOLVE_LIMIT", 0)
     assert_allclose(CohortRRChannel(1.0, k, B).variance(p, 100), exact, rtol=1e-10)
-    monkeypatch.setattr(_hashed, "VARIANCE_LIMIT", 5)
+    monkeypatch.setattr(_least_squares, "VARIANCE_LIMIT", 5)
     with pytest.warns(RuntimeWarning, match="pseudo-inverse"):
         assert np.all(np.isnan(CohortRRChannel(1.0, k, B).variance(p, 100)))
 

@@ -1,0 +1,508 @@
+"""Report files: the compact packed form of bit-vector reports, read and written in chunks.
+
+A report file holds one privatized column, one row per report, in one of three layouts:
+
+``symbol``
+    One integer column ``report`` (k-RR, Hadamard response, ...: every symbol channel).
+``packed``
+    Bit-vector reports (RAPPOR, OUE, uRAP, hashed RAPPOR) packed eight bits to a byte: one
+    column ``report_bits`` holding :math:`\\lceil w / 8 \\rceil` bytes per report of width w,
+    bit j of the report being bit ``j % 8`` (least significant first) of byte ``j // 8``,
+    as :func:`numpy.packbits` with ``bitorder="little"`` writes them; unused high bits of the
+    last byte are zero. In Parquet the column is ``fixed_size_binary``; in CSV each cell is
+    the bytes in lowercase hexadecimal (two characters per byte; upper case is read too), so
+    the report with bits 0 and 9 set among w = 12 is ``0102``.
+``wide``
+    The older form of bit-vector reports, one 0/1 integer column ``report_j`` per bit: read,
+    not written (a report of width 1000 costs about 2000 characters of CSV, against 250 packed).
+
+CSV files may be gzip-compressed (``.csv.gz``); Parquet files need pyarrow
+(``pip install "skldp[cli]"``).
+"""
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from skldp.channels import BitVectorReports
+
+__all__ = [
+    "PACKED_COLUMN",
+    "ReportWriter",
+    "file_format",
+    "fit_chunks",
+    "iter_reports",
+    "iter_table",
+    "pack_bits",
+    "read_reports",
+    "report_layout",
+    "unpack_bits",
+    "write_reports",
+]
+
+#: Name of the column of packed bit-vector reports.
+PACKED_COLUMN = "report_bits"
+#: Name of the column of symbol reports.
+SYMBOL_COLUMN = "report"
+
+_PARQUET_HINT = 'Parquet files need pyarrow: pip install "skldp[cli]" (or pip install pyarrow)'
+
+
+def file_format(path):
+    """``"csv"`` (also ``.csv.gz`` and ``.txt``) or ``"parquet"`` from the name, else None."""
+    name = os.fspath(path).lower()
+    if name.endswith((".csv", ".csv.gz", ".txt", ".txt.gz")):
+        return "csv"
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    return None
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise ImportError(_PARQUET_HINT) from exc
+    return pa, pq
+
+
+def _n_bytes(width):
+    return (int(width) + 7) // 8
+
+
+def pack_bits(bits):
+    """Pack 0/1 reports eight bits to a byte.
+
+    Parameters
+    ----------
+    bits : array-like of shape (n_reports, width)
+        0/1 entries (integers or booleans).
+
+    Returns
+    -------
+    packed : ndarray of shape (n_reports, ceil(width / 8)), dtype uint8
+        Bit j of a report is bit ``j % 8`` (least significant first) of byte ``j // 8``.
+    """
+    bits = np.asarray(bits)
+    if bits.ndim != 2:
+        raise ValueError(
+            f"bit reports must be a 2-D array (n_reports, width); got shape {bits.shape}"
+        )
+    if bits.dtype.kind != "b" and (
+        bits.dtype.kind not in "iu" or (bits.size and (bits.min() < 0 or bits.max() > 1))
+    ):
+        raise ValueError("bit reports must hold only 0 and 1")
+    return np.packbits(bits.astype(np.uint8, copy=False), axis=1, bitorder="little")
+
+
+def unpack_bits(packed, width):
+    """Unpack reports written by :func:`pack_bits`: shape (n_reports, width), dtype uint8.
+
+    Raises
+    ------
+    ValueError
+        If ``packed`` does not have ``ceil(width / 8)`` bytes per report, or has a bit set
+        beyond ``width`` (the file then holds reports of another width).
+    """
+    packed = np.asarray(packed, dtype=np.uint8)
+    nbytes = _n_bytes(width)
+    if packed.ndim != 2 or packed.shape[1] != nbytes:
+        raise ValueError(
+            f"packed reports of width {width} have {nbytes} bytes each; got shape {packed.shape}"
+        )
+    spare = nbytes * 8 - width
+    if spare and packed.shape[0]:
+        high = packed[:, -1] >> (8 - spare)
+        bad = np.flatnonzero(high)
+        if bad.size:
+            raise ValueError(
+                f"packed report {bad[0]} has bits set beyond the width {width}: reports of "
+                "another mechanism or domain"
+            )
+    return np.unpackbits(packed, axis=1, count=width, bitorder="little")
+
+
+def _hex_cells(packed):
+    """The packed reports as ASCII hex: a (n_reports, 2 * n_bytes) uint8 array of characters."""
+    n, nbytes = packed.shape
+    text = np.frombuffer(packed.tobytes().hex().encode("ascii"), dtype=np.uint8)
+    return text.reshape(n, 2 * nbytes)
+
+
+def _from_hex(cells, width, *, first_row=0):
+    """Packed bytes from a Series of hex strings, every cell checked."""
+    nbytes = _n_bytes(width)
+    cells = cells.astype(str)
+    good = cells.str.fullmatch(f"[0-9a-fA-F]{{{2 * nbytes}}}").to_numpy(dtype=bool)
+    if not good.all():
+        row = int(np.flatnonzero(~good)[0])
+        raise ValueError(
+            f"data row {first_row + row + 1}: a packed report of width {width} is "
+            f"{2 * nbytes} hexadecimal characters; got {cells.iloc[row]!r}"
+        )
+    raw = bytes.fromhex("".join(cells.tolist()))
+    return np.frombuffer(raw, dtype=np.uint8).reshape(-1, nbytes)
+
+
+def report_layout(columns):
+    """The layout of a report file from its column names: ``(layout, width or None)``.
+
+    ``("packed", None)`` (the width is not in the names), ``("symbol", 1)`` or
+    ``("wide", w)`` for columns ``report_0`` ... ``report_{w-1}``.
+    """
+    columns = list(columns)
+    if PACKED_COLUMN in columns:
+        return "packed", None
+    if SYMBOL_COLUMN in columns:
+        return "symbol", 1
+    wide = [c for c in columns if isinstance(c, str) and c.startswith("report_")]
+    if wide:
+        width = len(wide)
+        if [f"report_{j}" for j in range(width)] != wide:
+            raise ValueError(
+                f"wide bit reports need the columns report_0 ... report_{width - 1} in order; "
+                f"got {wide[:5]}{' ...' if width > 5 else ''}"
+            )
+        return "wide", width
+    raise ValueError(
+        f"no report columns: expected {SYMBOL_COLUMN!r}, {PACKED_COLUMN!r} or report_0, "
+        f"report_1, ...; the columns are {columns[:10]}"
+    )
+
+
+def _table_columns(path):
+    fmt = file_format(path)
+    if fmt == "parquet":
+        _, pq = _pyarrow()
+        return pq.ParquetFile(path).schema_arrow.names
+    return list(pd.read_csv(path, nrows=0).columns)
+
+
+def iter_table(path, columns=None, *, chunksize=100_000, text=False, csv_dtype=None):
+    """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
+
+    Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
+    values kept missing; ``csv_dtype`` is passed to :func:`pandas.read_csv`. Parquet files are read batch by batch, CSV files chunk by chunk, so
+    memory is bounded by ``chunksize``, never by the file.
+    """
+    fmt = file_format(path)
+    if fmt == "parquet":
+        _, pq = _pyarrow()
+        pfile = pq.ParquetFile(path)
+        for batch in pfile.iter_batches(batch_size=chunksize, columns=columns):
+            frame = batch.to_pandas()
+            yield frame.astype("string") if text else frame
+        return
+    dtype = str if text else csv_dtype
+    reader = pd.read_csv(path, usecols=columns, dtype=dtype, chunksize=chunksize)
+    with reader:
+        yield from reader
+
+
+def _chunk_reports(frame, layout, width, *, first_row):
+    if layout == "packed":
+        cells = frame[PACKED_COLUMN]
+        if cells.isna().any():
+            row = int(np.flatnonzero(cells.isna().to_numpy())[0])
+            raise ValueError(f"data row {first_row + row + 1}: missing report")
+        if isinstance(cells.iloc[0] if len(cells) else "", (bytes, bytearray)):
+            nbytes = _n_bytes(width)
+            lengths = cells.map(len).to_numpy()
+            if np.any(lengths != nbytes):
+                row = int(np.flatnonzero(lengths != nbytes)[0])
+                raise ValueError(
+                    f"data row {first_row + row + 1}: a packed report of width {width} is "
+                    f"{nbytes} bytes; got {lengths[row]}"
+                )
+            packed = np.frombuffer(b"".join(cells.tolist()), dtype=np.uint8).reshape(-1, nbytes)
+        else:
+            packed = _from_hex(cells, width, first_row=first_row)
+        try:
+            return unpack_bits(packed, width)
+        except ValueError as exc:
+            raise ValueError(f"data rows from {first_row + 1}: {exc}") from None
+    names = [SYMBOL_COLUMN] if layout == "symbol" else [f"report_{j}" for j in range(width)]
+    block = frame[names]
+    if block.isna().to_numpy().any():
+        row = int(np.flatnonzero(block.isna().to_numpy().any(axis=1))[0])
+        raise ValueError(f"data row {first_row + row + 1}: missing report value")
+    if not all(pd.api.types.is_integer_dtype(t) for t in block.dtypes):
+        raise ValueError("reports must be integers, as 'skldp privatize' writes them")
+    values = block.to_numpy(dtype=np.int64)
+    if layout == "wide":
+        if values.size and (values.min() < 0 or values.max() > 1):
+            raise ValueError(f"data rows from {first_row + 1}: wide bit reports must be 0 or 1")
+        return values.astype(np.uint8)
+    return values
+
+
+def iter_reports(path, *, width=None, chunksize=100_000):
+    """Yield the reports of a file in chunks: ``(first_row, array)``.
+
+    Symbol reports come as int64 arrays of shape (m, 1), bit-vector reports (packed or wide)
+    as uint8 arrays of shape (m, width). ``width`` is needed for packed reports (the bytes
+    do not say how many of the last byte's bits are used) and checked for wide ones.
+    """
+    layout, found = report_layout(_table_columns(path))
+    if layout == "packed" and width is None:
+        raise ValueError("packed bit reports need their width (the mechanism's report_width)")
+    if layout == "wide" and width is not None and found != width:
+        raise ValueError(f"the file has {found} bit columns; reports of width {width} expected")
+    width = found if width is None else width
+    columns = (
+        [PACKED_COLUMN]
+        if layout == "packed"
+        else [SYMBOL_COLUMN]
+        if layout == "symbol"
+        else [f"report_{j}" for j in range(width)]
+    )
+    row = 0
+    if layout == "packed" and file_format(path) == "parquet":
+        # straight from Arrow's buffer: no Python bytes object per report
+        _, pq = _pyarrow()
+        nbytes = _n_bytes(width)
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunksize, columns=columns):
+            col = batch.column(0)
+            if col.null_count:
+                bad = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+                raise ValueError(f"data row {row + bad + 1}: missing report")
+            if getattr(col.type, "byte_width", None) != nbytes:
+                frame = batch.to_pandas()  # variable-length binary: checked cell by cell
+                yield row, _chunk_reports(frame, layout, width, first_row=row)
+            else:
+                data = np.frombuffer(col.buffers()[1], dtype=np.uint8)
+                start = col.offset * nbytes
+                packed = data[start : start + len(col) * nbytes].reshape(-1, nbytes)
+                try:
+                    bits = unpack_bits(packed, width)
+                except ValueError as exc:
+                    raise ValueError(f"data rows from {row + 1}: {exc}") from None
+                yield row, bits
+            row += len(col)
+        return
+    # hex cells are text: "0102" must not become the number 102
+    dtype = {PACKED_COLUMN: str} if layout == "packed" else None
+    for frame in iter_table(path, columns, chunksize=chunksize, csv_dtype=dtype):
+        yield row, _chunk_reports(frame, layout, width, first_row=row)
+        row += len(frame)
+
+
+def read_reports(path, *, width=None):
+    """Read a whole report file (see :func:`iter_reports`): an array of shape (n, width)."""
+    chunks = [values for _, values in iter_reports(path, width=width)]
+    if not chunks:
+        return np.empty((0, width or 1), dtype=np.int64)
+    return np.concatenate(chunks)
+
+
+# ------------------------------------------------------------------------------------------------
+# writing
+
+
+class _HashingFile:
+    """A write-only binary file that feeds what it writes to a hash (and counts it)."""
+
+    def __init__(self, raw, digest):
+        self.raw, self.digest, self.size = raw, digest, 0
+
+    def write(self, data):
+        data = bytes(data) if not isinstance(data, bytes) else data
+        self.digest.update(data)
+        self.size += len(data)
+        return self.raw.write(data)
+
+    def tell(self):
+        return self.size
+
+    def flush(self):
+        self.raw.flush()
+
+    @property
+    def closed(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def seekable(self):
+        return False
+
+    def readable(self):
+        return False
+
+    def close(self):
+        self.flush()
+
+
+class ReportWriter:
+    """Write report chunks to a CSV (plain or gzip) or Parquet stream, in order.
+
+    Parameters
+    ----------
+    raw : binary file object
+        Where the bytes go (a file, or standard output's buffer for CSV).
+    fmt : {"csv", "parquet"}
+    kind : {"symbol", "bits"}
+        Symbol reports are written as the integer column ``report``, bit-vector reports packed.
+    width : int
+        Report width (bits per report for ``"bits"``).
+    compress : bool
+        Gzip the CSV.
+    digest : hashlib hash or None
+        Receives every byte written to ``raw``.
+    """
+
+    def __init__(self, raw, fmt, kind, width, *, compress=False, digest=None):
+        import gzip
+        import hashlib
+
+        self.digest = digest if digest is not None else hashlib.sha256()
+        self._sink = _HashingFile(raw, self.digest)
+        self.fmt, self.kind, self.width, self.n = fmt, kind, int(width), 0
+        self._gzip = None
+        if fmt == "parquet":
+            pa, pq = _pyarrow()
+            kind_type = pa.binary(_n_bytes(width)) if kind == "bits" else pa.int64()
+            name = PACKED_COLUMN if kind == "bits" else SYMBOL_COLUMN
+            self._schema = pa.schema([(name, kind_type)])
+            self._pq = pq.ParquetWriter(self._sink, self._schema)
+        else:
+            self._out = self._sink
+            if compress:
+                self._gzip = gzip.GzipFile(fileobj=self._sink, mode="wb", compresslevel=6, mtime=0)
+                self._out = self._gzip
+            header = PACKED_COLUMN if kind == "bits" else SYMBOL_COLUMN
+            self._out.write(header.encode() + b"\n")
+
+    def write(self, reports):
+        """Append a chunk: int symbols of shape (m,) or (m, 1), or 0/1 bits of shape (m, width)."""
+        reports = np.asarray(reports)
+        if self.kind == "bits":
+            packed = pack_bits(reports.reshape(reports.shape[0], -1))
+            if packed.shape[1] != _n_bytes(self.width):
+                raise ValueError(f"reports of width {self.width} expected; got {reports.shape}")
+            if self.fmt == "parquet":
+                pa = _pyarrow()[0]
+                arr = pa.FixedSizeBinaryArray.from_buffers(
+                    pa.binary(packed.shape[1]), packed.shape[0], [None, pa.py_buffer(packed)]
+                )
+                self._pq.write_table(pa.Table.from_arrays([arr], schema=self._schema))
+            else:
+                cells = _hex_cells(packed)
+                lines = np.empty((cells.shape[0], cells.shape[1] + 1), dtype=np.uint8)
+                lines[:, :-1] = cells
+                lines[:, -1] = ord("\n")
+                self._out.write(lines.tobytes())
+        else:
+            symbols = reports.reshape(-1).astype(np.int64, copy=False)
+            if self.fmt == "parquet":
+                pa = _pyarrow()[0]
+                self._pq.write_table(pa.Table.from_arrays([pa.array(symbols)], schema=self._schema))
+            elif symbols.size:
+                self._out.write(("\n".join(map(str, symbols.tolist())) + "\n").encode())
+        self.n += reports.shape[0]
+
+    def close(self):
+        """Finish the file (Parquet footer, gzip trailer); the raw file stays open."""
+        if self.fmt == "parquet":
+            self._pq.close()
+        elif self._gzip is not None:
+            self._gzip.close()
+        self._sink.flush()
+
+
+def write_reports(path, reports, *, width=None):
+    """Write reports to a CSV (plain or gzip) or Parquet file; bit-vector reports packed.
+
+    Parameters
+    ----------
+    path : str or path-like
+    reports : array-like
+        Symbol reports of shape (n,) or (n, 1), or 0/1 bit-vector reports of shape (n, w)
+        (w > 1, or any w when ``width`` is given); a privatizer's output says which it is.
+    width : int, optional
+        Bit-vector width; None reads it from the reports (their channel, or their shape).
+
+    Returns
+    -------
+    digest : str
+        SHA-256 of the bytes written.
+    """
+    specs = getattr(reports, "specs", None)
+    arr = np.asarray(reports)
+    if specs and len(specs) == 1 and isinstance(specs[0].channel, BitVectorReports):
+        kind, width = "bits", specs[0].width
+    elif width is not None or (arr.ndim == 2 and arr.shape[1] > 1):
+        kind, width = "bits", width if width is not None else arr.shape[1]
+    else:
+        kind, width = "symbol", 1
+    fmt = file_format(path)
+    if fmt is None:
+        raise ValueError(f"{os.fspath(path)!r}: unknown file type; use .csv, .csv.gz or .parquet")
+    with open(path, "wb") as raw:
+        writer = ReportWriter(
+            raw, fmt, kind, width, compress=os.fspath(path).lower().endswith(".gz")
+        )
+        writer.write(arr if kind == "bits" else arr.reshape(-1))
+        writer.close()
+    return writer.digest.hexdigest()
+
+
+# ------------------------------------------------------------------------------------------------
+# estimating from chunks
+
+
+def fit_chunks(estimator, chunks):
+    """Fit ``estimator`` on an iterable of report chunks, estimating once at the end.
+
+    The chunks' statistics are added up as ``partial_fit`` adds them (for EM on bit
+    vectors, the reports are kept bit-packed), so the result equals ``estimator.fit`` on the
+    concatenated reports, bit for bit: counts and bit sums are integers, and packed reports
+    are concatenated in order. Unlike a loop of ``partial_fit``, the estimate (an EM run, a
+    projection) is computed once, not after every chunk. Memory is that of one chunk plus the
+    statistics.
+
+    Parameters
+    ----------
+    estimator : distribution estimator of skldp
+        Reports without their channel need ``channel=`` set on it.
+    chunks : iterable of report arrays
+
+    Returns
+    -------
+    estimator : the fitted estimator
+    """
+    estimator._reset()
+    estimator._check_params()
+    stack = []  # a binary counter of merged chunks: each report copied log(chunks) times
+    specs = width = None
+
+    def merge(a, b):
+        stats = [estimator._merge_statistics(s.channel, x, y) for s, x, y in zip(specs, a[0], b[0])]
+        return stats, a[1] + b[1]
+
+    for chunk in chunks:
+        chunk_specs, stats, n, chunk_width = estimator._statistics_of(chunk)
+        if specs is None:
+            specs, width = tuple(chunk_specs), chunk_width
+        elif tuple(chunk_specs) != specs:
+            from skldp.exceptions import ChannelMismatchError
+
+            raise ChannelMismatchError(
+                "a chunk of reports comes from a different mechanism or domain than the first"
+            )
+        item, level = (stats, n), 0
+        while stack and stack[-1][0] == level:
+            item = merge(stack.pop()[1], item)
+            level += 1
+        stack.append((level, item))
+    if not stack:
+        raise ValueError("cannot estimate a distribution from zero reports")
+    item = stack.pop()[1]
+    while stack:
+        item = merge(stack.pop()[1], item)
+    from skldp._base import ChunkStatistics
+
+    return estimator.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
