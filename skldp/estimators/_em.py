@@ -199,7 +199,7 @@ def maximize_likelihood(
 
     The solver sees the likelihood through one operation, ``gradient(p) -> (g, ll)``: the EM
     multipliers :math:`g_x = \frac1n \partial L / \partial p_x` at every x and the mean
-    log-likelihood :math:`L(p)/n` (``channel.em_gradient(stats, .)``). One EM step is
+    log-likelihood :math:`L(p)/n` (from a :class:`~skldp.channels.LikelihoodModel`, see :func:`em`). One EM step is
     :math:`p \odot g`.
 
     With ``accelerate`` each iteration is one SQUAREM step (scheme S3 of Varadhan and Roland,
