@@ -130,8 +130,11 @@ def _newton_step(gradient, hessian, diagonal, p, g, ll, gap):
     pf, gf = p[free], g[free]
     h = diagonal(p) if diagonal is not None else None
     hf = h[free] if h is not None else gf / pf
-    if not np.all(np.isfinite(hf) & (hf > 0)):
-        hf = gf / pf
+    # An entry no report supports (g_x = 0) has no curvature: fall back on EM's metric and
+    # then on the complete-data one, 1 / p, which is always positive.
+    for fallback in (gf / pf, 1.0 / pf):
+        bad = ~(np.isfinite(hf) & (hf > 0))
+        hf = np.where(bad, fallback, hf)
     inv = 1.0 / hf
     inv_sum = inv.sum()
 
@@ -199,8 +202,8 @@ def maximize_likelihood(
 
     The solver sees the likelihood through one operation, ``gradient(p) -> (g, ll)``: the EM
     multipliers :math:`g_x = \frac1n \partial L / \partial p_x` at every x and the mean
-    log-likelihood :math:`L(p)/n` (from a :class:`~skldp.channels.LikelihoodModel`, see :func:`em`). One EM step is
-    :math:`p \odot g`.
+    log-likelihood :math:`L(p)/n` (from a :class:`~skldp.channels.LikelihoodModel`, see
+    :func:`em`). One EM step is :math:`p \odot g`.
 
     With ``accelerate`` each iteration is one SQUAREM step (scheme S3 of Varadhan and Roland,
     2008): from p, two EM steps give :math:`p_1, p_2`; with :math:`r = p_1 - p`,
