@@ -78,6 +78,14 @@ def _markdown(data):
             "each section (see `benchmarks/bench_solver.py`)."
         ),
         "",
+        (
+            "Not yet measured: the `reference` section (10,000 plain EM iterations) and the "
+            "`hadamard` section (a run at k = 2^18, n = 10^6 did not finish within 15 minutes "
+            "under load, with an earlier version of the solver). The `unary` row was measured "
+            "before the merge of the likelihood models (same algorithm, channel-level "
+            "operations)."
+        ),
+        "",
     ]
     for section, rec in data.items():
         rows = rec["rows"]
