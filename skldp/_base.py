@@ -1,6 +1,7 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
 import copy
+import math
 import warnings
 
 import numpy as np
@@ -11,6 +12,7 @@ from sklearn.base import BaseEstimator, DensityMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp import _dask
+from skldp._accounting import in_simulation
 from skldp._domain import encode, resolve_categories
 from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
@@ -20,7 +22,11 @@ from skldp._validation import (
     external_stacklevel,
 )
 from skldp.exceptions import ChannelMismatchError
-from skldp.privacy import SequentialComposition
+from skldp.privacy import (
+    PrivacyAccountant,
+    SequentialComposition,
+    charged_epsilon,
+)
 from skldp.projection import project_simplex
 
 _WARNED = "warned"
@@ -281,6 +287,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             by partition (see :ref:`scale`).
         """
         check_is_fitted(self)
+        self._charge(X)
         if _dask.is_dask_collection(X) and self._sparse_output():
             raise ValueError(
                 f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask collection; "
@@ -289,6 +296,31 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         if _dask.is_dask_collection(X):
             return _dask.transform(self, X)
         return self._transform(X, self._noise_generator())
+
+    def _charge(self, X):
+        """Charge ``accountant`` for this call, before any report is drawn.
+
+        The charge is :func:`skldp.privacy.charged_epsilon` of ``privacy_`` (the guarantee of
+        one report per person) for the rows of X; nothing is charged without an accountant or
+        inside :func:`skldp.privacy.simulation`. ``privacy_`` itself never grows: the total
+        over calls lives in the accountant's ledger.
+        """
+        accountant = self.accountant
+        if accountant is None or in_simulation():
+            return
+        if not isinstance(accountant, PrivacyAccountant):
+            raise TypeError(
+                "accountant must be a skldp.privacy.PrivacyAccountant or None; got "
+                f"{type(accountant).__name__}"
+            )
+        n_people = X.shape[0] if hasattr(X, "shape") else len(X)
+        n_people = None if n_people is None or math.isnan(n_people) else int(n_people)
+        accountant.charge(
+            charged_epsilon(self.privacy_),
+            privatizer=self,
+            guarantee=self.privacy_,
+            n_people=n_people,
+        )
 
     def _transform(self, X, rng, *, pandas=None):
         """Randomize the rows of an in-memory X with the generator ``rng``.

@@ -24,23 +24,23 @@ import numpy as np
 from skldp._validation import check_epsilon
 
 __all__ = [
-    "PrivacyModel",
     "LDP",
-    "ContextAwareLDP",
-    "BlockStructuredLDP",
-    "HighLowLDP",
+    "AuditResult",
     "BinaryContextAwareLDP",
+    "BlockStructuredLDP",
+    "ContextAwareLDP",
+    "HighLowLDP",
+    "PrivacyModel",
+    "SequentialComposition",
+    "ULDPVerificationResult",
+    "UtilityOptimizedLDP",
+    "VerificationResult",
+    "ZeroBits",
+    "audit",
     "partition_labels",
     "sensitive_indices",
-    "SequentialComposition",
-    "VerificationResult",
     "tight_epsilon_matrix",
     "verify",
-    "UtilityOptimizedLDP",
-    "ZeroBits",
-    "ULDPVerificationResult",
-    "audit",
-    "AuditResult",
 ]
 
 
@@ -500,9 +500,7 @@ def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive", distinct=Tr
     arr = np.asarray(sensitive)
     if arr.dtype.kind == "b":
         if arr.ndim != 1 or (n_inputs is not None and arr.shape[0] != n_inputs):
-            raise ValueError(
-                f"a {name} mask must have one entry per input; got shape {arr.shape}"
-            )
+            raise ValueError(f"a {name} mask must have one entry per input; got shape {arr.shape}")
         return np.flatnonzero(arr).astype(np.int64)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a 1-D list of indices; got shape {arr.shape}")
@@ -782,8 +780,26 @@ class UtilityOptimizedLDP(PrivacyModel):
         return ULDPVerificationResult(passed, E, violations, inv_violations)
 
 
-# The black-box statistical audit lives in its own module; re-exported here.
-from skldp._audit import AuditResult, audit  # noqa: E402
+# The black-box statistical audit, and composition with the privacy accountant, live in their
+# own modules; re-exported here.
+from skldp._accounting import (
+    PrivacyAccountant,
+    charged_epsilon,
+    compose,
+    composed_epsilon_matrix,
+    guarantee_of,
+    simulation,
+)
+from skldp._audit import AuditResult, audit
+
+__all__ += [
+    "PrivacyAccountant",
+    "charged_epsilon",
+    "compose",
+    "composed_epsilon_matrix",
+    "guarantee_of",
+    "simulation",
+]
 
 
 # =================================================================================================

@@ -30,6 +30,10 @@ class BinaryRandomizedResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain, exactly two values per column, in the order the budgets refer to.
         None infers it from X (sorted) and warns with a PrivacyLeakWarning.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -88,10 +92,13 @@ class BinaryRandomizedResponse(BasePrivatizer):
     BinaryContextAwareLDP(epsilon_01=0.5, epsilon_10=2)
     """
 
-    def __init__(self, *, epsilon_01, epsilon_10, categories=None, random_state=None):
+    def __init__(
+        self, *, epsilon_01, epsilon_10, categories=None, accountant=None, random_state=None
+    ):
         self.epsilon_01 = epsilon_01
         self.epsilon_10 = epsilon_10
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):

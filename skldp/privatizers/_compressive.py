@@ -53,6 +53,10 @@ class OneBitCompressive(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain, one list per column. None infers it from X and warns with a
         PrivacyLeakWarning.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -104,6 +108,7 @@ class OneBitCompressive(BasePrivatizer):
         matrix_seed=0,
         assignment="cyclic",
         categories=None,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -111,6 +116,7 @@ class OneBitCompressive(BasePrivatizer):
         self.matrix_seed = matrix_seed
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):
@@ -149,6 +155,10 @@ class SymmetricCompressive(BasePrivatizer):
         Public seed of :math:`A_h`.
     categories : list of values, list of lists, or None, default=None
         The public domain, one list per column.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -193,12 +203,20 @@ class SymmetricCompressive(BasePrivatizer):
     """
 
     def __init__(
-        self, epsilon=1.0, *, n_measurements=500, matrix_seed=0, categories=None, random_state=None
+        self,
+        epsilon=1.0,
+        *,
+        n_measurements=500,
+        matrix_seed=0,
+        categories=None,
+        accountant=None,
+        random_state=None,
     ):
         self.epsilon = epsilon
         self.n_measurements = n_measurements
         self.matrix_seed = matrix_seed
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):
@@ -274,6 +292,10 @@ class RecursiveCompressive(BasePrivatizer):
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
     categories : list of values, list of lists, or None, default=None
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -328,6 +350,7 @@ class RecursiveCompressive(BasePrivatizer):
         matrix_seed=0,
         assignment="cyclic",
         categories=None,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -337,6 +360,7 @@ class RecursiveCompressive(BasePrivatizer):
         self.matrix_seed = matrix_seed
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):
@@ -375,6 +399,10 @@ class OneBitHadamardResponse(BasePrivatizer):
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
     categories : list of values, list of lists, or None, default=None
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -415,10 +443,19 @@ class OneBitHadamardResponse(BasePrivatizer):
     (8, 1)
     """
 
-    def __init__(self, epsilon=1.0, *, assignment="cyclic", categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        *,
+        assignment="cyclic",
+        categories=None,
+        accountant=None,
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):

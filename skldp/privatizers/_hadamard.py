@@ -14,7 +14,7 @@ from skldp.channels import (
     HighLowHadamardResponseChannel,
 )
 
-__all__ = ["HadamardResponse", "BlockHadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
+__all__ = ["BlockHadamardResponse", "HadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
 
 
 def grid_blocks(shape, n_blocks):
@@ -150,6 +150,10 @@ class HadamardResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -196,9 +200,10 @@ class HadamardResponse(BasePrivatizer):
     (8, 3)
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(self, epsilon=1.0, *, categories=None, accountant=None, random_state=None):
         self.epsilon = epsilon
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):
@@ -242,6 +247,10 @@ class BlockHadamardResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -307,6 +316,7 @@ class BlockHadamardResponse(BasePrivatizer):
         n_blocks=None,
         block_size=None,
         categories=None,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -314,6 +324,7 @@ class BlockHadamardResponse(BasePrivatizer):
         self.n_blocks = n_blocks
         self.block_size = block_size
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):
@@ -378,6 +389,10 @@ class HighLowHadamardResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -429,10 +444,13 @@ class HighLowHadamardResponse(BasePrivatizer):
     HighLowLDP(epsilon=1, n_sensitive=2)
     """
 
-    def __init__(self, epsilon=1.0, *, sensitive=None, categories=None, random_state=None):
+    def __init__(
+        self, epsilon=1.0, *, sensitive=None, categories=None, accountant=None, random_state=None
+    ):
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):

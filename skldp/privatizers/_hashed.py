@@ -170,6 +170,10 @@ class HashedRR(_OpenAlphabetPrivatizer):
         Selects the hash family (or the permutations); the server must use the same seed. The
         hashes are keyed BLAKE2b (module ``skldp._hashing``), identical on every machine and in
         every process. They are public: privacy does not depend on them.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -231,6 +235,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         n_cohorts=8,
         categories=None,
         hash_seed=0,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -238,6 +243,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         self.n_cohorts = n_cohorts
         self.categories = categories
         self.hash_seed = hash_seed
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):
@@ -283,6 +289,10 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         None for an open alphabet; the public categories for the closed-alphabet variant.
     hash_seed : int, default=0
         Selects the hash family (or the permutations); the server must use the same seed.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -341,6 +351,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         n_cohorts=8,
         categories=None,
         hash_seed=0,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -349,6 +360,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         self.n_cohorts = n_cohorts
         self.categories = categories
         self.hash_seed = hash_seed
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):

@@ -59,6 +59,10 @@ class PersonalizedULDP(BasePrivatizer):
         uRAP's keep probability (None: its default); only with ``base='urap'``.
     categories : list of values or None, default=None
         The public domain of the value column. None infers it and warns.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -131,6 +135,7 @@ class PersonalizedULDP(BasePrivatizer):
         base="urr",
         theta=None,
         categories=None,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -139,6 +144,7 @@ class PersonalizedULDP(BasePrivatizer):
         self.base = base
         self.theta = theta
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):

@@ -23,6 +23,10 @@ class RandomizedResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -81,9 +85,10 @@ class RandomizedResponse(BasePrivatizer):
     LDP(epsilon=1)
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(self, epsilon=1.0, *, categories=None, accountant=None, random_state=None):
         self.epsilon = epsilon
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):

@@ -66,6 +66,10 @@ class UtilityOptimizedRR(BasePrivatizer):
         be in the domain. Required: it defines what is protected.
     categories : list of values, list of lists, or None, default=None
         The public domain. None infers it from X and warns with a PrivacyLeakWarning.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -128,10 +132,13 @@ class UtilityOptimizedRR(BasePrivatizer):
     1.0
     """
 
-    def __init__(self, epsilon=1.0, *, sensitive=None, categories=None, random_state=None):
+    def __init__(
+        self, epsilon=1.0, *, sensitive=None, categories=None, accountant=None, random_state=None
+    ):
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     def _check_params(self):
@@ -166,6 +173,10 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
     categories : list of values, list of lists, or None, default=None
         The public domain. None infers it from X and warns with a PrivacyLeakWarning.
+    accountant : PrivacyAccountant or None, default=None
+        Charged on every ``transform`` of real data, before any report is drawn, the epsilon
+        of ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``.
+        See :ref:`budgets_accountant`.
     random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
         None (the default, for real data) draws fresh noise from the operating system on every
         call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
@@ -250,6 +261,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         sensitive=None,
         theta=None,
         categories=None,
+        accountant=None,
         random_state=None,
         sparse_output=False,
     ):
@@ -257,6 +269,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         self.sensitive = sensitive
         self.theta = theta
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
         self.sparse_output = sparse_output
 
