@@ -6,8 +6,10 @@ against the composed model with :func:`skldp.privacy.verify` (no tolerance).
 """
 
 import copy
+import doctest
 import pickle
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -474,3 +476,23 @@ def test_bad_accountant_is_named():
     rr = _rr(1.0, 2, accountant={"budget": 1}).fit(X2[:, :1])
     with pytest.raises(TypeError, match="accountant must be a skldp.privacy.PrivacyAccountant"):
         rr.transform(X2[:, :1])
+
+
+# -- the documentation's examples run as written -----------------------------------------------
+
+
+def test_user_guide_page_examples():
+    path = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "budgets.rst"
+    result = doctest.testfile(
+        str(path),
+        module_relative=False,
+        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
+    )
+    assert result.attempted >= 10 and result.failed == 0
+
+
+def test_docstring_examples():
+    import skldp._accounting
+
+    result = doctest.testmod(skldp._accounting, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 8 and result.failed == 0
