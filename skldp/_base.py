@@ -3,6 +3,7 @@
 import copy
 import math
 import warnings
+from collections.abc import Sized
 
 import numpy as np
 import pandas as pd
@@ -83,6 +84,18 @@ def _column_values(series):
     if numpy_dtype is not None and numpy_dtype.kind in "biuf" and not series.hasnans:
         return series.to_numpy(dtype=numpy_dtype)
     return series.to_numpy(dtype=object)
+
+
+def _n_rows(X):
+    """Rows of raw input X (people), without copying it; None when unknown (lazy Dask)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        n = shape[0]
+    elif isinstance(X, Sized):
+        n = len(X)
+    else:  # an array-like known only through __array__
+        n = np.asarray(X).shape[0]
+    return None if n is None or math.isnan(n) else int(n)
 
 
 def _single_or_list(values):
@@ -313,8 +326,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
                 "accountant must be a skldp.privacy.PrivacyAccountant or None; got "
                 f"{type(accountant).__name__}"
             )
-        n_people = X.shape[0] if hasattr(X, "shape") else len(X)
-        n_people = None if n_people is None or math.isnan(n_people) else int(n_people)
+        n_people = _n_rows(X)
         accountant.charge(
             charged_epsilon(self.privacy_),
             privatizer=self,

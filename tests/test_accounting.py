@@ -20,9 +20,10 @@ from sklearn.compose import ColumnTransformer
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skldp.estimators import EmpiricalEstimator
-from skldp.exceptions import AccountantCopyError, BudgetExceededError
+from skldp.exceptions import AccountantCopyError, BudgetExceededError, PrivacyLeakWarning
 from skldp.experiments import run_experiment
 from skldp.privacy import (
     LDP,
@@ -49,6 +50,7 @@ from skldp.privatizers import (
     RandomizedResponse,
     UtilityOptimizedRR,
 )
+from tests.test_common import PRIVATIZER_XFAIL
 
 
 def _channel(privatizer, k):
@@ -296,6 +298,39 @@ def test_clone_and_copies_share_the_accountant():
     assert clone(ct).transformers[0][1].accountant is acc
     clone(rr).fit(X2[:, :1]).transform(X2[:, :1])  # spending in a clone reaches the original
     assert acc.spent == 1.0
+
+
+_CHECKED_WITH_ACCOUNTANT = RandomizedResponse(
+    epsilon=1.0, random_state=0, accountant=PrivacyAccountant(budget=np.inf)
+)
+_ACCOUNTANT_XFAIL = {
+    **PRIVATIZER_XFAIL,
+    "check_estimators_pickle": (
+        PRIVATIZER_XFAIL["check_estimators_pickle"]
+        + "; and the unpickled accountant is a copy that refuses charges (AccountantCopyError)"
+    ),
+}
+
+
+@parametrize_with_checks(
+    [_CHECKED_WITH_ACCOUNTANT],
+    expected_failed_checks=lambda est: _ACCOUNTANT_XFAIL,
+    xfail_strict=True,
+)
+def test_sklearn_checks_with_an_accountant(estimator, check):
+    # clone keeps the accountant (the clone sanity check passes), and every check's
+    # transforms are charged to the one accountant, which has no limit
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check(estimator)
+
+
+def test_sklearn_checks_charged_the_shared_accountant():
+    # a clone of the checked instance charges the very accountant the checks charged
+    acc = _CHECKED_WITH_ACCOUNTANT.accountant
+    before = acc.spent
+    clone(_CHECKED_WITH_ACCOUNTANT).set_params(categories=[[0, 1]]).fit_transform(X2[:, :1])
+    assert acc.spent == before + 1.0
 
 
 def test_transform_charges_per_call_and_privacy_stays_per_report():
