@@ -258,9 +258,11 @@ def _privatizer_parts(privatizer):
     model = privatizer.privacy_
     channels = privatizer.channels_
     models = list(model.parts) if isinstance(model, SequentialComposition) else [model]
-    if len(models) != len(channels):  # one guarantee for several columns' channels
-        channels = channels[:1] * len(models)
-    return [(m, getattr(ch, "n_inputs", None)) for m, ch in zip(models, channels)]
+    if len(models) == len(channels):
+        sizes = [ch.n_inputs for ch in channels]  # None for an open alphabet
+    else:  # one guarantee over several channels: its domain is not one channel's
+        sizes = [None] * len(models)
+    return list(zip(models, sizes))
 
 
 def _collect(estimator, where):

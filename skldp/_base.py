@@ -86,6 +86,16 @@ def _column_values(series):
     return series.to_numpy(dtype=object)
 
 
+def _check_accountant(accountant):
+    """Return ``accountant`` after checking it is a PrivacyAccountant or None."""
+    if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+        raise TypeError(
+            "accountant must be a skldp.privacy.PrivacyAccountant or None; got "
+            f"{type(accountant).__name__} ({accountant!r})"
+        )
+    return accountant
+
+
 def _n_rows(X):
     """Rows of raw input X (people), without copying it; None when unknown (lazy Dask)."""
     shape = getattr(X, "shape", None)
@@ -176,6 +186,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        _check_accountant(self.accountant)
         _check_seed(self.random_state)
         if _dask.is_dask_collection(X):
             X = _dask.fit_sample(self, X)
@@ -318,14 +329,9 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         inside :func:`skldp.privacy.simulation`. ``privacy_`` itself never grows: the total
         over calls lives in the accountant's ledger.
         """
-        accountant = self.accountant
+        accountant = _check_accountant(self.accountant)  # set_params may have changed it
         if accountant is None or in_simulation():
             return
-        if not isinstance(accountant, PrivacyAccountant):
-            raise TypeError(
-                "accountant must be a skldp.privacy.PrivacyAccountant or None; got "
-                f"{type(accountant).__name__}"
-            )
         n_people = _n_rows(X)
         accountant.charge(
             charged_epsilon(self.privacy_),

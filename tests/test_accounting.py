@@ -508,8 +508,10 @@ def test_bad_budget(budget, error, match):
 
 
 def test_bad_accountant_is_named():
-    rr = _rr(1.0, 2, accountant={"budget": 1}).fit(X2[:, :1])
     with pytest.raises(TypeError, match="accountant must be a skldp.privacy.PrivacyAccountant"):
+        _rr(1.0, 2, accountant={"budget": 1}).fit(X2[:, :1])
+    rr = _rr(1.0, 2).fit(X2[:, :1]).set_params(accountant=10.0)
+    with pytest.raises(TypeError, match=r"or None; got float \(10.0\)"):
         rr.transform(X2[:, :1])
 
 
