@@ -34,6 +34,7 @@ from skldp.privacy import (
     PrivacyAccountant,
     SequentialComposition,
     UtilityOptimizedLDP,
+    audit,
     charged_epsilon,
     compose,
     composed_epsilon_matrix,
@@ -533,3 +534,10 @@ def test_docstring_examples():
 
     result = doctest.testmod(skldp._accounting, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 8 and result.failed == 0
+
+
+def test_audit_charges_nothing():
+    acc = PrivacyAccountant(budget=1.0)
+    rr = _rr(1.0, 3, accountant=acc).fit(X2[:, 1:])
+    assert audit(rr, n_samples=200, random_state=0).passed
+    assert acc.spent == 0.0 and acc.ledger.empty
