@@ -186,7 +186,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
-        _check_accountant(self.accountant)
+        _check_accountant(self._accountant())
         _check_seed(self.random_state)
         if _dask.is_dask_collection(X):
             X = _dask.fit_sample(self, X)
@@ -321,6 +321,14 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             return _dask.transform(self, X)
         return self._transform(X, self._noise_generator())
 
+    def _accountant(self):
+        """The ``accountant`` parameter; None for a subclass that does not declare one.
+
+        Every skldp privatizer declares ``accountant=``; a privatizer written elsewhere on this
+        base class that does not cannot be given one, so it has nothing to charge.
+        """
+        return self.get_params(deep=False).get("accountant")
+
     def _charge(self, X):
         """Charge ``accountant`` for this call, before any report is drawn.
 
@@ -329,7 +337,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         inside :func:`skldp.privacy.simulation`. ``privacy_`` itself never grows: the total
         over calls lives in the accountant's ledger.
         """
-        accountant = _check_accountant(self.accountant)  # set_params may have changed it
+        accountant = _check_accountant(self._accountant())  # set_params may have changed it
         if accountant is None or in_simulation():
             return
         n_people = _n_rows(X)
