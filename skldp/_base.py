@@ -112,7 +112,35 @@ def _single_or_list(values):
     return values[0] if len(values) == 1 else list(values)
 
 
-class BasePrivatizer(TransformerMixin, BaseEstimator):
+class _DocumentationLinkMixin:
+    """Links an estimator's HTML diagram (Jupyter, ``_repr_html_``) to its API page.
+
+    scikit-learn's documented hook for third-party estimators: ``_doc_link_module``,
+    ``_doc_link_template`` and ``_doc_link_url_param_generator``. The page is the one the docs
+    build generates, ``generated/<documented name>.html``, where the documented name is the
+    shortest public one (``skldp.RandomizedResponse``, not
+    ``skldp.privatizers.RandomizedResponse``); a development version links to the ``latest``
+    docs, a release to its own.
+    """
+
+    _doc_link_module = "skldp"
+    _doc_link_template = "https://skldp.readthedocs.io/en/{version}/generated/{name}.html"
+
+    def _doc_link_url_param_generator(self):
+        import skldp
+
+        cls = type(self)
+        if getattr(skldp, cls.__name__, None) is cls:
+            module = "skldp"
+        else:  # the module path up to its first private part, as scikit-learn's default
+            parts = cls.__module__.split(".")
+            public = [i for i, part in enumerate(parts) if part.startswith("_")]
+            module = ".".join(parts[: public[0]] if public else parts)
+        version = "latest" if "dev" in skldp.__version__ else skldp.__version__
+        return {"version": version, "name": f"{module}.{cls.__name__}"}
+
+
+class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     """Base class of privatizers: scikit-learn transformers that randomize each row.
 
     ``fit`` fixes the public domain ``categories_`` and builds one channel per column with the
@@ -472,7 +500,7 @@ class ChunkStatistics:
         self.specs, self.stats, self.n, self.width = specs, stats, n, width
 
 
-class BaseDistributionEstimator(DensityMixin, BaseEstimator):
+class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
     ``fit`` resets and calls ``partial_fit``, which adds up each column's statistics

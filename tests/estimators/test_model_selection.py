@@ -109,9 +109,14 @@ def test_default_score_across_channels_is_the_likelihood_not_the_accuracy():
     grid = {"privatize__n_blocks": [1, 8], "privatize__random_state": [0]}
     p = np.r_[np.full(8, 0.12), np.full(8, 0.04 / 8)]
     x = np.random.default_rng(0).choice(16, 3000, p=p / p.sum()).reshape(-1, 1)
-    with pytest.warns(UserWarning, match="likelihood zero under the estimate"):
-        plain = GridSearchCV(pipe, grid, cv=3).fit(x)
-    assert np.isneginf(plain.cv_results_["mean_test_score"][1])
+    plain = GridSearchCV(pipe, grid, cv=3).fit(x)
+    # The default scores are mean log-likelihoods of reports under each candidate's own channel:
+    # the two channels have different output spaces (16 symbols against 8 blocks of 2), so the
+    # scores differ by the size of the output space, not by the estimates' accuracy. (A clipped
+    # estimate can also score -inf: tested deterministically in the next test; whether it
+    # happens here depends on the noise drawn.)
+    default = plain.cv_results_["mean_test_score"]
+    assert abs(default[1] - default[0]) > 0.3
     scored = GridSearchCV(pipe, grid, cv=3, scoring=make_distribution_scorer("tv")).fit(x)
     assert np.all(np.isfinite(scored.cv_results_["mean_test_score"]))
 
