@@ -483,6 +483,7 @@ class PrivacyAccountant:
     def __init__(self, budget):
         self.budget = check_epsilon(budget, "budget", allow_inf=True)
         self._entries = []
+        self._spent = 0.0
         self._lock = threading.Lock()
         self._pid = os.getpid()
         self._copy = False
@@ -508,7 +509,8 @@ class PrivacyAccountant:
     # -- reading ----------------------------------------------------------------------------
     @property
     def spent(self):
-        return math.fsum(e["epsilon"] for e in self._entries)
+        """The epsilon charged so far: the running total of the ledger."""
+        return self._spent
 
     @property
     def remaining(self):
@@ -557,7 +559,7 @@ class PrivacyAccountant:
                 "accountant of its own with set_params(accountant=...)"
             )
         with self._lock:
-            spent = self.spent
+            spent = self._spent
             if spent + epsilon > self.budget * (1 + _BUDGET_RTOL):
                 raise BudgetExceededError(
                     f"{who} would spend epsilon={epsilon:g} per person, but the accountant has "
@@ -574,3 +576,4 @@ class PrivacyAccountant:
                     "total": spent + epsilon,
                 }
             )
+            self._spent = spent + epsilon
