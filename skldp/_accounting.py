@@ -385,6 +385,18 @@ def guarantee_of(estimator):
 
 # -- the accountant -------------------------------------------------------------------------
 
+
+class _Charge:
+    """One recorded charge; ``cancel()`` withdraws it (once)."""
+
+    def __init__(self, accountant, entry):
+        self._accountant = accountant
+        self._entry = entry
+
+    def cancel(self):
+        self._accountant._cancel(self._entry)
+
+
 _SIMULATION = contextvars.ContextVar("skldp_simulation", default=False)
 
 
@@ -541,6 +553,12 @@ class PrivacyAccountant:
         n_people : int or None, default=None
             Rows of the call.
 
+        Returns
+        -------
+        charge : object
+            Its ``cancel()`` withdraws the charge, for a call that then released nothing
+            (``transform`` cancels its charge when it raises).
+
         Raises
         ------
         BudgetExceededError
@@ -566,14 +584,27 @@ class PrivacyAccountant:
                     f"spent {spent:g} of its budget {self.budget:g} (remaining "
                     f"{self.budget - spent:g}); no reports were produced"
                 )
-            self._entries.append(
-                {
-                    "time": pd.Timestamp.now(tz="UTC"),
-                    "privatizer": who,
-                    "guarantee": None if guarantee is None else repr(guarantee),
-                    "epsilon": epsilon,
-                    "n_people": np.nan if n_people is None else n_people,
-                    "total": spent + epsilon,
-                }
-            )
+            entry = {
+                "time": pd.Timestamp.now(tz="UTC"),
+                "privatizer": who,
+                "guarantee": None if guarantee is None else repr(guarantee),
+                "epsilon": epsilon,
+                "n_people": np.nan if n_people is None else n_people,
+                "total": spent + epsilon,
+            }
+            self._entries.append(entry)
             self._spent = spent + epsilon
+        return _Charge(self, entry)
+
+    def _cancel(self, entry):
+        """Withdraw a charge whose call released nothing; later running totals are redone."""
+        with self._lock:
+            pos = next((i for i, e in enumerate(self._entries) if e is entry), None)
+            if pos is None:
+                return
+            del self._entries[pos]
+            total = self._entries[pos - 1]["total"] if pos else 0.0
+            for e in self._entries[pos:]:
+                total += e["epsilon"]
+                e["total"] = total
+            self._spent = total

@@ -339,15 +339,23 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             by partition (see :ref:`scale`).
         """
         check_is_fitted(self)
-        self._charge(X)
-        if _dask.is_dask_collection(X) and self._sparse_output():
-            raise ValueError(
-                f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask collection; "
-                "use sparse_output=False, or privatize the partitions' arrays one by one"
-            )
-        if _dask.is_dask_collection(X):
-            return _dask.transform(self, X)
-        return self._transform(X, self._noise_generator())
+        charge = self._charge(X)
+        try:
+            if _dask.is_dask_collection(X) and self._sparse_output():
+                raise ValueError(
+                    f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask "
+                    "collection; use sparse_output=False, or privatize the partitions' arrays "
+                    "one by one"
+                )
+            if _dask.is_dask_collection(X):
+                return _dask.transform(self, X)
+            return self._transform(X, self._noise_generator())
+        except BaseException:
+            # nothing is released when transform raises (a value outside the domain, ...):
+            # whatever was drawn is dropped with the exception, so the charge is withdrawn
+            if charge is not None:
+                charge.cancel()
+            raise
 
     def _accountant(self):
         """The ``accountant`` parameter; None for a subclass that does not declare one.
@@ -363,13 +371,14 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         The charge is :func:`skldp.privacy.charged_epsilon` of ``privacy_`` (the guarantee of
         one report per person) for the rows of X; nothing is charged without an accountant or
         inside :func:`skldp.privacy.simulation`. ``privacy_`` itself never grows: the total
-        over calls lives in the accountant's ledger.
+        over calls lives in the accountant's ledger. Returns the charge (None if none was
+        made), which ``transform`` cancels if it raises before returning reports.
         """
         accountant = _check_accountant(self._accountant())  # set_params may have changed it
         if accountant is None or in_simulation():
             return
         n_people = _n_rows(X)
-        accountant.charge(
+        return accountant.charge(
             charged_epsilon(self.privacy_),
             privatizer=self,
             guarantee=self.privacy_,

@@ -372,6 +372,29 @@ def test_refused_charge_draws_nothing_and_records_nothing():
     assert len(acc.ledger) == 2 and acc.spent == 2.0
 
 
+def test_a_transform_that_raises_is_not_charged():
+    acc = PrivacyAccountant(budget=1.0)
+    rr = _rr(1.0, 2, accountant=acc).fit(X2[:, :1])
+    with pytest.raises(ValueError, match="7"):
+        rr.transform([[0], [7]])  # a value outside the domain: nothing released
+    assert acc.spent == 0.0 and acc.ledger.empty
+    rr.transform([[0], [1]])
+    assert acc.ledger["n_people"].tolist() == [2]
+
+
+def test_cancelled_charge_redoes_the_running_totals():
+    acc = PrivacyAccountant(budget=10.0)
+    first = acc.charge(1.0, privatizer="a", n_people=5)
+    second = acc.charge(2.0, privatizer="b", n_people=5)
+    acc.charge(4.0, privatizer="c", n_people=5)
+    second.cancel()
+    second.cancel()  # once only
+    assert acc.ledger["privatizer"].tolist() == ["a", "c"]
+    assert acc.ledger["total"].tolist() == [1.0, 5.0] and acc.spent == 5.0
+    first.cancel()
+    assert acc.ledger["total"].tolist() == [4.0] and acc.spent == 4.0
+
+
 def test_column_transformer_charges_each_part():
     acc = PrivacyAccountant(budget=np.inf)
     ct = ColumnTransformer(
