@@ -4,6 +4,7 @@ __all__ = [
     "AccountantCopyError",
     "BudgetExceededError",
     "ChannelMismatchError",
+    "InvalidParameterError",
     "MemoryLimitError",
     "PrivacyLeakWarning",
 ]
@@ -20,6 +21,15 @@ class PrivacyLeakWarning(UserWarning):
 
 class ChannelMismatchError(ValueError):
     """Reports do not come from the channel an estimator was given or had seen before."""
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyperparameter has a value its class does not accept (checked at fit time).
+
+    It is both a ValueError and a TypeError, as scikit-learn's error of the same name, so
+    code that catches either keeps working whether the value had the wrong type or the
+    wrong range.
+    """
 
 
 class MemoryLimitError(MemoryError, ValueError):

@@ -22,7 +22,8 @@ Communication", AISTATS 2019.
 
 import numpy as np
 
-from skldp._fwht import _popcount, fwht, hadamard_entry, next_power_of_two
+from skldp._domain import format_sizes, partition_labels, sensitive_indices
+from skldp._fwht import fwht, hadamard_entry, next_power_of_two, popcount
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import (
     SymbolChannel,
@@ -30,14 +31,7 @@ from skldp.channels._base import (
     floor_to_uniform_grid,
     within_ratio,
 )
-from skldp.privacy import (
-    LDP,
-    BlockStructuredLDP,
-    HighLowLDP,
-    _format_sizes,
-    partition_labels,
-    sensitive_indices,
-)
+from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP
 
 _ULP = 2.0**-53
 
@@ -90,7 +84,7 @@ def _highest_bit(r):
 def _bit_count(v):
     if hasattr(np, "bitwise_count"):  # numpy >= 2.0
         return np.bitwise_count(v)
-    return _popcount(v)
+    return popcount(v)
 
 
 def _column_dtype(max_size):
@@ -216,7 +210,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
     def __repr__(self):
         return (
             f"{type(self).__name__}(epsilon={self.epsilon:g}, n_inputs={self.n_inputs}, "
-            f"block_sizes={_format_sizes(self.block_sizes)})"
+            f"block_sizes={format_sizes(self.block_sizes)})"
         )
 
     def guarantee(self):

@@ -1,11 +1,12 @@
 """The unbiased estimate post-processed into a distribution."""
 
-import numbers
 
 import numpy as np
 from scipy.stats import norm
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
+from skldp._validation import CHANNEL, Interval, Options
 from skldp.estimators._empirical import _plug_in_std
 from skldp.projection import clip_normalize, norm_sub, project_simplex
 
@@ -68,6 +69,7 @@ def significance_threshold(p_hat, sigma0, alpha=0.05):
     return q
 
 
+@substitute()
 class ProjectedEstimator(BaseDistributionEstimator):
     r"""The unbiased estimate made into a distribution by post-processing.
 
@@ -104,8 +106,7 @@ class ProjectedEstimator(BaseDistributionEstimator):
         How to map the unbiased estimate onto the simplex.
     alpha : float, default=0.05
         Family-wise significance level of ``method='threshold'``; in (0, 1).
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------
@@ -129,15 +130,11 @@ class ProjectedEstimator(BaseDistributionEstimator):
         self.alpha = alpha
         self.channel = channel
 
-    def _check_params(self):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {sorted(_METHODS)}; got {self.method!r}")
-        if (
-            isinstance(self.alpha, bool)
-            or not isinstance(self.alpha, numbers.Real)
-            or not 0 < self.alpha < 1
-        ):
-            raise ValueError(f"alpha must lie in (0, 1); got {self.alpha!r}")
+    _parameter_constraints = {
+        "method": [Options(*sorted(_METHODS))],
+        "alpha": [Interval("real", 0, 1, closed="neither")],
+        "channel": [CHANNEL],
+    }
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)

@@ -35,7 +35,7 @@ import pandas as pd
 
 from skldp._validation import check_epsilon
 from skldp.exceptions import AccountantCopyError, BudgetExceededError
-from skldp.privacy import (
+from skldp.privacy._models import (
     LDP,
     BinaryContextAwareLDP,
     BlockStructuredLDP,
