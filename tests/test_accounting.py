@@ -553,9 +553,9 @@ def test_user_guide_page_examples():
 
 
 def test_docstring_examples():
-    import skldp._accounting
+    import skldp.privacy._accounting
 
-    result = doctest.testmod(skldp._accounting, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(skldp.privacy._accounting, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 8 and result.failed == 0
 
 
