@@ -28,7 +28,7 @@ from skldp.privacy._accounting import (
     guarantee_of,
     simulation,
 )
-from skldp.privacy._audit import AuditResult, audit
+from skldp.privacy._audit import AuditInputs, AuditResult, audit
 from skldp.privacy._matrix import ULDPVerificationResult, VerificationResult
 from skldp.privacy._models import (
     LDP,
@@ -50,6 +50,7 @@ from skldp.privacy._verify import (
 
 __all__ = [
     "LDP",
+    "AuditInputs",
     "AuditResult",
     "BinaryContextAwareLDP",
     "BlockStructuredLDP",
