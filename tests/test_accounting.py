@@ -47,6 +47,7 @@ from skldp.privacy import (
 from skldp.privatizers import (
     BinaryRandomizedResponse,
     BlockHadamardResponse,
+    HashedRR,
     HighLowHadamardResponse,
     RandomizedResponse,
     UtilityOptimizedRR,
@@ -247,6 +248,11 @@ def test_guarantee_of_a_privatizer_and_its_columns():
     assert isinstance(rr.privacy_, SequentialComposition)
     assert guarantee_of(rr) == LDP(2.0)
     assert guarantee_of(_rr(0.5, 2).fit(X2[:, :1])) == LDP(0.5)
+
+
+def test_guarantee_of_open_alphabet_columns():
+    hashed = HashedRR(1.0, random_state=0).fit(np.array([["a", "b"], ["c", "d"]], dtype=object))
+    assert guarantee_of(hashed) == LDP(2.0)  # no domain size is needed to add LDP budgets
 
 
 def test_guarantee_of_nested_composites():

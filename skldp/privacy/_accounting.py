@@ -254,12 +254,15 @@ def _privatizer_parts(privatizer):
     """``[(model, size), ...]`` of a fitted privatizer, one per column."""
     from sklearn.utils.validation import check_is_fitted
 
+    from skldp.channels import OpenAlphabetChannel
+
     check_is_fitted(privatizer)
     model = privatizer.privacy_
     channels = privatizer.channels_
     models = list(model.parts) if isinstance(model, SequentialComposition) else [model]
     if len(models) == len(channels):
-        sizes = [ch.n_inputs for ch in channels]  # None for an open alphabet
+        # an open-alphabet channel (hashed values, no list of them) has no domain size
+        sizes = [None if isinstance(ch, OpenAlphabetChannel) else ch.n_inputs for ch in channels]
     else:  # one guarantee over several channels: its domain is not one channel's
         sizes = [None] * len(models)
     return list(zip(models, sizes))
