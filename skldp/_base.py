@@ -1,6 +1,8 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
 import copy
+import math
+from collections.abc import Sized
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,7 @@ from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
 from skldp._validation import (
     CHANNEL,
+    InstanceOf,
     check_non_negative_reports,
     check_report_values,
     validate_params,
@@ -22,7 +25,8 @@ from skldp._validation import (
 from skldp._warnings import warn
 from skldp.channels import Channel, OpenAlphabetChannel, SymbolReports
 from skldp.exceptions import ChannelMismatchError
-from skldp.privacy import SequentialComposition
+from skldp.privacy import PrivacyAccountant, SequentialComposition, charged_epsilon
+from skldp.privacy._accounting import in_simulation
 from skldp.projection import project_simplex
 
 _WARNED = "warned"
@@ -63,6 +67,36 @@ def _column_values(series):
     if numpy_dtype is not None and numpy_dtype.kind in "biuf" and not series.hasnans:
         return series.to_numpy(dtype=numpy_dtype)
     return series.to_numpy(dtype=object)
+
+
+#: The constraint of every privatizer's ``accountant`` parameter.
+ACCOUNTANT = [InstanceOf(PrivacyAccountant, "a skldp.privacy.PrivacyAccountant"), None]
+
+
+def _check_accountant(accountant):
+    """Return ``accountant`` after checking it is a PrivacyAccountant or None.
+
+    ``fit`` checks it with the other parameters (``ACCOUNTANT``); ``transform`` checks it
+    again, since ``set_params`` may have replaced it after fit.
+    """
+    if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+        raise TypeError(
+            "accountant must be a skldp.privacy.PrivacyAccountant or None; got "
+            f"{type(accountant).__name__} ({accountant!r})"
+        )
+    return accountant
+
+
+def _n_rows(X):
+    """Rows of raw input X (people), without copying it; None when unknown (lazy Dask)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        n = shape[0]
+    elif isinstance(X, Sized):
+        n = len(X)
+    else:  # an array-like known only through __array__
+        n = np.asarray(X).shape[0]
+    return None if n is None or math.isnan(n) else int(n)
 
 
 def single_or_list(values):
@@ -338,21 +372,58 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             by partition (see :ref:`scale`).
         """
         check_is_fitted(self)
-        if _dask.is_dask_collection(X) and self._sparse_output():
-            raise ValueError(
-                f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask collection; "
-                "use sparse_output=False, or privatize the partitions' arrays one by one"
-            )
-        if _dask.is_dask_collection(X):
-            if self._pandas_output():
+        charge = self._charge(X)
+        try:
+            if _dask.is_dask_collection(X) and self._sparse_output():
                 raise ValueError(
-                    "transform_output='pandas' would make scikit-learn gather the Dask "
-                    "collection into one in-memory DataFrame; use the default output with Dask "
-                    "input (a Dask data frame of raw values already gives a Dask data frame of "
-                    "reports, with its index and channel)"
+                    f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask "
+                    "collection; use sparse_output=False, or privatize the partitions' arrays "
+                    "one by one"
                 )
-            return _dask.transform(self._randomizer(), X)
-        return self._transform(X, self._noise_generator())
+            if _dask.is_dask_collection(X):
+                if self._pandas_output():
+                    raise ValueError(
+                        "transform_output='pandas' would make scikit-learn gather the Dask "
+                        "collection into one in-memory DataFrame; use the default output with "
+                        "Dask input (a Dask data frame of raw values already gives a Dask data "
+                        "frame of reports, with its index and channel)"
+                    )
+                return _dask.transform(self._randomizer(), X)
+            return self._transform(X, self._noise_generator())
+        except BaseException:
+            # nothing is released when transform raises (a value outside the domain, ...):
+            # whatever was drawn is dropped with the exception, so the charge is withdrawn
+            if charge is not None:
+                charge.cancel()
+            raise
+
+    def _accountant(self):
+        """The ``accountant`` parameter; None for a subclass that does not declare one.
+
+        Every skldp privatizer declares ``accountant=``; a privatizer written elsewhere on this
+        base class that does not cannot be given one, so it has nothing to charge.
+        """
+        return vars(self).get("accountant")  # stored verbatim by __init__ (O(1), unlike get_params)
+
+    def _charge(self, X):
+        """Charge ``accountant`` for this call, before any report is drawn.
+
+        The charge is :func:`skldp.privacy.charged_epsilon` of ``privacy_`` (the guarantee of
+        one report per person) for the rows of X; nothing is charged without an accountant or
+        inside :func:`skldp.privacy.simulation`. ``privacy_`` itself never grows: the total
+        over calls lives in the accountant's ledger. Returns the charge (None if none was
+        made), which ``transform`` cancels if it raises before returning reports.
+        """
+        accountant = _check_accountant(self._accountant())  # set_params may have changed it
+        if accountant is None or in_simulation():
+            return
+        n_people = _n_rows(X)
+        return accountant.charge(
+            charged_epsilon(self.privacy_),
+            privatizer=self,
+            guarantee=self.privacy_,
+            n_people=n_people,
+        )
 
     def _randomizer(self):
         """This fitted privatizer as the Dask path sees it (see :mod:`skldp._dask`)."""

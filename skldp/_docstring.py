@@ -19,6 +19,11 @@ epsilon : float, default=1.0
 categories : list of values, list of lists, or None, default=None
     The public domain: one list per column (a flat list for one column). None infers it
     from X and warns with a PrivacyLeakWarning, because that reveals which values occur.""",
+    "accountant": """\
+accountant : PrivacyAccountant or None, default=None
+    Charged on every ``transform`` of real data, before any report is drawn, the epsilon of
+    ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``. See
+    :ref:`budgets_accountant`.""",
     "random_state": """\
 random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
     None (the default, for real data) draws fresh noise from the operating system on every

@@ -585,7 +585,7 @@ def _cmd_privatize(args):
         recorded = {
             k: _json_value(v, k)
             for k, v in privatizer.get_params(deep=False).items()
-            if k not in ("categories", "random_state")
+            if k not in ("categories", "random_state", "accountant")
         }
         layout = "packed" if kind == "bits" else "symbol"
         meta = {

@@ -22,7 +22,7 @@ from skldp import (
 )
 from skldp._reports import Reports, ReportsDtype
 from skldp.metrics import make_distribution_scorer
-from skldp.privacy import LDP, SequentialComposition
+from skldp.privacy import LDP, PrivacyAccountant, SequentialComposition
 
 CITIES = ["paris", "lyon", "nice", "lille"]
 P = np.array([0.5, 0.25, 0.15, 0.1])
@@ -45,10 +45,16 @@ def test_fitted_attributes():
 
 def test_parameters_are_stored_verbatim_and_not_changed_by_fit():
     cats = [CITIES]
-    rr = RandomizedResponse(epsilon=1, categories=cats, random_state=3)
+    acc = PrivacyAccountant(budget=5)
+    rr = RandomizedResponse(epsilon=1, categories=cats, accountant=acc, random_state=3)
     rr.fit(_cities(10))
-    assert rr.get_params() == {"epsilon": 1, "categories": cats, "random_state": 3}
-    assert rr.categories is cats
+    assert rr.get_params() == {
+        "epsilon": 1,
+        "categories": cats,
+        "accountant": acc,
+        "random_state": 3,
+    }
+    assert rr.categories is cats and rr.accountant is acc
 
 
 def test_inferring_the_domain_warns():

@@ -1,6 +1,6 @@
 """The optimal binary context-aware mechanism as a scikit-learn transformer."""
 
-from skldp._base import BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, RANDOM_STATE, Epsilon
 from skldp.channels import BinaryRandomizedResponseChannel
@@ -32,6 +32,7 @@ class BinaryRandomizedResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain, exactly two values per column, in the order the budgets refer to.
         None infers it from X (sorted) and warns with a PrivacyLeakWarning.
+    {accountant}
     {random_state}
 
     Attributes
@@ -86,16 +87,20 @@ class BinaryRandomizedResponse(BasePrivatizer):
     BinaryContextAwareLDP(epsilon_01=0.5, epsilon_10=2)
     """
 
-    def __init__(self, *, epsilon_01, epsilon_10, categories=None, random_state=None):
+    def __init__(
+        self, *, epsilon_01, epsilon_10, categories=None, accountant=None, random_state=None
+    ):
         self.epsilon_01 = epsilon_01
         self.epsilon_10 = epsilon_10
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon_01": [Epsilon(allow_inf=True, allow_zero=True)],
         "epsilon_10": [Epsilon(allow_inf=True, allow_zero=True)],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 

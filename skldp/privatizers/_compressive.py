@@ -2,7 +2,7 @@
 
 import math
 
-from skldp._base import BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import (
     CATEGORIES,
@@ -64,6 +64,7 @@ class OneBitCompressive(BasePrivatizer):
         :math:`S_j = \{i : i \equiv j \pmod m\}` (balanced groups); ``'random'``: each row
         gets an independent uniform group.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -111,6 +112,7 @@ class OneBitCompressive(BasePrivatizer):
         matrix_seed=0,
         assignment="cyclic",
         categories=None,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -118,11 +120,13 @@ class OneBitCompressive(BasePrivatizer):
         self.matrix_seed = matrix_seed
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "n_measurements": [Interval("int", 1)],
         "matrix_seed": [_MATRIX_SEED],
@@ -158,6 +162,7 @@ class SymmetricCompressive(BasePrivatizer):
     matrix_seed : int, default=0
         Public seed of :math:`A_h`.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -198,17 +203,26 @@ class SymmetricCompressive(BasePrivatizer):
     """
 
     def __init__(
-        self, epsilon=1.0, *, n_measurements=500, matrix_seed=0, categories=None, random_state=None
+        self,
+        epsilon=1.0,
+        *,
+        n_measurements=500,
+        matrix_seed=0,
+        categories=None,
+        accountant=None,
+        random_state=None,
     ):
         self.epsilon = epsilon
         self.n_measurements = n_measurements
         self.matrix_seed = matrix_seed
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "n_measurements": [
             Satisfies(Interval("int", 2), lambda m: m % 2 == 0, "an even integer >= 2")
@@ -282,6 +296,7 @@ class RecursiveCompressive(BasePrivatizer):
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -332,6 +347,7 @@ class RecursiveCompressive(BasePrivatizer):
         matrix_seed=0,
         assignment="cyclic",
         categories=None,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -341,11 +357,13 @@ class RecursiveCompressive(BasePrivatizer):
         self.matrix_seed = matrix_seed
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "n_measurements": [Interval("int", 1)],
         "n_blocks": [_POWER_OF_TWO, None],
@@ -387,6 +405,7 @@ class OneBitHadamardResponse(BasePrivatizer):
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -423,15 +442,25 @@ class OneBitHadamardResponse(BasePrivatizer):
     (8, 1)
     """
 
-    def __init__(self, epsilon=1.0, *, assignment="cyclic", categories=None, random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        *,
+        assignment="cyclic",
+        categories=None,
+        accountant=None,
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "assignment": [_ASSIGNMENT],
     }

@@ -1,9 +1,8 @@
 """Hadamard response and its block-structured and high-low forms as scikit-learn transformers."""
 
-
 import numpy as np
 
-from skldp._base import BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (
@@ -23,7 +22,7 @@ from skldp.channels import (
 )
 from skldp.exceptions import InvalidParameterError
 
-__all__ = ["HadamardResponse", "BlockHadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
+__all__ = ["BlockHadamardResponse", "HadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
 
 
 def grid_blocks(shape, n_blocks):
@@ -91,6 +90,7 @@ class HadamardResponse(BasePrivatizer):
     ----------
     {epsilon}
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -133,14 +133,16 @@ class HadamardResponse(BasePrivatizer):
     (8, 3)
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(self, epsilon=1.0, *, categories=None, accountant=None, random_state=None):
         self.epsilon = epsilon
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 
@@ -181,6 +183,7 @@ class BlockHadamardResponse(BasePrivatizer):
         Cut the categories, in their order, into contiguous blocks of this size (the last one
         may be smaller).
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -242,6 +245,7 @@ class BlockHadamardResponse(BasePrivatizer):
         n_blocks=None,
         block_size=None,
         categories=None,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -249,11 +253,13 @@ class BlockHadamardResponse(BasePrivatizer):
         self.n_blocks = n_blocks
         self.block_size = block_size
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "blocks": [None, Deferred("a partition of the categories, checked against them in fit")],
         "n_blocks": [None, Interval("int", 1)],
@@ -269,9 +275,7 @@ class BlockHadamardResponse(BasePrivatizer):
             )
 
     def _make_channel(self, categories, column):
-        labels = column_partition(
-            self.blocks, self.n_blocks, self.block_size, categories, column
-        )
+        labels = column_partition(self.blocks, self.n_blocks, self.block_size, categories, column)
         return BlockHadamardResponseChannel(self.epsilon, labels)
 
     def _derived_attributes(self):
@@ -306,6 +310,7 @@ class HighLowHadamardResponse(BasePrivatizer):
         category that returns True for the sensitive ones, or (for several columns) one list
         per column. At least one category must be sensitive.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -353,15 +358,19 @@ class HighLowHadamardResponse(BasePrivatizer):
     HighLowLDP(epsilon=1, n_sensitive=2)
     """
 
-    def __init__(self, epsilon=1.0, *, sensitive=None, categories=None, random_state=None):
+    def __init__(
+        self, epsilon=1.0, *, sensitive=None, categories=None, accountant=None, random_state=None
+    ):
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "sensitive": [ListLike("a list of categories"), IsCallable()],
     }

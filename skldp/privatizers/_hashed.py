@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer, single_or_list
+from skldp._base import ACCOUNTANT, BasePrivatizer, single_or_list
 from skldp._docstring import substitute
 from skldp._hashing import cohort_permutations
 from skldp._reports import ReportSpec
@@ -140,6 +140,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         Selects the hash family (or the permutations); the server must use the same seed. The
         hashes are keyed BLAKE2b (module ``skldp._hashing``), identical on every machine and in
         every process. They are public: privacy does not depend on them.
+    {accountant}
     {random_state}
 
     Attributes
@@ -197,6 +198,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         n_cohorts=8,
         categories=None,
         hash_seed=0,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -204,6 +206,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         self.n_cohorts = n_cohorts
         self.categories = categories
         self.hash_seed = hash_seed
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
@@ -212,6 +215,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         "n_cohorts": [Interval("int", 1)],
         "categories": [CATEGORIES],
         "hash_seed": [_HASH_SEED],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 
@@ -252,6 +256,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         None for an open alphabet; the public categories for the closed-alphabet variant.
     hash_seed : int, default=0
         Selects the hash family (or the permutations); the server must use the same seed.
+    {accountant}
     {random_state}
 
     Attributes
@@ -306,6 +311,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         n_cohorts=8,
         categories=None,
         hash_seed=0,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -314,6 +320,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         self.n_cohorts = n_cohorts
         self.categories = categories
         self.hash_seed = hash_seed
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
@@ -323,6 +330,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         "n_cohorts": [Interval("int", 1)],
         "categories": [CATEGORIES],
         "hash_seed": [_HASH_SEED],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive, describe, encode, is_list_like, resolve_categories
 from skldp._reports import ReportSpec
@@ -69,6 +69,7 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         uRAP's keep probability (None: its default); only with ``base='urap'``.
     categories : list of values or None, default=None
         The public domain of the value column. None infers it and warns.
+    {accountant}
     {random_state}
 
     Attributes
@@ -137,6 +138,7 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         base="urr",
         theta=None,
         categories=None,
+        accountant=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -145,6 +147,7 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         self.base = base
         self.theta = theta
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
@@ -154,6 +157,7 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         "base": [Options(*_BASES)],
         "theta": [None, Interval("real", 0, 1, closed="neither")],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 

@@ -1,6 +1,6 @@
 """k-ary randomized response as a scikit-learn transformer."""
 
-from skldp._base import BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE
 from skldp.channels import RandomizedResponseChannel
@@ -22,6 +22,7 @@ class RandomizedResponse(BasePrivatizer):
     ----------
     {epsilon}
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -76,14 +77,16 @@ class RandomizedResponse(BasePrivatizer):
     LDP(epsilon=1)
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(self, epsilon=1.0, *, categories=None, accountant=None, random_state=None):
         self.epsilon = epsilon
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 

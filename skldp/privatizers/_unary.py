@@ -1,6 +1,6 @@
 """Unary-encoding privatizers: RAPPOR (basic one-time, generalized) and OUE."""
 
-from skldp._base import BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
@@ -27,6 +27,7 @@ class RAPPOR(BasePrivatizer):
         Probability of keeping the one-hot bit, in (0, 1). None is basic one-time RAPPOR;
         0.5 is optimized unary encoding (see :class:`OptimizedUnaryEncoding`).
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -83,15 +84,19 @@ class RAPPOR(BasePrivatizer):
     (3,)
     """
 
-    def __init__(self, epsilon=1.0, *, theta=None, categories=None, random_state=None):
+    def __init__(
+        self, epsilon=1.0, *, theta=None, categories=None, accountant=None, random_state=None
+    ):
         self.epsilon = epsilon
         self.theta = theta
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "theta": [None, Interval("real", 0, 1, closed="neither")],
     }
@@ -115,6 +120,7 @@ class OptimizedUnaryEncoding(BasePrivatizer):
     ----------
     {epsilon}
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -159,14 +165,16 @@ class OptimizedUnaryEncoding(BasePrivatizer):
     (4,)
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(self, epsilon=1.0, *, categories=None, accountant=None, random_state=None):
         self.epsilon = epsilon
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 

@@ -1,7 +1,6 @@
 """Utility-optimized privatizers: uRR and uRAP (Murakami and Kawamoto, USENIX Security 2019)."""
 
-
-from skldp._base import BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive
 from skldp._validation import (
@@ -47,6 +46,7 @@ class UtilityOptimizedRR(BasePrivatizer):
         The sensitive values X_S (a flat list for one column, one list per column); each must
         be in the domain. Required: it defines what is protected.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -105,15 +105,19 @@ class UtilityOptimizedRR(BasePrivatizer):
     1.0
     """
 
-    def __init__(self, epsilon=1.0, *, sensitive=None, categories=None, random_state=None):
+    def __init__(
+        self, epsilon=1.0, *, sensitive=None, categories=None, accountant=None, random_state=None
+    ):
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "sensitive": [ListLike("a list of values (one list per column)")],
     }
@@ -145,6 +149,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
     {categories}
+    {accountant}
     {random_state}
     sparse_output : bool, default=False
         When True, ``transform`` returns a ``scipy.sparse.csr_matrix`` of the 0/1 bits
@@ -225,6 +230,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         sensitive=None,
         theta=None,
         categories=None,
+        accountant=None,
         random_state=None,
         sparse_output=False,
     ):
@@ -232,12 +238,14 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         self.sensitive = sensitive
         self.theta = theta
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
         self.sparse_output = sparse_output
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
         "sensitive": [ListLike("a list of values (one list per column)")],
         "theta": [None, Interval("real", 0, 1, closed="neither")],
