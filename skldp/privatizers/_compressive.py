@@ -5,9 +5,7 @@ import math
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Interval,
     Options,
     Satisfies,
@@ -121,9 +119,7 @@ class OneBitCompressive(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "n_measurements": [Interval("int", 1)],
         "matrix_seed": [_MATRIX_SEED],
         "assignment": [_ASSIGNMENT],
@@ -207,9 +203,7 @@ class SymmetricCompressive(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "n_measurements": [
             Satisfies(Interval("int", 2), lambda m: m % 2 == 0, "an even integer >= 2")
         ],
@@ -344,9 +338,7 @@ class RecursiveCompressive(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "n_measurements": [Interval("int", 1)],
         "n_blocks": [_POWER_OF_TWO, None],
         "max_bits": [None, Interval("int", 1)],
@@ -430,9 +422,7 @@ class OneBitHadamardResponse(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "assignment": [_ASSIGNMENT],
     }
 

@@ -7,9 +7,7 @@ from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Deferred,
     Interval,
     IsCallable,
@@ -138,11 +136,7 @@ class HadamardResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return HadamardResponseChannel(self.epsilon, len(categories))
@@ -252,9 +246,7 @@ class BlockHadamardResponse(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "blocks": [None, Deferred("a partition of the categories, checked against them in fit")],
         "n_blocks": [None, Interval("int", 1)],
         "block_size": [None, Interval("int", 1)],
@@ -360,9 +352,7 @@ class HighLowHadamardResponse(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of categories"), IsCallable()],
     }
 

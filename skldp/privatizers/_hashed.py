@@ -8,7 +8,10 @@ from skldp._base import BasePrivatizer, single_or_list
 from skldp._docstring import substitute
 from skldp._hashing import cohort_permutations
 from skldp._reports import ReportSpec
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
+from skldp._validation import (
+    PRIVATIZER_CONSTRAINTS,
+    Interval,
+)
 from skldp.channels import (
     CohortRAPPORChannel,
     CohortRRChannel,
@@ -207,12 +210,10 @@ class HashedRR(_OpenAlphabetPrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
+        **PRIVATIZER_CONSTRAINTS,
         "n_buckets": [Interval("int", 2)],
         "n_cohorts": [Interval("int", 1)],
-        "categories": [CATEGORIES],
         "hash_seed": [_HASH_SEED],
-        "random_state": [RANDOM_STATE],
     }
 
     def _open_channel(self, column):
@@ -317,13 +318,11 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
+        **PRIVATIZER_CONSTRAINTS,
         "n_bits": [Interval("int", 2)],
         "n_hashes": [Interval("int", 1)],
         "n_cohorts": [Interval("int", 1)],
-        "categories": [CATEGORIES],
         "hash_seed": [_HASH_SEED],
-        "random_state": [RANDOM_STATE],
     }
 
     def _open_channel(self, column):

@@ -2,7 +2,7 @@
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE
+from skldp._validation import PRIVATIZER_CONSTRAINTS
 from skldp.channels import RandomizedResponseChannel
 
 
@@ -81,11 +81,7 @@ class RandomizedResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return RandomizedResponseChannel(self.epsilon, len(categories))

@@ -2,7 +2,10 @@
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
+from skldp._validation import (
+    PRIVATIZER_CONSTRAINTS,
+    Interval,
+)
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
 
 
@@ -90,9 +93,7 @@ class RAPPOR(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "theta": [None, Interval("real", 0, 1, closed="neither")],
     }
 
@@ -164,11 +165,7 @@ class OptimizedUnaryEncoding(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return OptimizedUnaryEncodingChannel(self.epsilon, len(categories))

@@ -5,9 +5,7 @@ from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Boolean,
     Interval,
     ListLike,
@@ -112,9 +110,7 @@ class UtilityOptimizedRR(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of values (one list per column)")],
     }
 
@@ -236,9 +232,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         self.sparse_output = sparse_output
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of values (one list per column)")],
         "theta": [None, Interval("real", 0, 1, closed="neither")],
         "sparse_output": [Boolean()],
