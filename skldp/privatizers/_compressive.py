@@ -66,11 +66,10 @@ class OneBitCompressive(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : OneBitCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -158,11 +157,10 @@ class SymmetricCompressive(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : SymmetricCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -280,11 +278,10 @@ class RecursiveCompressive(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : RecursiveCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -383,11 +380,10 @@ class OneBitHadamardResponse(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : OneBitHadamardChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------

@@ -93,13 +93,10 @@ class HadamardResponse(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : HadamardResponseChannel or list of them
-    privacy_ : LDP or SequentialComposition
-        ``LDP(epsilon)`` per column.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -179,16 +176,14 @@ class BlockHadamardResponse(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     blocks_ : list of ndarray, or list of such lists for several columns
         The categories of each block, blocks numbered by their first category; the report of
         a value of block j carries j.
     channel_ : BlockHadamardResponseChannel or list of them
     privacy_ : BlockStructuredLDP or SequentialComposition
         The partition (as category indices) and epsilon.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {n_features_in_}
 
     See Also
     --------
@@ -302,15 +297,13 @@ class HighLowHadamardResponse(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     sensitive_ : ndarray, or list of them for several columns
         The sensitive categories, in domain order.
     channel_ : HighLowHadamardResponseChannel or list of them
     privacy_ : HighLowLDP or SequentialComposition
         The sensitive set (as category indices) and epsilon.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {n_features_in_}
 
     See Also
     --------

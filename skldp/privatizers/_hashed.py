@@ -151,10 +151,8 @@ class HashedRR(_OpenAlphabetPrivatizer):
         The open channel of each column (``CohortRRChannel`` for a closed alphabet).
     categories_ : list
         One entry per column: None for an open alphabet, the domain (ndarray) for a closed one.
-    privacy_ : LDP or SequentialComposition
-        ``LDP(epsilon)`` per column; the sum over columns.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -260,9 +258,8 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
     channel_ : HashedRAPPORChannel or CohortRAPPORChannel, or a list of them
     categories_ : list
         One entry per column: None for an open alphabet, the domain for a closed one.
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------

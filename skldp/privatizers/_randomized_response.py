@@ -30,13 +30,8 @@ class RandomizedResponse(BasePrivatizer):
         The domain of each column; category ``categories_[j][i]`` is encoded as i.
     channel_ : RandomizedResponseChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person: ``LDP(epsilon)`` for one column, the sum over columns
-        otherwise.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------

@@ -38,12 +38,8 @@ class RAPPOR(BasePrivatizer):
         The domain of each column; category ``categories_[j][i]`` is bit i of its reports.
     channel_ : RAPPORChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -120,16 +116,11 @@ class OptimizedUnaryEncoding(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : OptimizedUnaryEncodingChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------

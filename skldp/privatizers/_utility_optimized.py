@@ -49,16 +49,12 @@ class UtilityOptimizedRR(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : UtilityOptimizedRRChannel or list of them
         The channel of the column (a list for several columns).
     privacy_ : UtilityOptimizedLDP or SequentialComposition
         (X_S, X_S, epsilon)-ULDP, with X_S as category indices.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {n_features_in_}
 
     See Also
     --------
@@ -160,10 +156,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         The channel of the column (a list for several columns).
     privacy_ : UtilityOptimizedLDP or SequentialComposition
         (X_S, Y_P, epsilon)-ULDP with Y_P the reports whose non-sensitive bits are zero.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {n_features_in_}
 
     See Also
     --------
