@@ -4,7 +4,7 @@ Privatizers (transformers) randomize each person's value on their device; estima
 the distribution from the reports through the mechanism's channel.
 """
 
-from skldp import channels, datasets, metrics, privacy, projection
+from skldp import channels, datasets, metrics, privacy, privatizers, projection
 from skldp._memory import get_memory_limit, memory_limit, set_memory_limit
 from skldp.estimators import (
     CandidateEstimator,
@@ -15,46 +15,11 @@ from skldp.estimators import (
     SparseEstimator,
 )
 from skldp.exceptions import ChannelMismatchError, MemoryLimitError, PrivacyLeakWarning
-from skldp.privatizers import (
-    RAPPOR,
-    BinaryRandomizedResponse,
-    BlockHadamardResponse,
-    HadamardResponse,
-    HashedRAPPOR,
-    HashedRR,
-    HighLowHadamardResponse,
-    OneBitCompressive,
-    OneBitHadamardResponse,
-    OptimizedUnaryEncoding,
-    PersonalizedULDP,
-    RandomizedResponse,
-    RecursiveCompressive,
-    SymmetricCompressive,
-    UtilityOptimizedRAPPOR,
-    UtilityOptimizedRR,
-    grid_blocks,
-)
+from skldp.privatizers import *  # the names of skldp.privatizers.__all__
 
 __version__ = "0.1.0.dev0"
 
-__all__ = [
-    "RandomizedResponse",
-    "BinaryRandomizedResponse",
-    "HadamardResponse",
-    "BlockHadamardResponse",
-    "HighLowHadamardResponse",
-    "grid_blocks",
-    "RAPPOR",
-    "OptimizedUnaryEncoding",
-    "UtilityOptimizedRR",
-    "UtilityOptimizedRAPPOR",
-    "PersonalizedULDP",
-    "HashedRR",
-    "HashedRAPPOR",
-    "OneBitCompressive",
-    "SymmetricCompressive",
-    "RecursiveCompressive",
-    "OneBitHadamardResponse",
+__all__ = privatizers.__all__ + [
     "EmpiricalEstimator",
     "ProjectedEstimator",
     "EMEstimator",

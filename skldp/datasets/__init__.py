@@ -5,36 +5,9 @@ drawn from it. Loaders (``load_*``) read small derived count tables shipped insi
 (nothing is downloaded) and return a :class:`CountTable` whose ``sample`` draws raw rows.
 """
 
-from skldp.datasets._base import (
-    CountTable,
-    load_adult,
-    load_adult_joint,
-    load_descr,
-    load_foursquare_manhattan,
-    load_gowalla,
-)
-from skldp.datasets._samples_generator import (
-    Distribution,
-    make_dirichlet,
-    make_geometric,
-    make_sparse,
-    make_two_step,
-    make_uniform,
-    make_zipf,
-)
+# the public names, as listed once in each module's __all__
+from skldp.datasets import _base, _samples_generator
+from skldp.datasets._base import *
+from skldp.datasets._samples_generator import *
 
-__all__ = [
-    "Distribution",
-    "CountTable",
-    "make_uniform",
-    "make_geometric",
-    "make_zipf",
-    "make_two_step",
-    "make_sparse",
-    "make_dirichlet",
-    "load_gowalla",
-    "load_foursquare_manhattan",
-    "load_adult",
-    "load_adult_joint",
-    "load_descr",
-]
+__all__ = _samples_generator.__all__ + _base.__all__
