@@ -133,13 +133,44 @@ def _no_variance(shape):
 
 
 class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
-    """Least squares on the incidence matrix, for the cohort channels of this module and
-    :mod:`skldp.channels._hashed_rappor`. Subclasses set ``incidence`` and
-    ``least_squares_blocks`` and write ``least_squares_target``."""
+    """A closed-alphabet cohort channel, for the cohort channels of this module and
+    :mod:`skldp.channels._hashed_rappor`: an epsilon-LDP channel defined by ``epsilon``, the
+    hash range and a table of buckets (its identity and pickle), solved by least squares on
+    the incidence matrix. Subclasses name the range in ``_range_name``, call
+    ``_set_buckets``, set ``incidence`` and ``least_squares_blocks`` and write
+    ``least_squares_target``."""
 
     #: ``(C, k)`` when the rows of H are C cohorts of k buckets with one 1 per cohort in every
     #: column (a Cholesky factorization then replaces an eigendecomposition); else None.
     least_squares_blocks = None
+
+    #: The attribute (and second constructor argument) holding the hash range k.
+    _range_name = None
+
+    def _set_buckets(self, buckets, k, axes):
+        """Check the table ``buckets`` (one axis per name in ``axes``, values in [0, k)), store
+        it read-only as ``buckets`` with its digest, and return it."""
+        b = np.array(buckets, dtype=np.int64)
+        if b.ndim != len(axes) or min(b.shape) < 1:
+            raise ValueError(
+                f"buckets must be a {len(axes)}-D array ({', '.join(axes)}); got shape {b.shape}"
+            )
+        if b.min() < 0 or b.max() >= k:
+            raise ValueError(f"buckets must lie in [0, {k})")
+        b.setflags(write=False)
+        self.buckets = b
+        self._digest = _digest_array(b)
+        return b
+
+    def _key(self):
+        return (self.epsilon, getattr(self, self._range_name), self._digest)
+
+    def __reduce__(self):
+        k = getattr(self, self._range_name)
+        return (type(self), (self.epsilon, k, np.asarray(self.buckets)))
+
+    def guarantee(self):
+        return LDP(self.epsilon)
 
     def _solver(self):
         # Derived from the channel alone (never from statistics), built on first use.
@@ -193,18 +224,12 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     equality when some cohort separates them.
     """
 
+    _range_name = "n_buckets"
+
     def __init__(self, epsilon, n_buckets, buckets):
         self.epsilon = check_epsilon(epsilon)
         self.n_buckets = check_int(n_buckets, "n_buckets", min_value=2)
-        b = np.array(buckets, dtype=np.int64)
-        if b.ndim != 2 or b.shape[0] < 1 or b.shape[1] < 1:
-            raise ValueError(
-                f"buckets must be a 2-D array (n_inputs, n_cohorts); got shape {b.shape}"
-            )
-        if b.min() < 0 or b.max() >= self.n_buckets:
-            raise ValueError(f"buckets must lie in [0, {self.n_buckets})")
-        b.setflags(write=False)
-        self.buckets = b
+        b = self._set_buckets(buckets, self.n_buckets, ("n_inputs", "n_cohorts"))
         self.n_inputs, self.n_cohorts = b.shape
         self.n_outputs = self.n_cohorts * self.n_buckets
         self.truth, self.keep, self.other = cohort_rr_probabilities(
@@ -218,22 +243,12 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
         self.incidence = sparse.csc_matrix(
             (np.ones(rows.shape[0]), rows, indptr), shape=(self.n_outputs, self.n_inputs)
         )
-        self._digest = _digest_array(b)
-
-    def _key(self):
-        return (self.epsilon, self.n_buckets, self._digest)
 
     def __repr__(self):
         return (
             f"{type(self).__name__}(epsilon={self.epsilon:g}, n_buckets={self.n_buckets}, "
             f"n_inputs={self.n_inputs}, n_cohorts={self.n_cohorts})"
         )
-
-    def __reduce__(self):
-        return (type(self), (self.epsilon, self.n_buckets, np.asarray(self.buckets)))
-
-    def guarantee(self):
-        return LDP(self.epsilon)
 
     @property
     def least_squares_blocks(self):

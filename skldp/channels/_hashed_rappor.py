@@ -33,7 +33,6 @@ from skldp.channels._bits import (
 from skldp.channels._hashed import (
     OpenAlphabetChannel,
     _CohortLeastSquaresMixin,
-    _digest_array,
     _no_variance,
     collision_groups,
 )
@@ -144,18 +143,12 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
     :math:`r_0 = (1 - \theta) / (1 - \psi)`.
     """
 
+    _range_name = "n_bits"
+
     def __init__(self, epsilon, n_bits, buckets):
         self.epsilon = check_epsilon(epsilon)
         k = check_int(n_bits, "n_bits", min_value=2)
-        b = np.array(buckets, dtype=np.int64)
-        if b.ndim != 3 or min(b.shape) < 1:
-            raise ValueError(
-                f"buckets must be a 3-D array (n_inputs, n_cohorts, n_hashes); got shape {b.shape}"
-            )
-        if b.min() < 0 or b.max() >= k:
-            raise ValueError(f"buckets must lie in [0, {k})")
-        b.setflags(write=False)
-        self.buckets = b
+        b = self._set_buckets(buckets, k, ("n_inputs", "n_cohorts", "n_hashes"))
         self.n_inputs, C, self.n_hashes = b.shape
         self._layout(k, C)
         self.theta, self.psi = rappor_probabilities(
@@ -175,22 +168,12 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
         self._log_r1 = math.log(self.theta) - math.log(self.psi)
         self._log_r0 = math.log1p(-self.theta) - math.log1p(-self.psi)
         self._lo = math.log(self.psi) - math.log1p(-self.psi)
-        self._digest = _digest_array(b)
-
-    def _key(self):
-        return (self.epsilon, self.n_bits, self._digest)
 
     def __repr__(self):
         return (
             f"{type(self).__name__}(epsilon={self.epsilon:g}, n_bits={self.n_bits}, n_inputs="
             f"{self.n_inputs}, n_cohorts={self.n_cohorts}, n_hashes={self.n_hashes})"
         )
-
-    def __reduce__(self):
-        return (type(self), (self.epsilon, self.n_bits, np.asarray(self.buckets)))
-
-    def guarantee(self):
-        return LDP(self.epsilon)
 
     @property
     def least_squares_blocks(self):
