@@ -172,6 +172,25 @@ class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
     def guarantee(self):
         return LDP(self.epsilon)
 
+    # -- the linear map ------------------------------------------------------------------------
+    # forward(p) = (a H p + b sum(p)) / C, with ``_map`` = (a, b): (q_keep - q_other, q_other)
+    # for k-RR on buckets, (theta - psi, psi) for RAPPOR bits.
+    def _forward(self, p):
+        a, b = self._map
+        return (a * (self.incidence @ p) + b * p.sum()) / self.n_cohorts
+
+    def _adjoint(self, v):
+        a, b = self._map
+        return (a * (self.incidence.T @ v) + b * v.sum()) / self.n_cohorts
+
+    def least_squares_target(self, stats, n):
+        """The right-hand side f of ``H p = f`` (eq. (18) for k-RR): ``(C t / n - b) / a``."""
+        a, b = self._map
+        return (self.n_cohorts * np.asarray(stats, dtype=float) / n - b) / a
+
+    def _unbiased(self, stats, n):
+        return self._solver().solve(self.least_squares_target(stats, n))
+
     def _solver(self):
         # Derived from the channel alone (never from statistics), built on first use.
         solver = self.__dict__.get("_ls")
@@ -236,6 +255,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
             self.epsilon, self.n_buckets, self.n_cohorts
         )
         self._a = self.keep - self.other
+        self._map = (self._a, self.other)
         # Column s of H holds one 1 per cohort, at rows c * k + buckets[s, c] (increasing in c):
         # that is H in compressed-column form, built without sorting.
         rows = (np.arange(self.n_cohorts)[None, :] * self.n_buckets + b).ravel()
@@ -266,20 +286,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
         y = rr_sample(self.buckets[x, cohorts], k, self.truth, rng)
         return cohorts * k + y
 
-    # -- linear map ------------------------------------------------------------------------------
-    def _forward(self, p):
-        return (self._a * (self.incidence @ p) + self.other * p.sum()) / self.n_cohorts
-
-    def _adjoint(self, v):
-        return (self._a * (self.incidence.T @ v) + self.other * v.sum()) / self.n_cohorts
-
-    def least_squares_target(self, stats, n):
-        """The right-hand side b of ``H p = b`` (eq. (18)): ``(C N / n - q_other) / a``."""
-        return (self.n_cohorts * np.asarray(stats, dtype=float) / n - self.other) / self._a
-
-    def _unbiased(self, stats, n):
-        return self._solver().solve(self.least_squares_target(stats, n))
-
+    # -- linear map: in _CohortLeastSquaresMixin ---------------------------------------------
     def _variance(self, p, n):
         Hp = self._solver().pseudo_inverse()
         if Hp is None:

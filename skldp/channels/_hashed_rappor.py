@@ -165,6 +165,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
             (np.ones(rows.shape[0]), (rows, cols)), shape=(C * k, self.n_inputs)
         )
         self._diff = self.theta - self.psi
+        self._map = (self._diff, self.psi)
         self._log_r1 = math.log(self.theta) - math.log(self.psi)
         self._log_r0 = math.log1p(-self.theta) - math.log1p(-self.psi)
         self._lo = math.log(self.psi) - math.log1p(-self.psi)
@@ -190,20 +191,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
         bits = _draw_bits(self.buckets[x, cohorts], self.n_bits, self.theta, self.psi, rng)
         return self._assemble(cohorts, bits)
 
-    # -- the linear map ------------------------------------------------------------------------------
-    def _forward(self, p):
-        return (self.psi * p.sum() + self._diff * (self.incidence @ p)) / self.n_cohorts
-
-    def _adjoint(self, v):
-        return (self.psi * v.sum() + self._diff * (self.incidence.T @ v)) / self.n_cohorts
-
-    def least_squares_target(self, stats, n):
-        """The right-hand side f of ``X p = f``: ``(C t / n - psi) / (theta - psi)``."""
-        return (self.n_cohorts * np.asarray(stats, dtype=float) / n - self.psi) / self._diff
-
-    def _unbiased(self, stats, n):
-        return self._solver().solve(self.least_squares_target(stats, n))
-
+    # -- the linear map: in _CohortLeastSquaresMixin -----------------------------------------
     def _variance(self, p, n):
         # p_hat is linear in the per-report statistic z (z_(c,j) = [cohort c] y_j): its
         # covariance is block-diagonal over cohorts, each block a mixture over inputs.
