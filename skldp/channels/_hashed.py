@@ -366,6 +366,15 @@ class OpenAlphabetChannel(_Mechanism):
     def sample_values(self, values, rng):
         """One report per raw value (any hashable values), drawn with ``rng``."""
 
+    def __reduce__(self):
+        # A subclass's ``_key`` is its constructor's arguments, in order.
+        return (type(self), self._key())
+
+    def _draw_cohorts(self, values, rng):
+        """``values`` as an array, and a cohort in [0, n_cohorts) drawn for each."""
+        values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+        return values, rng.integers(0, self.n_cohorts, size=values.shape[0])
+
     def __getattr__(self, name):
         # Only reached for missing attributes: name the way out for a channel's members.
         if name in _CHANNEL_MEMBERS:
@@ -414,16 +423,12 @@ class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
     def _key(self):
         return (self.epsilon, self.n_buckets, self.n_cohorts, self.hash_seed)
 
-    def __reduce__(self):
-        return (type(self), self._key())
-
     def guarantee(self):
         return LDP(self.epsilon)
 
     def sample_values(self, values, rng):
         """Randomize raw values (strings or anything with a text form) into one report each."""
-        values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
-        cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
+        values, cohorts = self._draw_cohorts(values, rng)
         buckets = row_buckets(values, cohorts, self.n_buckets, self.n_cohorts, self.hash_seed)[:, 0]
         return cohorts * self.n_buckets + rr_sample(buckets, self.n_buckets, self.truth, rng)
 

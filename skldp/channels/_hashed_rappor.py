@@ -289,16 +289,12 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
     def _key(self):
         return (self.epsilon, self.n_bits, self.n_hashes, self.n_cohorts, self.hash_seed)
 
-    def __reduce__(self):
-        return (type(self), self._key())
-
     def guarantee(self):
         return LDP(self.epsilon)
 
     def sample_values(self, values, rng):
         """Randomize raw values into uint8 reports of width ``n_bits + ceil(log2 C)``."""
-        values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
-        cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
+        values, cohorts = self._draw_cohorts(values, rng)
         idx = row_buckets(
             values, cohorts, self.n_bits, self.n_cohorts, self.hash_seed, self.n_hashes
         )
