@@ -335,12 +335,9 @@ class RecursiveCompressive(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        **PRIVATIZER_CONSTRAINTS,
-        "n_measurements": [Interval("int", 1)],
+        **OneBitCompressive._parameter_constraints,  # L = 1 is OneBitCompressive
         "n_blocks": [_POWER_OF_TWO, None],
         "max_bits": [None, Interval("int", 1)],
-        "matrix_seed": [_MATRIX_SEED],
-        "assignment": [_ASSIGNMENT],
     }
 
     def _check_params(self):
