@@ -55,6 +55,13 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
     place of hashes.
     """
 
+    #: The hyperparameters every cohort-hashing privatizer has; subclasses add their own.
+    _parameter_constraints = {
+        **PRIVATIZER_CONSTRAINTS,
+        "n_cohorts": [Interval("int", 1)],
+        "hash_seed": [_HASH_SEED],
+    }
+
     def _open_channel(self, column):  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -208,10 +215,8 @@ class HashedRR(_OpenAlphabetPrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        **PRIVATIZER_CONSTRAINTS,
+        **_OpenAlphabetPrivatizer._parameter_constraints,
         "n_buckets": [Interval("int", 2)],
-        "n_cohorts": [Interval("int", 1)],
-        "hash_seed": [_HASH_SEED],
     }
 
     def _open_channel(self, column):
@@ -315,11 +320,9 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        **PRIVATIZER_CONSTRAINTS,
+        **_OpenAlphabetPrivatizer._parameter_constraints,
         "n_bits": [Interval("int", 2)],
         "n_hashes": [Interval("int", 1)],
-        "n_cohorts": [Interval("int", 1)],
-        "hash_seed": [_HASH_SEED],
     }
 
     def _open_channel(self, column):
