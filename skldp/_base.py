@@ -153,6 +153,14 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
     _parameter_constraints: dict = {}
 
+    def __init_subclass__(cls, **kwargs):
+        # Every privatizer takes accountant=: its constraint is declared here, once, beside
+        # whatever a subclass declares (PRIVATIZER_CONSTRAINTS lives below the privacy package).
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("_parameter_constraints")
+        if own is not None and "accountant" not in own:
+            cls._parameter_constraints = {**own, "accountant": ACCOUNTANT}
+
     # -- hooks ----------------------------------------------------------------------------------
     def _check_params(self):
         """Check rules that tie several hyperparameters together, at fit time.

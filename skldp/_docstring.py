@@ -35,6 +35,19 @@ channel : Channel, fitted privatizer, list of them, or None, default=None
     The channel of reports that do not carry it (plain arrays, reports read from a file):
     a channel, the fitted privatizer that made the reports, or one per column. None reads
     it from the reports.""",
+    # fitted attributes of the privatizers
+    "categories_": """\
+categories_ : list of ndarray
+    The domain of each column.""",
+    "privacy_": """\
+privacy_ : LDP or SequentialComposition
+    The guarantee per person: ``LDP(epsilon)`` for one column, the sum over columns
+    (sequential composition) otherwise.""",
+    "n_features_in_": """\
+n_features_in_ : int
+    Number of columns seen in fit.
+feature_names_in_ : ndarray of shape (n_features_in_,)
+    Column names, when X has string column names.""",
 }
 
 _PLACEHOLDER = re.compile(

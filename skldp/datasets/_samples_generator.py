@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from skldp._docstring import substitute
 from skldp._domain import check_category_list
 from skldp._random import check_random_state
 from skldp._memory import check_allocation
@@ -151,33 +152,36 @@ def _finish(p, name, n_samples, random_state, rng=None):
     return dist.sample(n_samples, random_state=rng), dist
 
 
-_RETURNS = """
-
+#: Docstring text that every ``make_*`` generator shares (see :func:`skldp._docstring.substitute`).
+_generator_docs = substitute(
+    n_categories="""\
+    n_categories : int
+        k, at least 2.
+    n_samples : int or None, default=None
+        Number of raw values to draw, or None for the distribution only.""",
+    seed_draw="""\
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the draw of raw values.""",
+    returns="""\
     Returns
     -------
     distribution : Distribution
         When ``n_samples`` is None.
     X, distribution : ndarray of shape (n_samples,), Distribution
         When ``n_samples`` is given: raw values drawn i.i.d. with ``random_state``, and the
-        distribution they were drawn from."""
+        distribution they were drawn from.""",
+)
 
 
-def _add_returns(func):
-    if func.__doc__:
-        func.__doc__ = func.__doc__.replace("\n    {returns}", _RETURNS)
-
-
+@_generator_docs
 def make_uniform(n_categories, n_samples=None, *, random_state=None):
     """The uniform distribution over k categories: the worst case of most error bounds.
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the draw of raw values.
+    {n_categories}
+    {seed_draw}
+
     {returns}
 
     Examples
@@ -191,9 +195,7 @@ def make_uniform(n_categories, n_samples=None, *, random_state=None):
     return _finish(np.full(k, 1.0 / k), "Uniform", n_samples, random_state)
 
 
-_add_returns(make_uniform)
-
-
+@_generator_docs
 def make_geometric(
     n_categories, n_samples=None, *, lam=0.95, reading="ratio", permute=False, random_state=None
 ):
@@ -217,10 +219,7 @@ def make_geometric(
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     lam : float, default=0.95
         :math:`\lambda` in (0, 1).
     reading : {'ratio', 'text'}, default='ratio'
@@ -229,6 +228,7 @@ def make_geometric(
         Shuffle the probabilities over the categories (Geo*).
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the permutation (drawn first) and then the raw values.
+
     {returns}
 
     Examples
@@ -256,22 +256,17 @@ def make_geometric(
     return _finish(p, name, n_samples, random_state, rng)
 
 
-_add_returns(make_geometric)
-
-
+@_generator_docs
 def make_zipf(n_categories, n_samples=None, *, exponent=1.0, random_state=None):
     r"""The Zipf (power-law) distribution :math:`p_i \propto i^{-s}` on :math:`i = 1, \dots, k`.
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     exponent : float, default=1.0
         s >= 0 (0 is uniform).
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the draw of raw values.
+    {seed_draw}
+
     {returns}
 
     Examples
@@ -286,9 +281,7 @@ def make_zipf(n_categories, n_samples=None, *, exponent=1.0, random_state=None):
     return _finish(p / p.sum(), f"Zipf({s:g})", n_samples, random_state)
 
 
-_add_returns(make_zipf)
-
-
+@_generator_docs
 def make_two_step(
     n_categories, n_samples=None, *, heavy_fraction=0.5, heavy_mass=0.75, random_state=None
 ):
@@ -304,16 +297,13 @@ def make_two_step(
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     heavy_fraction : float, default=0.5
         f in (0, 1); at least one category is heavy and at least one light.
     heavy_mass : float, default=0.75
         m in (0, 1).
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the draw of raw values.
+    {seed_draw}
+
     {returns}
 
     Examples
@@ -332,9 +322,7 @@ def make_two_step(
     return _finish(p, "Two-step", n_samples, random_state)
 
 
-_add_returns(make_two_step)
-
-
+@_generator_docs
 def make_sparse(
     n_categories,
     n_samples=None,
@@ -351,10 +339,7 @@ def make_sparse(
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     sparsity : int, default=10
         s, between 1 and k.
     support : {'first', 'random'}, default='first'
@@ -364,6 +349,7 @@ def make_sparse(
         Equal mass :math:`1/s` (Unif(s)), or weights drawn from a flat Dirichlet.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the support and weights (drawn first) and then the raw values.
+
     {returns}
 
     Examples
@@ -390,9 +376,7 @@ def make_sparse(
     )
 
 
-_add_returns(make_sparse)
-
-
+@_generator_docs
 def make_dirichlet(n_categories, n_samples=None, *, alpha=1.0, random_state=None):
     r"""A distribution drawn from the symmetric Dirichlet :math:`\mathrm{Dir}(\alpha, \dots, \alpha)`.
 
@@ -401,14 +385,12 @@ def make_dirichlet(n_categories, n_samples=None, *, alpha=1.0, random_state=None
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     alpha : float, default=1.0
         Concentration, positive.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the distribution (drawn first) and then the raw values.
+
     {returns}
 
     Examples
@@ -423,6 +405,3 @@ def make_dirichlet(n_categories, n_samples=None, *, alpha=1.0, random_state=None
     rng = check_random_state(random_state)
     p = rng.dirichlet(np.full(k, a))
     return _finish(p, f"Dir({a:g})", n_samples, random_state, rng)
-
-
-_add_returns(make_dirichlet)

@@ -378,6 +378,7 @@ class EMEstimator(BaseDistributionEstimator):
         1 prints the iteration, the log-likelihood per report and the gap every
         ``verbose_interval`` iterations and at the end; 2 prints every iteration.
     verbose_interval : int, default=10
+        With ``verbose=1``, the number of iterations between two printed lines.
     {channel}
 
     Attributes

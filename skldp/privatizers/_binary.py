@@ -42,8 +42,7 @@ class BinaryRandomizedResponse(BasePrivatizer):
     channel_ : BinaryRandomizedResponseChannel or list of them
     privacy_ : BinaryContextAwareLDP or SequentialComposition
         The guarantee: the E matrix ``[[0, epsilon_01], [epsilon_10, 0]]`` per column.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {n_features_in_}
 
     See Also
     --------

@@ -2,12 +2,10 @@
 
 import math
 
-from skldp._base import ACCOUNTANT, BasePrivatizer
+from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Interval,
     Options,
     Satisfies,
@@ -69,11 +67,10 @@ class OneBitCompressive(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : OneBitCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -124,10 +121,7 @@ class OneBitCompressive(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "n_measurements": [Interval("int", 1)],
         "matrix_seed": [_MATRIX_SEED],
         "assignment": [_ASSIGNMENT],
@@ -167,11 +161,10 @@ class SymmetricCompressive(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : SymmetricCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -220,10 +213,7 @@ class SymmetricCompressive(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "n_measurements": [
             Satisfies(Interval("int", 2), lambda m: m % 2 == 0, "an even integer >= 2")
         ],
@@ -301,11 +291,10 @@ class RecursiveCompressive(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : RecursiveCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -361,15 +350,9 @@ class RecursiveCompressive(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
-        "n_measurements": [Interval("int", 1)],
+        **OneBitCompressive._parameter_constraints,  # L = 1 is OneBitCompressive
         "n_blocks": [_POWER_OF_TWO, None],
         "max_bits": [None, Interval("int", 1)],
-        "matrix_seed": [_MATRIX_SEED],
-        "assignment": [_ASSIGNMENT],
     }
 
     def _check_params(self):
@@ -410,11 +393,10 @@ class OneBitHadamardResponse(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : OneBitHadamardChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -458,10 +440,7 @@ class OneBitHadamardResponse(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "assignment": [_ASSIGNMENT],
     }
 

@@ -2,13 +2,11 @@
 
 import numpy as np
 
-from skldp._base import ACCOUNTANT, BasePrivatizer
+from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Deferred,
     Interval,
     IsCallable,
@@ -95,13 +93,10 @@ class HadamardResponse(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : HadamardResponseChannel or list of them
-    privacy_ : LDP or SequentialComposition
-        ``LDP(epsilon)`` per column.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -139,12 +134,7 @@ class HadamardResponse(BasePrivatizer):
         self.accountant = accountant
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return HadamardResponseChannel(self.epsilon, len(categories))
@@ -188,16 +178,14 @@ class BlockHadamardResponse(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     blocks_ : list of ndarray, or list of such lists for several columns
         The categories of each block, blocks numbered by their first category; the report of
         a value of block j carries j.
     channel_ : BlockHadamardResponseChannel or list of them
     privacy_ : BlockStructuredLDP or SequentialComposition
         The partition (as category indices) and epsilon.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {n_features_in_}
 
     See Also
     --------
@@ -257,10 +245,7 @@ class BlockHadamardResponse(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "blocks": [None, Deferred("a partition of the categories, checked against them in fit")],
         "n_blocks": [None, Interval("int", 1)],
         "block_size": [None, Interval("int", 1)],
@@ -315,15 +300,13 @@ class HighLowHadamardResponse(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     sensitive_ : ndarray, or list of them for several columns
         The sensitive categories, in domain order.
     channel_ : HighLowHadamardResponseChannel or list of them
     privacy_ : HighLowLDP or SequentialComposition
         The sensitive set (as category indices) and epsilon.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {n_features_in_}
 
     See Also
     --------
@@ -368,10 +351,7 @@ class HighLowHadamardResponse(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of categories"), IsCallable()],
     }
 

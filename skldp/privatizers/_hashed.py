@@ -4,11 +4,14 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import ACCOUNTANT, BasePrivatizer, single_or_list
+from skldp._base import BasePrivatizer, single_or_list
 from skldp._docstring import substitute
 from skldp._hashing import cohort_permutations
 from skldp._reports import ReportSpec
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
+from skldp._validation import (
+    PRIVATIZER_CONSTRAINTS,
+    Interval,
+)
 from skldp.channels import (
     CohortRAPPORChannel,
     CohortRRChannel,
@@ -51,6 +54,13 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
     and the base class's fit (domain checks, ``categories_``) is used with permutations in
     place of hashes.
     """
+
+    #: The hyperparameters every cohort-hashing privatizer has; subclasses add their own.
+    _parameter_constraints = {
+        **PRIVATIZER_CONSTRAINTS,
+        "n_cohorts": [Interval("int", 1)],
+        "hash_seed": [_HASH_SEED],
+    }
 
     def _open_channel(self, column):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -149,10 +159,8 @@ class HashedRR(_OpenAlphabetPrivatizer):
         The open channel of each column (``CohortRRChannel`` for a closed alphabet).
     categories_ : list
         One entry per column: None for an open alphabet, the domain (ndarray) for a closed one.
-    privacy_ : LDP or SequentialComposition
-        ``LDP(epsilon)`` per column; the sum over columns.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -210,13 +218,8 @@ class HashedRR(_OpenAlphabetPrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
+        **_OpenAlphabetPrivatizer._parameter_constraints,
         "n_buckets": [Interval("int", 2)],
-        "n_cohorts": [Interval("int", 1)],
-        "categories": [CATEGORIES],
-        "hash_seed": [_HASH_SEED],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
     }
 
     def _open_channel(self, column):
@@ -264,9 +267,8 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
     channel_ : HashedRAPPORChannel or CohortRAPPORChannel, or a list of them
     categories_ : list
         One entry per column: None for an open alphabet, the domain for a closed one.
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -324,14 +326,9 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
+        **_OpenAlphabetPrivatizer._parameter_constraints,
         "n_bits": [Interval("int", 2)],
         "n_hashes": [Interval("int", 1)],
-        "n_cohorts": [Interval("int", 1)],
-        "categories": [CATEGORIES],
-        "hash_seed": [_HASH_SEED],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
     }
 
     def _open_channel(self, column):

@@ -4,14 +4,12 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import ACCOUNTANT, BasePrivatizer
+from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive, describe, encode, is_list_like, resolve_categories
 from skldp._reports import ReportSpec
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Deferred,
     Interval,
     ListLike,
@@ -151,14 +149,11 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of values")],
         "tags": [Deferred("a list of distinct tag names, checked by _check_tags")],
         "base": [Options(*_BASES)],
         "theta": [None, Interval("real", 0, 1, closed="neither")],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
     }
 
     def _check_params(self):

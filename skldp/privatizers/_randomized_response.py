@@ -1,8 +1,8 @@
 """k-ary randomized response as a scikit-learn transformer."""
 
-from skldp._base import ACCOUNTANT, BasePrivatizer
+from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE
+from skldp._validation import PRIVATIZER_CONSTRAINTS
 from skldp.channels import RandomizedResponseChannel
 
 
@@ -31,13 +31,8 @@ class RandomizedResponse(BasePrivatizer):
         The domain of each column; category ``categories_[j][i]`` is encoded as i.
     channel_ : RandomizedResponseChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person: ``LDP(epsilon)`` for one column, the sum over columns
-        otherwise.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -83,12 +78,7 @@ class RandomizedResponse(BasePrivatizer):
         self.accountant = accountant
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return RandomizedResponseChannel(self.epsilon, len(categories))

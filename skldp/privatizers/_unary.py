@@ -1,8 +1,11 @@
 """Unary-encoding privatizers: RAPPOR (basic one-time, generalized) and OUE."""
 
-from skldp._base import ACCOUNTANT, BasePrivatizer
+from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
+from skldp._validation import (
+    PRIVATIZER_CONSTRAINTS,
+    Interval,
+)
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
 
 
@@ -36,12 +39,8 @@ class RAPPOR(BasePrivatizer):
         The domain of each column; category ``categories_[j][i]`` is bit i of its reports.
     channel_ : RAPPORChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -94,10 +93,7 @@ class RAPPOR(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "theta": [None, Interval("real", 0, 1, closed="neither")],
     }
 
@@ -125,16 +121,11 @@ class OptimizedUnaryEncoding(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : OptimizedUnaryEncodingChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -171,12 +162,7 @@ class OptimizedUnaryEncoding(BasePrivatizer):
         self.accountant = accountant
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return OptimizedUnaryEncodingChannel(self.epsilon, len(categories))

@@ -1,12 +1,10 @@
 """Utility-optimized privatizers: uRR and uRAP (Murakami and Kawamoto, USENIX Security 2019)."""
 
-from skldp._base import ACCOUNTANT, BasePrivatizer
+from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Boolean,
     Interval,
     ListLike,
@@ -51,16 +49,12 @@ class UtilityOptimizedRR(BasePrivatizer):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : UtilityOptimizedRRChannel or list of them
         The channel of the column (a list for several columns).
     privacy_ : UtilityOptimizedLDP or SequentialComposition
         (X_S, X_S, epsilon)-ULDP, with X_S as category indices.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {n_features_in_}
 
     See Also
     --------
@@ -115,10 +109,7 @@ class UtilityOptimizedRR(BasePrivatizer):
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of values (one list per column)")],
     }
 
@@ -169,10 +160,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         The channel of the column (a list for several columns).
     privacy_ : UtilityOptimizedLDP or SequentialComposition
         (X_S, Y_P, epsilon)-ULDP with Y_P the reports whose non-sensitive bits are zero.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {n_features_in_}
 
     See Also
     --------
@@ -243,10 +231,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         self.sparse_output = sparse_output
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "accountant": ACCOUNTANT,
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of values (one list per column)")],
         "theta": [None, Interval("real", 0, 1, closed="neither")],
         "sparse_output": [Boolean()],
