@@ -106,6 +106,22 @@ def markdown_to_rst(text):
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 
+def medians(fns, repeat):
+    """Median seconds of each of ``fns``: one discarded warm-up call each, then ``repeat``
+    rounds that call them in turn (a change of machine load hits all of them alike)."""
+    import time
+
+    for fn in fns:
+        fn()
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, ts in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return [float(np.median(ts)) for ts in times]
+
+
 def best_of(fn, repeat):
     """``(seconds, output)``: the fastest of ``repeat`` calls of ``fn`` and its last output."""
     import time

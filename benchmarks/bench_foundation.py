@@ -18,7 +18,9 @@
 
 Run: ``python benchmarks/bench_foundation.py [--cpu 0] [--skip-peers] [--out-dir DIR]``. The
 process pins itself to one CPU and one BLAS/OpenMP thread; the peer runs under ``taskset``.
-Timings are the best of ``--repeat`` runs; the machine's load shows in them.
+The k-RR figures are medians of at least 5 warm repeats (``_common.medians``); the EM timings
+are the best of ``--repeat`` runs. The machine's load shows in them (recorded before and
+after).
 """
 
 import os
@@ -42,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import best_of  # noqa: E402
+from _common import best_of, medians  # noqa: E402
 
 #: multi-freq-ldpy's IBU defaults (GRR_Aggregator_IBU: nb_iter, tol on the max-abs change).
 _IBU_MAX_ITER, _IBU_TOL = 10_000, 1e-12
@@ -76,10 +78,18 @@ def bench_privatization(n, k, repeat):
 
     x = np.random.default_rng(1).integers(0, k, n)
     rr = RandomizedResponse(1.0, categories=np.arange(k), random_state=0).fit(np.arange(k))
-    t_sample, _ = best_of(lambda: rr.channel_.sample(x, np.random.default_rng(0)), repeat)
-    t_transform, _ = best_of(lambda: rr.transform(x), repeat)
-    t_count, _ = best_of(lambda: rr.channel_.statistics(x), repeat)
+    rng = np.random.default_rng(0)
+    # medians of at least 5 warm repeats, the three calls alternating (see _common.medians)
+    t_sample, t_transform, t_count = medians(
+        [
+            lambda: rr.channel_.sample(x, rng),
+            lambda: rr.transform(x),
+            lambda: rr.channel_.statistics(x),
+        ],
+        max(repeat, 5),
+    )
     return {
+        "statistic": f"median of {max(repeat, 5)} warm repeats",
         "n": n,
         "k": k,
         "sample_s": t_sample,
@@ -238,7 +248,8 @@ def to_markdown(priv, em_rows, mem_rows):
         f"{priv['sample_rows_per_s'] / 1e6:.1f} M rows/s ({priv['sample_s']:.3f} s), full "
         f"`transform` {priv['transform_rows_per_s'] / 1e6:.1f} M rows/s "
         f"({priv['transform_s']:.3f} s), counting {priv['count_rows_per_s'] / 1e6:.0f} M rows/s "
-        "(target: 30 M rows/s).",
+        f"(target: 30 M rows/s); each the {priv['statistic']}, warm (one call discarded "
+        "first), the three alternating. Command: `python benchmarks/bench_foundation.py`.",
         "",
         "EM starts from the channel's closed-form maximum-likelihood estimate by default (k-RR "
         "has one), hence its few iterations; the row 'EM from uniform' starts where IBU starts. "
@@ -306,24 +317,46 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-peers", action="store_true")
     parser.add_argument("--out-dir", default=None, help="default: benchmarks/results")
+    parser.add_argument(
+        "--privatization-only",
+        action="store_true",
+        help="re-measure k-RR only; keep the EM rows of the last results file, with their date",
+    )
     args = parser.parse_args(argv)
-    from _common import pin_to_cpu, start_meta, write_results
+    from _common import RESULTS_DIR, pin_to_cpu, start_meta, write_results
 
     cpu = pin_to_cpu(args.cpu)
     meta = start_meta(cpu)
     priv = bench_privatization(args.n, 1000, args.repeat)
-    em_rows = [
-        bench_em_vs_ibu(1000, 10**5, 6.0, 0.5, cpu, args.skip_peers, args.repeat),
-        bench_em_vs_ibu(1000, 10**5, 1.0, 0.0, cpu, args.skip_peers, 1),
-    ]
-    mem_rows = bench_em_memory([10**4, 10**5, 10**6], 10**5, 4.0)
+    note = ""
+    if args.privatization_only:
+        with open(Path(args.out_dir or RESULTS_DIR) / "foundation.json") as fh:
+            last = json.load(fh)
+        em_rows, mem_rows = last["em"], last["memory"]
+        old = last.get("em_meta", last["meta"])
+        meta["em_meta"] = old
+        note = (
+            "Only the k-RR figures are from the run above (`python benchmarks/bench_foundation.py "
+            "--privatization-only`); the EM rows are from the run of "
+            f"{old['date']} (load average {old['load_before']:.1f} before, "
+            f"{old['load_after']:.1f} after; EM timings best of 3).\n\n"
+        )
+    else:
+        em_rows = [
+            bench_em_vs_ibu(1000, 10**5, 6.0, 0.5, cpu, args.skip_peers, args.repeat),
+            bench_em_vs_ibu(1000, 10**5, 1.0, 0.0, cpu, args.skip_peers, 1),
+        ]
+        mem_rows = bench_em_memory([10**4, 10**5, 10**6], 10**5, 4.0)
+    data = {"privatization": priv, "em": em_rows, "memory": mem_rows}
+    if "em_meta" in meta:
+        data["em_meta"] = meta.pop("em_meta")
     write_results(
         "foundation",
         "Foundation targets (one core)",
         meta,
         targets_of(priv, em_rows),
-        to_markdown(priv, em_rows, mem_rows),
-        {"privatization": priv, "em": em_rows, "memory": mem_rows},
+        note + to_markdown(priv, em_rows, mem_rows),
+        data,
         args.out_dir,
     )
 

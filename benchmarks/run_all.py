@@ -398,7 +398,9 @@ def build_tables(rows, missing, meta):
     notes = coverage_notes(rows, meta) + [
         f"Measured {meta['date']} on {meta['machine']}, one core per case ({pin}), "
         f"epsilon = {meta['epsilon']}, input Zipf(1.1). A shared machine{load}: treat the "
-        "figures as indicative and the ratios as the comparison.",
+        "figures as indicative and the ratios as the comparison. Each time is one cold call "
+        "(a fresh process per case: first-call costs included, no repeats), so it is slower "
+        "than the warm medians of `bench_fast.py` and `bench_foundation.py`.",
         f"EM runs at most {meta['em_max_iter']} iterations here; multi-freq-ldpy's IBU at most 1000.",
         "Peers privatize one person at a time (their API); skldp privatizes a column at once.",
     ]

@@ -78,9 +78,10 @@ reports[:5]
 # Estimates with intervals
 # ------------------------
 # The reports carry their channel, so the estimator needs no wiring. The unbiased estimate
-# has an exact variance; :meth:`skldp.EmpiricalEstimator.confidence_interval` gives normal
-# intervals from its plug-in standard error. It is not a distribution (it has negative
-# entries); :class:`skldp.ProjectedEstimator` projects it onto the simplex for the map.
+# has an exact variance; ``confidence_interval`` inverts it (score intervals, inside [0, 1],
+# that keep their width at rare cells: see :ref:`intervals`). The estimate is not a
+# distribution (it has negative entries); :class:`skldp.ProjectedEstimator` projects it onto
+# the simplex for the map.
 
 unbiased = EmpiricalEstimator().fit(reports)
 lower, upper = unbiased.confidence_interval(alpha=0.05)

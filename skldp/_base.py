@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import math
+from collections.abc import Sized
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,12 +14,13 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, DensityMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skldp import _dask
+from skldp import _dask, _uncertainty
 from skldp._domain import encode, resolve_categories
 from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
 from skldp._validation import (
     CHANNEL,
+    InstanceOf,
     check_non_negative_reports,
     check_report_values,
     validate_params,
@@ -25,15 +28,18 @@ from skldp._validation import (
 from skldp._warnings import warn
 from skldp.channels import Channel, OpenAlphabetChannel, SymbolReports
 from skldp.exceptions import ChannelMismatchError
-from skldp.privacy import SequentialComposition
+from skldp.privacy import PrivacyAccountant, SequentialComposition, charged_epsilon
+from skldp.privacy._accounting import in_simulation
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
+
+    from skldp._typing import RandomStateLike
 
 _WARNED = "warned"
 
@@ -73,6 +79,36 @@ def _column_values(series):
     if numpy_dtype is not None and numpy_dtype.kind in "biuf" and not series.hasnans:
         return series.to_numpy(dtype=numpy_dtype)
     return series.to_numpy(dtype=object)
+
+
+#: The constraint of every privatizer's ``accountant`` parameter.
+ACCOUNTANT = [InstanceOf(PrivacyAccountant, "a skldp.privacy.PrivacyAccountant"), None]
+
+
+def _check_accountant(accountant):
+    """Return ``accountant`` after checking it is a PrivacyAccountant or None.
+
+    ``fit`` checks it with the other parameters (``ACCOUNTANT``); ``transform`` checks it
+    again, since ``set_params`` may have replaced it after fit.
+    """
+    if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+        raise TypeError(
+            "accountant must be a skldp.privacy.PrivacyAccountant or None; got "
+            f"{type(accountant).__name__} ({accountant!r})"
+        )
+    return accountant
+
+
+def _n_rows(X):
+    """Rows of raw input X (people), without copying it; None when unknown (lazy Dask)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        n = shape[0]
+    elif isinstance(X, Sized):
+        n = len(X)
+    else:  # an array-like known only through __array__
+        n = np.asarray(X).shape[0]
+    return None if n is None or math.isnan(n) else int(n)
 
 
 def single_or_list(values):
@@ -128,6 +164,14 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
 
     #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
     _parameter_constraints: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        # Every privatizer takes accountant=: its constraint is declared here, once, beside
+        # whatever a subclass declares (PRIVATIZER_CONSTRAINTS lives below the privacy package).
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("_parameter_constraints")
+        if own is not None and "accountant" not in own:
+            cls._parameter_constraints = {**own, "accountant": ACCOUNTANT}
 
     # -- hooks ----------------------------------------------------------------------------------
     def _check_params(self):
@@ -348,21 +392,58 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             by partition (see :ref:`scale`).
         """
         check_is_fitted(self)
-        if _dask.is_dask_collection(X) and self._sparse_output():
-            raise ValueError(
-                f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask collection; "
-                "use sparse_output=False, or privatize the partitions' arrays one by one"
-            )
-        if _dask.is_dask_collection(X):
-            if self._pandas_output():
+        charge = self._charge(X)
+        try:
+            if _dask.is_dask_collection(X) and self._sparse_output():
                 raise ValueError(
-                    "transform_output='pandas' would make scikit-learn gather the Dask "
-                    "collection into one in-memory DataFrame; use the default output with Dask "
-                    "input (a Dask data frame of raw values already gives a Dask data frame of "
-                    "reports, with its index and channel)"
+                    f"{type(self).__name__}(sparse_output=True) cannot privatize a Dask "
+                    "collection; use sparse_output=False, or privatize the partitions' arrays "
+                    "one by one"
                 )
-            return _dask.transform(self._randomizer(), X)
-        return self._transform(X, self._noise_generator())
+            if _dask.is_dask_collection(X):
+                if self._pandas_output():
+                    raise ValueError(
+                        "transform_output='pandas' would make scikit-learn gather the Dask "
+                        "collection into one in-memory DataFrame; use the default output with "
+                        "Dask input (a Dask data frame of raw values already gives a Dask data "
+                        "frame of reports, with its index and channel)"
+                    )
+                return _dask.transform(self._randomizer(), X)
+            return self._transform(X, self._noise_generator())
+        except BaseException:
+            # nothing is released when transform raises (a value outside the domain, ...):
+            # whatever was drawn is dropped with the exception, so the charge is withdrawn
+            if charge is not None:
+                charge.cancel()
+            raise
+
+    def _accountant(self):
+        """The ``accountant`` parameter; None for a subclass that does not declare one.
+
+        Every skldp privatizer declares ``accountant=``; a privatizer written elsewhere on this
+        base class that does not cannot be given one, so it has nothing to charge.
+        """
+        return vars(self).get("accountant")  # stored verbatim by __init__ (O(1), unlike get_params)
+
+    def _charge(self, X):
+        """Charge ``accountant`` for this call, before any report is drawn.
+
+        The charge is :func:`skldp.privacy.charged_epsilon` of ``privacy_`` (the guarantee of
+        one report per person) for the rows of X; nothing is charged without an accountant or
+        inside :func:`skldp.privacy.simulation`. ``privacy_`` itself never grows: the total
+        over calls lives in the accountant's ledger. Returns the charge (None if none was
+        made), which ``transform`` cancels if it raises before returning reports.
+        """
+        accountant = _check_accountant(self._accountant())  # set_params may have changed it
+        if accountant is None or in_simulation():
+            return
+        n_people = _n_rows(X)
+        return accountant.charge(
+            charged_epsilon(self.privacy_),
+            privatizer=self,
+            guarantee=self.privacy_,
+            n_people=n_people,
+        )
 
     def _randomizer(self):
         """This fitted privatizer as the Dask path sees it (see :mod:`skldp._dask`)."""
@@ -414,10 +495,15 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     def _encode_and_draw(self, X, rng, method):
         """Encode each column of X and draw its reports with the channel's ``method``."""
         columns, index = self._read_columns(X, reset=False)
-        parts = [
-            getattr(ch, method)(encode(col, cats, j), rng)
-            for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_))
-        ]
+        parts = []
+        for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_)):
+            idx = encode(col, cats, j)
+            if method == "sample" and ch.n_inputs == len(cats):
+                # encode checked the indices against the domain, the channel's inputs:
+                # draw without checking them again (validate once)
+                parts.append(ch._sample(idx, rng))
+            else:
+                parts.append(getattr(ch, method)(idx, rng))
         return parts, index
 
     def _output_names(self, specs):
@@ -490,6 +576,24 @@ def _is_fitted_privatizer(obj):
     return isinstance(obj, BasePrivatizer) and hasattr(obj, "channel_")
 
 
+class LazyAttribute:
+    """A learned attribute of one column computed only when it is first read.
+
+    ``_estimate`` returns ``LazyAttribute(fn, *args)`` for what few users read (standard errors):
+    :class:`BaseDistributionEstimator` calls ``fn(*args)`` on the first read of the attribute
+    and keeps the value. ``fn`` is a module-level function, so a fitted estimator with
+    attributes not yet read still pickles.
+    """
+
+    __slots__ = ("args", "fn")
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __call__(self):
+        return self.fn(*self.args)
+
+
 class ChunkStatistics:
     """Statistics of reports read already (by :func:`skldp.io.fit_chunks`), as a chunk.
 
@@ -505,12 +609,18 @@ class ChunkStatistics:
 class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
-    ``fit`` resets and calls ``partial_fit``, which checks the hyperparameters against
-    ``_parameter_constraints``, adds up each column's statistics (``channel.statistics`` or
-    what the estimator's ``_chunk_statistics`` asks for) and calls the hook ``_estimate`` on
-    the totals, then ``_derived_attributes``. No estimator overrides ``fit`` or
-    ``partial_fit``. Reports carry their channel; plain arrays need ``channel=`` (a channel,
-    a fitted privatizer, or a list with one per column).
+    ``partial_fit`` checks the hyperparameters against ``_parameter_constraints``, adds up
+    each column's statistics (``channel.statistics`` or what the estimator's
+    ``_chunk_statistics`` asks for), sets ``categories_``, ``n_reports_`` and the hook
+    ``_derived_attributes``, and nothing more. The estimate is solved lazily: the first read of
+    a learned attribute that the hook ``_estimate`` sets (``distribution_``, ``n_iter_``, ...)
+    calls it once per column on the totals, then ``_derived_from_solution``, and the result is
+    kept until ``partial_fit`` adds reports; an attribute ``_estimate`` returns as a
+    :class:`LazyAttribute` (standard errors) is computed on its own first read. ``fit`` resets,
+    adds the statistics and solves at once, so that its errors and warnings come from
+    ``fit``, as in scikit-learn. No estimator overrides ``fit`` or ``partial_fit``. Reports
+    carry their channel; plain arrays need ``channel=`` (a channel, a fitted privatizer, or a
+    list with one per column).
     """
 
     #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
@@ -529,10 +639,11 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self._check_params()
 
     def _derived_attributes(self):
-        """Learned attributes set after the per-column results of ``_estimate``.
+        """Learned attributes of the statistics seen so far (not of the solve).
 
         Called at the end of ``partial_fit`` (so of ``fit`` too); returns a dict name ->
-        value that may also replace ``categories_``. By default empty.
+        value that may also replace ``categories_``. By default empty. What derives from the
+        estimate belongs in ``_derived_from_solution``.
         """
         return {}
 
@@ -543,8 +654,79 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         return a + b
 
     def _estimate(self, channel, stats, n):  # pragma: no cover - abstract
-        """Return a dict of learned attributes for one column (with ``distribution_``)."""
+        """Return a dict of learned attributes for one column (with ``distribution_``).
+
+        A value may be a :class:`LazyAttribute`, computed when that attribute is first read.
+        """
         raise NotImplementedError
+
+    #: Interval methods this estimator offers (see :meth:`confidence_interval`).
+    _interval_methods: tuple[str, ...] = ("bootstrap",)
+    #: The method ``confidence_interval(method="auto")`` uses.
+    _default_interval_method = "bootstrap"
+
+    def _plain_statistics(self, channel, stats):
+        """The channel's plain statistics in what ``_chunk_statistics`` kept."""
+        return stats
+
+    def _derived_from_solution(self):
+        """Learned attributes derived from the per-column results of ``_estimate``.
+
+        Called at the end of each solve; returns a dict name -> value. By default empty.
+        """
+        return {}
+
+    # -- lazy solve -------------------------------------------------------------------------------
+    def _solve_estimate(self):
+        """Run ``_estimate`` on the statistics added so far and set its attributes.
+
+        Called at most once per batch of statistics: by ``fit``, or by the first read of a
+        learned attribute after ``partial_fit`` (:meth:`__getattr__`). The names it sets are
+        kept in ``_solved``, so that the next ``partial_fit`` removes them.
+        """
+        before = set(self.__dict__)
+        self._solved = ()  # a read of a learned attribute inside the solve does not recurse
+        try:
+            results = [
+                self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
+            ]
+        except BaseException:
+            del self._solved  # the next read tries again (and raises again)
+            raise
+        deferred = {}
+        for name in results[0]:
+            values = [r[name] for r in results]
+            if any(isinstance(v, LazyAttribute) for v in values):
+                deferred[name] = values
+            else:
+                setattr(self, name, single_or_list(values))
+        self._deferred = deferred
+        for name, value in self._derived_from_solution().items():
+            setattr(self, name, value)
+        self._solved = sorted(set(self.__dict__) - before - {"_deferred", "_solved"})
+        self._solved += list(deferred)
+
+    def _forget_solution(self):
+        for name in self.__dict__.pop("_solved", ()):
+            self.__dict__.pop(name, None)
+        self.__dict__.pop("_deferred", None)
+
+    def __getattr__(self, name):
+        # Called only when the attribute is not found: a learned attribute (public, ending in
+        # "_") of an estimator whose statistics are not solved yet, or a lazy one.
+        if name.startswith("_") or not name.endswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        state = self.__dict__
+        if "_stats" in state and "_solved" not in state:
+            self._solve_estimate()
+        deferred = state.get("_deferred", {})
+        if name in deferred:
+            values = [v() if isinstance(v, LazyAttribute) else v for v in deferred[name]]
+            state[name] = single_or_list(values)
+            del deferred[name]
+        if name in state:
+            return state[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- cloning --------------------------------------------------------------------------------
     def __sklearn_clone__(self):
@@ -646,7 +828,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
     def _reset(self):
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
             delattr(self, name)
-        for name in ("_specs", "_stats", "_n"):
+        for name in ("_specs", "_stats", "_n", "_solved", "_deferred"):
             self.__dict__.pop(name, None)
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
@@ -663,13 +845,20 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self
         """
         self._reset()
-        return self.partial_fit(X)
+        self.partial_fit(X)
+        self._solve_estimate()
+        return self
 
     def partial_fit(self, X: ArrayLike, y: object = None) -> Self:
-        """Add a chunk of reports and update the estimate.
+        """Add a chunk of reports to the statistics; the estimate is solved when read.
 
         The statistics of the chunks add up, so fitting in chunks gives the estimate of one
-        ``fit`` on all the reports. A Dask array or data frame of reports is read partition
+        ``fit`` on all the reports, bit for bit. ``partial_fit`` only adds statistics: the
+        first read of ``distribution_`` (or of any attribute of the solve: ``n_iter_``,
+        ``converged_``, ...) solves once, and the solution is kept until the next
+        ``partial_fit`` that adds reports. So streaming many chunks costs about what counting
+        them costs, and a warning of the solver (a ``ConvergenceWarning``) is raised at that
+        read. A Dask array or data frame of reports is read partition
         by partition where it lives; only its statistics are gathered (see
         :ref:`scale`). The statistics are counts of fixed size (about k numbers), except
         for EM on bit-vector channels, which keeps the reports bit-packed (see the
@@ -692,6 +881,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             )
         else:
             specs, stats, n, width = self._statistics_of(X)
+        added = n
         if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
             raise ChannelMismatchError(
                 "these reports come from a different mechanism or domain than the reports "
@@ -705,10 +895,9 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             n += self._n
         if n == 0:
             raise ValueError("cannot estimate a distribution from zero reports")
+        if added:
+            self._forget_solution()  # new reports: the next read solves again
         self._specs, self._stats, self._n = tuple(specs), stats, n
-        results = [self._estimate(spec.channel, st, n) for spec, st in zip(specs, stats)]
-        for name in results[0]:
-            setattr(self, name, single_or_list([r[name] for r in results]))
         self.categories_ = single_or_list([spec.categories for spec in specs])
         self.n_reports_ = n
         self.n_features_in_ = width
@@ -811,6 +1000,103 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
                 UserWarning,
             )
         return float(np.mean(log_prob))
+
+    # -- uncertainty ------------------------------------------------------------------------------
+    def confidence_interval(
+        self,
+        alpha: float = 0.05,
+        *,
+        method: str = "auto",
+        simultaneous: bool = False,
+        n_resamples: int = 1000,
+        random_state: RandomStateLike | None = None,
+    ) -> (
+        tuple[NDArray[np.float64], NDArray[np.float64]]
+        | list[tuple[NDArray[np.float64], NDArray[np.float64]]]
+    ):
+        r"""Confidence intervals ``(lower, upper)`` of level ``1 - alpha`` for every category.
+
+        The intervals lie inside [0, 1]. Per category (``simultaneous=False``) each covers its
+        true frequency with probability about ``1 - alpha``; with ``simultaneous=True`` all of
+        them cover at once with probability at least about ``1 - alpha`` (Bonferroni for the
+        analytic methods, a max-statistic calibration for the bootstrap). The formulas are in
+        the :ref:`User Guide <intervals>`.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            One minus the confidence level; in (0, 1).
+        method : {'auto', 'wilson', 'normal', 'information', 'bootstrap'}, default='auto'
+            ``'wilson'``: score-type inversion of the unbiased estimate with its exact
+            variance, which does not collapse at small frequencies. ``'normal'``: the normal
+            approximation with the plug-in variance (the only interval before, of
+            ``EmpiricalEstimator``; now clipped to [0, 1]). ``'information'``: observed
+            information of the likelihood on the face of the simplex, one-sided at
+            categories estimated at zero (for maximum likelihood). ``'bootstrap'``:
+            parametric bootstrap through the channel, refitting this estimator; offered by
+            every estimator. ``'auto'``: ``'wilson'``
+            for :class:`~skldp.estimators.EmpiricalEstimator`,
+            :class:`~skldp.estimators.ProjectedEstimator` and
+            :class:`~skldp.estimators.EMEstimator` (an interval for the true frequency from
+            the sufficient statistics, whichever point estimate is reported; of the methods
+            measured, its coverage stayed closest to nominal), ``'bootstrap'`` for the others.
+        simultaneous : bool, default=False
+            Intervals that hold for all categories at once.
+        n_resamples : int, default=1000
+            Bootstrap resamples (``method='bootstrap'`` only).
+        random_state : int, numpy.random.Generator or None, default=None
+            Seeds the bootstrap; None draws fresh entropy.
+
+        Returns
+        -------
+        lower, upper : tuple of two ndarrays of shape (n_categories,)
+            A list of such tuples for an estimate of several columns.
+
+        Raises
+        ------
+        ValueError
+            If alpha is not in (0, 1), or the method is not offered by this estimator.
+        """
+        return _uncertainty.confidence_interval(
+            self,
+            alpha,
+            method=method,
+            simultaneous=simultaneous,
+            n_resamples=n_resamples,
+            random_state=random_state,
+        )
+
+    def quantity_interval(
+        self,
+        quantity: Callable[[NDArray[np.float64], Any], ArrayLike],
+        alpha: float = 0.05,
+        *,
+        n_resamples: int = 1000,
+        random_state: RandomStateLike | None = None,
+    ) -> tuple[float, float, float]:
+        r"""A function of the distribution, its value and a bootstrap percentile interval.
+
+        Parameters
+        ----------
+        quantity : callable
+            ``quantity(P, categories)`` maps estimates P of shape (m, n_categories) to
+            shape (m,): :func:`~skldp.estimators.category_mass`,
+            :func:`~skldp.estimators.category_difference`,
+            :func:`~skldp.estimators.top_k_membership`, or your own.
+        alpha : float, default=0.05
+        n_resamples : int, default=1000
+            Parametric bootstrap resamples (see :meth:`confidence_interval`).
+        random_state : int, numpy.random.Generator or None, default=None
+
+        Returns
+        -------
+        value, lower, upper : float
+            The quantity at the estimate and the ``alpha / 2`` and ``1 - alpha / 2``
+            quantiles of its bootstrap replicates.
+        """
+        return _uncertainty.quantity_interval(
+            self, quantity, alpha, n_resamples=n_resamples, random_state=random_state
+        )
 
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Posterior of each report's true category under the estimate (one column only).

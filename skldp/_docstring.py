@@ -19,6 +19,11 @@ epsilon : float, default=1.0
 categories : list of values, list of lists, or None, default=None
     The public domain: one list per column (a flat list for one column). None infers it
     from X and warns with a PrivacyLeakWarning, because that reveals which values occur.""",
+    "accountant": """\
+accountant : PrivacyAccountant or None, default=None
+    Charged on every ``transform`` of real data, before any report is drawn, the epsilon of
+    ``privacy_`` for the people (rows) of the call; shared, not copied, by ``clone``. See
+    :ref:`budgets_accountant`.""",
     "random_state": """\
 random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
     None (the default, for real data) draws fresh noise from the operating system on every
@@ -30,6 +35,19 @@ channel : Channel, fitted privatizer, list of them, or None, default=None
     The channel of reports that do not carry it (plain arrays, reports read from a file):
     a channel, the fitted privatizer that made the reports, or one per column. None reads
     it from the reports.""",
+    # fitted attributes of the privatizers
+    "categories_": """\
+categories_ : list of ndarray
+    The domain of each column.""",
+    "privacy_": """\
+privacy_ : LDP or SequentialComposition
+    The guarantee per person: ``LDP(epsilon)`` for one column, the sum over columns
+    (sequential composition) otherwise.""",
+    "n_features_in_": """\
+n_features_in_ : int
+    Number of columns seen in fit.
+feature_names_in_ : ndarray of shape (n_features_in_,)
+    Column names, when X has string column names.""",
 }
 
 _PLACEHOLDER = re.compile(

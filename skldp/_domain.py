@@ -323,8 +323,11 @@ def encode(values, categories, column=0):
     values = np.asarray(values)
     start = _integer_range_start(categories)
     if start is not None and values.dtype.kind in "iu":
-        idx = values.astype(np.int64, copy=False) - start
-        if idx.size and (idx.min() < 0 or idx.max() >= categories.shape[0]):
+        idx = values.astype(np.int64, copy=False)
+        if start:
+            idx = idx - start
+        # one pass: seen as unsigned, a negative index is above every domain size
+        if idx.size and idx.view(np.uint64).max() >= categories.shape[0]:
             bad = (idx < 0) | (idx >= categories.shape[0])
             _raise_unknown(values[bad], column, categories)
         return idx

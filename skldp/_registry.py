@@ -280,9 +280,8 @@ def reads_open_alphabet(privatizer):
     )
 
 
-def make_privatizer(name, **params):
-    """Build the privatizer registered as ``name`` with ``params`` (checked at fit time)."""
-    cls = get_mechanism(name).cls
+def _check_param_names(cls, params):
+    """Raise a ValueError naming the keys of ``params`` that ``cls.__init__`` does not take."""
     valid = _param_names(cls)
     unknown = sorted(set(params) - set(valid))
     if unknown:
@@ -290,6 +289,12 @@ def make_privatizer(name, **params):
             f"{cls.__name__} has no parameter {', '.join(map(repr, unknown))}; its parameters are "
             f"{', '.join(sorted(valid))}"
         )
+
+
+def make_privatizer(name, **params):
+    """Build the privatizer registered as ``name`` with ``params`` (checked at fit time)."""
+    cls = get_mechanism(name).cls
+    _check_param_names(cls, params)
     return cls(**params)
 
 
@@ -307,13 +312,7 @@ def make_estimator(name, **params):
         raise ValueError(
             f"estimator {name!r} is not available in this build; available: {', '.join(available_estimators())}"
         )
-    valid = _param_names(cls)
-    unknown = sorted(set(params) - set(valid))
-    if unknown:
-        raise ValueError(
-            f"{class_name} has no parameter {', '.join(map(repr, unknown))}; its parameters are "
-            f"{', '.join(sorted(valid))}"
-        )
+    _check_param_names(cls, params)
     return cls(**{**defaults, **params})
 
 

@@ -410,6 +410,15 @@ RANDOM_STATE = Deferred("resolved by skldp._random.check_random_state in transfo
 CATEGORIES = Deferred("resolved against X by skldp._domain.resolve_categories in fit")
 CHANNEL = Deferred("read with the reports by BaseDistributionEstimator")
 TOL = Interval("real", 0, None, description="a non-negative number")
+#: The constraints every categorical privatizer shares: spread them first into its
+#: ``_parameter_constraints`` (``{**PRIVATIZER_CONSTRAINTS, "theta": [...]}``).
+PRIVATIZER_CONSTRAINTS = {
+    "epsilon": [POSITIVE_EPSILON],
+    "categories": [CATEGORIES],
+    "random_state": [RANDOM_STATE],
+    # accountant= (a skldp.privacy.PrivacyAccountant or None) is added by BasePrivatizer's
+    # subclass hook: the privacy package is above this module
+}
 
 
 def _short_repr(value):

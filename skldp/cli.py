@@ -585,7 +585,7 @@ def _cmd_privatize(args):
         recorded = {
             k: _json_value(v, k)
             for k, v in privatizer.get_params(deep=False).items()
-            if k not in ("categories", "random_state")
+            if k not in ("categories", "random_state", "accountant")
         }
         layout = "packed" if kind == "bits" else "symbol"
         meta = {
@@ -933,7 +933,7 @@ def _cmd_estimate(args):
         _say(
             args,
             f"skldp estimate: note: {type(estimator).__name__} gives no standard error; "
-            "the std, lower and upper columns are empty",
+            "the std column is empty (lower and upper are its confidence interval)",
         )
     text = out.to_csv(index=False, na_rep="")
     if args.output in (None, "-"):
@@ -972,9 +972,12 @@ def _estimate_table(estimator, alpha):
 
     ``std`` is the estimator's standard error where it has one (empty otherwise: EM and the
     sparse, candidate and personalized estimators give none); ``lower`` and ``upper`` are the
-    normal-approximation interval of level ``1 - alpha`` where the estimator gives one
-    (:meth:`~skldp.EmpiricalEstimator.confidence_interval`).
+    per-category interval of level ``1 - alpha`` of every estimator, by its default method
+    (``confidence_interval``, see :ref:`intervals`; a seeded bootstrap of 200 resamples for
+    the estimators that have no other method).
     """
+    from skldp._uncertainty import interval_columns
+
     k = len(np.asarray(estimator.distribution_))
     out = pd.DataFrame(
         {
@@ -984,10 +987,7 @@ def _estimate_table(estimator, alpha):
     )
     std = getattr(estimator, "distribution_std_", None)
     out["std"] = np.asarray(std, dtype=float) if std is not None else np.full(k, np.nan)
-    lower = upper = np.full(k, np.nan)
-    if std is not None and hasattr(estimator, "confidence_interval"):
-        lower, upper = estimator.confidence_interval(alpha)
-    out["lower"], out["upper"] = lower, upper
+    out = out.assign(**interval_columns(estimator, alpha))
     return out
 
 

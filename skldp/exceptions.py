@@ -1,6 +1,13 @@
 """Warnings and errors raised by skldp."""
 
-__all__ = ["ChannelMismatchError", "InvalidParameterError", "MemoryLimitError", "PrivacyLeakWarning"]
+__all__ = [
+    "AccountantCopyError",
+    "BudgetExceededError",
+    "ChannelMismatchError",
+    "InvalidParameterError",
+    "MemoryLimitError",
+    "PrivacyLeakWarning",
+]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -33,4 +40,23 @@ class MemoryLimitError(MemoryError, ValueError):
     change: a chunk size, sparse output, fewer samples. It is a ``MemoryError``, so code that
     handles running out of memory handles it, and a ``ValueError``, because the request (its
     size) is what is wrong and nothing was attempted.
+    """
+
+
+class BudgetExceededError(ValueError):
+    """A charge to a :class:`~skldp.privacy.PrivacyAccountant` would exceed its budget.
+
+    Raised by a privatizer's ``transform`` before any report is drawn, so nothing was
+    released; the message names the privatizer, the charge, what was spent and the budget.
+    The accountant's ledger records the charges that were made, not the refused one.
+    """
+
+
+class AccountantCopyError(ValueError):
+    """A copy of a :class:`~skldp.privacy.PrivacyAccountant` was asked to record spending.
+
+    An accountant restored from a pickle, or living in another process (a joblib worker of
+    ``GridSearchCV(n_jobs>1)``), is a copy: spending recorded there would never reach the
+    original, so it refuses every charge. Privatize in one process (``n_jobs=1``), or give
+    the restored privatizer an accountant of its own.
     """

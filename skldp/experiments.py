@@ -34,6 +34,7 @@ from sklearn.model_selection import ParameterGrid
 
 from skldp import metrics as _metrics
 from skldp._validation import check_bool
+from skldp.privacy import simulation
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -235,7 +236,8 @@ def _run_task(task, sample, p, categories, reference, metrics, root):
         extra["categories"] = [domain]
     priv.set_params(**extra)
     start = time.perf_counter()
-    reports = priv.fit(x.reshape(-1, 1)).transform(x.reshape(-1, 1))
+    with simulation():  # synthetic people: no accountant is charged (see run_experiment)
+        reports = priv.fit(x.reshape(-1, 1)).transform(x.reshape(-1, 1))
     privatize_time = time.perf_counter() - start
     bits = getattr(priv, "bits_per_report", np.nan)
 
@@ -328,6 +330,12 @@ def run_experiment(
     :class:`~skldp.HashedRAPPOR`) keeps its own ``categories``: None privatizes the values
     without a list of them (estimate with :class:`~skldp.CandidateEstimator`), a list makes it
     the closed-alphabet variant.
+
+    A simulation spends nobody's budget: its people are drawn from ``data``. So every run
+    privatizes inside :func:`skldp.privacy.simulation`, and a privatizer given
+    ``accountant=`` is never charged here (its clones share the accountant; see
+    :ref:`budgets_accountant`). Privatizing real people with the same privatizer is
+    charged as usual.
 
     Parameters
     ----------

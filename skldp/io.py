@@ -532,4 +532,6 @@ def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
         item = merge(stack.pop()[1], item)
     from skldp._base import ChunkStatistics
 
-    return estimator.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
+    estimator.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
+    estimator._solve_estimate()  # at once, as fit does (partial_fit alone solves when read)
+    return estimator

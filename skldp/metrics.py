@@ -137,6 +137,13 @@ def make_distribution_scorer(metric: str = "tv") -> Callable[..., float]:
     again, spending their privacy budget again. For reports actually collected, privatize once
     and compare estimators with their ``score`` (the likelihood of the reports).
 
+    The scorer itself privatizes nothing, so it charges no
+    :class:`~skldp.privacy.PrivacyAccountant`: it reads the estimate and the raw held-out
+    values. The search's fits do privatize, and a privatizer given ``accountant=`` is
+    charged for every fit (see :ref:`budgets_accountant`). On synthetic data, opt out
+    explicitly: run the search inside :func:`skldp.privacy.simulation` (with ``n_jobs=1``:
+    the opt-out holds in the calling process and thread only).
+
     Parameters
     ----------
     metric : {'tv', 'l1', 'l2', 'linf', 'kl'} or callable

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from matplotlib.axes import Axes
     from matplotlib.legend import Legend
-    from numpy.typing import ArrayLike, NDArray
+    from numpy.typing import ArrayLike
 __all__ = [
     "legend_outside",
     "metric_label",
@@ -183,9 +183,10 @@ def plot_distribution(
     *,
     categories: ArrayLike | None = None,
     top: int | None = None,
+    intervals: Any = None,
     ax: Axes | None = None,
 ) -> Axes:
-    """A true distribution as bars, with estimates drawn over it as markers.
+    """A true distribution as bars, with estimates drawn over it as markers and intervals.
 
     Parameters
     ----------
@@ -197,11 +198,24 @@ def plot_distribution(
         Labels; default the Series index or ``0 .. k-1``.
     top : int or None, default=None
         Show only the ``top`` most probable categories of ``true`` (in decreasing order).
+    intervals : tuple of two array-likes, dict of name to such tuples, or None, default=None
+        Confidence intervals ``(lower, upper)`` of the estimates, as returned by
+        ``confidence_interval``: one pair for one estimate, or a pair per estimate name
+        (names without one get markers only). Drawn as vertical segments through the
+        markers; several estimates are set side by side.
     ax : matplotlib Axes or None, default=None
 
     Returns
     -------
     ax : matplotlib Axes
+
+    Examples
+    --------
+    Draw an estimate with its simultaneous 95% intervals::
+
+        est = EmpiricalEstimator().fit(reports)
+        plot_distribution(p_true, {"empirical": est.distribution_},
+                          intervals={"empirical": est.confidence_interval(simultaneous=True)})
     """
     if isinstance(true, pd.Series) and categories is None:
         categories = true.index.to_numpy()
@@ -219,12 +233,18 @@ def plot_distribution(
             raise ValueError(
                 f"estimate {name!r} has shape {q.shape}; the true distribution has {p.shape}"
             )
+    bands = _check_intervals(intervals, estimates, p.shape)
     order = np.argsort(-p, kind="stable")[:top] if top is not None else np.arange(p.shape[0])
     pos = np.arange(order.shape[0])
     ax = _axes(ax)
     ax.bar(pos, p[order], color="0.8", label="true")
-    for name, q in estimates.items():
-        ax.plot(pos, q[order], marker="o", linestyle="none", markersize=4, label=name)
+    spread = 0.5 / max(len(estimates), 1) if bands else 0.0
+    for j, (name, q) in enumerate(estimates.items()):
+        x = pos + (j - (len(estimates) - 1) / 2) * spread
+        (line,) = ax.plot(x, q[order], marker="o", linestyle="none", markersize=4, label=name)
+        if name in bands:
+            lower, upper = bands[name]
+            ax.vlines(x, lower[order], upper[order], color=line.get_color(), linewidth=1.2)
     if order.shape[0] <= 40:
         ax.set_xticks(pos, [str(c) for c in categories[order]], rotation=90, fontsize="small")
     ax.set_xlabel(
@@ -233,6 +253,39 @@ def plot_distribution(
     ax.set_ylabel("probability")
     legend_outside(ax)
     return ax
+
+
+def _check_intervals(intervals, estimates, shape):
+    """Return ``{name: (lower, upper)}`` after checking the intervals match the estimates."""
+    if intervals is None:
+        return {}
+    if not isinstance(intervals, dict):
+        if len(estimates) != 1:
+            raise ValueError(
+                "intervals must be a dict of name to (lower, upper) when there are several "
+                f"estimates; got {type(intervals).__name__}"
+            )
+        intervals = {next(iter(estimates)): intervals}
+    out = {}
+    for name, pair in intervals.items():
+        if name not in estimates:
+            raise ValueError(
+                f"intervals name {name!r}, which is not an estimate; the estimates are "
+                f"{list(estimates)}"
+            )
+        try:
+            lower, upper = (np.asarray(b, dtype=float) for b in pair)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"intervals[{name!r}] must be a pair (lower, upper) of arrays; got {pair!r}"
+            ) from exc
+        if lower.shape != shape or upper.shape != shape:
+            raise ValueError(
+                f"intervals[{name!r}] have shapes {lower.shape} and {upper.shape}; the "
+                f"distribution has {shape}"
+            )
+        out[name] = (lower, upper)
+    return out
 
 
 def plot_grid_heatmap(

@@ -6,20 +6,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skldp._docstring import substitute
 from skldp._validation import check_finite_vector
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
+
 __all__ = ["clip_normalize", "norm_sub", "project_simplex"]
 
-
-def project_simplex(v: ArrayLike) -> NDArray[np.float64]:
-    r"""Euclidean projection of ``v`` onto the probability simplex.
-
-    Solves :math:`\min_{q \in \Delta_k} \lVert q - v \rVert_2` by sorting (Algorithm 1 of
-    Wang and Carreira-Perpinan, 2013), in O(k log k):
-    :math:`q_i = \max(v_i + \lambda, 0)` with :math:`\lambda` such that the entries sum to one.
-
+#: The Parameters, Returns and Raises sections, the same for every function here.
+_vector_docs = substitute(
+    vector_in_out="""\
     Parameters
     ----------
     v : array-like of shape (k,)
@@ -32,7 +29,19 @@ def project_simplex(v: ArrayLike) -> NDArray[np.float64]:
     Raises
     ------
     ValueError
-        If ``v`` is not one-dimensional, is empty, or has a NaN or infinite entry.
+        If ``v`` is not one-dimensional, is empty, or has a NaN or infinite entry.""",
+)
+
+
+@_vector_docs
+def project_simplex(v: ArrayLike) -> NDArray[np.float64]:
+    r"""Euclidean projection of ``v`` onto the probability simplex.
+
+    Solves :math:`\min_{q \in \Delta_k} \lVert q - v \rVert_2` by sorting (Algorithm 1 of
+    Wang and Carreira-Perpinan, 2013), in O(k log k):
+    :math:`q_i = \max(v_i + \lambda, 0)` with :math:`\lambda` such that the entries sum to one.
+
+    {vector_in_out}
     """
     v = check_finite_vector(v)
     u = np.sort(v)[::-1]
@@ -44,6 +53,7 @@ def project_simplex(v: ArrayLike) -> NDArray[np.float64]:
     return q / q.sum()
 
 
+@_vector_docs
 def norm_sub(v: ArrayLike) -> NDArray[np.float64]:
     r"""Norm-Sub: zero the negative entries and shift the positive ones by a common amount.
 
@@ -57,19 +67,7 @@ def norm_sub(v: ArrayLike) -> NDArray[np.float64]:
     slightly negative entries, and Norm-Sub does not. With no positive entry it returns the
     uniform distribution.
 
-    Parameters
-    ----------
-    v : array-like of shape (k,)
-        Finite numbers, k >= 1.
-
-    Returns
-    -------
-    q : ndarray of shape (k,)
-
-    Raises
-    ------
-    ValueError
-        If ``v`` is not one-dimensional, is empty, or has a NaN or infinite entry.
+    {vector_in_out}
 
     References
     ----------
@@ -85,25 +83,14 @@ def norm_sub(v: ArrayLike) -> NDArray[np.float64]:
     return q
 
 
+@_vector_docs
 def clip_normalize(v: ArrayLike) -> NDArray[np.float64]:
     r"""Clip negative entries to zero and rescale to sum to one.
 
     :math:`q_i = \max(v_i, 0) / \sum_j \max(v_j, 0)`; when no entry is positive the uniform
     distribution is returned (a documented choice: the estimate carries no information).
 
-    Parameters
-    ----------
-    v : array-like of shape (k,)
-        Finite numbers, k >= 1.
-
-    Returns
-    -------
-    q : ndarray of shape (k,)
-
-    Raises
-    ------
-    ValueError
-        If ``v`` is not one-dimensional, is empty, or has a NaN or infinite entry.
+    {vector_in_out}
     """
     v = check_finite_vector(v)
     q = np.maximum(v, 0.0)

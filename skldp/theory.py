@@ -38,7 +38,7 @@ from scipy.stats import binom
 from skldp._validation import check_epsilon, check_int, check_probability_vector
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike, NDArray
+    from numpy.typing import ArrayLike
 __all__ = [
     "krr_excess_risk",
     "krr_l1_risk",

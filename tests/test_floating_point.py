@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from numpy.testing import assert_array_equal
 from sklearn.base import clone
 
 from skldp import BinaryRandomizedResponse, PersonalizedULDP
@@ -280,6 +281,48 @@ def test_generator_draws_lie_on_the_grid():
     assert np.all(u * 2.0**53 == np.floor(u * 2.0**53))
 
 
+class _GivenDraws:
+    """A stand-in generator whose bounded integer draws are given, in order."""
+
+    def __init__(self, *draws):
+        self.draws = [np.asarray(d, dtype=np.int64) for d in draws]
+        self.calls = []
+
+    def integers(self, low, high, size, dtype=np.int64):
+        self.calls.append((low, high, size))
+        out = self.draws.pop(0) if self.draws else np.zeros(0, dtype=np.int64)
+        assert out.shape == (size,) and np.all((low <= out) & (out < high))
+        return out.astype(dtype)
+
+
+@pytest.mark.parametrize("epsilon", [1e-12, 1.0, 50.0])
+def test_randomized_response_truth_event_is_exactly_u_below_truth(epsilon):
+    # rr_sample draws W uniform on [0, k 2**16): c = W >> 16 is the category, t = W mod 2**16
+    # the top 16 bits of the 53-bit uniform U = t 2**37 + r, and r is drawn only when t ties
+    # with the top bits of T = truth 2**53. Report the truth iff U < T: enumerate every t for
+    # one category, and the tie at both sides of T's low bits.
+    k = 5
+    ch = RandomizedResponseChannel(epsilon, k)
+    T = int(ch.truth * 2.0**53)
+    assert T == ch.truth * 2.0**53  # on the grid
+    top, low = T >> 37, T & (2**37 - 1)
+    t = np.arange(2**16, dtype=np.int64)
+    c = 3
+    x = np.zeros(t.size, dtype=np.int64)  # the truth is category 0
+    w = (c << 16) | t
+    n_tied = int(np.sum(t == top))
+    rng = _GivenDraws(w, np.full(n_tied, low - 1 if low else 0))
+    out = ch.sample(x, rng)
+    kept_expected = (t < top) | ((t == top) & (low > 0))
+    assert_array_equal(out, np.where(kept_expected, 0, c))
+    assert rng.calls[0] == (0, k << 16, t.size)
+    # the tie just at T's low bits is not kept: U = T is not below T
+    rng = _GivenDraws(w[t == top], np.full(1, low))
+    assert ch.sample(x[:1], rng).tolist() == [c]
+    # P(kept) = (top 2**37 + low) / 2**53 = truth, counting the enumerated outcomes
+    assert int(np.sum(t < top)) * 2**37 + low == T
+
+
 class _FixedUniform:
     """A stand-in generator whose uniform draws are given."""
 
@@ -291,14 +334,6 @@ class _FixedUniform:
 
     def integers(self, low, high, size, dtype=np.int64):
         return np.full(size, high - 1, dtype=dtype)
-
-
-def test_randomized_response_threshold_is_strict():
-    # Report the truth iff u < truth: the event has probability exactly `truth` on the grid.
-    ch = RandomizedResponseChannel(1.0, 5)
-    u = [ch.truth - 2.0**-53, ch.truth, 0.0]
-    out = ch.sample(np.array([0, 0, 0]), _FixedUniform(u))
-    assert out.tolist() == [0, 4, 0]
 
 
 # -- issue 21, item 2: a finite budget is never read as infinite ---------------------------------

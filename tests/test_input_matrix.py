@@ -67,10 +67,15 @@ from skldp.privacy import (
     BlockStructuredLDP,
     ContextAwareLDP,
     HighLowLDP,
+    PrivacyAccountant,
     SequentialComposition,
     UtilityOptimizedLDP,
     ZeroBits,
     audit,
+    charged_epsilon,
+    compose,
+    composed_epsilon_matrix,
+    guarantee_of,
     one_sided_decomposition,
     partition_labels,
     sensitive_indices,
@@ -461,7 +466,9 @@ def test_bad_channel_parameter(estimator, bad, match):
 @pytest.mark.parametrize("bad", [0, -5, 2.5, True, "1GB", np.float64(1e9)])
 @pytest.mark.parametrize("setter", [set_memory_limit, memory_limit], ids=["set", "context"])
 def test_bad_memory_limit(setter, bad):
-    with pytest.raises(ValueError, match="memory limit must be a positive number of bytes or None; got"):
+    with pytest.raises(
+        ValueError, match="memory limit must be a positive number of bytes or None; got"
+    ):
         result = setter(bad)
         if setter is memory_limit:
             with result:
@@ -1315,10 +1322,39 @@ def test_estimator_hyperparameter_is_named(estimator, name, bad):
         clone(estimator).set_params(**{name: bad}).fit(reports)
 
 
+# -- composition and the privacy accountant (tests/test_accounting.py has the rest) ---------------
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: PrivacyAccountant(budget=-1), ValueError, "^budget must be a positive finite"),
+        (lambda: PrivacyAccountant(budget="1"), TypeError, "^budget must be a positive finite"),
+        (
+            lambda: charged_epsilon(2.0),
+            TypeError,
+            "^model must be a skldp privacy model; got float$",
+        ),
+        (lambda: compose([], []), ValueError, "^parts must hold at least one privacy model"),
+        (lambda: compose([LDP(1)], [2, 3]), ValueError, "^sizes must give one domain size per"),
+        (
+            lambda: composed_epsilon_matrix([LDP(1)], [None]),
+            ValueError,
+            "^every part needs its domain size",
+        ),
+        (lambda: guarantee_of(None), TypeError, "^expected a fitted privatizer, or a Pipeline"),
+    ],
+)
+def test_accounting_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
 # -- coverage --------------------------------------------------------------------------------------
 #: Public names whose bad inputs are not cases here, and why.
 NOT_ENTRY_POINTS = {
     "PrivacyModel": "abstract base of the models",
+    "AuditInputs": "an abstract ability that privatizers declare; audit's cases cover its use",
     "VerificationResult": "a result, built by verify",
     "ULDPVerificationResult": "a result, built by UtilityOptimizedLDP.verify",
     "AuditResult": "a result, built by audit",
@@ -1328,6 +1364,7 @@ NOT_ENTRY_POINTS = {
     "ChannelMismatchError": "an exception class",
     "MemoryLimitError": "an exception class (its cases are the refusals in tests/test_memory.py)",
     "get_memory_limit": "takes no input",
+    "simulation": "a context manager that takes no input",
     "__version__": "a string",
 }
 

@@ -176,12 +176,19 @@ def test_em_of_other_mechanisms_at_a_million_categories(planted):
     assert peak < _PEAK_EM * 8 * K, (name, peak / (8 * K))
     history = np.asarray(est.log_likelihoods_)
     assert np.all(np.diff(history) >= -1e-12) and history[-1] > history[0]
-    # The heavy category is recovered within 5 standard errors of the unbiased estimator. The
-    # maximum-likelihood estimate's asymptotic standard error is no larger (Cramer-Rao); this
-    # truncated run from the projected start, and the mass EM spreads over empty categories
-    # when k >> n, are not covered by that argument: on these seeds they leave the heavy
-    # entry within 2.6 standard errors (measured), so 5 keeps a margin.
+    # The solver maximizes at least as well as plain EM steps given the same iterations.
+    plain = EMEstimator(max_iter=max_iter, accelerate=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain.fit(reports)
+    assert history[-1] >= plain.log_likelihoods_[-1] - 1e-9 * abs(history[-1]), name
+    # The heavy category is recovered within a few standard errors of the unbiased estimator.
+    # With k >> n the maximum-likelihood estimate itself spreads mass over the empty categories
+    # (measured for uRR at convergence: 4% of the mass, which pulls the heavy entry 6.9 unbiased
+    # standard errors down, while 10 plain EM steps from the projected start stay at 1.1): a
+    # property of the estimator in this regime, not a solver error (its likelihood is the higher
+    # one, checked above). 8 keeps a margin over the measured 6.9.
     h = _SUPPORT[_HEAVY]
     z = (est.distribution_[h] - 0.5) / sd[h]
-    assert abs(z) < 5, (name, z)
+    assert abs(z) < 8, (name, z)
     assert np.argmax(est.distribution_) == h

@@ -140,3 +140,24 @@ def test_demo_maps_share_one_labelled_colour_scale(tmp_path, monkeypatch):
     assert limits == {(1 / 38, max(float(v.max()) for v in [counts / 38, *estimates.values()]))}
     colorbars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
     assert len(colorbars) == 1 and colorbars[0].get_ylabel().startswith("probability per cell")
+
+
+def test_plot_distribution_draws_intervals_through_the_markers():
+    p = np.array([0.5, 0.3, 0.2])
+    q = np.array([0.45, 0.35, 0.2])
+    lower, upper = np.array([0.4, 0.25, 0.1]), np.array([0.5, 0.45, 0.3])
+    ax = plot_distribution(p, q, intervals=(lower, upper))
+    (segments,) = [c.get_segments() for c in ax.collections]
+    assert len(segments) == 3
+    for pos, seg in enumerate(segments):  # one estimate: segments at the bar centres
+        np.testing.assert_allclose(seg, [[pos, lower[pos]], [pos, upper[pos]]])
+    # several estimates: set side by side, only the named ones get segments
+    ax = plot_distribution(p, {"a": q, "b": p}, intervals={"b": (lower, upper)})
+    (segments,) = [c.get_segments() for c in ax.collections]
+    np.testing.assert_allclose([s[0][0] for s in segments], np.arange(3) + 0.125)
+    with pytest.raises(ValueError, match="intervals name 'c', which is not an estimate"):
+        plot_distribution(p, {"a": q}, intervals={"c": (lower, upper)})
+    with pytest.raises(ValueError, match="must be a dict of name to"):
+        plot_distribution(p, {"a": q, "b": p}, intervals=(lower, upper))
+    with pytest.raises(ValueError, match=r"have shapes \(2,\) and \(3,\)"):
+        plot_distribution(p, q, intervals=(lower[:2], upper))

@@ -22,7 +22,7 @@ from skldp import (
 )
 from skldp._reports import Reports, ReportsDtype
 from skldp.metrics import make_distribution_scorer
-from skldp.privacy import LDP, SequentialComposition
+from skldp.privacy import LDP, PrivacyAccountant, SequentialComposition
 
 CITIES = ["paris", "lyon", "nice", "lille"]
 P = np.array([0.5, 0.25, 0.15, 0.1])
@@ -45,10 +45,16 @@ def test_fitted_attributes():
 
 def test_parameters_are_stored_verbatim_and_not_changed_by_fit():
     cats = [CITIES]
-    rr = RandomizedResponse(epsilon=1, categories=cats, random_state=3)
+    acc = PrivacyAccountant(budget=5)
+    rr = RandomizedResponse(epsilon=1, categories=cats, accountant=acc, random_state=3)
     rr.fit(_cities(10))
-    assert rr.get_params() == {"epsilon": 1, "categories": cats, "random_state": 3}
-    assert rr.categories is cats
+    assert rr.get_params() == {
+        "epsilon": 1,
+        "categories": cats,
+        "accountant": acc,
+        "random_state": 3,
+    }
+    assert rr.categories is cats and rr.accountant is acc
 
 
 def test_inferring_the_domain_warns():
@@ -261,3 +267,26 @@ def test_sparse_input_is_refused():
 
     with pytest.raises(TypeError, match="sparse input is not supported"):
         RandomizedResponse(categories=[0, 1]).fit(sparse.csr_matrix(np.eye(2)))
+
+
+def test_transform_validates_the_values_once(monkeypatch):
+    # encode checks the values against the domain; the channel does not check the indices again
+    from skldp.channels import RandomizedResponseChannel
+
+    calls = []
+    original = RandomizedResponseChannel._check_inputs
+
+    def counted(self, x):
+        calls.append(len(x))
+        return original(self, x)
+
+    monkeypatch.setattr(RandomizedResponseChannel, "_check_inputs", counted)
+    rr = RandomizedResponse(1.0, categories=np.arange(10, 20), random_state=0).fit([10])
+    reports = rr.transform(np.arange(10, 20).repeat(100))
+    assert calls == [] and reports.shape == (1000, 1)
+    assert np.asarray(reports).min() >= 0 and np.asarray(reports).max() < 10
+    for bad in (9, 20, -1):
+        with pytest.raises(ValueError, match=f"outside the domain: {bad}"):
+            rr.transform(np.array([10, bad, 11]))
+    rr.channel_.sample(np.array([0, 1]), np.random.default_rng(0))  # the public method checks
+    assert calls == [2]

@@ -5,15 +5,18 @@ statistics gives the identical estimate whether it sees the reports at once or i
 streaming needs memory bounded by the chunk and k, never by the number of reports.
 """
 
+import pickle
+import warnings
 import tracemalloc
 
 import numpy as np
 import pandas as pd
 import pytest
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_array_equal, assert_equal
 
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
 
 from skldp import (
     RAPPOR,
@@ -222,7 +225,9 @@ def test_streaming_cases_cover_every_estimator_class():
     _STREAMING,
     ids=[_case_id(e, p) for e, p, _ in _STREAMING],
 )
-def test_every_estimator_streams_to_the_statistics_of_one_fit(estimator, privatizer, rows, seed):
+def test_every_estimator_streams_to_the_statistics_of_one_fit(
+    estimator, privatizer, rows, seed, monkeypatch
+):
     """partial_fit over uneven chunks (one of them empty) accumulates exactly fit's statistics."""
     n = 601
     X = rows(privatizer, n, np.random.default_rng(seed + 1))
@@ -233,12 +238,125 @@ def test_every_estimator_streams_to_the_statistics_of_one_fit(estimator, privati
     except (TypeError, NotImplementedError):
         pytest.skip("this estimator does not read these reports")
     streamed = clone(estimator)
+    solves = _count_solves(monkeypatch, streamed)
     cuts = [0, 1, 18, 300, 300, 301, 598, n]
     for a, b in zip(cuts[:-1], cuts[1:]):
         streamed.partial_fit(reports[a:b])
+    assert solves == []  # partial_fit only adds statistics
+    check_is_fitted(streamed)
     assert streamed.n_reports_ == one.n_reports_ == n
     assert_same_statistics(streamed._stats, one._stats)
     # same statistics, same deterministic solve: the same estimate, bit for bit
     for p, q in zip(one._distributions(), streamed._distributions()):
         assert_array_equal(p, q)
+    assert len(solves) == len(streamed._specs)  # the first read solved, once per column
     assert_array_equal(np.asarray(one.distribution_), np.asarray(streamed.distribution_))
+    # every learned attribute, read lazily, equals fit's (standard errors included)
+    assert sorted(streamed._solved) == sorted(one._solved)
+    for name in one._solved:
+        assert_equal(getattr(streamed, name), getattr(one, name), err_msg=name)
+    assert len(solves) == len(streamed._specs)  # reused, not solved again
+
+
+def _count_solves(monkeypatch, estimator):
+    """Record each call of the estimator's ``_estimate`` (one per column and solve)."""
+    calls = []
+    cls = type(estimator)
+    original = cls._estimate
+
+    def counted(self, *args):
+        calls.append(args[-1])
+        return original(self, *args)
+
+    monkeypatch.setattr(cls, "_estimate", counted)
+    return calls
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_partial_fit_solves_when_read_and_again_after_new_reports(Estimator, monkeypatch):
+    k, n = 6, 4000
+    X = np.random.default_rng(3).choice(k, size=n, p=simplex_point(k))
+    reports = _privatizer(k, eps=1.0, random_state=3).transform(X)
+    est = Estimator()
+    solves = _count_solves(monkeypatch, est)
+    assert not hasattr(est, "distribution_")  # unfitted: a plain AttributeError
+    est.partial_fit(reports[:1000])
+    est.partial_fit(reports[1000:2000])
+    assert solves == []
+    first = est.distribution_.copy()
+    assert solves == [2000]
+    est.distribution_, est.n_reports_  # noqa: B018 - read again: no solve
+    est.partial_fit(reports[2000:2000])  # no reports added: the solution stands
+    assert est.distribution_ is not None and solves == [2000]
+    est.partial_fit(reports[2000:])
+    assert "distribution_" not in vars(est)  # forgotten, not stale
+    assert solves == [2000]
+    assert_array_equal(est.distribution_, Estimator().fit(reports).distribution_)
+    assert solves[1] == n
+    assert not np.array_equal(first, est.distribution_)
+    if Estimator is EMEstimator:
+        assert est.converged_ and est.n_iter_ >= 1
+    # a pickled or deep-copied estimator keeps the statistics and solves the same
+    again = pickle.loads(pickle.dumps(est))
+    assert_array_equal(again.distribution_, est.distribution_)
+    # a clone is a fresh, unfitted estimator
+    assert not hasattr(clone(est), "n_reports_")
+
+
+@pytest.mark.parametrize("Estimator", [EmpiricalEstimator, ProjectedEstimator])
+def test_standard_errors_are_computed_when_read(Estimator, monkeypatch):
+    import skldp.estimators._empirical as empirical
+    import skldp.estimators._projected as projected
+
+    k = 5
+    X = np.random.default_rng(4).choice(k, size=3000, p=simplex_point(k))
+    reports = _privatizer(k, eps=1.0, random_state=4, n_columns=2).transform(
+        np.column_stack([X, X[::-1]])
+    )
+    # an estimator whose standard errors were not read pickles, and computes them on load
+    unread = Estimator().fit(reports)
+    pickled = pickle.loads(pickle.dumps(unread))
+    assert "distribution_std_" not in vars(pickled)
+    calls = []
+    original = empirical._plug_in_std
+
+    def counted(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(empirical, "_plug_in_std", counted)
+    monkeypatch.setattr(projected, "_plug_in_std", counted)
+    est = Estimator().fit(reports)
+    est.distribution_  # noqa: B018
+    assert calls == []  # fit solved, but nobody asked for the standard errors
+    std = est.distribution_std_
+    assert len(calls) == 2 and isinstance(std, list) and len(std) == 2
+    assert est.distribution_std_ is std and len(calls) == 2
+    channel = est._specs[0].channel
+    assert_array_equal(std[0], original(channel, est._distributions()[0], 3000))
+    assert_array_equal(pickled.distribution_std_[1], std[1])
+
+
+def test_convergence_warning_of_a_lazy_solve_points_at_the_read():
+    k = 6
+    X = np.random.default_rng(5).choice(k, size=2000, p=simplex_point(k))
+    reports = _privatizer(k, eps=0.5, random_state=5).transform(X)
+    est = EMEstimator(max_iter=1, init="uniform", tol=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.partial_fit(reports)  # nothing solved, nothing to warn about
+    with pytest.warns(ConvergenceWarning, match="max_iter=1") as record:
+        est.distribution_  # noqa: B018
+    assert len(record) == 1 and record[0].filename == __file__
+    assert est.n_iter_ == 1 and not est.converged_
+
+
+def test_a_failed_lazy_solve_raises_again_on_the_next_read():
+    reports = _privatizer(6, random_state=6).transform(np.arange(6).repeat(50))
+    est = EMEstimator(init=[0.5, 0.5]).partial_fit(reports)  # the init fits no k = 6
+    for _ in range(2):
+        with pytest.raises(ValueError, match="init must be 6 positive numbers"):
+            est.distribution_  # noqa: B018
+    assert "_solved" not in vars(est)
+    est.set_params(init="uniform")
+    assert est.distribution_.shape == (6,)

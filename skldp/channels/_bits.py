@@ -362,6 +362,13 @@ class BitVectorModel(LikelihoodModel):
             start += R.shape[0]
         return out
 
+    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
+        r"""The diagonal of the Hessian of L at p: :math:`-\frac1n \sum_i R_{ix}^2 / (R_i \cdot p)^2`."""
+        out = np.zeros(self.channel.n_inputs)
+        for R, _ in self._likelihood_chunks():
+            out += (1.0 / (R @ p) ** 2) @ R**2
+        return -out / self.packed.n
+
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         r"""One EM step: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
 

@@ -143,13 +143,63 @@ def _no_variance(shape):
 
 
 class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
-    """Least squares on the incidence matrix, for the cohort channels of this module and
-    :mod:`skldp.channels._hashed_rappor`. Subclasses set ``incidence`` and
-    ``least_squares_blocks`` and write ``least_squares_target``."""
+    """A closed-alphabet cohort channel, for the cohort channels of this module and
+    :mod:`skldp.channels._hashed_rappor`: an epsilon-LDP channel defined by ``epsilon``, the
+    hash range and a table of buckets (its identity and pickle), solved by least squares on
+    the incidence matrix. Subclasses name the range in ``_range_name``, call
+    ``_set_buckets``, set ``incidence`` and ``least_squares_blocks`` and write
+    ``least_squares_target``."""
 
     #: ``(C, k)`` when the rows of H are C cohorts of k buckets with one 1 per cohort in every
     #: column (a Cholesky factorization then replaces an eigendecomposition); else None.
     least_squares_blocks = None
+
+    #: The attribute (and second constructor argument) holding the hash range k.
+    _range_name: str | None = None
+
+    def _set_buckets(self, buckets, k, axes):
+        """Check the table ``buckets`` (one axis per name in ``axes``, values in [0, k)), store
+        it read-only as ``buckets`` with its digest, and return it."""
+        b = np.array(buckets, dtype=np.int64)
+        if b.ndim != len(axes) or min(b.shape) < 1:
+            raise ValueError(
+                f"buckets must be a {len(axes)}-D array ({', '.join(axes)}); got shape {b.shape}"
+            )
+        if b.min() < 0 or b.max() >= k:
+            raise ValueError(f"buckets must lie in [0, {k})")
+        b.setflags(write=False)
+        self.buckets = b
+        self._digest = _digest_array(b)
+        return b
+
+    def _key(self):
+        return (self.epsilon, getattr(self, self._range_name), self._digest)
+
+    def __reduce__(self):
+        k = getattr(self, self._range_name)
+        return (type(self), (self.epsilon, k, np.asarray(self.buckets)))
+
+    def guarantee(self) -> PrivacyModel:
+        return LDP(self.epsilon)
+
+    # -- the linear map ------------------------------------------------------------------------
+    # forward(p) = (a H p + b sum(p)) / C, with ``_map`` = (a, b): (q_keep - q_other, q_other)
+    # for k-RR on buckets, (theta - psi, psi) for RAPPOR bits.
+    def _forward(self, p):
+        a, b = self._map
+        return (a * (self.incidence @ p) + b * p.sum()) / self.n_cohorts
+
+    def _adjoint(self, v):
+        a, b = self._map
+        return (a * (self.incidence.T @ v) + b * v.sum()) / self.n_cohorts
+
+    def least_squares_target(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+        """The right-hand side f of ``H p = f`` (eq. (18) for k-RR): ``(C t / n - b) / a``."""
+        a, b = self._map
+        return (self.n_cohorts * np.asarray(stats, dtype=float) / n - b) / a
+
+    def _unbiased(self, stats, n):
+        return self._solver().solve(self.least_squares_target(stats, n))
 
     def _solver(self):
         # Derived from the channel alone (never from statistics), built on first use.
@@ -205,24 +255,19 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     equality when some cohort separates them.
     """
 
+    _range_name = "n_buckets"
+
     def __init__(self, epsilon: float, n_buckets: int, buckets: NDArray[np.integer[Any]]) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_buckets = check_int(n_buckets, "n_buckets", min_value=2)
-        b = np.array(buckets, dtype=np.int64)
-        if b.ndim != 2 or b.shape[0] < 1 or b.shape[1] < 1:
-            raise ValueError(
-                f"buckets must be a 2-D array (n_inputs, n_cohorts); got shape {b.shape}"
-            )
-        if b.min() < 0 or b.max() >= self.n_buckets:
-            raise ValueError(f"buckets must lie in [0, {self.n_buckets})")
-        b.setflags(write=False)
-        self.buckets = b
+        b = self._set_buckets(buckets, self.n_buckets, ("n_inputs", "n_cohorts"))
         self.n_inputs, self.n_cohorts = b.shape
         self.n_outputs = self.n_cohorts * self.n_buckets
         self.truth, self.keep, self.other = cohort_rr_probabilities(
             self.epsilon, self.n_buckets, self.n_cohorts
         )
         self._a = self.keep - self.other
+        self._map = (self._a, self.other)
         # Column s of H holds one 1 per cohort, at rows c * k + buckets[s, c] (increasing in c):
         # that is H in compressed-column form, built without sorting.
         rows = (np.arange(self.n_cohorts)[None, :] * self.n_buckets + b).ravel()
@@ -230,22 +275,12 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
         self.incidence = sparse.csc_matrix(
             (np.ones(rows.shape[0]), rows, indptr), shape=(self.n_outputs, self.n_inputs)
         )
-        self._digest = _digest_array(b)
-
-    def _key(self):
-        return (self.epsilon, self.n_buckets, self._digest)
 
     def __repr__(self):
         return (
             f"{type(self).__name__}(epsilon={self.epsilon:g}, n_buckets={self.n_buckets}, "
             f"n_inputs={self.n_inputs}, n_cohorts={self.n_cohorts})"
         )
-
-    def __reduce__(self):
-        return (type(self), (self.epsilon, self.n_buckets, np.asarray(self.buckets)))
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     @property
     def least_squares_blocks(self) -> Any:
@@ -263,20 +298,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
         y = rr_sample(self.buckets[x, cohorts], k, self.truth, rng)
         return cohorts * k + y
 
-    # -- linear map ------------------------------------------------------------------------------
-    def _forward(self, p):
-        return (self._a * (self.incidence @ p) + self.other * p.sum()) / self.n_cohorts
-
-    def _adjoint(self, v):
-        return (self._a * (self.incidence.T @ v) + self.other * v.sum()) / self.n_cohorts
-
-    def least_squares_target(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-        """The right-hand side b of ``H p = b`` (eq. (18)): ``(C N / n - q_other) / a``."""
-        return (self.n_cohorts * np.asarray(stats, dtype=float) / n - self.other) / self._a
-
-    def _unbiased(self, stats, n):
-        return self._solver().solve(self.least_squares_target(stats, n))
-
+    # -- linear map: in _CohortLeastSquaresMixin ---------------------------------------------
     def _variance(self, p, n):
         Hp = self._solver().pseudo_inverse()
         if Hp is None:
@@ -356,6 +378,15 @@ class OpenAlphabetChannel(_Mechanism):
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """One report per raw value (any hashable values), drawn with ``rng``."""
 
+    def __reduce__(self):
+        # A subclass's ``_key`` is its constructor's arguments, in order.
+        return (type(self), self._key())
+
+    def _draw_cohorts(self, values, rng):
+        """``values`` as an array, and a cohort in [0, n_cohorts) drawn for each."""
+        values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+        return values, rng.integers(0, self.n_cohorts, size=values.shape[0])
+
     def __getattr__(self, name):
         # Only reached for missing attributes: name the way out for a channel's members.
         if name in _CHANNEL_MEMBERS:
@@ -404,16 +435,12 @@ class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
     def _key(self):
         return (self.epsilon, self.n_buckets, self.n_cohorts, self.hash_seed)
 
-    def __reduce__(self):
-        return (type(self), self._key())
-
     def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """Randomize raw values (strings or anything with a text form) into one report each."""
-        values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
-        cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
+        values, cohorts = self._draw_cohorts(values, rng)
         buckets = row_buckets(values, cohorts, self.n_buckets, self.n_cohorts, self.hash_seed)[:, 0]
         return cohorts * self.n_buckets + rr_sample(buckets, self.n_buckets, self.truth, rng)
 

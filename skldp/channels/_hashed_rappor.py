@@ -36,7 +36,6 @@ from skldp.channels._bits import (
 from skldp.channels._hashed import (
     OpenAlphabetChannel,
     _CohortLeastSquaresMixin,
-    _digest_array,
     _no_variance,
     collision_groups,
 )
@@ -155,18 +154,12 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
     :math:`r_0 = (1 - \theta) / (1 - \psi)`.
     """
 
+    _range_name = "n_bits"
+
     def __init__(self, epsilon: float, n_bits: int, buckets: NDArray[np.integer[Any]]) -> None:
         self.epsilon = check_epsilon(epsilon)
         k = check_int(n_bits, "n_bits", min_value=2)
-        b = np.array(buckets, dtype=np.int64)
-        if b.ndim != 3 or min(b.shape) < 1:
-            raise ValueError(
-                f"buckets must be a 3-D array (n_inputs, n_cohorts, n_hashes); got shape {b.shape}"
-            )
-        if b.min() < 0 or b.max() >= k:
-            raise ValueError(f"buckets must lie in [0, {k})")
-        b.setflags(write=False)
-        self.buckets = b
+        b = self._set_buckets(buckets, k, ("n_inputs", "n_cohorts", "n_hashes"))
         self.n_inputs, C, self.n_hashes = b.shape
         self._layout(k, C)
         self.theta, self.psi = rappor_probabilities(
@@ -183,25 +176,16 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
             (np.ones(rows.shape[0]), (rows, cols)), shape=(C * k, self.n_inputs)
         )
         self._diff = self.theta - self.psi
+        self._map = (self._diff, self.psi)
         self._log_r1 = math.log(self.theta) - math.log(self.psi)
         self._log_r0 = math.log1p(-self.theta) - math.log1p(-self.psi)
         self._lo = math.log(self.psi) - math.log1p(-self.psi)
-        self._digest = _digest_array(b)
-
-    def _key(self):
-        return (self.epsilon, self.n_bits, self._digest)
 
     def __repr__(self):
         return (
             f"{type(self).__name__}(epsilon={self.epsilon:g}, n_bits={self.n_bits}, n_inputs="
             f"{self.n_inputs}, n_cohorts={self.n_cohorts}, n_hashes={self.n_hashes})"
         )
-
-    def __reduce__(self):
-        return (type(self), (self.epsilon, self.n_bits, np.asarray(self.buckets)))
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     @property
     def least_squares_blocks(self) -> Any:
@@ -218,20 +202,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
         bits = _draw_bits(self.buckets[x, cohorts], self.n_bits, self.theta, self.psi, rng)
         return self._assemble(cohorts, bits)
 
-    # -- the linear map ------------------------------------------------------------------------------
-    def _forward(self, p):
-        return (self.psi * p.sum() + self._diff * (self.incidence @ p)) / self.n_cohorts
-
-    def _adjoint(self, v):
-        return (self.psi * v.sum() + self._diff * (self.incidence.T @ v)) / self.n_cohorts
-
-    def least_squares_target(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-        """The right-hand side f of ``X p = f``: ``(C t / n - psi) / (theta - psi)``."""
-        return (self.n_cohorts * np.asarray(stats, dtype=float) / n - self.psi) / self._diff
-
-    def _unbiased(self, stats, n):
-        return self._solver().solve(self.least_squares_target(stats, n))
-
+    # -- the linear map: in _CohortLeastSquaresMixin -----------------------------------------
     def _variance(self, p, n):
         # p_hat is linear in the per-report statistic z (z_(c,j) = [cohort c] y_j): its
         # covariance is block-diagonal over cohorts, each block a mixture over inputs.
@@ -331,16 +302,12 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
     def _key(self):
         return (self.epsilon, self.n_bits, self.n_hashes, self.n_cohorts, self.hash_seed)
 
-    def __reduce__(self):
-        return (type(self), self._key())
-
     def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """Randomize raw values into uint8 reports of width ``n_bits + ceil(log2 C)``."""
-        values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
-        cohorts = rng.integers(0, self.n_cohorts, size=values.shape[0])
+        values, cohorts = self._draw_cohorts(values, rng)
         idx = row_buckets(
             values, cohorts, self.n_bits, self.n_cohorts, self.hash_seed, self.n_hashes
         )

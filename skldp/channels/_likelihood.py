@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import NDArray
-    from typing_extensions import Self
 
     from skldp.channels._base import Channel
 

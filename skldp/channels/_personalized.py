@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
-    from typing_extensions import Self
 
     from skldp.channels._likelihood import LikelihoodModel
     from skldp.privacy._models import PrivacyModel

@@ -69,24 +69,84 @@ def _rr_truth(epsilon, k):
     return 0.0, 1.0 / k, 1.0 / k
 
 
-def rr_sample(values, k, truth, rng):
-    """k-RR as sampled: each value kept with probability ``truth``, else a uniform one of all k.
+#: Bits of the truth test decided by the draw that also gives the category (see rr_sample).
+_TOP_BITS = 16
 
-    ``truth`` is a multiple of 2**-53 (:func:`rr_truth`), so the sampled channel is exactly
-    the stated one: ``keep = truth + (1 - truth) / k`` and ``other = (1 - truth) / k``.
+#: Rows drawn at a time by rr_sample: its temporaries stay in the processor's cache.
+_CHUNK = 1 << 16
+
+#: rr_sample indexes the rows of the rarer outcome when its probability is below this.
+_SPARSE = 0.05
+
+
+def rr_sample(values, k, truth, rng):
+    r"""k-RR as sampled: each value kept with probability ``truth``, else a uniform one of all k.
+
+    ``truth`` is a multiple of :math:`2^{-53}` (:func:`rr_truth`), ``truth = T / 2^{53}``, so
+    the sampled channel is exactly the stated one: ``keep = truth + (1 - truth) / k`` and
+    ``other = (1 - truth) / k``.
+
+    One bounded integer per row gives both the category and the coin. ``W`` is uniform on
+    :math:`[0, k\,2^{16})` (numpy's exact bounded draw: Lemire's method with rejection, on 32
+    bits while :math:`k \le 2^{16}`), so ``c = W >> 16`` is uniform on the k categories and
+    ``t = W mod 2^16`` uniform on :math:`2^{16}` values, independent of ``c``. The coin
+    compares the 53-bit uniform :math:`U = t\,2^{37} + r` with T, deciding from its top 16
+    bits t alone unless they equal those of T (probability :math:`2^{-16}`); only those rows
+    draw the 37 low bits r. So ``P(U < T) = T / 2^53`` exactly, and the category is exactly
+    uniform and independent of the coin: the channel is the stated one, at about the cost of
+    one uniform draw per row (see ``benchmarks/bench_fast.py``).
+
+    Parameters
+    ----------
+    values : ndarray of int64, shape (n,)
+        Input indices, already checked to lie in ``[0, k)``.
+    k : int
+        Number of categories, below :math:`2^{47}`.
+    truth : float
+        Probability of reporting the true value, a multiple of :math:`2^{-53}` in [0, 1).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
     """
     values = np.asarray(values, dtype=np.int64)
     n = values.shape[0]
-    if truth < 0.5:
-        # Most rows are redrawn: draw a uniform category for every row, keep the few truths
-        # (cheaper than indexing the many redrawn rows).
-        kept = rng.random(n) < truth
-        out = rng.integers(0, k, size=n, dtype=np.int64)
-        np.copyto(out, values, where=kept)
-        return out
-    out = values.copy()
-    redraw = np.flatnonzero(rng.random(n) >= truth)
-    out[redraw] = rng.integers(0, k, size=redraw.shape[0], dtype=np.int64)
+    if k >= 2**47:
+        raise ValueError(f"k-RR samples at most 2**47 categories; got k={k}")
+    threshold = int(truth * 2.0**53)  # exact: truth lies on the 2**-53 grid
+    low_bits = 53 - _TOP_BITS
+    top, low = threshold >> low_bits, threshold & ((1 << low_bits) - 1)
+    out = np.empty(n, dtype=np.int64)
+    # Rows of the rarer outcome are indexed when they are few; otherwise a mask is cheaper.
+    sparse = truth < _SPARSE or truth > 1.0 - _SPARSE
+    for start in range(0, n, _CHUNK):
+        stop = min(start + _CHUNK, n)
+        w = rng.integers(0, k << _TOP_BITS, size=stop - start, dtype=np.int64)
+        coin = w.astype(np.uint16)  # the low 16 bits of W: the top 16 bits of U
+        chunk, x = out[start:stop], values[start:stop]
+        if not sparse:
+            kept = coin < top
+            tied = np.flatnonzero(coin == top)
+            kept[tied] = rng.integers(0, 1 << low_bits, size=tied.size, dtype=np.int64) < low
+            np.right_shift(w, _TOP_BITS, out=chunk)
+            # chunk += kept * (x - chunk): integer arithmetic, faster than a masked copy
+            diff = np.subtract(x, chunk)
+            np.multiply(diff, kept, out=diff)
+            np.add(chunk, diff, out=chunk)
+            continue
+        # the rows of the rarer outcome, and the tied ones (U's top bits equal T's)
+        rows = np.flatnonzero(coin >= top if truth >= 0.5 else coin <= top)
+        tied = rows[coin[rows] == top]
+        won = rng.integers(0, 1 << low_bits, size=tied.size, dtype=np.int64) < low
+        if truth >= 0.5:
+            chunk[:] = x
+            redraw = np.concatenate([rows[coin[rows] > top], tied[~won]])
+            chunk[redraw] = w[redraw] >> _TOP_BITS
+        else:
+            np.right_shift(w, _TOP_BITS, out=chunk)
+            kept = np.concatenate([rows[coin[rows] < top], tied[won]])
+            chunk[kept] = x[kept]
     return out
 
 

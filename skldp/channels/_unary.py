@@ -217,6 +217,35 @@ class _UnaryModel(LikelihoodModel):
         out[pin] += ch.on[pin] * v[m:]
         return out
 
+    def hessian_diagonal(self, p):
+        r"""The diagonal of the Hessian of L at p, for a preconditioner.
+
+        A free row is :math:`r_0 + c \odot y` (on the free bits), a pinned row
+        :math:`\mathrm{on}_x e_x`, so with :math:`q_j = w_j / (A p)_j^2`,
+        :math:`-\partial^2 L / \partial p_x^2 = \big(r_{0x}^2 \sum_{\text{free}} q_j
+        + (2 r_{0x} c_x + c_x^2) \sum_{\text{free}, y_{jx} = 1} q_j
+        + N^{pin}_x / p_x^2\big) / n`: one more product with the reports.
+        """
+        ch = self.channel
+        free = ch._free
+        p = np.asarray(p, dtype=float)
+        base = float(np.dot(ch._r0, p))
+        wF = ch._c[free] * p[free]
+        if self.hist is not None:
+            idx, bits = self._patterns()
+            q = self.hist[idx] / (base + bits @ wF) ** 2
+            bit_sums = q @ bits
+        else:
+            q = 1.0 / (base + self.packed.row_dot(wF)) ** 2
+            bit_sums = self.packed.weighted_bit_sums(q)
+        out = ch._r0**2 * q.sum()
+        c = ch._c[free]
+        out[free] += (2.0 * ch._r0[free] * c + c**2) * bit_sums
+        pin = self.pinned > 0
+        with np.errstate(divide="ignore"):
+            out[pin] += self.pinned[pin] / p[pin] ** 2
+        return -out / self.n
+
     # -- the EM step -----------------------------------------------------------------------
     def em_step(self, p):
         r"""One EM step: :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.

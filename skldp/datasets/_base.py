@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
+from skldp._docstring import substitute
 from skldp._random import check_random_state
 from skldp._validation import check_bool, check_int
 from skldp.datasets._samples_generator import Distribution
@@ -165,6 +166,17 @@ def _finish(name, rows, counts, *, target, as_frame, descr, frame=None, **extra)
     return out
 
 
+#: The Parameters section of every ``load_*`` function.
+_loader_docs = substitute(
+    parameters="""\
+    Parameters
+    ----------
+    as_frame : bool, default=True
+        Return pandas objects (``frame``, ``counts``, ``distribution``); False gives numpy
+        arrays and ``frame=None``.""",
+)
+
+
 def _grid_rows(n_lat, n_lon, lat0, dlat, lon0, dlon):
     lat_index, lon_index = np.divmod(np.arange(n_lat * n_lon), n_lon)
     return pd.DataFrame(
@@ -178,6 +190,7 @@ def _grid_rows(n_lat, n_lon, lat0, dlat, lon0, dlon):
     )
 
 
+@_loader_docs
 def load_gowalla(*, as_frame: bool = True) -> CountTable:
     """Gowalla check-ins on a 0.2-degree grid over the United States (125 x 350 cells).
 
@@ -186,10 +199,7 @@ def load_gowalla(*, as_frame: bool = True) -> CountTable:
     check-ins of 926 users, a subset of the SNAP Gowalla data (see ``DESCR``). A cell's id is
     ``lat_index * 350 + lon_index``.
 
-    Parameters
-    ----------
-    as_frame : bool, default=True
-        Return pandas objects (``frame``, ``counts``); False gives numpy arrays.
+    {parameters}
 
     Returns
     -------
@@ -228,6 +238,7 @@ def load_gowalla(*, as_frame: bool = True) -> CountTable:
     )
 
 
+@_loader_docs
 def load_foursquare_manhattan(*, as_frame: bool = True) -> CountTable:
     """Foursquare check-ins on a 25 x 25 grid over Manhattan (625 cells of about 400 m).
 
@@ -235,10 +246,7 @@ def load_foursquare_manhattan(*, as_frame: bool = True) -> CountTable:
     of the utility-optimized LDP paper; see ``DESCR``). The source has no venue categories,
     so the paper's hospital cells cannot be rebuilt: choose sensitive cells by a stated rule.
 
-    Parameters
-    ----------
-    as_frame : bool, default=True
-        Return pandas objects; False gives numpy arrays.
+    {parameters}
 
     Returns
     -------
@@ -295,6 +303,13 @@ _ADULT_ORDER = {
 }
 
 
+def _adult_counts(table, order=slice(None)):
+    """The count columns of an Adult table (both files, then each), rows taken in ``order``."""
+    return {
+        c: table[c].to_numpy()[order] for c in ("count", "count_adult_data", "count_adult_test")
+    }
+
+
 def _adult_marginals():
     long = _read_csv("adult_categorical_counts.csv")
     out = {}
@@ -309,6 +324,7 @@ def _adult_marginals():
     return out
 
 
+@_loader_docs
 def load_adult(*, as_frame: bool = True) -> CountTable:
     """UCI Adult census records cross-tabulated by age, income, marital status and sex.
 
@@ -316,10 +332,7 @@ def load_adult(*, as_frame: bool = True) -> CountTable:
     the 1990 US census table of the utility-optimized LDP paper (see ``DESCR``). A category is
     a ``cell`` id in lexicographic order over (age, income, marital_status, sex).
 
-    Parameters
-    ----------
-    as_frame : bool, default=True
-        Return pandas objects; False gives numpy arrays.
+    {parameters}
 
     Returns
     -------
@@ -348,11 +361,7 @@ def load_adult(*, as_frame: bool = True) -> CountTable:
         ("sex", "sex"),
     ]:
         rows[name] = pd.Categorical(table[source].to_numpy(), categories=_ADULT_ORDER[name])
-    frame = rows.assign(
-        count=table["count"].to_numpy(),
-        count_adult_data=table["count_adult_data"].to_numpy(),
-        count_adult_test=table["count_adult_test"].to_numpy(),
-    )
+    frame = rows.assign(**_adult_counts(table))
     sensitive = rows["cell"].to_numpy()[
         rows["marital_status"].isin(["Divorced", "Separated"]).to_numpy()
     ]
@@ -372,6 +381,7 @@ def load_adult(*, as_frame: bool = True) -> CountTable:
 _JOINT_ATTRIBUTES = ["age", "workclass", "education", "marital_status", "occupation", "sex"]
 
 
+@_loader_docs
 def load_adult_joint(*, as_frame: bool = True) -> CountTable:
     """UCI Adult records over six attributes: a large, sparse domain of 241,920 cells.
 
@@ -381,10 +391,7 @@ def load_adult_joint(*, as_frame: bool = True) -> CountTable:
     ``attribute_values`` (age buckets, marital status and sex in their natural order, the
     others alphabetical; ``?`` marks a missing value, as in the raw file).
 
-    Parameters
-    ----------
-    as_frame : bool, default=True
-        Return pandas objects; False gives numpy arrays.
+    {parameters}
 
     Returns
     -------
@@ -415,15 +422,7 @@ def load_adult_joint(*, as_frame: bool = True) -> CountTable:
     for a, c in zip(_JOINT_ATTRIBUTES, all_codes):
         rows[a] = pd.Categorical.from_codes(c.astype(np.int8), categories=values[a])
     order = np.argsort(cell)
-    frame = (
-        rows.iloc[cell[order]]
-        .reset_index(drop=True)
-        .assign(
-            count=table["count"].to_numpy()[order],
-            count_adult_data=table["count_adult_data"].to_numpy()[order],
-            count_adult_test=table["count_adult_test"].to_numpy()[order],
-        )
-    )
+    frame = rows.iloc[cell[order]].reset_index(drop=True).assign(**_adult_counts(table, order))
     return _finish(
         "Adult (six attributes)",
         rows,

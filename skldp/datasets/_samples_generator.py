@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from skldp._docstring import substitute
 from skldp._domain import check_category_list
 from skldp._memory import check_allocation
 from skldp._random import check_random_state
@@ -170,35 +171,41 @@ def _finish(p, name, n_samples, random_state, rng=None):
     return dist.sample(n_samples, random_state=rng), dist
 
 
-_RETURNS = """
-
+#: Docstring text that every ``make_*`` generator shares (see :func:`skldp._docstring.substitute`).
+_generator_docs = substitute(
+    n_categories="""\
+    n_categories : int
+        k, at least 2.
+    n_samples : int or None, default=None
+        Number of raw values to draw, or None for the distribution only.""",
+    seed_draw="""\
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the draw of raw values.""",
+    returns="""\
     Returns
     -------
     distribution : Distribution
         When ``n_samples`` is None.
     X, distribution : ndarray of shape (n_samples,), Distribution
         When ``n_samples`` is given: raw values drawn i.i.d. with ``random_state``, and the
-        distribution they were drawn from."""
+        distribution they were drawn from.""",
+)
 
 
-def _add_returns(func):
-    if func.__doc__:
-        func.__doc__ = func.__doc__.replace("\n    {returns}", _RETURNS)
-
-
+@_generator_docs
 def make_uniform(
-    n_categories: int, n_samples: int | None = None, *, random_state: RandomStateLike | None = None
+    n_categories: int,
+    n_samples: int | None = None,
+    *,
+    random_state: RandomStateLike | None = None,
 ) -> Distribution | tuple[NDArray[Any], Distribution]:
     """The uniform distribution over k categories: the worst case of most error bounds.
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the draw of raw values.
+    {n_categories}
+    {seed_draw}
+
     {returns}
 
     Examples
@@ -212,9 +219,7 @@ def make_uniform(
     return _finish(np.full(k, 1.0 / k), "Uniform", n_samples, random_state)
 
 
-_add_returns(make_uniform)
-
-
+@_generator_docs
 def make_geometric(
     n_categories: int,
     n_samples: int | None = None,
@@ -244,10 +249,7 @@ def make_geometric(
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     lam : float, default=0.95
         :math:`\lambda` in (0, 1).
     reading : {'ratio', 'text'}, default='ratio'
@@ -256,6 +258,7 @@ def make_geometric(
         Shuffle the probabilities over the categories (Geo*).
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the permutation (drawn first) and then the raw values.
+
     {returns}
 
     Examples
@@ -284,9 +287,7 @@ def make_geometric(
     return _finish(p, name, n_samples, random_state, rng)
 
 
-_add_returns(make_geometric)
-
-
+@_generator_docs
 def make_zipf(
     n_categories: int,
     n_samples: int | None = None,
@@ -298,14 +299,11 @@ def make_zipf(
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     exponent : float, default=1.0
         s >= 0 (0 is uniform).
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the draw of raw values.
+    {seed_draw}
+
     {returns}
 
     Examples
@@ -320,9 +318,7 @@ def make_zipf(
     return _finish(p / p.sum(), f"Zipf({s:g})", n_samples, random_state)
 
 
-_add_returns(make_zipf)
-
-
+@_generator_docs
 def make_two_step(
     n_categories: int,
     n_samples: int | None = None,
@@ -343,16 +339,13 @@ def make_two_step(
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     heavy_fraction : float, default=0.5
         f in (0, 1); at least one category is heavy and at least one light.
     heavy_mass : float, default=0.75
         m in (0, 1).
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the draw of raw values.
+    {seed_draw}
+
     {returns}
 
     Examples
@@ -371,9 +364,7 @@ def make_two_step(
     return _finish(p, "Two-step", n_samples, random_state)
 
 
-_add_returns(make_two_step)
-
-
+@_generator_docs
 def make_sparse(
     n_categories: int,
     n_samples: int | None = None,
@@ -390,10 +381,7 @@ def make_sparse(
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     sparsity : int, default=10
         s, between 1 and k.
     support : {'first', 'random'}, default='first'
@@ -403,6 +391,7 @@ def make_sparse(
         Equal mass :math:`1/s` (Unif(s)), or weights drawn from a flat Dirichlet.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the support and weights (drawn first) and then the raw values.
+
     {returns}
 
     Examples
@@ -429,9 +418,7 @@ def make_sparse(
     )
 
 
-_add_returns(make_sparse)
-
-
+@_generator_docs
 def make_dirichlet(
     n_categories: int,
     n_samples: int | None = None,
@@ -446,14 +433,12 @@ def make_dirichlet(
 
     Parameters
     ----------
-    n_categories : int
-        k, at least 2.
-    n_samples : int or None, default=None
-        Number of raw values to draw, or None for the distribution only.
+    {n_categories}
     alpha : float, default=1.0
         Concentration, positive.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the distribution (drawn first) and then the raw values.
+
     {returns}
 
     Examples
@@ -468,6 +453,3 @@ def make_dirichlet(
     rng = check_random_state(random_state)
     p = rng.dirichlet(np.full(k, a))
     return _finish(p, f"Dir({a:g})", n_samples, random_state, rng)
-
-
-_add_returns(make_dirichlet)

@@ -1,5 +1,6 @@
 """Distribution estimators: recover p from reports through the channel interface."""
 
+from skldp._uncertainty import category_difference, category_mass, top_k_membership
 from skldp.estimators._candidates import CandidateEstimator
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
@@ -16,4 +17,7 @@ __all__ = [
     "significance_threshold",
     "CandidateEstimator",
     "SparseEstimator",
+    "category_mass",
+    "category_difference",
+    "top_k_membership",
 ]

@@ -278,7 +278,7 @@ class CandidateEstimator(BaseDistributionEstimator):
             # candidates stay at exactly zero.
             support = ~unreported if not unreported.all() else np.ones_like(unreported)
             p0 = 0.9 * p_proj + 0.1 * support / support.sum()
-            p, n_iter, converged, history = em(
+            p, n_iter, converged, history, _ = em(
                 stats, p0, tol=self.tol, max_iter=self.max_iter, accelerate=True
             )
             if not converged:
@@ -291,7 +291,7 @@ class CandidateEstimator(BaseDistributionEstimator):
             )
         return out
 
-    def _derived_attributes(self):
+    def _derived_from_solution(self):
         # The colliding groups and unreported candidates as values, not indices.
         groups, unrep, cats = self._groups, self._unreported, self.categories_
         del self._groups, self._unreported

@@ -5,16 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.stats import norm
-from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, LazyAttribute
 from skldp._docstring import substitute
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
     from skldp.channels._base import Channel
 
 
@@ -45,7 +41,7 @@ class EmpiricalEstimator(BaseDistributionEstimator):
         The unbiased estimate (a list of arrays for several columns).
     distribution_std_ : ndarray of shape (n_categories,)
         Its standard error: the exact standard deviation of the estimator, evaluated at the
-        estimate projected onto the simplex (plug-in).
+        estimate projected onto the simplex (plug-in). Computed when first read.
     categories_ : ndarray of shape (n_categories,)
         The categories, from the privatizer (``arange(k)`` for a bare channel).
     n_reports_ : int
@@ -68,29 +64,15 @@ class EmpiricalEstimator(BaseDistributionEstimator):
     ((3,), 1.0)
     """
 
+    _interval_methods = ("wilson", "normal", "bootstrap")
+    _default_interval_method = "wilson"
+
     def __init__(self, *, channel: Channel | None = None) -> None:
         self.channel = channel
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)
-        return {"distribution_": p_hat, "distribution_std_": _plug_in_std(channel, p_hat, n)}
-
-    def confidence_interval(
-        self, alpha: float = 0.05
-    ) -> (
-        tuple[NDArray[np.float64], NDArray[np.float64]]
-        | list[tuple[NDArray[np.float64], NDArray[np.float64]]]
-    ):
-        """Normal-approximation intervals ``(lower, upper)`` of level ``1 - alpha`` per category."""
-        check_is_fitted(self)
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
-        z = norm.ppf(1 - alpha / 2)
-        dists = self.distribution_ if isinstance(self.distribution_, list) else [self.distribution_]
-        stds = (
-            self.distribution_std_
-            if isinstance(self.distribution_std_, list)
-            else [self.distribution_std_]
-        )
-        out = [(p - z * s, p + z * s) for p, s in zip(dists, stds)]
-        return out[0] if len(out) == 1 else out
+        return {
+            "distribution_": p_hat,
+            "distribution_std_": LazyAttribute(_plug_in_std, channel, p_hat, n),
+        }

@@ -1,6 +1,5 @@
 """The unbiased estimate post-processed into a distribution."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -8,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.stats import norm
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, LazyAttribute
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, Interval, Options
 from skldp.estimators._empirical import _plug_in_std
@@ -125,7 +124,8 @@ class ProjectedEstimator(BaseDistributionEstimator):
     unbiased_distribution_ : ndarray of shape (n_categories,)
         The unbiased estimate before projection.
     distribution_std_ : ndarray of shape (n_categories,)
-        Standard error of the unbiased estimate (plug-in, as in EmpiricalEstimator).
+        Standard error of the unbiased estimate (plug-in, as in EmpiricalEstimator), computed
+        when first read.
     categories_ : ndarray of shape (n_categories,)
     n_reports_ : int
     n_features_in_ : int
@@ -144,8 +144,15 @@ class ProjectedEstimator(BaseDistributionEstimator):
     (True, 1.0)
     """
 
+    _interval_methods = ("wilson", "normal", "bootstrap")
+    _default_interval_method = "wilson"
+
     def __init__(
-        self, method: str = "simplex", *, alpha: float = 0.05, channel: Channel | None = None
+        self,
+        method: str = "simplex",
+        *,
+        alpha: float = 0.05,
+        channel: Channel | None = None,
     ) -> None:
         self.method = method
         self.alpha = alpha
@@ -166,5 +173,5 @@ class ProjectedEstimator(BaseDistributionEstimator):
         return {
             "distribution_": dist,
             "unbiased_distribution_": p_hat,
-            "distribution_std_": _plug_in_std(channel, p_hat, n),
+            "distribution_std_": LazyAttribute(_plug_in_std, channel, p_hat, n),
         }

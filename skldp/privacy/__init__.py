@@ -20,6 +20,14 @@ one.
 """
 
 from skldp._domain import partition_labels, sensitive_indices
+from skldp.privacy._accounting import (
+    PrivacyAccountant,
+    charged_epsilon,
+    compose,
+    composed_epsilon_matrix,
+    guarantee_of,
+    simulation,
+)
 from skldp.privacy._audit import AuditInputs, AuditResult, audit
 from skldp.privacy._matrix import ULDPVerificationResult, VerificationResult
 from skldp.privacy._models import (
@@ -49,6 +57,7 @@ __all__ = [
     "ContextAwareLDP",
     "HighLowLDP",
     "OneSidedDecomposition",
+    "PrivacyAccountant",
     "PrivacyModel",
     "SequentialComposition",
     "ULDPVerificationResult",
@@ -56,9 +65,14 @@ __all__ = [
     "VerificationResult",
     "ZeroBits",
     "audit",
+    "charged_epsilon",
+    "compose",
+    "composed_epsilon_matrix",
+    "guarantee_of",
     "one_sided_decomposition",
     "partition_labels",
     "sensitive_indices",
+    "simulation",
     "tight_epsilon_matrix",
     "verify",
 ]

@@ -65,6 +65,7 @@ from scipy.stats import beta, norm
 from skldp._domain import encode_parameter
 from skldp._memory import check_allocation
 from skldp._random import check_random_state
+from skldp.privacy._accounting import simulation
 from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, SequentialComposition
 
 if TYPE_CHECKING:
@@ -549,7 +550,9 @@ def audit(
 ) -> AuditResult:
     r"""Audit a fitted privatizer's guarantee from its reports alone (a black-box test).
 
-    Each tested input is fed ``n_samples`` times through ``transform`` (in one call). For each
+    Each tested input is fed ``n_samples`` times through ``transform`` (in one call), inside
+    :func:`skldp.privacy.simulation`: the inputs are chosen values, not people, so a
+    privatizer's ``accountant`` is not charged. For each
     ordered pair (x, x') with a finite budget, an output event A is chosen on the first half of
     the reports and an exact lower confidence bound on
     :math:`\log P(A \mid x) / P(A \mid x')` is computed on the second half. The audit fails
@@ -656,7 +659,8 @@ def audit(
     m = rows.shape[0]
     E = _budget_matrix(model, k_model, idx, protection)
 
-    width = _as_report_array(privatizer.transform(rows[:1]), 1).shape[1]  # black box: probe once
+    with simulation():  # the audit's inputs are chosen values, not people: nothing is charged
+        width = _as_report_array(privatizer.transform(rows[:1]), 1).shape[1]  # probe once
     if n_samples is None:
         n = int(
             np.clip(
@@ -689,7 +693,8 @@ def audit(
         "pass fewer samples (n_samples={rows} fits), or fewer inputs",
     )
     X = np.repeat(rows, n, axis=0)
-    reports = _as_report_array(target.transform(X), m * n)
+    with simulation():
+        reports = _as_report_array(target.transform(X), m * n)
 
     is_bits = (
         reports.shape[1] > 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skldp._base import BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, RANDOM_STATE, Epsilon
 from skldp.channels import BinaryRandomizedResponseChannel
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skldp._typing import RandomStateLike
+    from skldp.privacy import PrivacyAccountant
 
 
 @substitute()
@@ -41,6 +42,7 @@ class BinaryRandomizedResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain, exactly two values per column, in the order the budgets refer to.
         None infers it from X (sorted) and warns with a PrivacyLeakWarning.
+    {accountant}
     {random_state}
 
     Attributes
@@ -50,8 +52,7 @@ class BinaryRandomizedResponse(BasePrivatizer):
     channel_ : BinaryRandomizedResponseChannel or list of them
     privacy_ : BinaryContextAwareLDP or SequentialComposition
         The guarantee: the E matrix ``[[0, epsilon_01], [epsilon_10, 0]]`` per column.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {n_features_in_}
 
     See Also
     --------
@@ -101,17 +102,20 @@ class BinaryRandomizedResponse(BasePrivatizer):
         epsilon_01: float,
         epsilon_10: float,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon_01 = epsilon_01
         self.epsilon_10 = epsilon_10
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
         "epsilon_01": [Epsilon(allow_inf=True, allow_zero=True)],
         "epsilon_10": [Epsilon(allow_inf=True, allow_zero=True)],
         "categories": [CATEGORIES],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 

@@ -8,9 +8,7 @@ from typing import TYPE_CHECKING
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Interval,
     Options,
     Satisfies,
@@ -29,6 +27,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skldp._typing import RandomStateLike
+    from skldp.privacy import PrivacyAccountant
 _REFERENCE = (
     'T. Xiong, J. Sun, C. Mao, X. Wang, Y. Shan and H. Huang, "Compressive Sensing Approaches '
     'for Sparse Distribution Estimation Under Local Privacy", WWW 2022 (arXiv 2012.02081).'
@@ -71,15 +70,15 @@ class OneBitCompressive(BasePrivatizer):
         :math:`S_j = \{i : i \equiv j \pmod m\}` (balanced groups); ``'random'``: each row
         gets an independent uniform group.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : OneBitCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -118,6 +117,7 @@ class OneBitCompressive(BasePrivatizer):
         matrix_seed: int = 0,
         assignment: str = "cyclic",
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
@@ -125,12 +125,11 @@ class OneBitCompressive(BasePrivatizer):
         self.matrix_seed = matrix_seed
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "n_measurements": [Interval("int", 1)],
         "matrix_seed": [_MATRIX_SEED],
         "assignment": [_ASSIGNMENT],
@@ -165,15 +164,15 @@ class SymmetricCompressive(BasePrivatizer):
     matrix_seed : int, default=0
         Public seed of :math:`A_h`.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : SymmetricCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -211,18 +210,18 @@ class SymmetricCompressive(BasePrivatizer):
         n_measurements: int = 500,
         matrix_seed: int = 0,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.n_measurements = n_measurements
         self.matrix_seed = matrix_seed
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "n_measurements": [
             Satisfies(Interval("int", 2), lambda m: m % 2 == 0, "an even integer >= 2")
         ],
@@ -295,15 +294,15 @@ class RecursiveCompressive(BasePrivatizer):
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : RecursiveCompressiveChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -345,6 +344,7 @@ class RecursiveCompressive(BasePrivatizer):
         matrix_seed: int = 0,
         assignment: str = "cyclic",
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
@@ -354,17 +354,13 @@ class RecursiveCompressive(BasePrivatizer):
         self.matrix_seed = matrix_seed
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
-        "n_measurements": [Interval("int", 1)],
+        **OneBitCompressive._parameter_constraints,  # L = 1 is OneBitCompressive
         "n_blocks": [_POWER_OF_TWO, None],
         "max_bits": [None, Interval("int", 1)],
-        "matrix_seed": [_MATRIX_SEED],
-        "assignment": [_ASSIGNMENT],
     }
 
     def _check_params(self):
@@ -400,15 +396,15 @@ class OneBitHadamardResponse(BasePrivatizer):
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
+    {categories_}
     channel_ : OneBitHadamardChannel or list of them
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -442,17 +438,17 @@ class OneBitHadamardResponse(BasePrivatizer):
         *,
         assignment: str = "cyclic",
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.assignment = assignment
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "assignment": [_ASSIGNMENT],
     }
 

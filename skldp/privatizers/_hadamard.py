@@ -1,6 +1,5 @@
 """Hadamard response and its block-structured and high-low forms as scikit-learn transformers."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -11,9 +10,7 @@ from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Deferred,
     Interval,
     IsCallable,
@@ -31,6 +28,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
     from skldp._typing import RandomStateLike
+    from skldp.privacy import PrivacyAccountant
 __all__ = ["BlockHadamardResponse", "HadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
 
 
@@ -99,17 +97,15 @@ class HadamardResponse(BasePrivatizer):
     ----------
     {epsilon}
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : HadamardResponseChannel or list of them
-    privacy_ : LDP or SequentialComposition
-        ``LDP(epsilon)`` per column.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -146,17 +142,15 @@ class HadamardResponse(BasePrivatizer):
         epsilon: float = 1.0,
         *,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return HadamardResponseChannel(self.epsilon, len(categories))
@@ -195,20 +189,19 @@ class BlockHadamardResponse(BasePrivatizer):
         Cut the categories, in their order, into contiguous blocks of this size (the last one
         may be smaller).
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     blocks_ : list of ndarray, or list of such lists for several columns
         The categories of each block, blocks numbered by their first category; the report of
         a value of block j carries j.
     channel_ : BlockHadamardResponseChannel or list of them
     privacy_ : BlockStructuredLDP or SequentialComposition
         The partition (as category indices) and epsilon.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {n_features_in_}
 
     See Also
     --------
@@ -256,6 +249,7 @@ class BlockHadamardResponse(BasePrivatizer):
         n_blocks: int | None = None,
         block_size: int | None = None,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
@@ -263,12 +257,11 @@ class BlockHadamardResponse(BasePrivatizer):
         self.n_blocks = n_blocks
         self.block_size = block_size
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "blocks": [None, Deferred("a partition of the categories, checked against them in fit")],
         "n_blocks": [None, Interval("int", 1)],
         "block_size": [None, Interval("int", 1)],
@@ -318,19 +311,18 @@ class HighLowHadamardResponse(BasePrivatizer):
         category that returns True for the sensitive ones, or (for several columns) one list
         per column. At least one category must be sensitive.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     sensitive_ : ndarray, or list of them for several columns
         The sensitive categories, in domain order.
     channel_ : HighLowHadamardResponseChannel or list of them
     privacy_ : HighLowLDP or SequentialComposition
         The sensitive set (as category indices) and epsilon.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {n_features_in_}
 
     See Also
     --------
@@ -371,17 +363,17 @@ class HighLowHadamardResponse(BasePrivatizer):
         *,
         sensitive: ArrayLike | None = None,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of categories"), IsCallable()],
     }
 

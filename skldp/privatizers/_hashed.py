@@ -12,7 +12,10 @@ from skldp._base import BasePrivatizer, single_or_list
 from skldp._docstring import substitute
 from skldp._hashing import cohort_permutations
 from skldp._reports import ReportSpec
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
+from skldp._validation import (
+    PRIVATIZER_CONSTRAINTS,
+    Interval,
+)
 from skldp.channels import (
     CohortRAPPORChannel,
     CohortRRChannel,
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skldp._typing import RandomStateLike
+    from skldp.privacy import PrivacyAccountant
 _OPEN = np.empty(0, dtype=object)
 _HASH_SEED = Interval(
     "int", 0, 2**128, closed="left", description="a non-negative integer below 2**128"
@@ -59,6 +63,13 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
     and the base class's fit (domain checks, ``categories_``) is used with permutations in
     place of hashes.
     """
+
+    #: The hyperparameters every cohort-hashing privatizer has; subclasses add their own.
+    _parameter_constraints = {
+        **PRIVATIZER_CONSTRAINTS,
+        "n_cohorts": [Interval("int", 1)],
+        "hash_seed": [_HASH_SEED],
+    }
 
     def _open_channel(self, column):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -148,6 +159,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         Selects the hash family (or the permutations); the server must use the same seed. The
         hashes are keyed BLAKE2b (module ``skldp._hashing``), identical on every machine and in
         every process. They are public: privacy does not depend on them.
+    {accountant}
     {random_state}
 
     Attributes
@@ -156,10 +168,8 @@ class HashedRR(_OpenAlphabetPrivatizer):
         The open channel of each column (``CohortRRChannel`` for a closed alphabet).
     categories_ : list
         One entry per column: None for an open alphabet, the domain (ndarray) for a closed one.
-    privacy_ : LDP or SequentialComposition
-        ``LDP(epsilon)`` per column; the sum over columns.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -205,6 +215,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         n_cohorts: int = 8,
         categories: ArrayLike | None = None,
         hash_seed: int = 0,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
@@ -212,15 +223,12 @@ class HashedRR(_OpenAlphabetPrivatizer):
         self.n_cohorts = n_cohorts
         self.categories = categories
         self.hash_seed = hash_seed
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
+        **_OpenAlphabetPrivatizer._parameter_constraints,
         "n_buckets": [Interval("int", 2)],
-        "n_cohorts": [Interval("int", 1)],
-        "categories": [CATEGORIES],
-        "hash_seed": [_HASH_SEED],
-        "random_state": [RANDOM_STATE],
     }
 
     def _open_channel(self, column):
@@ -260,6 +268,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         None for an open alphabet; the public categories for the closed-alphabet variant.
     hash_seed : int, default=0
         Selects the hash family (or the permutations); the server must use the same seed.
+    {accountant}
     {random_state}
 
     Attributes
@@ -267,9 +276,8 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
     channel_ : HashedRAPPORChannel or CohortRAPPORChannel, or a list of them
     categories_ : list
         One entry per column: None for an open alphabet, the domain for a closed one.
-    privacy_ : LDP or SequentialComposition
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -314,6 +322,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         n_cohorts: int = 8,
         categories: ArrayLike | None = None,
         hash_seed: int = 0,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
@@ -322,16 +331,13 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         self.n_cohorts = n_cohorts
         self.categories = categories
         self.hash_seed = hash_seed
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
+        **_OpenAlphabetPrivatizer._parameter_constraints,
         "n_bits": [Interval("int", 2)],
         "n_hashes": [Interval("int", 1)],
-        "n_cohorts": [Interval("int", 1)],
-        "categories": [CATEGORIES],
-        "hash_seed": [_HASH_SEED],
-        "random_state": [RANDOM_STATE],
     }
 
     def _open_channel(self, column):

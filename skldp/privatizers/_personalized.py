@@ -13,9 +13,7 @@ from skldp._docstring import substitute
 from skldp._domain import column_sensitive, describe, encode, is_list_like, resolve_categories
 from skldp._reports import ReportSpec
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Deferred,
     Interval,
     ListLike,
@@ -32,6 +30,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
     from skldp._typing import RandomStateLike
+    from skldp.privacy import PrivacyAccountant
 _BASES = ("urr", "urap")
 
 
@@ -80,6 +79,7 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         uRAP's keep probability (None: its default); only with ``base='urap'``.
     categories : list of values or None, default=None
         The public domain of the value column. None infers it and warns.
+    {accountant}
     {random_state}
 
     Attributes
@@ -148,6 +148,7 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         base: str = "urr",
         theta: float | None = None,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
@@ -156,16 +157,15 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         self.base = base
         self.theta = theta
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of values")],
         "tags": [Deferred("a list of distinct tag names, checked by _check_tags")],
         "base": [Options(*_BASES)],
         "theta": [None, Interval("real", 0, 1, closed="neither")],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
     }
 
     def _check_params(self):

@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE
+from skldp._validation import PRIVATIZER_CONSTRAINTS
 from skldp.channels import RandomizedResponseChannel
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skldp._typing import RandomStateLike
+    from skldp.privacy import PrivacyAccountant
 
 
 @substitute()
@@ -31,6 +32,7 @@ class RandomizedResponse(BasePrivatizer):
     ----------
     {epsilon}
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -39,13 +41,8 @@ class RandomizedResponse(BasePrivatizer):
         The domain of each column; category ``categories_[j][i]`` is encoded as i.
     channel_ : RandomizedResponseChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person: ``LDP(epsilon)`` for one column, the sum over columns
-        otherwise.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -90,17 +87,15 @@ class RandomizedResponse(BasePrivatizer):
         epsilon: float = 1.0,
         *,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return RandomizedResponseChannel(self.epsilon, len(categories))

@@ -6,13 +6,17 @@ from typing import TYPE_CHECKING
 
 from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
+from skldp._validation import (
+    PRIVATIZER_CONSTRAINTS,
+    Interval,
+)
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skldp._typing import RandomStateLike
+    from skldp.privacy import PrivacyAccountant
 
 
 @substitute()
@@ -36,6 +40,7 @@ class RAPPOR(BasePrivatizer):
         Probability of keeping the one-hot bit, in (0, 1). None is basic one-time RAPPOR;
         0.5 is optimized unary encoding (see :class:`OptimizedUnaryEncoding`).
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -44,12 +49,8 @@ class RAPPOR(BasePrivatizer):
         The domain of each column; category ``categories_[j][i]`` is bit i of its reports.
     channel_ : RAPPORChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -98,17 +99,17 @@ class RAPPOR(BasePrivatizer):
         *,
         theta: float | None = None,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.theta = theta
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "theta": [None, Interval("real", 0, 1, closed="neither")],
     }
 
@@ -131,20 +132,16 @@ class OptimizedUnaryEncoding(BasePrivatizer):
     ----------
     {epsilon}
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : OptimizedUnaryEncodingChannel or list of them
         The channel of the column (a list for several columns).
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privacy_}
+    {n_features_in_}
 
     See Also
     --------
@@ -180,17 +177,15 @@ class OptimizedUnaryEncoding(BasePrivatizer):
         epsilon: float = 1.0,
         *,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
-    _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
-    }
+    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
     def _make_channel(self, categories, column):
         return OptimizedUnaryEncodingChannel(self.epsilon, len(categories))

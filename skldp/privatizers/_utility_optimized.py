@@ -1,6 +1,5 @@
 """Utility-optimized privatizers: uRR and uRAP (Murakami and Kawamoto, USENIX Security 2019)."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -9,9 +8,7 @@ from skldp._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive
 from skldp._validation import (
-    CATEGORIES,
-    POSITIVE_EPSILON,
-    RANDOM_STATE,
+    PRIVATIZER_CONSTRAINTS,
     Boolean,
     Interval,
     ListLike,
@@ -22,6 +19,8 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from skldp._typing import RandomStateLike
+    from skldp.privacy import PrivacyAccountant
+
 
 def _sensitive(sensitive, categories, column, n_columns):
     idx = column_sensitive(sensitive, categories, column, n_columns)
@@ -55,20 +54,17 @@ class UtilityOptimizedRR(BasePrivatizer):
         The sensitive values X_S (a flat list for one column, one list per column); each must
         be in the domain. Required: it defines what is protected.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each column.
+    {categories_}
     channel_ : UtilityOptimizedRRChannel or list of them
         The channel of the column (a list for several columns).
     privacy_ : UtilityOptimizedLDP or SequentialComposition
         (X_S, X_S, epsilon)-ULDP, with X_S as category indices.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {n_features_in_}
 
     See Also
     --------
@@ -119,17 +115,17 @@ class UtilityOptimizedRR(BasePrivatizer):
         *,
         sensitive: ArrayLike | None = None,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.sensitive = sensitive
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of values (one list per column)")],
     }
 
@@ -160,6 +156,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
     {categories}
+    {accountant}
     {random_state}
     sparse_output : bool, default=False
         When True, ``transform`` returns a ``scipy.sparse.csr_matrix`` of the 0/1 bits
@@ -179,10 +176,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         The channel of the column (a list for several columns).
     privacy_ : UtilityOptimizedLDP or SequentialComposition
         (X_S, Y_P, epsilon)-ULDP with Y_P the reports whose non-sensitive bits are zero.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {n_features_in_}
 
     See Also
     --------
@@ -240,6 +234,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         sensitive: ArrayLike | None = None,
         theta: float | None = None,
         categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
         random_state: RandomStateLike | None = None,
         sparse_output: bool = False,
     ) -> None:
@@ -247,13 +242,12 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         self.sensitive = sensitive
         self.theta = theta
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
         self.sparse_output = sparse_output
 
     _parameter_constraints = {
-        "epsilon": [POSITIVE_EPSILON],
-        "categories": [CATEGORIES],
-        "random_state": [RANDOM_STATE],
+        **PRIVATIZER_CONSTRAINTS,
         "sensitive": [ListLike("a list of values (one list per column)")],
         "theta": [None, Interval("real", 0, 1, closed="neither")],
         "sparse_output": [Boolean()],

@@ -41,8 +41,12 @@ def test_empirical_std_is_exact_variance_at_plug_in():
     est = EmpiricalEstimator().fit(R)
     plug = project_simplex(est.distribution_)
     assert_allclose(est.distribution_std_, np.sqrt(ch.variance(plug, 3000)), rtol=1e-12)
-    lo, hi = est.confidence_interval(0.05)
-    assert_allclose(hi - lo, 2 * 1.959963984540054 * est.distribution_std_, rtol=1e-9)
+    # the normal plug-in interval (the default before issue 18 made it 'wilson'), now clipped
+    # to [0, 1]
+    lo, hi = est.confidence_interval(0.05, method="normal")
+    half = 1.959963984540054 * est.distribution_std_
+    assert_allclose(lo, np.clip(est.distribution_ - half, 0, 1), rtol=1e-9)
+    assert_allclose(hi, np.clip(est.distribution_ + half, 0, 1), rtol=1e-9)
 
 
 @pytest.mark.parametrize("k, eps", [(6, 1.0), (20, 2.0)])

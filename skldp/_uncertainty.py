@@ -1,0 +1,544 @@
+r"""Confidence intervals for every distribution estimator, and for functions of the estimate.
+
+One implementation serves every estimator: :meth:`BaseDistributionEstimator.confidence_interval`
+resolves the method and the level and calls one of the functions below on each report
+column's channel, statistics and estimate. The math is here, as module-level functions on
+arrays; the estimators only name their default method (the hook ``_default_interval_method``)
+and the methods they accept (``_interval_methods``).
+
+Methods
+-------
+``"normal"``
+    The normal approximation with the plug-in variance: :math:`\hat p_i \pm z\,
+    \sqrt{V_i(\tilde p)}`, :math:`\tilde p` the estimate projected onto the simplex and
+    :math:`V_i(p)` the channel's exact variance of the unbiased estimate. Kept for
+    comparison; it under-covers where :math:`V_i` collapses at small frequencies.
+``"wilson"``
+    Score-type inversion of the unbiased estimate (Wilson, 1927, for one binomial proportion):
+    the set of frequencies t for which :math:`\hat p_i` lies within z standard deviations
+    *evaluated at t*: :math:`\{t \in [0, 1] : (\hat p_i - t)^2 \le z^2 V_i(p^{(i)}(t))\}`.
+    Because :math:`\hat p` is an average of one function per report,
+    :math:`n V_i(p) + p_i^2` is *linear* in p, so along the path
+    :math:`p^{(i)}(t) = t e_i + (1 - t)\, \tilde p_{-i} / (1 - \tilde p_i)` (category i at t,
+    the others in their estimated proportions) the variance is
+    :math:`n V_i = c_i + d_i t - t^2` exactly, and the interval is the part of [0, 1] between
+    the roots of a quadratic. :math:`d_i` needs :math:`n V_i(e_i) + 1`, the variance at the
+    point mass on i: one evaluation of ``channel.variance`` per category (four in all above
+    ``MAX_EXACT_WILSON_CATEGORIES``, see :func:`_self_second_moment`).
+``"information"``
+    For maximum likelihood: the inverse observed information on the face of the simplex the
+    estimate lies on. With :math:`u_y = Q(y \mid \cdot) / (Q(y \mid \cdot)^\top \hat p)`,
+    :math:`H = \sum_y N_y u_y u_y^\top` over the reports (from the likelihood model's
+    Hessian-vector products: :func:`observed_information`); the covariance of the
+    positive entries S is the top-left block of the inverse of the bordered matrix
+    :math:`\begin{pmatrix} H_{SS} & 1 \\ 1^\top & 0 \end{pmatrix}` (the constraint
+    :math:`\sum p = 1`). An entry at zero gets a one-sided interval
+    :math:`[0, z_{1-\alpha} \sigma_i]`, :math:`\sigma_i^2` its variance when it is added to the
+    face (a Schur complement of the same bordered matrix).
+``"bootstrap"``
+    Parametric bootstrap through the channel, for every estimator: draw the statistics of n
+    reports from the fitted distribution pushed through the channel (multinomial output
+    counts for symbol channels; for bit-vector channels, multinomial counts per category and
+    then ``channel.sample``, since bit sums are not multinomial), refit the estimator's own
+    ``_estimate`` on them, and take percentile intervals.
+
+Simultaneous intervals: Bonferroni (level :math:`1 - \alpha / k` per category; two-sided
+:math:`z = \Phi^{-1}(1 - \alpha / (2k))`) for the analytic methods, and a max-statistic
+calibration for the bootstrap (the :math:`1 - \alpha` quantile c of
+:math:`\max_i |p^*_i - \hat p_i| / s_i` over the replicates, s the bootstrap standard
+deviation; interval :math:`\hat p_i \pm c\, s_i`).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.stats import norm
+from sklearn.utils.validation import check_is_fitted
+
+from skldp._random import check_random_state
+from skldp._warnings import warn
+from skldp.channels import SymbolReports
+from skldp.projection import project_simplex
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike, NDArray
+
+    #: ``quantity(P, categories)``: estimates of shape (m, k) to values of shape (m,).
+    Quantity = Callable[[ArrayLike, Any], NDArray[np.float64]]
+
+INTERVAL_METHODS = ("normal", "wilson", "information", "bootstrap")
+
+#: Largest domain for which the observed information (a dense k x k matrix) is formed.
+MAX_INFORMATION_CATEGORIES = 2048
+
+#: Entries at or below this are on the boundary of the simplex for ``"information"``.
+_BOUNDARY = 1e-9
+
+
+# -- levels -----------------------------------------------------------------------------------
+def check_alpha(alpha):
+    """Return ``alpha`` as a float after checking it lies in (0, 1)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
+    return float(alpha)
+
+
+def per_category_alpha(alpha, k, simultaneous):
+    """The level of each category's interval: alpha, or alpha / k (Bonferroni) at once."""
+    return alpha / k if simultaneous else alpha
+
+
+# -- the unbiased estimate ----------------------------------------------------------------------
+def _second_moment(channel, p, n):
+    """:math:`n V_i(p) + p_i^2` for every i: the mean square of one report's contribution."""
+    return n * np.asarray(channel.variance(p, n), dtype=float) + p**2
+
+
+#: Up to this many categories the variance at every point mass is evaluated (k calls).
+MAX_EXACT_WILSON_CATEGORIES = 4096
+
+
+def _self_second_moment(channel, n):
+    r""":math:`n V_i(e_i) + 1` for every i (the variance at the point mass on i).
+
+    Exact (one ``channel.variance`` call per category) up to
+    ``MAX_EXACT_WILSON_CATEGORIES``. Above, from four calls, assuming that
+    :math:`L_i(p) = n V_i(p) + p_i^2` depends on p only through :math:`p_i` (exact for
+    k-RR and the unary encodings, the assumption of
+    :func:`~skldp.estimators._projected.zero_frequency_variance`): :math:`L_i(0)` from a point
+    mass elsewhere and the slope from the uniform distribution over every other category
+    (the even ones, then the odd ones).
+    """
+    k = channel.n_inputs
+    if k > MAX_EXACT_WILSON_CATEGORIES:
+        e = np.zeros(k)
+        e[0] = 1.0
+        at_zero = _second_moment(channel, e, n)
+        e[0], e[1] = 0.0, 1.0
+        at_zero[0] = _second_moment(channel, e, n)[0]
+        out = np.empty(k)
+        for start in (0, 1):
+            comb = np.zeros(k)
+            comb[start::2] = 1.0
+            share = 1.0 / comb.sum()
+            moment = _second_moment(channel, comb * share, n)
+            out[start::2] = at_zero[start::2] + (moment[start::2] - at_zero[start::2]) / share
+        return out
+    out = np.empty(k)
+    e = np.zeros(k)
+    for i in range(k):  # one variance evaluation per category, not per report
+        e[i] = 1.0
+        out[i] = n * float(channel.variance(e, n)[i]) + 1.0
+        e[i] = 0.0
+    return out
+
+
+def normal_interval(channel, p_hat, n, alpha):
+    r"""Normal approximation with the plug-in variance, clipped to [0, 1].
+
+    :math:`\hat p_i \pm \Phi^{-1}(1 - \alpha/2) \sqrt{V_i(\Pi(\hat p))}`, :math:`\Pi` the
+    Euclidean projection onto the simplex.
+
+    Parameters
+    ----------
+    channel : Channel
+    p_hat : ndarray of shape (k,)
+        The unbiased estimate.
+    n : int
+        Number of reports.
+    alpha : float or ndarray
+        Two-sided level of each interval.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+    """
+    z = norm.ppf(1.0 - np.asarray(alpha) / 2.0)
+    std = np.sqrt(np.maximum(channel.variance(project_simplex(p_hat), n), 0.0))
+    return np.clip(p_hat - z * std, 0.0, 1.0), np.clip(p_hat + z * std, 0.0, 1.0)
+
+
+def wilson_interval(channel, p_hat, n, alpha):
+    r"""Score-type (Wilson) interval of each category from the unbiased estimate.
+
+    The set of :math:`t \in [0, 1]` with :math:`(\hat p_i - t)^2 \le z^2 (c_i + d_i t - t^2)
+    / n`, :math:`z = \Phi^{-1}(1 - \alpha / 2)`, where :math:`c_i + d_i t - t^2` is n times
+    the exact variance of :math:`\hat p_i` when category i has frequency t and the others keep
+    their estimated proportions (see the module docstring). With
+    :math:`w = z^2 / n` the bounds are the roots
+
+    .. math:: t = \frac{2 \hat p_i + w d_i \pm \sqrt{(2 \hat p_i + w d_i)^2
+              - 4 (1 + w)(\hat p_i^2 - w c_i)}}{2 (1 + w)},
+
+    clipped to [0, 1]. Unlike the plug-in interval its width does not collapse when
+    :math:`\hat p_i` is near zero: at :math:`\hat p_i = 0` the upper bound is about
+    :math:`z \sqrt{c_i / n}`, the standard deviation at a zero frequency. For k-RR it is the
+    Wilson interval of the count of category i's symbol mapped through the channel.
+
+    Parameters
+    ----------
+    channel : Channel
+    p_hat : ndarray of shape (k,)
+        The unbiased estimate ``channel.unbiased(stats, n)``.
+    n : int
+    alpha : float or ndarray
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+    """
+    p_hat = np.asarray(p_hat, dtype=float)
+    ref = project_simplex(p_hat)
+    moment_ref = _second_moment(channel, ref, n)  # L_i at the projected estimate
+    moment_self = _self_second_moment(channel, n)  # L_i at the point mass on i
+    rest = 1.0 - ref
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # L_i at the others' proportions alone (category i removed); at ref_i = 1 any value
+        # of the others' mix will do: use the uniform mix over them.
+        others = np.where(rest > 1e-12, (moment_ref - moment_self * ref) / rest, np.nan)
+    if np.any(np.isnan(others)):
+        k = channel.n_inputs
+        uni = np.full(k, 1.0 / k)
+        fallback = (_second_moment(channel, uni, n) - moment_self / k) / (1.0 - 1.0 / k)
+        others = np.where(np.isnan(others), fallback, others)
+    c = others
+    d = moment_self - others
+    z = norm.ppf(1.0 - np.asarray(alpha) / 2.0)
+    w = z**2 / n
+    b = 2.0 * p_hat + w * d
+    disc = b**2 - 4.0 * (1.0 + w) * (p_hat**2 - w * c)
+    root = np.sqrt(np.maximum(disc, 0.0))
+    lower = (b - root) / (2.0 * (1.0 + w))
+    upper = (b + root) / (2.0 * (1.0 + w))
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+
+
+# -- maximum likelihood -------------------------------------------------------------------------
+def observed_information(channel, model, p):
+    r"""The observed information :math:`H = -n \nabla^2 L(p)`, a dense (k, k) matrix.
+
+    ``model`` is the channel's likelihood model of the reports
+    (:meth:`~skldp.channels.Channel.em_model`), :math:`L(p) = (c + \sum_j w_j \log (A p)_j)
+    / n`, so :math:`H = A^\top \mathrm{diag}(w / (A p)^2) A = \sum_y N_y u_y u_y^\top` with
+    :math:`u_y = Q(y \mid \cdot) / (Q(y \mid \cdot)^\top p)`. Built column by column from the
+    model's Hessian-vector product (``hessian_product``: two forward maps and one adjoint
+    each, k in all), exactly.
+    """
+    k = channel.n_inputs
+    if k > MAX_INFORMATION_CATEGORIES:
+        raise ValueError(
+            f"method='information' forms a dense {k} x {k} matrix; it is for at most "
+            f"{MAX_INFORMATION_CATEGORIES} categories. Use method='wilson' or 'bootstrap'"
+        )
+    p = np.asarray(p, dtype=float)
+    n = model.n_reports
+    H = np.empty((k, k))
+    e = np.zeros(k)
+    for j in range(k):  # k structured products: one per category, not per report
+        e[j] = 1.0
+        H[:, j] = -n * model.hessian_product(p, e)
+        e[j] = 0.0
+    return 0.5 * (H + H.T)
+
+
+def information_interval(channel, stats, p, alpha, one_sided_alpha):
+    r"""Intervals from the observed information on the face of the simplex (see the module).
+
+    Parameters
+    ----------
+    channel : Channel
+    stats : EM statistics of the fitted reports
+    p : ndarray of shape (k,)
+        The maximum-likelihood estimate.
+    alpha : float
+        Two-sided level of the intervals of positive entries.
+    one_sided_alpha : float
+        One-sided level of the intervals ``[0, upper]`` of the entries at zero.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+    """
+    p = np.asarray(p, dtype=float)
+    H = observed_information(channel, stats, p)
+    k = p.shape[0]
+    face = np.flatnonzero(p > _BOUNDARY)
+    off = np.flatnonzero(p <= _BOUNDARY)
+    s = face.shape[0]
+    bordered = np.zeros((s + 1, s + 1))
+    bordered[:s, :s] = H[np.ix_(face, face)]
+    bordered[:s, s] = bordered[s, :s] = 1.0
+    inv = np.linalg.pinv(bordered, hermitian=True)
+    var = np.full(k, np.inf)
+    var[face] = np.diag(inv)[:s]
+    if off.size:
+        cols = np.vstack([H[np.ix_(face, off)], np.ones((1, off.size))])
+        schur = H[off, off] - np.einsum("ij,ij->j", cols, inv @ cols)
+        with np.errstate(divide="ignore"):
+            var[off] = np.where(schur > 0, 1.0 / schur, np.inf)
+    var = np.where(np.isfinite(var) & (var >= 0), var, np.inf)
+    std = np.sqrt(var)
+    z2 = norm.ppf(1.0 - alpha / 2.0)
+    z1 = norm.ppf(1.0 - one_sided_alpha)
+    lower = np.where(p > _BOUNDARY, p - z2 * std, 0.0)
+    upper = np.where(p > _BOUNDARY, p + z2 * std, z1 * std)
+    return np.clip(lower, 0.0, 1.0), np.clip(np.nan_to_num(upper, posinf=1.0), 0.0, 1.0)
+
+
+# -- parametric bootstrap -----------------------------------------------------------------------
+def resample_statistics(estimator, channel, p, n, rng, size):
+    """Yield the statistics of ``size`` samples of n reports from p through the channel.
+
+    Symbol channels: the output counts are multinomial with probabilities ``forward(p)``,
+    drawn for all replicates at once; the estimator's statistics are computed from the
+    counts (a report array sorted by symbol: the statistics do not depend on the order).
+    Bit-vector channels: the counts per category are multinomial with probabilities p and
+    ``channel.sample`` draws the reports of each replicate in one vectorized call.
+    """
+    n = int(n)
+    if isinstance(channel, SymbolReports):
+        m = np.clip(np.asarray(channel.forward(p), dtype=float), 0.0, None)
+        counts = rng.multinomial(n, m / m.sum(), size=size)
+        symbols = np.arange(m.shape[0])
+        for row in counts:
+            yield estimator._chunk_statistics(channel, np.repeat(symbols, row))
+        return
+    per_category = rng.multinomial(n, p, size=size)
+    inputs = np.arange(p.shape[0])
+    for row in per_category:
+        reports = channel.sample(np.repeat(inputs, row), rng)
+        yield estimator._chunk_statistics(channel, reports)
+
+
+def bootstrap_draws(estimator, channel, p_model, n, n_resamples, rng):
+    """Refit the estimator's ``_estimate`` on ``n_resamples`` parametric resamples.
+
+    Returns
+    -------
+    draws : ndarray of shape (n_resamples, n_categories)
+        The estimate (``distribution_``) of each replicate.
+    """
+    rows = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for stats in resample_statistics(estimator, channel, p_model, n, rng, n_resamples):
+            rows.append(np.asarray(estimator._estimate(channel, stats, n)["distribution_"]))
+    kinds = {type(w.message).__name__ for w in caught}
+    if kinds:
+        warn(
+            f"{len(caught)} warnings ({', '.join(sorted(kinds))}) while refitting "
+            f"{type(estimator).__name__} on {n_resamples} bootstrap resamples; the first: "
+            f"{caught[0].message}",
+            UserWarning,
+        )
+    return np.vstack(rows)
+
+
+def bootstrap_interval(p_hat, draws, alpha, simultaneous):
+    r"""Percentile intervals, or max-statistic calibrated simultaneous ones, from the draws.
+
+    Per category: the :math:`\alpha/2` and :math:`1 - \alpha/2` quantiles of the replicates.
+    Simultaneous: :math:`\hat p_i \pm c\, s_i`, s the replicates' standard deviation and c the
+    :math:`1 - \alpha` quantile of :math:`\max_i |p^*_i - \hat p_i| / s_i` (categories whose
+    replicates never vary are left out of the maximum and get the point :math:`\hat p_i`).
+    """
+    if not simultaneous:
+        lower, upper = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+        return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+    spread = draws.std(axis=0, ddof=1)
+    varies = spread > 0
+    stat = np.max(np.abs(draws[:, varies] - p_hat[varies]) / spread[varies], axis=1, initial=0.0)
+    c = np.quantile(stat, 1.0 - alpha)
+    return np.clip(p_hat - c * spread, 0.0, 1.0), np.clip(p_hat + c * spread, 0.0, 1.0)
+
+
+# -- derived quantities -------------------------------------------------------------------------
+def _indices(categories, wanted, what):
+    cats = list(np.asarray(categories, dtype=object))
+    out = []
+    for w in wanted:
+        matches = [i for i, c in enumerate(cats) if c == w]
+        if not matches:
+            raise ValueError(f"{what}: {w!r} is not a category; the categories are {cats[:20]}")
+        out.append(matches[0])
+    return np.asarray(out, dtype=np.intp)
+
+
+def category_mass(categories: ArrayLike) -> Quantity:
+    r"""The quantity :math:`\sum_{x \in A} p_x`: the mass of a set A of categories.
+
+    For ``quantity_interval`` of every estimator (:ref:`intervals`).
+
+    Parameters
+    ----------
+    categories : array-like
+        The categories of A (labels, as in ``categories_``).
+
+    Returns
+    -------
+    quantity : callable
+        ``quantity(P, categories_)`` maps estimates of shape (m, k) to shape (m,).
+    """
+    wanted = list(np.atleast_1d(np.asarray(categories, dtype=object)))
+    if not wanted:
+        raise ValueError("category_mass needs at least one category; got none")
+
+    def mass(P, cats):
+        return np.asarray(P)[:, _indices(cats, wanted, "category_mass")].sum(axis=1)
+
+    mass.__name__ = f"mass of {wanted}"
+    return mass
+
+
+def category_difference(a: Any, b: Any) -> Quantity:
+    r"""The quantity :math:`p_a - p_b`: the difference of two categories' frequencies."""
+
+    def difference(P, cats):
+        ia, ib = _indices(cats, [a, b], "category_difference")
+        P = np.asarray(P)
+        return P[:, ia] - P[:, ib]
+
+    difference.__name__ = f"p[{a!r}] - p[{b!r}]"
+    return difference
+
+
+def top_k_membership(category: Any, k: int) -> Quantity:
+    r"""The quantity :math:`1\{\text{category is among the k most frequent}\}`.
+
+    Ties are broken toward the category (it is a member when fewer than k others are
+    strictly more frequent). Its bootstrap interval is [1, 1] when the category is in the
+    top k in all but a fraction alpha of the resamples, [0, 0] when it is out, and [0, 1]
+    when the data cannot tell.
+    """
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be a positive integer; got {k!r}")
+
+    def member(P, cats):
+        (i,) = _indices(cats, [category], "top_k_membership")
+        P = np.asarray(P)
+        above = (P > P[:, [i]]).sum(axis=1)
+        return (above < k).astype(float)
+
+    member.__name__ = f"{category!r} in top {k}"
+    return member
+
+
+# -- the estimator-facing entry points ----------------------------------------------------------
+def _check_resamples(n_resamples):
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, numbers.Integral)
+        or n_resamples < 2
+    ):
+        raise ValueError(f"n_resamples must be an integer of at least 2; got {n_resamples!r}")
+    return int(n_resamples)
+
+
+def _as_list(value):
+    return value if isinstance(value, list) else [value]
+
+
+def _column_interval(
+    est, method, spec, stats, n, p_hat, p_model, alpha, simultaneous, rng, n_resamples
+):
+    channel = spec.channel
+    k = p_hat.shape[0]
+    level = per_category_alpha(alpha, k, simultaneous)
+    if method == "bootstrap":
+        draws = bootstrap_draws(est, channel, p_model, n, n_resamples, rng)
+        return bootstrap_interval(p_hat, draws, alpha, simultaneous)
+    if method == "information":
+        return information_interval(channel, stats, p_hat, level, level)
+    unbiased = channel.unbiased(est._plain_statistics(channel, stats), n)
+    if method == "normal":
+        return normal_interval(channel, unbiased, n, level)
+    return wilson_interval(channel, unbiased, n, level)
+
+
+def confidence_interval(
+    est, alpha=0.05, *, method="auto", simultaneous=False, n_resamples=1000, random_state=None
+):
+    """Intervals of every category of every column of a fitted estimator (see the module)."""
+    check_is_fitted(est)
+    alpha = check_alpha(alpha)
+    allowed = tuple(est._interval_methods)
+    if method == "auto":
+        method = est._default_interval_method
+    if method not in allowed:
+        raise ValueError(
+            f"method must be 'auto' or one of {list(allowed)} for {type(est).__name__}; "
+            f"got {method!r}"
+        )
+    if not isinstance(simultaneous, (bool, np.bool_)):
+        raise TypeError(f"simultaneous must be True or False; got {simultaneous!r}")
+    rng = None
+    if method == "bootstrap":
+        n_resamples = _check_resamples(n_resamples)
+        rng = check_random_state(random_state)
+    out = []
+    for spec, stats, p_hat, p_model in zip(
+        est._specs, est._stats, _as_list(est.distribution_), est._distributions()
+    ):
+        p_hat = np.asarray(p_hat, dtype=float)
+        lower, upper = _column_interval(
+            est,
+            method,
+            spec,
+            stats,
+            est._n,
+            p_hat,
+            est._model_distribution(p_model),
+            alpha,
+            bool(simultaneous),
+            rng,
+            n_resamples,
+        )
+        out.append((lower, upper))
+    return out[0] if len(out) == 1 else out
+
+
+def quantity_interval(est, quantity, alpha=0.05, *, n_resamples=1000, random_state=None):
+    """A function of the distribution with its bootstrap percentile interval (one column)."""
+    check_is_fitted(est)
+    alpha = check_alpha(alpha)
+    if not callable(quantity):
+        raise TypeError(
+            "quantity must be a callable quantity(P, categories) such as "
+            f"category_mass(...); got {type(quantity).__name__}"
+        )
+    if len(est._specs) != 1:
+        raise ValueError("quantity_interval needs an estimate of one column; fit one column")
+    n_resamples = _check_resamples(n_resamples)
+    rng = check_random_state(random_state)
+    (spec,) = est._specs
+    p_hat = np.asarray(est.distribution_, dtype=float)
+    p_model = est._model_distribution(est._distributions()[0])
+    draws = bootstrap_draws(est, spec.channel, p_model, est._n, n_resamples, rng)
+    cats = est.categories_
+    value = np.asarray(quantity(p_hat[None, :], cats), dtype=float)[0]
+    values = np.asarray(quantity(draws, cats), dtype=float)
+    lower, upper = np.quantile(values, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+    if value.ndim == 0:
+        return float(value), float(lower), float(upper)
+    return value, lower, upper
+
+
+def interval_columns(estimator, alpha=0.05, *, n_resamples=200, random_state=0):
+    """The interval columns of an estimate table: ``{"lower": ..., "upper": ...}``.
+
+    Per-category intervals of level ``1 - alpha`` by the estimator's default method
+    (``confidence_interval(method="auto")``); a bootstrap, for the estimators that have no
+    other method, uses ``n_resamples`` resamples seeded by ``random_state`` so that the same
+    reports give the same file. One column of reports only (as ``skldp estimate`` writes).
+    """
+    lower, upper = confidence_interval(
+        estimator, alpha, n_resamples=n_resamples, random_state=random_state
+    )
+    return {"lower": np.asarray(lower, dtype=float), "upper": np.asarray(upper, dtype=float)}

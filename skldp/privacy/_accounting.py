@@ -1,0 +1,637 @@
+r"""Composition of guarantees across columns, and an accountant that enforces a budget.
+
+Re-exported from :mod:`skldp.privacy`; read more in the :ref:`User Guide <budgets>`.
+
+**Composition.** Two columns of one person privatized independently, with channels
+:math:`Q_1` on :math:`k_1` values and :math:`Q_2` on :math:`k_2`, form the product channel
+:math:`Q((y_1, y_2) \mid (a, b)) = Q_1(y_1 \mid a)\, Q_2(y_2 \mid b)` on the product domain
+(``np.kron(Q1, Q2)``: input ``(a, b)`` is row ``a * k2 + b``). For a pair of inputs the ratio
+factorizes, and the maximum of a product of independent factors is the product of the maxima:
+
+.. math::
+
+    E_Q\big((a, b), (a', b')\big) = E_{Q_1}(a, a') + E_{Q_2}(b, b').
+
+So budget matrices compose by an entrywise (Kronecker) sum, exactly: the sum of two tight
+matrices is the tight matrix of the product, and the sum of two stated bounds is a bound.
+Every named model is read as its budget matrix and the sum is named where a named model
+holds it (see :func:`compose`).
+
+**Accounting.** A privatizer given ``accountant=`` charges it, on every ``transform`` of real
+data and before any report is drawn, the epsilon of its guarantee (:func:`charged_epsilon`)
+for the rows (people) of that call. Calls are assumed to concern the same people (a
+``GridSearchCV`` re-privatizes the same rows in every fold and candidate), so the charges add.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import os
+import threading
+from functools import reduce
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from skldp._validation import check_epsilon
+from skldp.exceptions import AccountantCopyError, BudgetExceededError
+from skldp.privacy._models import (
+    LDP,
+    BinaryContextAwareLDP,
+    BlockStructuredLDP,
+    ContextAwareLDP,
+    HighLowLDP,
+    PrivacyModel,
+    SequentialComposition,
+    UtilityOptimizedLDP,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
+    from numpy.typing import NDArray
+
+__all__ = [
+    "PrivacyAccountant",
+    "charged_epsilon",
+    "compose",
+    "composed_epsilon_matrix",
+    "guarantee_of",
+    "simulation",
+]
+
+#: Largest product domain for which a composed partition or sensitive set is built; beyond
+#: it :func:`compose` keeps the parts (a :class:`SequentialComposition`).
+_MAX_PRODUCT_INPUTS = 10**7
+
+#: Largest product domain for which a composed budget matrix (its square) is built.
+_MAX_MATRIX_INPUTS = 2**12
+
+
+# -- one model as a budget matrix ------------------------------------------------------------
+
+
+def _budget_matrix(model, n_inputs):
+    """The budget matrix a model states on ``n_inputs`` values.
+
+    Utility-optimized LDP is read as the one-sided (high-low) matrix it implies (Murakami and
+    Kawamoto, Prop. 13): a sensitive input only produces protected outputs, so its row is
+    epsilon; an invertible output may reveal a non-sensitive input, so its row is +inf.
+    """
+    if isinstance(model, UtilityOptimizedLDP):
+        return HighLowLDP(model.sensitive, model.epsilon).epsilon_matrix(n_inputs)
+    return model.epsilon_matrix(n_inputs)
+
+
+def charged_epsilon(model: PrivacyModel) -> float:
+    r"""The epsilon an accountant charges for one report under ``model``.
+
+    The largest *finite* budget the model states for any pair of inputs: epsilon for LDP,
+    block-structured (within a block), high-low and utility-optimized LDP (a sensitive input
+    against any other); the larger finite direction of a binary context-aware model; the
+    largest finite entry of an E matrix; the sum of the parts of a composition. Pairs the
+    model leaves unprotected (+inf) stay unprotected whatever is charged: no accountant can
+    protect them, so they are not counted (otherwise every block-structured or high-low
+    mechanism would exhaust any budget at once). With this rule the total an accountant
+    records bounds, for every pair of values that all the charged mechanisms protect, the
+    sum of its budgets (the entrywise sum of E matrices is at most the sum of their largest
+    finite entries).
+
+    Parameters
+    ----------
+    model : PrivacyModel
+
+    Returns
+    -------
+    epsilon : float
+        Non-negative and finite (0 when no pair has a finite non-zero budget).
+    """
+    if isinstance(model, SequentialComposition):
+        return math.fsum(charged_epsilon(part) for part in model.parts)
+    if isinstance(model, (LDP, BlockStructuredLDP, HighLowLDP, UtilityOptimizedLDP)):
+        return float(model.epsilon)
+    if isinstance(model, BinaryContextAwareLDP):
+        finite = [e for e in (model.epsilon_01, model.epsilon_10) if math.isfinite(e)]
+        return float(max(finite, default=0.0))
+    if isinstance(model, ContextAwareLDP):
+        finite = model.E[np.isfinite(model.E)]
+        return float(finite.max()) if finite.size else 0.0
+    raise TypeError(f"model must be a skldp privacy model; got {type(model).__name__}")
+
+
+# -- composition --------------------------------------------------------------------------------
+
+
+def _check_parts(
+    parts: Iterable[PrivacyModel], sizes: Iterable[int | None]
+) -> tuple[list[PrivacyModel], list[int | None]]:
+    parts = list(parts)
+    if not parts:
+        raise ValueError("parts must hold at least one privacy model; got an empty list")
+    for j, part in enumerate(parts):
+        if not isinstance(part, PrivacyModel) or isinstance(part, SequentialComposition):
+            raise TypeError(f"parts must be privacy models of one column; part {j} is {part!r}")
+    sizes = [None if s is None else int(s) for s in sizes]
+    if len(sizes) != len(parts):
+        raise ValueError(f"sizes must give one domain size per part ({len(parts)}); got {sizes}")
+    return parts, sizes
+
+
+def composed_epsilon_matrix(
+    parts: Iterable[PrivacyModel], sizes: Iterable[int]
+) -> NDArray[np.float64]:
+    r"""The budget matrix of independent columns on the product domain: the Kronecker sum.
+
+    .. math::
+
+        E\big((x_1, \dots, x_d), (x'_1, \dots, x'_d)\big) = \sum_j E_j(x_j, x'_j),
+
+    with :math:`+\infty` absorbing. The product domain is ordered as ``np.kron`` orders the
+    rows of the product channel: the last column varies fastest. Exact: the product
+    channel's tight matrix is the sum of its parts' tight matrices.
+
+    Parameters
+    ----------
+    parts : sequence of PrivacyModel
+        One model per column (utility-optimized LDP is read as its one-sided matrix).
+    sizes : sequence of int
+        The domain size of each column.
+
+    Returns
+    -------
+    E : ndarray of shape (prod(sizes), prod(sizes))
+    """
+    parts, checked = _check_parts(parts, sizes)
+    sizes = [s for s in checked if s is not None]
+    if len(sizes) != len(checked):
+        raise ValueError(f"every part needs its domain size; got sizes {checked}")
+    n = math.prod(sizes)
+    if n > _MAX_MATRIX_INPUTS:
+        raise ValueError(
+            f"the product domain has {n} values; a dense budget matrix is built for at most "
+            f"{_MAX_MATRIX_INPUTS}"
+        )
+    mats = [_budget_matrix(m, s) for m, s in zip(parts, sizes)]
+    return reduce(
+        lambda A, B: (A[:, None, :, None] + B[None, :, None, :]).reshape(
+            A.shape[0] * B.shape[0], -1
+        ),
+        mats,
+    )
+
+
+def _product_labels(labels):
+    """Block labels of the product partition (blocks B_1 x ... x B_d), np.kron order."""
+    out = np.zeros(1, dtype=np.int64)
+    for lab in labels:
+        out = (out[:, None] * (int(lab.max()) + 1) + lab[None, :]).ravel()
+    return out
+
+
+def _product_sensitive(sets, sizes):
+    """Indices of the product set A_1 x ... x A_d, np.kron order."""
+    out = np.zeros(1, dtype=np.int64)
+    for idx, size in zip(sets, sizes):
+        out = (out[:, None] * size + np.asarray(idx, dtype=np.int64)[None, :]).ravel()
+    return out
+
+
+def compose(parts: Iterable[PrivacyModel], sizes: Iterable[int | None]) -> PrivacyModel:
+    r"""The guarantee per person of independent columns (sequential composition).
+
+    The rules, each from the Kronecker sum of budget matrices
+    (:func:`composed_epsilon_matrix`), with :math:`\varepsilon = \sum_j \varepsilon_j`:
+
+    * **LDP only**: :math:`\varepsilon`-LDP, exact (the worst pair changes every column).
+    * **LDP and block-structured LDP**: block-structured LDP with the product partition
+      (blocks :math:`B_1 \times \dots \times B_d`; LDP is one block) and
+      :math:`\varepsilon`, exact as such a statement: two inputs in one product block are
+      in one block in every column, so their budget is at most the sum; inputs in different
+      product blocks differ in the block of some column, whose budget is infinite.
+    * **LDP, high-low and utility-optimized LDP**: high-low LDP with the sensitive set
+      :math:`A_1 \times \dots \times A_d` (LDP: every value; utility-optimized: its
+      sensitive set, since ULDP implies one-sided LDP, Murakami and Kawamoto, Prop. 13) and
+      :math:`\varepsilon`. This is a *bound*, not the composed model: an input sensitive in
+      every column is protected against every other input by the sum, but an input
+      sensitive in some columns only keeps finite budgets against the inputs that agree with
+      it where it is not sensitive, which no high-low model states (the composed E matrix
+      does). Nor is the product of utility-optimized channels utility-optimized for any
+      sensitive set, the union included: an output that reveals a non-sensitive value of
+      one column while protecting the other is produced by several inputs, which a ULDP
+      invertible output may not be.
+    * **Anything else** (an E matrix, a binary context-aware model, block-structured with
+      high-low): the composed E matrix as :class:`ContextAwareLDP`, exact, when the product
+      domain has at most 4096 values; otherwise the parts are kept as a
+      :class:`SequentialComposition` (verify each column; :func:`charged_epsilon` of it is
+      the sum).
+
+    Parameters
+    ----------
+    parts : sequence of PrivacyModel
+        One model per column.
+    sizes : sequence of int or None
+        The domain size of each column (None where unknown; then only the LDP rule applies
+        and other mixtures stay a :class:`SequentialComposition`).
+
+    Returns
+    -------
+    PrivacyModel
+    """
+    parts, sizes = _check_parts(parts, sizes)
+    if len(parts) == 1:
+        return parts[0]
+    eps = math.fsum(charged_epsilon(p) for p in parts)
+    if all(type(p) is LDP for p in parts):
+        return LDP(eps)
+    known = [s for s in sizes if s is not None]
+    n = math.prod(known) if len(known) == len(sizes) else None  # None: some size unknown
+    if n is not None and n <= _MAX_PRODUCT_INPUTS:
+        if all(isinstance(p, (LDP, BlockStructuredLDP)) for p in parts):
+            labels = [
+                p.labels if isinstance(p, BlockStructuredLDP) else np.zeros(s, dtype=np.int64)
+                for p, s in zip(parts, known)
+            ]
+            return BlockStructuredLDP(_product_labels(labels), eps)
+        if all(isinstance(p, (LDP, HighLowLDP, UtilityOptimizedLDP)) for p in parts):
+            sets = [
+                p.sensitive if isinstance(p, (HighLowLDP, UtilityOptimizedLDP)) else np.arange(s)
+                for p, s in zip(parts, known)
+            ]
+            return HighLowLDP(_product_sensitive(sets, known), eps)
+    if n is not None and n <= _MAX_MATRIX_INPUTS:
+        return ContextAwareLDP(composed_epsilon_matrix(parts, known))
+    return SequentialComposition(parts)
+
+
+def _privatizer_parts(privatizer):
+    """``[(model, size), ...]`` of a fitted privatizer, one per column."""
+    from sklearn.utils.validation import check_is_fitted
+
+    from skldp.channels import OpenAlphabetChannel
+
+    check_is_fitted(privatizer)
+    model = privatizer.privacy_
+    channels = privatizer.channels_
+    models = list(model.parts) if isinstance(model, SequentialComposition) else [model]
+    if len(models) == len(channels):
+        # an open-alphabet channel (hashed values, no list of them) has no domain size
+        sizes = [None if isinstance(ch, OpenAlphabetChannel) else ch.n_inputs for ch in channels]
+    else:  # one guarantee over several channels: its domain is not one channel's
+        sizes = [None] * len(models)
+    return list(zip(models, sizes))
+
+
+def _collect(estimator, where):
+    """The ``(model, size)`` parts of every privatizer whose output ``estimator`` releases."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import FeatureUnion, Pipeline
+
+    from skldp._base import BasePrivatizer
+
+    if isinstance(estimator, BasePrivatizer):
+        return _privatizer_parts(estimator)
+    if isinstance(estimator, Pipeline):
+        # the first step that privatizes releases reports; later steps post-process them
+        # (post-processing never weakens a guarantee), earlier ones only transform raw values
+        for name, step in estimator.steps:
+            if step is None or (isinstance(step, str) and step == "passthrough"):
+                continue
+            if _holds_privatizer(step):
+                return _collect(step, f"{where}step {name!r} of a Pipeline, ")
+        raise ValueError(f"{where}the Pipeline has no privatizer, so it states no guarantee")
+    if isinstance(estimator, (ColumnTransformer, FeatureUnion)):
+        kind = type(estimator).__name__
+        if isinstance(estimator, ColumnTransformer):
+            if not hasattr(estimator, "transformers_"):
+                raise ValueError(f"{where}the ColumnTransformer is not fitted; fit it first")
+            items = [(name, t) for name, t, _ in estimator.transformers_]
+        else:
+            items = [(name, t) for name, t in estimator.transformer_list]
+        parts = []
+        for name, t in items:
+            if isinstance(t, str) and t == "drop":
+                continue
+            if isinstance(t, str) or not _holds_privatizer(t):
+                raise ValueError(
+                    f"{where}{kind} part {name!r} ({t if isinstance(t, str) else type(t).__name__})"
+                    " releases its columns without a privatizer: no local guarantee covers "
+                    "them; privatize them or drop them"
+                )
+            parts.extend(_collect(t, f"{where}{kind} part {name!r}, "))
+        if not parts:
+            raise ValueError(f"{where}the {kind} releases nothing, so it states no guarantee")
+        return parts
+    raise TypeError(
+        f"{where}expected a fitted privatizer, or a Pipeline, ColumnTransformer or FeatureUnion "
+        f"holding privatizers; got {type(estimator).__name__}"
+    )
+
+
+def _holds_privatizer(estimator):
+    """Whether a privatizer sits in ``estimator`` (itself, or a step or part, nested)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import FeatureUnion, Pipeline
+
+    from skldp._base import BasePrivatizer
+
+    if isinstance(estimator, BasePrivatizer):
+        return True
+    if isinstance(estimator, Pipeline):
+        inner = [step for _, step in estimator.steps]
+    elif isinstance(estimator, FeatureUnion):
+        inner = [t for _, t in estimator.transformer_list]
+    elif isinstance(estimator, ColumnTransformer):
+        listed = getattr(estimator, "transformers_", estimator.transformers)
+        inner = [t for _, t, _ in listed]
+    else:
+        return False
+    return any(_holds_privatizer(t) for t in inner)
+
+
+def guarantee_of(estimator: Any) -> PrivacyModel:
+    r"""The per-person guarantee of a fitted privatizer, or of a composite holding them.
+
+    Columns privatized independently compose sequentially (:func:`compose`): pure LDP
+    budgets add exactly; block-structured LDP composes to the product partition; high-low and
+    utility-optimized LDP to a stated high-low bound; other mixtures to the exact composed E
+    matrix on small domains. Structure is read as follows:
+
+    * a fitted privatizer: its ``privacy_`` (several columns compose);
+    * a :class:`~sklearn.pipeline.Pipeline`: the first step holding a privatizer (later steps
+      post-process its reports, which never weakens a guarantee);
+    * a :class:`~sklearn.compose.ColumnTransformer` or
+      :class:`~sklearn.pipeline.FeatureUnion`: every part composes, nested ones too; a part
+      that releases columns without a privatizer (``'passthrough'``, an encoder) is refused,
+      since nothing local protects them.
+
+    This is the guarantee of *one* ``transform``; repeated ``transform`` calls on the same
+    people add up in a :class:`PrivacyAccountant` ledger, not in ``privacy_``.
+
+    Parameters
+    ----------
+    estimator : privatizer, Pipeline, ColumnTransformer or FeatureUnion
+        Fitted.
+
+    Returns
+    -------
+    PrivacyModel
+
+    Raises
+    ------
+    ValueError
+        If a part releases raw columns, nothing privatizes, or a part is not fitted.
+    TypeError
+        If ``estimator`` is none of the above.
+
+    Examples
+    --------
+    >>> from sklearn.compose import ColumnTransformer
+    >>> from skldp.privatizers import RandomizedResponse
+    >>> from skldp.privacy import guarantee_of
+    >>> ct = ColumnTransformer([
+    ...     ("a", RandomizedResponse(1.0, categories=[[0, 1]], random_state=0), [0]),
+    ...     ("b", RandomizedResponse(2.0, categories=[[0, 1, 2]], random_state=0), [1]),
+    ... ]).fit([[0, 1], [1, 2]])
+    >>> guarantee_of(ct)
+    LDP(epsilon=3)
+    """
+    parts = _collect(estimator, "")
+    return compose([m for m, _ in parts], [s for _, s in parts])
+
+
+# -- the accountant -------------------------------------------------------------------------
+
+
+class _Charge:
+    """One recorded charge; ``cancel()`` withdraws it (once)."""
+
+    def __init__(self, accountant, entry):
+        self._accountant = accountant
+        self._entry = entry
+
+    def cancel(self):
+        self._accountant._cancel(self._entry)
+
+
+_SIMULATION = contextvars.ContextVar("skldp_simulation", default=False)
+
+
+@contextlib.contextmanager
+def simulation() -> Iterator[None]:
+    """Privatize without charging any accountant, inside this block: for simulated data.
+
+    Simulation studies privatize synthetic people again and again; nobody's budget is spent.
+    :func:`skldp.experiments.run_experiment` privatizes inside this block. It applies to the
+    current thread and process only (a context variable): work sent to joblib worker
+    processes or new threads is charged, or refused, as usual.
+
+    Examples
+    --------
+    >>> from skldp.privacy import simulation
+    >>> with simulation():
+    ...     pass  # transform calls here charge no accountant
+    """
+    token = _SIMULATION.set(True)
+    try:
+        yield
+    finally:
+        _SIMULATION.reset(token)
+
+
+def in_simulation() -> bool:
+    """Whether the current context privatizes without charging (see :func:`simulation`)."""
+    return _SIMULATION.get()
+
+
+_LEDGER_COLUMNS = ["time", "privatizer", "guarantee", "epsilon", "n_people", "total"]
+
+#: Relative slack of the budget comparison: sums of float budgets (three charges of 0.1 exceed
+#: the float 0.3 by one unit in the last place) must not refuse a charge that is exactly within
+#: budget in decimal. It is far below any meaningful budget.
+_BUDGET_RTOL = 1e-9
+
+
+class PrivacyAccountant:
+    r"""A per-person privacy budget, shared by privatizers and enforced on every transform.
+
+    Pass one accountant to privatizers as ``accountant=``. Each ``transform`` of real data
+    charges it, before any report is drawn, the epsilon of that privatizer's guarantee
+    (:func:`charged_epsilon`) for the people (rows) of the call; a charge that would take the
+    total over ``budget`` raises :class:`~skldp.exceptions.BudgetExceededError` and draws
+    nothing. Every call is taken to concern the same people (the worst case, and the case of
+    cross-validation, which re-privatizes the same rows in every fold and candidate), so the
+    charges add up (sequential composition):
+
+    .. math:: \varepsilon_{\text{total}} = \sum_{\text{calls}} \varepsilon_{\text{call}}
+        \le \text{budget}.
+
+    Read more in the :ref:`User Guide <budgets_accountant>`.
+
+    **Shared, never copied.** scikit-learn's :func:`~sklearn.base.clone` deep-copies every
+    parameter that is not an estimator, so spending in a clone (``GridSearchCV``,
+    ``cross_val_score`` clone before every fit) would never reach an accountant that is copied
+    (diffprivlib's accountant has this flaw). ``copy.copy`` and ``copy.deepcopy`` of an
+    accountant therefore return the accountant itself: clones of a privatizer, and the steps
+    of a cloned ``Pipeline`` or ``ColumnTransformer``, charge the one object.
+
+    **Not across processes.** Pickling cannot share an object: an accountant restored from a
+    pickle (a joblib worker of ``GridSearchCV(n_jobs=2)``, a saved model) is a read-only copy
+    whose ledger can be read but which refuses every charge with
+    :class:`~skldp.exceptions.AccountantCopyError`, so that spending is never lost. Use
+    ``n_jobs=1`` (or a threading backend) for searches over privatizers with an accountant.
+
+    Parameters
+    ----------
+    budget : float
+        The total epsilon each person may spend; positive, ``inf`` to record without a limit.
+
+    Attributes
+    ----------
+    spent : float
+        The epsilon charged so far.
+    remaining : float
+        ``budget - spent``.
+    ledger : pandas.DataFrame
+        One row per charge: ``time`` (UTC), ``privatizer`` (its class), ``guarantee``,
+        ``epsilon``, ``n_people`` (rows of the call; NaN for a Dask collection of unknown
+        length) and the running ``total``.
+
+    Examples
+    --------
+    >>> from skldp.privacy import PrivacyAccountant
+    >>> from skldp.privatizers import RandomizedResponse
+    >>> acc = PrivacyAccountant(budget=2.0)
+    >>> rr = RandomizedResponse(1.0, categories=[0, 1], accountant=acc, random_state=0)
+    >>> _ = rr.fit_transform([0, 1, 1])
+    >>> _ = rr.transform([0, 1, 1])
+    >>> acc.spent, acc.ledger["n_people"].tolist()
+    (2.0, [3, 3])
+    """
+
+    def __init__(self, budget: float) -> None:
+        self.budget = check_epsilon(budget, "budget", allow_inf=True)
+        self._entries: list[dict[str, Any]] = []
+        self._spent = 0.0
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+        self._copy = False
+
+    # -- sharing ---------------------------------------------------------------------------
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_lock"]
+        state["_entries"] = list(self._entries)
+        state["_copy"] = True
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def spent(self) -> float:
+        """The epsilon charged so far: the running total of the ledger."""
+        return self._spent
+
+    @property
+    def remaining(self) -> float:
+        return self.budget - self.spent
+
+    @property
+    def ledger(self) -> pd.DataFrame:
+        return pd.DataFrame(self._entries, columns=_LEDGER_COLUMNS)
+
+    def __repr__(self):
+        return f"PrivacyAccountant(budget={self.budget:g}, spent={self.spent:g})"
+
+    # -- spending ---------------------------------------------------------------------------
+    def charge(
+        self,
+        epsilon: float,
+        *,
+        privatizer: object,
+        guarantee: PrivacyModel | None = None,
+        n_people: int | None = None,
+    ) -> _Charge:
+        """Record a charge of ``epsilon`` per person, or refuse it.
+
+        Privatizers call this from ``transform``; call it yourself for reports released by
+        other means.
+
+        Parameters
+        ----------
+        epsilon : float
+            Non-negative and finite.
+        privatizer : object
+            What spends (its class name is recorded), or a string.
+        guarantee : PrivacyModel or None, default=None
+            Recorded as text.
+        n_people : int or None, default=None
+            Rows of the call.
+
+        Returns
+        -------
+        charge : object
+            Its ``cancel()`` withdraws the charge, for a call that then released nothing
+            (``transform`` cancels its charge when it raises).
+
+        Raises
+        ------
+        BudgetExceededError
+            If the total would exceed the budget; nothing is recorded.
+        AccountantCopyError
+            If this accountant is a copy from a pickle or from another process.
+        """
+        epsilon = check_epsilon(epsilon, allow_zero=True)
+        who = privatizer if isinstance(privatizer, str) else type(privatizer).__name__
+        if self._copy or os.getpid() != self._pid:
+            raise AccountantCopyError(
+                f"{who} cannot charge this PrivacyAccountant: it is a copy made by pickling or "
+                "in another process (for example a joblib worker of GridSearchCV(n_jobs>1)), "
+                "and spending recorded in a copy would never reach the original; run with "
+                "n_jobs=1 (or joblib's threading backend), or give the restored privatizer an "
+                "accountant of its own with set_params(accountant=...)"
+            )
+        with self._lock:
+            spent = self._spent
+            if spent + epsilon > self.budget * (1 + _BUDGET_RTOL):
+                raise BudgetExceededError(
+                    f"{who} would spend epsilon={epsilon:g} per person, but the accountant has "
+                    f"spent {spent:g} of its budget {self.budget:g} (remaining "
+                    f"{self.budget - spent:g}); no reports were produced"
+                )
+            entry = {
+                "time": pd.Timestamp.now(tz="UTC"),
+                "privatizer": who,
+                "guarantee": None if guarantee is None else repr(guarantee),
+                "epsilon": epsilon,
+                "n_people": np.nan if n_people is None else n_people,
+                "total": spent + epsilon,
+            }
+            self._entries.append(entry)
+            self._spent = spent + epsilon
+        return _Charge(self, entry)
+
+    def _cancel(self, entry):
+        """Withdraw a charge whose call released nothing; later running totals are redone."""
+        with self._lock:
+            pos = next((i for i, e in enumerate(self._entries) if e is entry), None)
+            if pos is None:
+                return
+            del self._entries[pos]
+            total = self._entries[pos - 1]["total"] if pos else 0.0
+            for e in self._entries[pos:]:
+                total += e["epsilon"]
+                e["total"] = total
+            self._spent = total
