@@ -192,3 +192,75 @@ def cohort_permutations(n_categories, n_cohorts, hash_seed):
     perms = np.empty((n_cohorts, n_categories), dtype=np.int64)
     np.put_along_axis(perms, order, np.arange(n_categories)[None, :].repeat(n_cohorts, 0), axis=1)
     return perms
+
+
+# -- local hashing: an exactly pairwise-independent family indexed by a per-report seed ---------
+#
+# Local hashing (Wang, Blocki, Li and Jha, USENIX Security 2017) gives every report its own hash
+# function H: [k] -> [g], named by a seed sent with the report. Its analysis needs a universal
+# family: P(H(x) = H(x')) = 1/g for x != x'. A keyed pseudorandom hash (as above) is universal
+# only approximately, so the channel would be approximate, and its dense matrix could not be
+# enumerated. Version 1 uses instead the family
+#
+#     H_{a,b}(x) = (a_0 beta_0(x) + ... + a_{m-1} beta_{m-1}(x) + b) mod g,
+#
+# with beta_j(x) the binary digits of x (m = max(1, ceil(log2 k))) and the seed (a, b) uniform
+# on Z_g^(m+1). It is *exactly* pairwise independent for every g >= 2 (prime or not): for
+# x != x' some digit difference beta_j(x) - beta_j(x') is +-1, a unit of Z_g, so a . (beta(x) -
+# beta(x')) is uniform on Z_g whatever the other coefficients are, and b makes the pair
+# (H(x), H(x')) uniform on Z_g^2. The seed is public and needs no key; the functions are plain
+# integer arithmetic, identical in every process and on every platform.
+
+
+def n_hash_digits(n_inputs):
+    """m, the number of binary digits of an input index in ``[0, n_inputs)`` (at least 1)."""
+    return max(1, int(n_inputs - 1).bit_length())
+
+
+def input_digits(n_inputs):
+    """The binary digits of every input: int64 array of shape (n_inputs, m), digit j in column j."""
+    m = n_hash_digits(n_inputs)
+    return (np.arange(n_inputs, dtype=np.int64)[:, None] >> np.arange(m)) & 1
+
+
+def linear_hash(coefs, offsets, x, n_buckets):
+    """``H_{a,b}(x)`` for each row: ``(coefs[i] . beta(x[i]) + offsets[i]) mod n_buckets``.
+
+    Parameters
+    ----------
+    coefs : int array of shape (n, m)
+        The coefficients a of each row's hash, in ``[0, n_buckets)``.
+    offsets : int array of shape (n,)
+        The offsets b.
+    x : int array of shape (n,)
+        Input indices.
+    n_buckets : int
+
+    Returns
+    -------
+    buckets : int64 array of shape (n,)
+    """
+    coefs = np.asarray(coefs, dtype=np.int64)
+    m = coefs.shape[1]
+    bits = (np.asarray(x, dtype=np.int64)[:, None] >> np.arange(m)) & 1
+    return (np.einsum("ij,ij->i", coefs, bits) + np.asarray(offsets, dtype=np.int64)) % n_buckets
+
+
+def linear_hash_matches(coefs, offsets, values, n_inputs, n_buckets):
+    """Whether ``H_{a_i,b_i}(x) == values[i]``, for every row i and input x: bool (n, n_inputs).
+
+    The hash is split over the low and the high half of the binary digits (tables of about
+    sqrt(k) entries per row), and a row supports x when ``lo(x) == values - b - hi(x) (mod g)``:
+    one comparison of small integers per entry, no (n, k) reduction modulo g.
+    """
+    coefs = np.asarray(coefs, dtype=np.int64)
+    n, m = coefs.shape
+    lo_m = m // 2
+    lo_digits = (np.arange(1 << lo_m)[:, None] >> np.arange(lo_m)) & 1  # (2^lo, lo)
+    hi_digits = (np.arange(1 << (m - lo_m))[:, None] >> np.arange(m - lo_m)) & 1
+    small = np.uint8 if n_buckets <= 256 else (np.uint16 if n_buckets <= 2**16 else np.int64)
+    lo = ((coefs[:, :lo_m] @ lo_digits.T) % n_buckets).astype(small)  # (n, 2^lo)
+    target = np.asarray(values, dtype=np.int64) - np.asarray(offsets, dtype=np.int64)
+    hi = ((target[:, None] - coefs[:, lo_m:] @ hi_digits.T) % n_buckets).astype(small)
+    full = (hi[:, :, None] == lo[:, None, :]).reshape(n, -1)
+    return full[:, :n_inputs]

@@ -16,8 +16,10 @@ from skldp.channels._hadamard import (
 )
 from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
 from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChannel
+from skldp.channels._local_hashing import LocalHashingChannel
 from skldp.channels._personalized import PersonalizedChannel
 from skldp.channels._randomized_response import RandomizedResponseChannel
+from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._utility_optimized import (
     UtilityOptimizedRAPPORChannel,
@@ -50,4 +52,6 @@ __all__ = [
     "SymmetricCompressiveChannel",
     "RecursiveCompressiveChannel",
     "OneBitHadamardChannel",
+    "LocalHashingChannel",
+    "SubsetSelectionChannel",
 ]
