@@ -179,9 +179,9 @@ class SubsetSelection(BasePrivatizer):
     >>> ss = SubsetSelection(epsilon=1.0, categories=[list(range(10))], random_state=0)
     >>> reports = ss.fit_transform([[3], [1], [4], [1]])
     >>> reports.shape, ss.channel_.subset_size
-    ((4, 10), 3)
+    ((4, 10), 2)
     >>> reports.sum(axis=1).tolist()
-    [3, 3, 3, 3]
+    [2, 2, 2, 2]
     """
 
     def __init__(
