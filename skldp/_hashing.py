@@ -262,5 +262,5 @@ def linear_hash_matches(coefs, offsets, values, n_inputs, n_buckets):
     lo = ((coefs[:, :lo_m] @ lo_digits.T) % n_buckets).astype(small)  # (n, 2^lo)
     target = np.asarray(values, dtype=np.int64) - np.asarray(offsets, dtype=np.int64)
     hi = ((target[:, None] - coefs[:, lo_m:] @ hi_digits.T) % n_buckets).astype(small)
-    full = (hi[:, :, None] == lo[:, None, :]).reshape(n, -1)
+    full = (hi[:, :, None] == lo[:, None, :]).reshape(n, hi.shape[1] * lo.shape[1])
     return full[:, :n_inputs]

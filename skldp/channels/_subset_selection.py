@@ -68,11 +68,15 @@ def optimal_subset_size(epsilon, k):
     epsilon = check_epsilon(epsilon)
     k = check_int(k, "n_inputs", min_value=2)
     d = np.arange(1, k, dtype=float)
-    x = math.exp(-min(epsilon, 700.0))
-    p = d / (d + (k - d) * x)
-    q = (p * (d - 1) + (1 - p) * d) / (k - 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        var = q * (1 - q) / (p - q) ** 2
+    em1 = math.expm1(min(epsilon, 700.0))
+    e = 1.0 + em1
+    q = (d * e * (d - 1) + (k - d) * d) / ((k - 1) * (d * e + k - d))
+    # p_s - q_s = (e^eps - 1) d (k - d) / ((k - 1)(d e^eps + k - d)); the factor e^eps - 1 is the
+    # same for every d and left out, so the choice of d stays the small-epsilon limit's (about
+    # k / 2) down to the smallest usable budget, where the gap itself would underflow.
+    gap = d * (k - d) / ((k - 1) * (d * e + k - d))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        var = q * (1 - q) / gap**2
     var[~np.isfinite(var)] = np.inf
     return int(np.argmin(var)) + 1
 
