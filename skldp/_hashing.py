@@ -246,21 +246,87 @@ def linear_hash(coefs, offsets, x, n_buckets):
     return (np.einsum("ij,ij->i", coefs, bits) + np.asarray(offsets, dtype=np.int64)) % n_buckets
 
 
+def _subset_sums(coefs, n_buckets):
+    """``(coefs[i] . beta(l)) mod g`` for every l in ``[0, 2^j)`` (j = coefs.shape[1]), as an
+    array of shape (2^j, n) (one contiguous row per l).
+
+    Built by doubling (row l + 2^t is row l plus ``coefs[:, t]``): j additions of contiguous
+    rows of small integers instead of an integer matrix product.
+    """
+    n, j = coefs.shape
+    dtype = np.int16 if n_buckets * (j + 2) < 2**15 else np.int64
+    out = np.empty((1 << j, n), dtype=dtype)
+    out[0] = 0
+    c = np.ascontiguousarray(coefs.T, dtype=dtype)
+    for t in range(j):
+        np.add(out[: 1 << t], c[t], out=out[1 << t : 2 << t])
+    return _reduce(out, n_buckets, (j + 1) * n_buckets)
+
+
+def _reduce(arr, n_buckets, bound):
+    """``arr mod g`` in place for entries in ``[0, bound)``: a mask for powers of two, a table
+    look-up for small bounds, the remainder otherwise."""
+    if n_buckets & (n_buckets - 1) == 0:
+        arr &= n_buckets - 1
+    elif arr.dtype == np.int16:
+        np.take((np.arange(bound) % n_buckets).astype(np.int16), arr, out=arr)
+    else:
+        arr %= n_buckets
+    return arr
+
+
+def _split_tables(coefs, offsets, values, n_buckets):
+    """The tables ``lo`` (2^(m//2), n) and ``t`` (2^(m - m//2), n) of the split hash.
+
+    For x with low digits l and high digits h (``x = h 2^(m//2) + l``), row i supports x when
+    ``lo[l, i] == t[h, i]``, with ``lo = a_low . beta(l)`` and ``t = y - b - a_high . beta(h)``,
+    both mod g.
+    """
+    coefs = np.asarray(coefs, dtype=np.int64)
+    lo_m = coefs.shape[1] // 2
+    lo = _subset_sums(coefs[:, :lo_m], n_buckets)
+    target = (np.asarray(values, dtype=np.int64) - np.asarray(offsets, dtype=np.int64)) % n_buckets
+    hi = _subset_sums(coefs[:, lo_m:], n_buckets)
+    np.subtract(target.astype(hi.dtype) + n_buckets, hi, out=hi)  # in [1, 2g)
+    return lo, _reduce(hi, n_buckets, 2 * n_buckets)
+
+
 def linear_hash_matches(coefs, offsets, values, n_inputs, n_buckets):
     """Whether ``H_{a_i,b_i}(x) == values[i]``, for every row i and input x: bool (n, n_inputs).
 
     The hash is split over the low and the high half of the binary digits (tables of about
-    sqrt(k) entries per row), and a row supports x when ``lo(x) == values - b - hi(x) (mod g)``:
-    one comparison of small integers per entry, no (n, k) reduction modulo g.
+    sqrt(k) entries per row, :func:`_split_tables`): one comparison of small integers per
+    entry, no (n, k) reduction modulo g.
+    """
+    lo, hi = _split_tables(coefs, offsets, values, n_buckets)
+    n = lo.shape[1]
+    full = (hi.T[:, :, None] == lo.T[:, None, :]).reshape(n, hi.shape[0] * lo.shape[0])
+    return full[:, :n_inputs]
+
+
+def linear_hash_support_counts(coefs, offsets, values, n_inputs, n_buckets):
+    """``#{i : H_{a_i,b_i}(x) == values[i]}`` for every input x: int64 array (n_inputs,).
+
+    With the split tables of :func:`_split_tables`, x = (h, l) is supported by row i when
+    ``lo_i(l) == t_i(h)``; summed over rows, ``C[h, l] = sum_i sum_v [t_i(h) = v] [lo_i(l) = v]``:
+    one matrix product of the rows' one-hot tables, of sizes (2^(m - m//2), g n) and
+    (2^(m//2), g n), in float32 (exact: at most ``2**24`` rows are counted at once). For g > 64
+    the one-hot tables outgrow the comparisons, and those are summed instead.
     """
     coefs = np.asarray(coefs, dtype=np.int64)
-    n, m = coefs.shape
-    lo_m = m // 2
-    lo_digits = (np.arange(1 << lo_m)[:, None] >> np.arange(lo_m)) & 1  # (2^lo, lo)
-    hi_digits = (np.arange(1 << (m - lo_m))[:, None] >> np.arange(m - lo_m)) & 1
-    small = np.uint8 if n_buckets <= 256 else (np.uint16 if n_buckets <= 2**16 else np.int64)
-    lo = ((coefs[:, :lo_m] @ lo_digits.T) % n_buckets).astype(small)  # (n, 2^lo)
-    target = np.asarray(values, dtype=np.int64) - np.asarray(offsets, dtype=np.int64)
-    hi = ((target[:, None] - coefs[:, lo_m:] @ hi_digits.T) % n_buckets).astype(small)
-    full = (hi[:, :, None] == lo[:, None, :]).reshape(n, hi.shape[1] * lo.shape[1])
-    return full[:, :n_inputs]
+    n = coefs.shape[0]
+    if n_buckets > 64 or n == 0:
+        return linear_hash_matches(coefs, offsets, values, n_inputs, n_buckets).sum(
+            axis=0, dtype=np.int64
+        )
+    if n > 2**24:
+        raise ValueError(f"count at most 2**24 rows at once; got {n}")
+    lo, hi = _split_tables(coefs, offsets, values, n_buckets)
+    v = np.arange(n_buckets, dtype=lo.dtype)[None, :, None]
+    # one-hot tables laid out (2^j, g n), contiguous: [t(h) = v] and [lo(l) = v] per row and v
+    A = np.empty((hi.shape[0], n_buckets, n), dtype=np.float32)
+    B = np.empty((lo.shape[0], n_buckets, n), dtype=np.float32)
+    np.equal(hi[:, None, :], v, out=A, casting="unsafe")
+    np.equal(lo[:, None, :], v, out=B, casting="unsafe")
+    C = A.reshape(hi.shape[0], -1) @ B.reshape(lo.shape[0], -1).T  # (H, L): x = h * L + l
+    return np.rint(C).astype(np.int64).ravel()[:n_inputs]

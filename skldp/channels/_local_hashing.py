@@ -34,7 +34,13 @@ import math
 import numpy as np
 from scipy import sparse
 
-from skldp._hashing import input_digits, linear_hash, linear_hash_matches, n_hash_digits
+from skldp._hashing import (
+    input_digits,
+    linear_hash,
+    linear_hash_matches,
+    linear_hash_support_counts,
+    n_hash_digits,
+)
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._bits import BitVectorChannel
@@ -109,7 +115,6 @@ class LocalHashingChannel(BitVectorChannel):
         self._diff = self.keep - self._q
         self._ratio = self.keep / self.other
         self._log_scale0 = math.log(self.other) - (self.n_digits + 1) * math.log(g)
-        self._weights = (1 << np.arange(self.digit_bits)).astype(np.int64)
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.n_buckets)
@@ -130,9 +135,11 @@ class LocalHashingChannel(BitVectorChannel):
         if sparse.issparse(reports):
             reports = reports.toarray()
         n = reports.shape[0]
-        return reports.reshape(n, self.n_digits + 2, self.digit_bits).astype(
-            np.int64
-        ) @ self._weights
+        bits = reports.reshape(n, self.n_digits + 2, self.digit_bits)
+        out = bits[:, :, 0].astype(np.int64)
+        for j in range(1, self.digit_bits):
+            out += bits[:, :, j].astype(np.int64) << j
+        return out
 
     def encode(self, numbers):
         """The 0/1 reports (uint8, width (m + 2) L) of the numbers (a, b, y) of each report."""
@@ -185,10 +192,14 @@ class LocalHashingChannel(BitVectorChannel):
         )
 
     def _statistics(self, reports):
-        """The support counts C(x), computed ``_rows_per_chunk()`` reports at a time."""
+        """The support counts C(x), ``_rows_per_chunk()`` reports at a time (one product each)."""
         counts = np.zeros(self.n_inputs, dtype=np.int64)
+        m = self.n_digits
         for _, block in self._dense_blocks(reports):
-            counts += self.support(block).sum(axis=0, dtype=np.int64)
+            numbers = self.decode(block)
+            counts += linear_hash_support_counts(
+                numbers[:, :m], numbers[:, m], numbers[:, m + 1], self.n_inputs, self.n_buckets
+            )
         return counts
 
     def statistics_from_em(self, em_stats):
