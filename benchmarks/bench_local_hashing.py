@@ -40,7 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir))
 sys.path.insert(0, HERE)
 
-from _common import (  # noqa: E402
+from _common import (
     l1,
     make_data,
     markdown_table,
@@ -50,7 +50,7 @@ from _common import (  # noqa: E402
     write_results,
 )
 
-from skldp import EmpiricalEstimator, LocalHashing  # noqa: E402
+from skldp import EmpiricalEstimator, LocalHashing
 
 #: skldp's speed-up over the fastest peer, privatize + estimate including setup (at least).
 TARGET_SPEEDUP = 50.0
@@ -120,6 +120,7 @@ def run_peer(python, which, n, k, eps, timeout):
             capture_output=True,
             text=True,
             timeout=timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         return {"error": f"stopped after {timeout:g} s"}
@@ -133,8 +134,9 @@ def main(argv=None):
     ap.add_argument("--n", type=int, nargs="+", default=[100_000])
     ap.add_argument("--k", type=int, default=1000)
     ap.add_argument("--epsilon", type=float, default=1.0)
-    ap.add_argument("--peers-python", default=os.environ.get("SKLDP_PEERS_PYTHON",
-                                                              "/tmp/peers/bin/python"))
+    ap.add_argument(
+        "--peers-python", default=os.environ.get("SKLDP_PEERS_PYTHON", "/tmp/peers/bin/python")
+    )
     ap.add_argument("--peer-timeout", type=float, default=600.0)
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--cpu", type=int, default=0)
@@ -153,13 +155,27 @@ def main(argv=None):
             if "error" in res:
                 rows.append([which, n, res["error"], "", ""])
                 continue
-            rows.append([which, n, f"{res['seconds']:.3g}", f"{res['l1']:.3g}",
-                         f"{res['seconds'] / sk:.0f}"])
+            rows.append(
+                [
+                    which,
+                    n,
+                    f"{res['seconds']:.3g}",
+                    f"{res['l1']:.3g}",
+                    f"{res['seconds'] / sk:.0f}",
+                ]
+            )
             fastest = res["seconds"] if fastest is None else min(fastest, res["seconds"])
         data["cases"].append(case)
         if fastest is not None:
-            targets.append(target(f"speed-up over the fastest peer, n = {n}", fastest / sk,
-                                  TARGET_SPEEDUP, "x", higher_is_better=True))
+            targets.append(
+                target(
+                    f"speed-up over the fastest peer, n = {n}",
+                    fastest / sk,
+                    TARGET_SPEEDUP,
+                    "x",
+                    higher_is_better=True,
+                )
+            )
     body = (
         f"k = {args.k}, epsilon = {args.epsilon:g} (OLH: g = {g}), Zipf(1.1) data. Seconds are "
         "privatize + estimate including setup (skldp: best of three; peers: one run, their "

@@ -38,8 +38,13 @@ def test_registry_names():
 def test_run_experiment_by_registry_names():
     p = np.array([0.4, 0.3, 0.2, 0.1])
     res = run_experiment(
-        ["olh", "subset-selection"], ["empirical", "em"], p, n_samples=4000, n_repeats=2,
-        progress=False, random_state=0,
+        ["olh", "subset-selection"],
+        ["empirical", "em"],
+        p,
+        n_samples=4000,
+        n_repeats=2,
+        progress=False,
+        random_state=0,
     )
     assert len(res) > 0
     assert set(res["privatizer"].unique()) == {"olh", "subset-selection"}
@@ -54,8 +59,23 @@ def test_cli_round_trip(tmp_path):
     src.write_text("v\n" + "\n".join(map(str, x)) + "\n")
     for name in ("olh", "subset-selection"):
         out = tmp_path / f"{name}.csv"
-        code = main(["privatize", str(src), "-c", "v", "-m", name, "--categories", "0,1,2,3,4",
-                     "-o", str(out), "--seed", "1", "--quiet"])
+        code = main(
+            [
+                "privatize",
+                str(src),
+                "-c",
+                "v",
+                "-m",
+                name,
+                "--categories",
+                "0,1,2,3,4",
+                "-o",
+                str(out),
+                "--seed",
+                "1",
+                "--quiet",
+            ]
+        )
         assert code in (0, None)
         est = tmp_path / f"{name}_est.csv"
         assert main(["estimate", str(out), "-o", str(est), "--quiet"]) in (0, None)

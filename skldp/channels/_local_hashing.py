@@ -6,7 +6,7 @@ function H from a universal family :math:`[k] \to [g]`, computes v = H(x) and re
 of the other g - 1 values uniformly. The server counts, for every category x, the *support*
 :math:`C(x) = \#\{i : H_i(x) = y_i\}`.
 
-Family and reports. The family is :func:`skldp._hashing.linear_hash`,
+Family and reports. The family is ``skldp._hashing.linear_hash``,
 :math:`H_{a,b}(x) = (a \cdot \beta(x) + b) \bmod g` with :math:`\beta(x)` the m binary digits
 of x and the seed (a, b) uniform on :math:`\mathbb{Z}_g^{m+1}`: exactly pairwise independent, so
 a report supports any x other than its own with probability exactly :math:`q = 1/g`, and the
@@ -79,7 +79,7 @@ class LocalHashingChannel(BitVectorChannel):
     n_inputs : int
         k >= 2.
     n_buckets : int
-        g, 2 <= g <= 2**31 (2 is binary local hashing, BLH; :func:`default_buckets` is OLH).
+        g, 2 <= g <= 2**31 (2 is binary local hashing, BLH; ``default_buckets`` is OLH).
 
     Notes
     -----

@@ -39,6 +39,7 @@ def subset_probabilities(epsilon, k, d):
     :math:`e^\varepsilon` in every floating-point form and in exact rational arithmetic; then
     :math:`q_s = (p_s (d - 1) + (1 - p_s) d) / (k - 1)`.
     """
+
     def _p(eps):
         with np.errstate(over="ignore"):
             t = d / (d + (k - d) * math.exp(-min(eps, 700.0)))
@@ -95,7 +96,7 @@ class SubsetSelectionChannel(BitVectorChannel):
 
     Notes
     -----
-    With :math:`p_s, q_s` from :func:`subset_probabilities`,
+    With :math:`p_s, q_s` from ``subset_probabilities``,
 
     .. math::
 

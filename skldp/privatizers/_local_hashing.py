@@ -30,7 +30,7 @@ class LocalHashing(BasePrivatizer):
     n_buckets : int or None, default=None
         g >= 2, the range of the hash functions. None is OLH's
         :math:`\mathrm{round}(e^\varepsilon) + 1`, capped at k (see
-        :func:`skldp.channels._local_hashing.default_buckets`); 2 is BLH.
+        ``skldp.channels._local_hashing.default_buckets``); 2 is BLH.
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
@@ -125,7 +125,7 @@ class SubsetSelection(BasePrivatizer):
         Privacy budget of one report; a positive finite number.
     subset_size : int or None, default=None
         d in [1, k - 1]. None takes the d that minimizes the variance
-        (:func:`skldp.channels._subset_selection.optimal_subset_size`).
+        (``skldp.channels._subset_selection.optimal_subset_size``).
     categories : list of values, list of lists, or None, default=None
         The public domain: one list per column (a flat list for one column). None infers it
         from X and warns with a PrivacyLeakWarning, because that reveals which values occur.

@@ -97,8 +97,9 @@ def test_support_matches_naive_hash():
     for k, g in [(37, 5), (1000, 4), (2, 2), (300, 257)]:
         m = n_hash_digits(k)
         a, b, y = rng.integers(0, g, (60, m)), rng.integers(0, g, 60), rng.integers(0, g, 60)
-        naive = np.array([[linear_hash(a[[i]], b[[i]], [x], g)[0] == y[i] for x in range(k)]
-                          for i in range(60)])
+        naive = np.array(
+            [[linear_hash(a[[i]], b[[i]], [x], g)[0] == y[i] for x in range(k)] for i in range(60)]
+        )
         assert_array_equal(linear_hash_matches(a, b, y, k, g), naive)
 
 
@@ -130,8 +131,9 @@ def _wang_variance(eps, g, f, n):
 def test_variance_is_wang_plus_sampling_term():
     ch = LocalHashingChannel(1.0, 20, 4)
     f = simplex_point(20)
-    assert_allclose(ch.variance(f, 500), _wang_variance(1.0, 4, f, 500) + f * (1 - f) / 500,
-                    rtol=1e-12)
+    assert_allclose(
+        ch.variance(f, 500), _wang_variance(1.0, 4, f, 500) + f * (1 - f) / 500, rtol=1e-12
+    )
 
 
 def test_olh_error_at_k1000_matches_wang():
@@ -166,9 +168,16 @@ def test_empirical_l2_risk_matches_exact_variance():
     assert abs(np.mean(sq) - var.sum()) <= tol
 
 
-@pytest.mark.parametrize("estimator", [EmpiricalEstimator(), ProjectedEstimator(),
-                                       ProjectedEstimator(method="threshold"), EMEstimator()],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        EmpiricalEstimator(),
+        ProjectedEstimator(),
+        ProjectedEstimator(method="threshold"),
+        EMEstimator(),
+    ],
+    ids=repr,
+)
 def test_every_estimator_recovers_the_distribution(estimator):
     k, n = 12, 20_000
     p = simplex_point(k)

@@ -77,8 +77,10 @@ def test_optimal_d_beats_krr_at_k1000_eps1():
     rr = RandomizedResponseChannel(eps, k).variance(p, n).sum()
     assert ss < rr / 50
     # and it is the minimizer over d
-    var = [SubsetSelectionChannel(eps, k, dd).variance(np.zeros(k) + 1 / k, n)[0]
-           for dd in (d - 1, d, d + 1)]
+    var = [
+        SubsetSelectionChannel(eps, k, dd).variance(np.zeros(k) + 1 / k, n)[0]
+        for dd in (d - 1, d, d + 1)
+    ]
     assert var[1] <= min(var[0], var[2]) * (1 + 1e-3)
 
 
@@ -130,16 +132,24 @@ def test_empirical_l2_risk_matches_exact_variance():
     assert abs(np.mean(sq) - wrong) > tol
 
 
-@pytest.mark.parametrize("estimator", [EmpiricalEstimator(), ProjectedEstimator(),
-                                       ProjectedEstimator(method="threshold"), EMEstimator()],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        EmpiricalEstimator(),
+        ProjectedEstimator(),
+        ProjectedEstimator(method="threshold"),
+        EMEstimator(),
+    ],
+    ids=repr,
+)
 @pytest.mark.parametrize("sparse_output", [False, True])
 def test_every_estimator_recovers_the_distribution(estimator, sparse_output):
     k, n = 12, 20_000
     p = simplex_point(k)
     x = np.random.default_rng(5).choice(k, size=n, p=p)
-    ss = SubsetSelection(epsilon=2.0, categories=list(range(k)), random_state=1,
-                         sparse_output=sparse_output)
+    ss = SubsetSelection(
+        epsilon=2.0, categories=list(range(k)), random_state=1, sparse_output=sparse_output
+    )
     reports = ss.fit_transform(x.reshape(-1, 1))
     if sparse_output:
         estimator.set_params(channel=ss)
