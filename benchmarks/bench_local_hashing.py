@@ -3,7 +3,9 @@
 Run from the repository root::
 
     python benchmarks/bench_local_hashing.py                     # n = 10^5, k = 1000
-    python benchmarks/bench_local_hashing.py --n 1000000 --peer-timeout 120
+    python benchmarks/bench_local_hashing.py --n 1000000 --no-peers --name oracles_1e6
+
+Peers run only up to ``--peer-max-n`` (10^5: pure-ldp's OLH alone takes minutes there).
 
 What is timed, at k = 1000 and epsilon = 1 (OLH, g = round(e) + 1 = 4), from the same data
 (``_common.make_data``, Zipf(1.1)), each *including setup*:
@@ -139,6 +141,10 @@ def main(argv=None):
     )
     ap.add_argument("--peer-timeout", type=float, default=600.0)
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument(
+        "--peer-max-n", type=int, default=100_000, help="run the peers only up to this n"
+    )
+    ap.add_argument("--name", default="oracles", help="results file stem in results/")
     ap.add_argument("--cpu", type=int, default=0)
     args = ap.parse_args(argv)
     cpu = pin_to_cpu(args.cpu)
@@ -149,7 +155,7 @@ def main(argv=None):
         rows.append(["skldp LocalHashing (OLH)", n, f"{sk:.3g}", f"{sk_err:.3g}", "1"])
         case = {"n": n, "skldp_s": sk, "skldp_l1": sk_err, "g": g, "peers": {}}
         fastest = None
-        for which in [] if args.no_peers else PEERS:
+        for which in [] if args.no_peers or n > args.peer_max_n else PEERS:
             res = run_peer(args.peers_python, which, n, args.k, args.epsilon, args.peer_timeout)
             case["peers"][which] = res
             if "error" in res:
@@ -183,7 +189,7 @@ def main(argv=None):
         "distribution.\n\n"
         + markdown_table(["library", "n", "seconds", "l1 error", "slower than skldp (x)"], rows)
     )
-    write_results("oracles", "Local hashing against the peers", meta, targets, body, data)
+    write_results(args.name, "Local hashing against the peers", meta, targets, body, data)
 
 
 if __name__ == "__main__":

@@ -109,6 +109,27 @@ def bernoulli_bits(rng, n_rows, probs):
     return out
 
 
+def ratio_em_step(packed, p, ratio, log_scale):
+    r"""One EM step for a likelihood :math:`Q(y_i \mid x) = e^{s} r^{z_{ix}}` over packed 0/1 rows z.
+
+    Subset selection (z = the subset's indicator) and local hashing (z = the support incidence)
+    have this form, with one ratio r and one log-scale s for every report. With
+    :math:`t_i = \sum_x p_x + (r - 1)\, z_i \cdot p`,
+    :math:`p'_x \propto p_x \sum_i (1 + (r - 1) z_{ix}) / t_i`: two passes of per-byte table
+    look-ups over the packed rows (:class:`PackedBitReports`), no (n, k) matrix.
+
+    Returns the next iterate and the mean log-likelihood at ``p``.
+    """
+    n = packed.n
+    with np.errstate(divide="ignore"):
+        t = p.sum() + (ratio - 1.0) * packed.row_dot(p)
+        w = 1.0 / t
+        acc = w.sum() + (ratio - 1.0) * packed.weighted_bit_sums(w)
+        ll = n * log_scale + float(np.sum(np.log(t)))
+    nxt = p * acc
+    return nxt / nxt.sum(), ll / n
+
+
 class PackedBitReports:
     """Bit-vector reports kept bit-packed, with their bit sums: the EM statistics of a chunk.
 

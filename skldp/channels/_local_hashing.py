@@ -43,7 +43,7 @@ from skldp._hashing import (
 )
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._bits import BitVectorChannel
+from skldp.channels._bits import BitVectorChannel, PackedBitReports, ratio_em_step
 from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
 
@@ -202,8 +202,19 @@ class LocalHashingChannel(BitVectorChannel):
             )
         return counts
 
-    def statistics_from_em(self, em_stats):
-        return self._statistics(em_stats.unpack())
+    # -- EM ------------------------------------------------------------------------------------------
+    def _em_statistics(self, reports):
+        """The support incidence of the reports, bit-packed: k bits per report.
+
+        Its bit sums are the support counts (the plain statistics), and the likelihood of a
+        report is a constant times :math:`r^{s_{ix}}`, so an EM step is
+        :func:`~skldp.channels._bits.ratio_em_step` on it.
+        """
+        return PackedBitReports.from_bits(self.support(reports).view(np.uint8))
+
+    def em_step(self, stats, p):
+        """One EM step on the packed support incidence (two passes of byte-table look-ups)."""
+        return ratio_em_step(stats, p, self._ratio, self._log_scale0)
 
     # -- the linear map ------------------------------------------------------------------------------
     def _forward(self, p):

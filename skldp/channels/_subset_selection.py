@@ -22,7 +22,7 @@ from scipy import sparse
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import exactly_within, floor_to_uniform_grid, within_ratio
-from skldp.channels._bits import BitVectorChannel, PackedBitReports
+from skldp.channels._bits import BitVectorChannel, PackedBitReports, ratio_em_step
 from skldp.privacy import LDP
 
 
@@ -251,19 +251,8 @@ class SubsetSelectionChannel(BitVectorChannel):
 
     # -- EM ------------------------------------------------------------------------------------------
     def em_step(self, stats, p):
-        r"""One EM step on bit-packed subsets: two passes of per-byte look-ups, no (n, k) matrix.
-
-        :math:`R_i \cdot p = \sum p + (r - 1)\, y_i \cdot p`, and
-        :math:`p'_x \propto p_x \sum_i (1 + (r - 1) y_{ix}) / (R_i \cdot p)`.
-        """
-        n = stats.n
-        with np.errstate(divide="ignore"):
-            t = p.sum() + (self._ratio - 1.0) * stats.row_dot(p)
-            w = 1.0 / t
-            acc = w.sum() + (self._ratio - 1.0) * stats.weighted_bit_sums(w)
-            ll = n * self._log_scale0 + float(np.sum(np.log(t)))
-        nxt = p * acc
-        return nxt / nxt.sum(), ll / n
+        """One EM step on the bit-packed subsets (:func:`~skldp.channels._bits.ratio_em_step`)."""
+        return ratio_em_step(stats, p, self._ratio, self._log_scale0)
 
     def _em_statistics(self, reports):
         return PackedBitReports.from_bits(reports)

@@ -231,3 +231,17 @@ def test_privacy_at_olh_sizes_without_dense_matrix():
         ch = LocalHashingChannel(eps, 1000, default_buckets(eps, 1000))
         assert ch.keep <= math.exp(eps) * ch.other
     assert verify(SMALL[4], SMALL[4].guarantee()).passed
+
+
+def test_em_step_matches_the_exact_likelihood():
+    # p'_x = p_x mean_i L_ix / (L_i . p), with L the exact likelihood of each report.
+    ch = LocalHashingChannel(1.0, 11, 3)
+    rng = np.random.default_rng(2)
+    reports = ch.sample(rng.choice(11, 700, p=simplex_point(11)), rng)
+    p = simplex_point(11)
+    L = ch.likelihood(reports)
+    t = L @ p
+    expected = p * (L / t[:, None]).sum(axis=0)
+    nxt, ll = ch.em_step(ch.em_statistics(reports), p)
+    assert_allclose(nxt, expected / expected.sum(), rtol=1e-10)
+    assert_allclose(ll, np.mean(np.log(t)), rtol=1e-12)
