@@ -84,7 +84,7 @@ class LocalHashingChannel(BitVectorChannel):
     Notes
     -----
     With :math:`p` the probability of keeping the hashed value (as sampled: see
-    :func:`~skldp.channels._randomized_response.rr_truth`) and :math:`q = 1/g`,
+    ``rr_truth`` in ``skldp.channels._randomized_response``) and :math:`q = 1/g`,
 
     .. math::
 
