@@ -7,6 +7,9 @@ Run from the repository root::
 
 Peers run only up to ``--peer-max-n`` (10^5: pure-ldp's OLH alone takes minutes there).
 
+With ``--mechanism ss``: subset selection (optimal d) against multi-freq-ldpy's ``SS_Client`` per
+value and ``SS_Aggregator_MI`` (pure-ldp has none), results in ``oracles_subset``.
+
 What is timed, at k = 1000 and epsilon = 1 (OLH, g = round(e) + 1 = 4), from the same data
 (``_common.make_data``, Zipf(1.1)), each *including setup*:
 
@@ -36,6 +39,11 @@ import subprocess
 import sys
 import time
 
+# One BLAS thread: the process is pinned to one core, where a second thread only contends
+# (the support counts are float32 matrix products).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,7 +60,7 @@ from _common import (
     write_results,
 )
 
-from skldp import EmpiricalEstimator, LocalHashing
+from skldp import EmpiricalEstimator, LocalHashing, SubsetSelection
 
 #: skldp's speed-up over the fastest peer, privatize + estimate including setup (at least).
 TARGET_SPEEDUP = 50.0
@@ -89,6 +97,10 @@ elif which == "pure-ldp FastLH":
     client = FastLHClient(eps, k, 1000, use_olh=True, index_mapper=ident)
     server.aggregate_all([client.privatise(int(v)) for v in x])
     est = np.asarray(server.estimate_all(range(k), suppress_warnings=True), float) / n
+elif which == "multi-freq-ldpy SS":
+    from multi_freq_ldpy.pure_frequency_oracles.SS import SS_Aggregator_MI, SS_Client
+    reports = [SS_Client(int(v), k, eps) for v in x]
+    est = np.asarray(SS_Aggregator_MI(reports, k, eps), float)
 else:
     from multi_freq_ldpy.pure_frequency_oracles.LH import LH_Aggregator_MI, LH_Client
     reports = [LH_Client(int(v), k, eps, True) for v in x]
@@ -97,22 +109,27 @@ seconds = time.perf_counter() - t
 print(json.dumps({"seconds": seconds, "l1": float(np.abs(est - f).sum())}))
 """
 
-PEERS = ["pure-ldp OLH", "pure-ldp FastLH", "multi-freq-ldpy LH"]
+PEERS = {
+    "lh": ["pure-ldp OLH", "pure-ldp FastLH", "multi-freq-ldpy LH"],
+    "ss": ["multi-freq-ldpy SS"],  # pure-ldp has no subset selection
+}
 
 
-def run_skldp(n, k, eps, repeat=3):
+def run_skldp(n, k, eps, mechanism="lh", repeat=3):
     x, _ = make_data(n, k)
     f = np.bincount(x, minlength=k) / n
     col = x.reshape(-1, 1)
     best, err = float("inf"), None
     for r in range(repeat):
         t0 = time.perf_counter()
-        lh = LocalHashing(epsilon=eps, categories=list(range(k)), random_state=r).fit([[0]])
-        reports = lh.transform(col)
+        cls = LocalHashing if mechanism == "lh" else SubsetSelection
+        priv = cls(epsilon=eps, categories=list(range(k)), random_state=r).fit([[0]])
+        reports = priv.transform(col)
         est = EmpiricalEstimator().fit(reports).distribution_
         best = min(best, time.perf_counter() - t0)
         err = l1(est, f)
-    return best, err, lh.channel_.n_buckets
+    ch = priv.channel_
+    return best, err, ch.n_buckets if mechanism == "lh" else ch.subset_size
 
 
 def run_peer(python, which, n, k, eps, timeout):
@@ -144,18 +161,26 @@ def main(argv=None):
     ap.add_argument(
         "--peer-max-n", type=int, default=100_000, help="run the peers only up to this n"
     )
-    ap.add_argument("--name", default="oracles", help="results file stem in results/")
+    ap.add_argument("--name", default=None, help="results file stem in results/")
+    ap.add_argument(
+        "--mechanism",
+        choices=["lh", "ss"],
+        default="lh",
+        help="lh: optimized local hashing; ss: subset selection (results oracles_subset)",
+    )
     ap.add_argument("--cpu", type=int, default=0)
     args = ap.parse_args(argv)
     cpu = pin_to_cpu(args.cpu)
     meta = start_meta(cpu, k=args.k, epsilon=args.epsilon)
     rows, targets, data = [], [], {"cases": []}
     for n in args.n:
-        sk, sk_err, g = run_skldp(n, args.k, args.epsilon)
-        rows.append(["skldp LocalHashing (OLH)", n, f"{sk:.3g}", f"{sk_err:.3g}", "1"])
+        sk, sk_err, g = run_skldp(n, args.k, args.epsilon, args.mechanism)
+        label = "LocalHashing (OLH)" if args.mechanism == "lh" else "SubsetSelection"
+        rows.append([f"skldp {label}", n, f"{sk:.3g}", f"{sk_err:.3g}", "1"])
         case = {"n": n, "skldp_s": sk, "skldp_l1": sk_err, "g": g, "peers": {}}
         fastest = None
-        for which in [] if args.no_peers or n > args.peer_max_n else PEERS:
+        peers = PEERS[args.mechanism]
+        for which in [] if args.no_peers or n > args.peer_max_n else peers:
             res = run_peer(args.peers_python, which, n, args.k, args.epsilon, args.peer_timeout)
             case["peers"][which] = res
             if "error" in res:
@@ -182,14 +207,17 @@ def main(argv=None):
                     higher_is_better=True,
                 )
             )
+    setting = f"OLH: g = {g}" if args.mechanism == "lh" else f"subsets of d = {g}"
     body = (
-        f"k = {args.k}, epsilon = {args.epsilon:g} (OLH: g = {g}), Zipf(1.1) data. Seconds are "
+        f"k = {args.k}, epsilon = {args.epsilon:g} ({setting}), Zipf(1.1) data. Seconds are "
         "privatize + estimate including setup (skldp: best of three; peers: one run, their "
         "per-value clients and their servers). l1 is the error against the data's empirical "
         "distribution.\n\n"
         + markdown_table(["library", "n", "seconds", "l1 error", "slower than skldp (x)"], rows)
     )
-    write_results(args.name, "Local hashing against the peers", meta, targets, body, data)
+    name = args.name or ("oracles" if args.mechanism == "lh" else "oracles_subset")
+    title = "Local hashing" if args.mechanism == "lh" else "Subset selection"
+    write_results(name, f"{title} against the peers", meta, targets, body, data)
 
 
 if __name__ == "__main__":

@@ -143,9 +143,18 @@ class LocalHashingChannel(BitVectorChannel):
 
     def encode(self, numbers):
         """The 0/1 reports (uint8, width (m + 2) L) of the numbers (a, b, y) of each report."""
-        numbers = np.asarray(numbers, dtype=np.int64)
-        bits = (numbers[:, :, None] >> np.arange(self.digit_bits)) & 1
-        return bits.reshape(numbers.shape[0], self.width).astype(np.uint8)
+        numbers = np.asarray(numbers)
+        n = numbers.shape[0]
+        # little-endian bytes of each number, unpacked little-endian: its first L bits
+        raw = np.ascontiguousarray(numbers, dtype=np.dtype(self._number_dtype()).newbyteorder("<"))
+        raw = raw.view(np.uint8).reshape(n, self.n_digits + 2, -1)
+        bits = np.unpackbits(raw, axis=2, count=self.digit_bits, bitorder="little")
+        return bits.reshape(n, self.width)
+
+    def _number_dtype(self):
+        """The smallest unsigned integer type that holds the numbers of ``[0, g)``."""
+        g = self.n_buckets
+        return np.uint8 if g <= 2**8 else (np.uint16 if g <= 2**16 else np.uint32)
 
     def check_reports(self, reports):
         """Return the reports as 0/1 rows after checking every number lies in ``[0, g)``."""
@@ -170,8 +179,8 @@ class LocalHashingChannel(BitVectorChannel):
             "privatize in chunks of at most {rows} rows (add up the estimator's statistics with "
             "partial_fit, or use a Dask array)",
         )
-        numbers = np.empty((n, m + 2), dtype=np.int64)
-        numbers[:, :m] = rng.integers(0, g, size=(n, m))
+        numbers = np.empty((n, m + 2), dtype=self._number_dtype())
+        numbers[:, :m] = rng.integers(0, g, size=(n, m), dtype=numbers.dtype)
         # H(x) = a . beta(x) + b is uniform and independent of a: draw it, then solve for b.
         hashed = rng.integers(0, g, size=n)
         numbers[:, m] = (hashed - linear_hash(numbers[:, :m], np.zeros(n, np.int64), x, g)) % g
@@ -208,7 +217,7 @@ class LocalHashingChannel(BitVectorChannel):
 
         Its bit sums are the support counts (the plain statistics), and the likelihood of a
         report is a constant times :math:`r^{s_{ix}}`, so an EM step is
-        :func:`~skldp.channels._bits.ratio_em_step` on it.
+        ``ratio_em_step`` (``skldp.channels._bits``) on it.
         """
         return PackedBitReports.from_bits(self.support(reports).view(np.uint8))
 

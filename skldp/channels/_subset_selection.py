@@ -251,7 +251,7 @@ class SubsetSelectionChannel(BitVectorChannel):
 
     # -- EM ------------------------------------------------------------------------------------------
     def em_step(self, stats, p):
-        """One EM step on the bit-packed subsets (:func:`~skldp.channels._bits.ratio_em_step`)."""
+        """One EM step on the bit-packed subsets (``ratio_em_step`` in ``skldp.channels._bits``)."""
         return ratio_em_step(stats, p, self._ratio, self._log_scale0)
 
     def _em_statistics(self, reports):
