@@ -240,10 +240,12 @@ def linear_hash(coefs, offsets, x, n_buckets):
     -------
     buckets : int64 array of shape (n,)
     """
-    coefs = np.asarray(coefs, dtype=np.int64)
-    m = coefs.shape[1]
-    bits = (np.asarray(x, dtype=np.int64)[:, None] >> np.arange(m)) & 1
-    return (np.einsum("ij,ij->i", coefs, bits) + np.asarray(offsets, dtype=np.int64)) % n_buckets
+    coefs = np.asarray(coefs)
+    x = np.asarray(x, dtype=np.int64)
+    bits = ((x[:, None] >> np.arange(coefs.shape[1])) & 1).astype(coefs.dtype)
+    total = np.einsum("ij,ij->i", coefs, bits, dtype=np.int64)
+    total += np.asarray(offsets, dtype=np.int64)
+    return total % n_buckets
 
 
 def _subset_sums(coefs, n_buckets):

@@ -145,11 +145,12 @@ class LocalHashingChannel(BitVectorChannel):
         """The 0/1 reports (uint8, width (m + 2) L) of the numbers (a, b, y) of each report."""
         numbers = np.asarray(numbers)
         n = numbers.shape[0]
-        # little-endian bytes of each number, unpacked little-endian: its first L bits
-        raw = np.ascontiguousarray(numbers, dtype=np.dtype(self._number_dtype()).newbyteorder("<"))
-        raw = raw.view(np.uint8).reshape(n, self.n_digits + 2, -1)
-        bits = np.unpackbits(raw, axis=2, count=self.digit_bits, bitorder="little")
-        return bits.reshape(n, self.width)
+        small = self._number_dtype()
+        numbers = numbers.astype(small, copy=False)
+        out = np.empty((n, self.n_digits + 2, self.digit_bits), dtype=np.uint8)
+        for j in range(self.digit_bits):  # L <= 31 vectorized passes, bit j of every number
+            np.bitwise_and(numbers >> small(j), 1, out=out[:, :, j], casting="unsafe")
+        return out.reshape(n, self.width)
 
     def _number_dtype(self):
         """The smallest unsigned integer type that holds the numbers of ``[0, g)``."""
