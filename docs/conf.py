@@ -2,21 +2,22 @@
 
 Two pages are generated here, at configuration time, so that new public names and new
 examples appear without editing any page: ``api.rst`` (from the ``__all__`` of skldp and its
-public modules) and ``gallery.rst`` (from ``examples/*.py`` and the figures they write).
+public modules) and ``mechanisms_table.rst.inc`` (from the registry). The gallery
+(``auto_examples/``) is written by sphinx-gallery, which runs every example at build time.
 """
 
 import importlib
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))  # gallery_argv
 
-import skldp  # noqa: E402
+import skldp
 
 project = "skldp"
 author = "the skldp developers"
@@ -30,12 +31,25 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
+    "sphinx_gallery.gen_gallery",
+    # MathJax bundled into the site (_static/mathjax): formulas render without network access
+    "sphinx-mathjax-offline",
 ]
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
-html_theme = "alabaster"
+html_theme = "pydata_sphinx_theme"
 html_static_path = []
-html_theme_options = {"description": "Distribution estimation under local differential privacy", "fixed_sidebar": True}
+html_title = f"skldp {release}"
+html_theme_options = {
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "header_links_before_dropdown": 6,
+    "secondary_sidebar_items": ["page-toc", "sourcelink"],
+    # no icon fonts or analytics fetched from elsewhere: the site works offline
+    "icon_links": [],
+}
+html_sidebars = {"index": [], "which_mechanism": []}
 
 autosummary_generate = True
 autodoc_default_options = {}
@@ -47,7 +61,7 @@ suppress_warnings = ["autosummary.import_cycle"]
 # no targets here (intersphinx would fetch their inventories over the network at build time),
 # so references to them are left as plain text.
 nitpick_ignore_regex = [
-    (r"py:.*", r"(sklearn|numpy|scipy|pandas|joblib|dask|matplotlib|importlib)(\..*)?"),
+    (r"py:.*", r"(sklearn|numpy|scipy|pandas|joblib|dask|distributed|matplotlib|importlib)(\..*)?"),
 ]
 
 # ------------------------------------------------------------------------------------------------
@@ -88,7 +102,10 @@ def _api_page():
         "=============",
         "",
         "Every public name of skldp, by module. A name available at the top level of skldp is listed",
-        "there, once.",
+        "there, once. In Jupyter, the diagram of a fitted pipeline links each skldp estimator to",
+        "its page here (``https://skldp.readthedocs.io/en/<version>/generated/<name>.html``,",
+        "``latest`` for a development version; the hook is scikit-learn's ``_doc_link_template``",
+        "on skldp's base classes).",
         "",
     ]
     seen = set()
@@ -120,113 +137,32 @@ def _api_page():
 
 
 # ------------------------------------------------------------------------------------------------
-# gallery: the examples and the figures they write
+# gallery: the examples, executed at build time by sphinx-gallery (gallery_argv.py: fast mode)
 
+import gallery_argv  # docs/ is on sys.path (above)
 
-def _docstring(path):
-    text = path.read_text(encoding="utf-8")
-    match = re.match(r'\s*(?:[rRuU]?)("""|\'\'\')(.*?)\1', text, re.DOTALL)
-    return match.group(2).strip() if match else ""
-
-
-def _as_rst(text):
-    """The example's description as reStructuredText; escaped when it is not clean rst.
-
-    Example docstrings are written as plain prose, where ``|X_S|`` or ``a_i*b`` would be rst
-    markup; such a description is shown verbatim, as a literal block, instead.
-    """
-    from docutils import nodes
-    from docutils.core import publish_doctree
-
-    try:
-        tree = publish_doctree(
-            text, settings_overrides={"report_level": 5, "halt_level": 5, "warning_stream": False}
-        )
-        messages = list(tree.findall(nodes.system_message)) + tree.parse_messages + tree.transform_messages
-        clean = not any(m["level"] >= 2 for m in messages) and not any(tree.findall(nodes.problematic))
-    except Exception:  # noqa: BLE001 - anything docutils cannot take is shown escaped
-        clean = False
-    if clean:
-        return text
-    # not clean rst: shown verbatim, as a literal block (escaping markup characters breaks
-    # the indentation of lists and continuation lines)
-    return "::\n\n" + "\n".join("    " + line if line.strip() else "" for line in text.split("\n"))
-
-
-def _helper_modules(scripts):
-    """The scripts that other scripts import (``import x`` or ``from x import``): helpers
-    shared by the examples, not examples themselves."""
-    stems = {path.stem for path in scripts}
-    imported = set()
-    for path in scripts:
-        text = path.read_text(encoding="utf-8")
-        imported |= set(re.findall(r"^\s*(?:from|import)\s+(\w+)", text, flags=re.M)) - {path.stem}
-    return sorted(path for path in scripts if path.stem in imported & stems)
-
-
-def _gallery_page():
-    scripts = sorted((ROOT / "examples").glob("*.py"))
-    helpers = _helper_modules(scripts)
-    examples = [path for path in scripts if path not in helpers]
-    out_dir = HERE / "gallery"
-    if out_dir.exists():
-        shutil.rmtree(out_dir)
-    out_dir.mkdir()
-    lines = [
-        ".. _gallery:",
-        "",
-        "Gallery of examples",
-        "===================",
-        "",
-        "Runnable scripts in the ``examples/`` folder of the repository, most of them reproducing a",
-        "table or a figure of the papers. Each one prints its numbers and writes its figure;",
-        "the figures and printed outputs below are the ones committed with the scripts (rerun a",
-        "script to refresh them).",
-        "A figure is shown when a PNG named after the script (``examples/<script>*.png``), or",
-        "named in the script, is in ``examples/``, ``examples/figures/`` or ``examples/images/``.",
-        "",
-    ]
-    if helpers:
-        names = ", ".join(f"``{path.name}``" for path in helpers)
-        lines += [f"Helper modules that the scripts import, not shown here: {names}.", ""]
-    if not examples:
-        lines.append("No examples yet.")
-    for path in examples:
-        doc = _docstring(path)
-        title, _, body = doc.partition("\n")
-        title = title.strip().rstrip(".") or path.stem
-        title = re.sub(r"([\\`*_|\[\]])", r"\\\1", title)  # one line: escape markup
-        lines += [title, "-" * len(title), ""]
-        if body.strip():
-            lines += [_as_rst(body.strip()), ""]
-        # an example's figures: PNGs named after the script, or named in it as a literal
-        # (``--output figure2.png``), found in examples/, examples/figures/ or examples/images/
-        named = set(re.findall(r"([\w.-]+\.png)\b", path.read_text(encoding="utf-8")))
-        folders = (path.parent, path.parent / "figures", path.parent / "images")
-        figures = sorted(
-            {p for folder in folders for p in folder.glob(f"{path.stem}*.png")}
-            | {folder / name for folder in folders for name in named if (folder / name).is_file()}
-        )
-        for fig in figures:
-            shutil.copy(fig, out_dir / fig.name)
-            lines += [f".. image:: gallery/{fig.name}", f"   :alt: figure written by {path.name}", ""]
-        # its recorded printed output (tables, claims checked), saved as examples/figures/<stem>.txt
-        printed = path.parent / "figures" / f"{path.stem}.txt"
-        if printed.is_file():
-            lines += [
-                f".. literalinclude:: ../examples/figures/{printed.name}",
-                "   :language: text",
-                f"   :caption: recorded output: examples/figures/{printed.name}",
-                "",
-            ]
-        lines += [
-            f".. literalinclude:: ../examples/{path.name}",
-            "   :language: python",
-            f"   :caption: examples/{path.name}",
-            "",
-        ]
-    _write_if_changed(HERE / "gallery.rst", "\n".join(lines))
-
+os.environ.setdefault("SKLDP_GALLERY_FAST", "1" if gallery_argv.fast() else "0")
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    # every script is an example (not only plot_*), except the helpers they import
+    "filename_pattern": r".*\.py$",
+    "ignore_pattern": r"(__init__|uldp_common)\.py$",
+    "reset_argv": "gallery_argv.reset_argv",
+    "within_subsection_order": "FileNameSortKey",
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "abort_on_example_error": True,
+    "download_all_examples": True,
+    "show_memory": False,
+    # the computation-times page loads jQuery and DataTables from CDNs: not written (offline)
+    "write_computation_times": False,
+    "remove_config_comments": True,
+    "plot_gallery": "True",
+    "min_reported_time": 1,
+    "capture_repr": ("_repr_html_", "__repr__"),
+    "default_thumb_file": None,
+}
 
 def _mechanisms_table():
     """The registry of ``skldp mechanisms`` as a table: what this build offers."""
@@ -255,7 +191,6 @@ def _mechanisms_table():
 
 
 _api_page()
-_gallery_page()
 _mechanisms_table()
 os.environ.setdefault("MPLBACKEND", "Agg")
 

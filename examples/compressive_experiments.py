@@ -1,4 +1,5 @@
-"""Compressive privatization against Hadamard response: the experiments of Xiong et al. (2022).
+"""Compressive privatization against Hadamard response: the experiments of Xiong et al. (2022)
+===========================================================================================
 
 Reproduces the setting of Figures 1 and 2 of "Compressive Sensing Approaches for Sparse
 Distribution Estimation Under Local Privacy" (WWW 2022): l1 error against the number of
@@ -45,7 +46,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# the repository root, to run from a checkout (sphinx-gallery defines no __file__: its cwd is here)
+_HERE = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
+sys.path.insert(0, str(_HERE.parent))
 
 from skldp import (  # noqa: E402
     HadamardResponse,
@@ -257,12 +260,16 @@ def plot(runs_by_k, ks, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from skldp.plotting import plot_error
+    from skldp.plotting import legend_outside, plot_error
 
     dists = [d for d, _, _ in distributions(ks[0])]
     colors = {label: f"C{i}" for i, label in enumerate(LABELS)}  # the same in every panel
     fig, axes = plt.subplots(
-        len(ks), len(dists), figsize=(4.2 * len(dists), 3.4 * len(ks)), squeeze=False
+        len(ks),
+        len(dists),
+        figsize=(4.2 * len(dists) + 2.4, 3.4 * len(ks)),
+        squeeze=False,
+        layout="constrained",
     )
     for row, k in enumerate(ks):
         for col, dist in enumerate(dists):
@@ -274,15 +281,13 @@ def plot(runs_by_k, ks, path):
                 band.set_color(colors[line.get_label()])
             ax.get_legend().remove()
             ax.set_title(f"{dist}, k = {k:,}")
-            ax.set_xlabel("n")
+            ax.set_xlabel("number of people n")
             if col > 0:
                 ax.set_ylabel("")
             ax.grid(True, which="both", alpha=0.3)
     for row in range(len(ks)):
-        axes[row, -1].legend(fontsize=7)
-    fig.tight_layout()
+        legend_outside(axes[row, -1], fontsize=7)  # outside the data: the curves stay visible
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def main(argv=None):
@@ -356,4 +361,16 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    if status:  # an exit code only on failure: the docs build runs this script in-process
+        sys.exit(status)
+
+
+# %%
+# Recorded output of the full run
+# -------------------------------
+#
+# The script run without its fast mode, as recorded in ``examples/figures/compressive_experiments.txt``:
+#
+# .. literalinclude:: ../../examples/figures/compressive_experiments.txt
+#    :language: text

@@ -1,4 +1,5 @@
-"""Figure 1 of Kairouz, Bonawitz and Ramage (ICML 2016): which decoder to use.
+"""Figure 1 of Kairouz, Bonawitz and Ramage (ICML 2016): which decoder to use
+==========================================================================
 
 For k-RR the decoders are the projected empirical estimate (Euclidean projection onto the
 simplex), the normalized one (clip negatives, rescale) and maximum likelihood (the closed-form
@@ -92,7 +93,7 @@ def plot(ks, epsilons, rr_gap, ra_gap, out):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a small grid and few trials")
     parser.add_argument("--out", default="kairouz2016_fig1_decoders.png")
     parser.add_argument("--n", type=int, default=None, help="reports per trial")
@@ -117,3 +118,13 @@ if __name__ == "__main__":
 
     with threadpool_limits(1):  # small dense solves: threads only contend
         main()
+
+
+# %%
+# Recorded output of the full run
+# -------------------------------
+#
+# The script run without its fast mode, as recorded in ``examples/figures/plot_decoders_kairouz2016_fig1.txt``:
+#
+# .. literalinclude:: ../../examples/figures/plot_decoders_kairouz2016_fig1.txt
+#    :language: text

@@ -1,6 +1,7 @@
-"""Figure 6 of Murakami and Kawamoto (USENIX Security 2019): |X_S| against total variation.
+"""Figure 6 of Murakami and Kawamoto (USENIX Security 2019): sensitive-set size against TV
+=======================================================================================
 
-At epsilon = 0.1 and epsilon = ln|X|, for each size |X_S| and each draw, a sensitive set of
+At epsilon = 0.1 and epsilon = ln|X|, for each size ``|X_S|`` and each draw, a sensitive set of
 that size is drawn uniformly at random and a random half of the people (without
 replacement) is privatized with uRR and uRAP, estimated with emp and EM (emp+thr is omitted,
 as in the paper); the paper draws 100 sets per size. RR and RAPPOR (which do not depend on
@@ -18,7 +19,7 @@ UCI Adult table (224 cells = age 8 x income 2 x marital status 7 x sex 2). Here 
 sensitive sets are random, so the tables' own sensitive sets do not enter.
 
 The paper's claims, printed beside ours: uRAP is best at epsilon = 0.1 and uRR at epsilon
-= ln|X|; at ln|X|, uRR stays close to no privacy while |X_S| is below about 100 and uRAP
+= ln|X|; at ln|X|, uRR stays close to no privacy while ``|X_S|`` is below about 100 and uRAP
 while it is below about 20.
 
 Run::
@@ -37,8 +38,10 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+# run from a checkout (sphinx-gallery defines no __file__: its cwd is this folder)
+_HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
+sys.path.insert(0, _HERE)
+sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from uldp_common import DATASETS, RandomSubset, describe  # noqa: E402
@@ -172,7 +175,7 @@ def plot(by_data, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from skldp.plotting import plot_error
+    from skldp.plotting import legend_outside, plot_error
 
     fig, axes = plt.subplots(
         len(by_data), 2, figsize=(11, 4.2 * len(by_data)), squeeze=False, layout="constrained"
@@ -187,12 +190,13 @@ def plot(by_data, path):
                 ax.axhline(out[(m, "EM", eps)], ls=ls, color="grey", label=m)
             ax.axhline(nonpriv, ls=":", color="k", label="no privacy")
             ax.set_title(f"{name}, eps = {eps:.3g} (EM)")
-            ax.set_xlabel("|X_S|")
-            ax.set_ylabel("TV" if col == 0 else "")
+            ax.set_xlabel("size of the sensitive set |X_S|")
+            if col > 0:  # the first panel's label says what is measured
+                ax.set_ylabel("")
             ax.grid(True, which="major", alpha=0.3)
-            ax.legend(fontsize="small")
+            ax.get_legend().remove()
+        legend_outside(axes[row][-1])  # one legend per row, outside the data
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     print(f"\nfigure written to {path}")
 
 
@@ -247,3 +251,13 @@ if __name__ == "__main__":
 
     with threadpool_limits(1):  # small dense solves only contend for threads
         main()
+
+
+# %%
+# Recorded output of the full run
+# -------------------------------
+#
+# The script run without its fast mode, as recorded in ``examples/figures/plot_uldp_figure6.txt``:
+#
+# .. literalinclude:: ../../examples/figures/plot_uldp_figure6.txt
+#    :language: text

@@ -1,4 +1,5 @@
-"""Table 1 of Murakami and Kawamoto (USENIX Security 2019): the personalized mechanism (PUM).
+"""Table 1 of Murakami and Kawamoto (USENIX Security 2019): the personalized mechanism (PUM)
+=========================================================================================
 
 Each check-in is a person. Hospital cells are sensitive for everyone; in addition some
 people check in at their own home or workplace, which is sensitive for them only: on the
@@ -47,8 +48,10 @@ import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+# run from a checkout (sphinx-gallery defines no __file__: its cwd is this folder)
+_HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
+sys.path.insert(0, _HERE)
+sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
 
 from uldp_common import load_foursquare
 
@@ -175,3 +178,13 @@ def main(argv=None):
 
 if __name__ == "__main__":
     main()
+
+
+# %%
+# Recorded output of the full run
+# -------------------------------
+#
+# The script run without its fast mode, as recorded in ``examples/figures/uldp_pum_table1.txt``:
+#
+# .. literalinclude:: ../../examples/figures/uldp_pum_table1.txt
+#    :language: text

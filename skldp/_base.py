@@ -1,7 +1,6 @@
 """Base classes: the privatizer (client side) and the distribution estimator (server side)."""
 
 import copy
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -14,27 +13,18 @@ from skldp import _dask
 from skldp._domain import encode, resolve_categories
 from skldp._random import _check_seed, noise_generator, noise_seed_sequence
 from skldp._reports import Reports, ReportSpec, extract, to_frame
+from skldp._validation import (
+    CHANNEL,
+    check_non_negative_reports,
+    check_report_values,
+    validate_params,
+)
+from skldp._warnings import warn
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
 
 _WARNED = "warned"
-
-
-def _user_stacklevel():
-    """The ``stacklevel`` of the caller's caller's first frame outside skldp and scikit-learn.
-
-    For a warning raised in the function that calls this: the user's line, however many
-    skldp and scikit-learn frames (``fit_transform``, output wrappers, Dask glue) lie between.
-    """
-    import os
-    import sys
-
-    skip = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(sklearn.__file__))
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _same_seed(a, b):
@@ -74,27 +64,73 @@ def _column_values(series):
     return series.to_numpy(dtype=object)
 
 
-def _single_or_list(values):
+def single_or_list(values):
+    """The one item of ``values``, or all of them as a list: one column gives no list."""
     return values[0] if len(values) == 1 else list(values)
 
 
-class BasePrivatizer(TransformerMixin, BaseEstimator):
+class _DocumentationLinkMixin:
+    """Links an estimator's HTML diagram (Jupyter, ``_repr_html_``) to its API page.
+
+    scikit-learn's documented hook for third-party estimators: ``_doc_link_module``,
+    ``_doc_link_template`` and ``_doc_link_url_param_generator``. The page is the one the docs
+    build generates, ``generated/<documented name>.html``, where the documented name is the
+    shortest public one (``skldp.RandomizedResponse``, not
+    ``skldp.privatizers.RandomizedResponse``); a development version links to the ``latest``
+    docs, a release to its own.
+    """
+
+    _doc_link_module = "skldp"
+    _doc_link_template = "https://skldp.readthedocs.io/en/{version}/generated/{name}.html"
+
+    def _doc_link_url_param_generator(self):
+        import skldp
+
+        cls = type(self)
+        if getattr(skldp, cls.__name__, None) is cls:
+            module = "skldp"
+        else:  # the module path up to its first private part, as scikit-learn's default
+            parts = cls.__module__.split(".")
+            public = [i for i, part in enumerate(parts) if part.startswith("_")]
+            module = ".".join(parts[: public[0]] if public else parts)
+        version = "latest" if "dev" in skldp.__version__ else skldp.__version__
+        return {"version": version, "name": f"{module}.{cls.__name__}"}
+
+
+class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     """Base class of privatizers: scikit-learn transformers that randomize each row.
 
-    ``fit`` fixes the public domain ``categories_`` and builds one channel per column with the
-    hook ``_make_channel``; ``transform`` encodes each value, samples its report from the
-    channel with the resolved ``random_state``, and keeps pandas indexes. Subclasses write
-    ``__init__`` (storing parameters only), ``_check_params`` and ``_make_channel``; a
-    privatizer that reads its input differently overrides ``_fit`` and ``_sample`` (never
-    ``fit`` or ``transform``), and so keeps the Dask path (see :ref:`scale`).
+    ``fit`` checks the hyperparameters against ``_parameter_constraints``, fixes the public
+    domain ``categories_`` and builds one channel per column with the hook ``_make_channel``;
+    ``transform`` encodes each value, samples its report from the channel with the resolved
+    ``random_state``, and keeps pandas indexes. Subclasses write ``__init__`` (storing
+    parameters only), ``_parameter_constraints`` and ``_make_channel``, and where needed the
+    hooks ``_check_params`` (rules that tie several parameters together) and
+    ``_derived_attributes`` (learned attributes beyond ``categories_``, ``channel_`` and
+    ``privacy_``). A privatizer that reads its input differently overrides ``_fit`` and
+    ``_sample``. No privatizer overrides ``fit`` or ``transform``, so every one keeps the
+    Dask path (see :ref:`scale`) and the same validation.
     """
 
     #: Fewest categories a column may have.
     _min_categories = 2
 
+    #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
+    _parameter_constraints: dict = {}
+
     # -- hooks ----------------------------------------------------------------------------------
     def _check_params(self):
-        """Validate hyperparameters at fit time (never modify them)."""
+        """Check rules that tie several hyperparameters together, at fit time.
+
+        Each parameter on its own is checked first against ``_parameter_constraints``.
+        """
+
+    def _derived_attributes(self):
+        """Learned attributes beyond ``categories_``, ``channel_`` and ``privacy_``.
+
+        Called at the end of ``fit``; returns a dict name -> value (by default empty).
+        """
+        return {}
 
     def _make_channel(self, categories, column):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -142,23 +178,45 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values. Only used to check they lie in the domain, or, when ``categories`` is
-            None, to infer the domain (with a PrivacyLeakWarning).
+        X : array-like or DataFrame of shape (n_samples, n_columns), a 1-D array or Series, or
+            a Dask array or data frame
+            Raw values, in the layout the class documents (one column per attribute; the
+            value and its tag for :class:`~skldp.privatizers.PersonalizedULDP`). Only used
+            to check they lie in the domain, or, when ``categories`` is None, to infer the
+            domain (with a PrivacyLeakWarning). An open-alphabet privatizer without
+            ``categories`` reads only the number of columns. Of a Dask collection only the
+            first row is read, so ``categories`` is then required.
         y : ignored
 
         Returns
         -------
         self
+
+        Raises
+        ------
+        InvalidParameterError
+            When a hyperparameter has a value the class does not accept.
         """
-        self._check_params()
+        self._validate_params()
         _check_seed(self.random_state)
         if _dask.is_dask_collection(X):
-            X = _dask.fit_sample(self, X)
+            if self._infers_domain():
+                raise ValueError(
+                    "fitting on a Dask collection needs categories= (the public domain): "
+                    "inferring it would read every value, and reveals which values occur"
+                )
+            X = _dask.first_rows(X)
         self._fit(X)
+        for name, value in self._derived_attributes().items():
+            setattr(self, name, value)
         if not self.__dict__.get("_noise_restored"):
             self._noise_state()  # the seeded generator is created once, here, and advances
         return self
+
+    def _validate_params(self):
+        """Check each hyperparameter against its constraint, then the joint rules."""
+        validate_params(self, self._parameter_constraints)
+        self._check_params()
 
     # -- noise ----------------------------------------------------------------------------------
     def _noise_state(self):
@@ -190,14 +248,13 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
         restored = self.__dict__.get("_noise_restored")
         if restored and rs is not None:
             if restored is not _WARNED:
-                warnings.warn(
+                warn(
                     f"this {type(self).__name__} with random_state={rs!r} was restored from a "
                     "pickle (or deep copy), which keeps no position in its noise stream: "
                     "replaying the stream would release the same noise as another copy, so it "
                     "draws fresh noise from the operating system (not reproducible); call "
                     "set_params(random_state=...) to start a seeded sequence again",
                     UserWarning,
-                    stacklevel=_user_stacklevel(),
                 )
                 self._noise_restored = _WARNED
             return noise_generator(None)
@@ -233,7 +290,7 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
             encode(col, cats, j)
         self.categories_ = categories
         channels = [self._make_channel(cats, j) for j, cats in enumerate(categories)]
-        self.channel_ = _single_or_list(channels)
+        self.channel_ = single_or_list(channels)
         parts = [self._column_privacy(ch, j) for j, ch in enumerate(channels)]
         self.privacy_ = parts[0] if len(parts) == 1 else SequentialComposition(parts)
 
@@ -262,8 +319,12 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values, each in its column's domain.
+        X : array-like or DataFrame of shape (n_samples, n_columns), a 1-D array or Series, or
+            a Dask array or data frame
+            Raw values in the layout seen in ``fit``, each in its column's domain (any
+            value whose ``str`` names it for an open alphabet; missing values raise).
+            :class:`~skldp.privatizers.PersonalizedULDP` first replaces each tagged value
+            by its tag's bot symbol.
 
         Returns
         -------
@@ -282,8 +343,27 @@ class BasePrivatizer(TransformerMixin, BaseEstimator):
                 "use sparse_output=False, or privatize the partitions' arrays one by one"
             )
         if _dask.is_dask_collection(X):
-            return _dask.transform(self, X)
+            if self._pandas_output():
+                raise ValueError(
+                    "transform_output='pandas' would make scikit-learn gather the Dask "
+                    "collection into one in-memory DataFrame; use the default output with Dask "
+                    "input (a Dask data frame of raw values already gives a Dask data frame of "
+                    "reports, with its index and channel)"
+                )
+            return _dask.transform(self._randomizer(), X)
         return self._transform(X, self._noise_generator())
+
+    def _randomizer(self):
+        """This fitted privatizer as the Dask path sees it (see :mod:`skldp._dask`)."""
+        specs = self.report_specs()
+        return _dask.Randomizer(
+            sample=self._transform,
+            specs=specs,
+            names=self._output_names(specs),
+            n_columns=self.n_features_in_,
+            rng=self._noise_generator(),
+            owner=type(self).__name__,
+        )
 
     def _transform(self, X, rng, *, pandas=None):
         """Randomize the rows of an in-memory X with the generator ``rng``.
@@ -409,18 +489,39 @@ class ChunkStatistics:
         self.specs, self.stats, self.n, self.width = specs, stats, n, width
 
 
-class BaseDistributionEstimator(DensityMixin, BaseEstimator):
+class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
-    ``fit`` resets and calls ``partial_fit``, which adds up each column's statistics
-    (``channel.statistics`` or what the estimator's ``_chunk_statistics`` asks for) and calls
-    the hook ``_estimate`` on the totals. Reports carry their channel; plain arrays need
-    ``channel=`` (a channel, a fitted privatizer, or a list with one per column).
+    ``fit`` resets and calls ``partial_fit``, which checks the hyperparameters against
+    ``_parameter_constraints``, adds up each column's statistics (``channel.statistics`` or
+    what the estimator's ``_chunk_statistics`` asks for) and calls the hook ``_estimate`` on
+    the totals, then ``_derived_attributes``. No estimator overrides ``fit`` or
+    ``partial_fit``. Reports carry their channel; plain arrays need ``channel=`` (a channel,
+    a fitted privatizer, or a list with one per column).
     """
+
+    #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
+    _parameter_constraints: dict = {"channel": [CHANNEL]}
 
     # -- hooks ----------------------------------------------------------------------------------
     def _check_params(self):
-        """Validate hyperparameters at fit time (never modify them)."""
+        """Check rules that tie several hyperparameters together, at fit time.
+
+        Each parameter on its own is checked first against ``_parameter_constraints``.
+        """
+
+    def _validate_params(self):
+        """Check each hyperparameter against its constraint, then the joint rules."""
+        validate_params(self, self._parameter_constraints)
+        self._check_params()
+
+    def _derived_attributes(self):
+        """Learned attributes set after the per-column results of ``_estimate``.
+
+        Called at the end of ``partial_fit`` (so of ``fit`` too); returns a dict name ->
+        value that may also replace ``categories_``. By default empty.
+        """
+        return {}
 
     def _chunk_statistics(self, channel, values):
         return channel.statistics(values)
@@ -484,6 +585,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
 
     def _read(self, X):
         values, carried = extract(X)
+        check_report_values(values)
         given = self._given_specs()
         if carried is None and given is None:
             if sparse.issparse(values):
@@ -503,10 +605,12 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
                 f"{[s.channel for s in given]}"
             )
         specs = tuple(carried if carried is not None else given)
+        check_non_negative_reports(values, specs)
         width = sum(s.width for s in specs)
         if values.ndim != 2 or values.shape[1] != width:
+            kind = "sparse reports" if sparse.issparse(values) else "reports"
             raise ValueError(
-                f"reports must have {width} columns for these channels; got shape {values.shape}"
+                f"{kind} must have {width} columns for these channels; got shape {values.shape}"
             )
         return values, specs
 
@@ -566,9 +670,11 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()
         if _dask.is_dask_collection(X):
-            specs, stats, n, width = _dask.statistics(self, X)
+            specs, stats, n, width = _dask.statistics(
+                X, self._statistics_of, self._merge_statistics
+            )
         else:
             specs, stats, n, width = self._statistics_of(X)
         if hasattr(self, "_specs") and tuple(specs) != tuple(self._specs):
@@ -587,10 +693,12 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         self._specs, self._stats, self._n = tuple(specs), stats, n
         results = [self._estimate(spec.channel, st, n) for spec, st in zip(specs, stats)]
         for name in results[0]:
-            setattr(self, name, _single_or_list([r[name] for r in results]))
-        self.categories_ = _single_or_list([spec.categories for spec in specs])
+            setattr(self, name, single_or_list([r[name] for r in results]))
+        self.categories_ = single_or_list([spec.categories for spec in specs])
         self.n_reports_ = n
         self.n_features_in_ = width
+        for name, value in self._derived_attributes().items():
+            setattr(self, name, value)
         return self
 
     def _statistics_of(self, X):
@@ -640,10 +748,45 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
         return total
 
     def score(self, X, y=None):
-        """Mean log-likelihood of the reports: safe for cross-validation on privatized data."""
+        r"""Mean log-likelihood of the reports under the estimate pushed through the channel.
+
+        :math:`\frac{1}{n} \sum_i \log \sum_x Q(y_i \mid x)\, \hat p_x`, computed from the
+        reports alone, so it is safe for cross-validating *estimators* on reports collected
+        once: every candidate is scored on the same reports through the same channel.
+
+        It is not a criterion across privatizer settings (``epsilon``, ``n_blocks``, another
+        mechanism): the likelihoods of reports from different channels are not comparable,
+        and a less private channel does not score higher because its estimate is better. To
+        choose a mechanism or its parameters in a simulation study, pass
+        ``scoring=skldp.metrics.make_distribution_scorer(...)`` to the search; it compares each
+        estimate with the held-out raw data. See the :ref:`User Guide <model_selection>`.
+
+        Returns
+        -------
+        score : float
+            ``-inf`` when the estimate gives probability zero to some report (it puts no
+            mass on any input that can produce it, as a clipped estimate can for a whole
+            block of a block-structured channel); a ``UserWarning`` then says how many.
+
+        Warns
+        -----
+        UserWarning
+            When some reports have likelihood zero under the estimate.
+        """
         log_prob = self.score_samples(X)
         if log_prob.shape[0] == 0:
             raise ValueError("cannot score zero reports: the mean log-likelihood is undefined")
+        impossible = int(np.count_nonzero(np.isneginf(log_prob)))
+        if impossible:
+            warn(
+                f"{impossible} of {log_prob.shape[0]} reports have likelihood zero under the "
+                "estimate (it gives no mass to any input that can produce them), so the score is "
+                "-inf: these reports refute the estimate (a clipped or thresholded estimate can "
+                "zero a whole block of a block-structured channel). Compare estimators by their "
+                "likelihood only on the same reports; to compare privatizer settings, search "
+                "with scoring=skldp.metrics.make_distribution_scorer('tv')",
+                UserWarning,
+            )
         return float(np.mean(log_prob))
 
     def predict_proba(self, X):
@@ -668,5 +811,7 @@ class BaseDistributionEstimator(DensityMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
+        tags.input_tags.positive_only = True  # report symbols and bits are non-negative
+        tags.input_tags.sparse = True  # bit-vector reports may come as scipy.sparse
         tags.requires_fit = True
         return tags

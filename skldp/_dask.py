@@ -36,16 +36,64 @@ Estimating
     histogram of bit patterns when there are at most 16 free bits): those are merged by
     concatenation and all reach the client. The sum of integer counts is exact, so the
     estimate equals the one of ``fit`` on the concatenated reports, bit for bit.
+
+The interface
+    This module knows nothing of the base classes: :class:`~skldp._base.BasePrivatizer` and
+    :class:`~skldp._base.BaseDistributionEstimator` call :func:`transform`, :func:`first_rows`
+    and :func:`statistics` and hand them what they need, a :class:`Randomizer` (the in-memory
+    sampling path of one partition, the report specifications and column names) or the two
+    functions that compute and merge the statistics of a chunk. Only ``_base`` imports this
+    module, and this module imports no class of skldp.
 """
 
 import copy
 import sys
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from skldp._reports import Reports, ReportsArray, ReportsDtype, to_frame
 
-__all__ = ["is_dask_collection", "partition_generators"]
+__all__ = [
+    "Randomizer",
+    "first_rows",
+    "is_dask_collection",
+    "partition_generators",
+    "statistics",
+    "transform",
+]
+
+
+class Randomizer(NamedTuple):
+    """What the Dask path needs of a fitted privatizer (built by ``BasePrivatizer``).
+
+    Attributes
+    ----------
+    sample : callable ``(block, rng, *, pandas) -> reports``
+        Randomizes the rows of one in-memory partition with the generator ``rng``: an
+        ndarray-like block gives :class:`~skldp._reports.Reports` (``pandas=False``), a pandas
+        frame gives a frame of reports with its index (``pandas=True``).
+    specs : tuple of ReportSpec
+        The report specification of each column.
+    names : list of list of str
+        The output column names of each specification (for data frames).
+    n_columns : int
+        The number of raw columns seen in ``fit``.
+    rng : numpy.random.Generator
+        The privatizer's noise generator for this ``transform`` (the one an in-memory
+        ``transform`` would use, and advance); the partitions' generators are spawned from it.
+    owner : str
+        The privatizer's class name, for messages.
+    """
+
+    sample: Callable
+    specs: tuple
+    names: list
+    n_columns: int
+    rng: Any
+    owner: str
+
 
 _registered = False
 
@@ -134,13 +182,13 @@ def partition_generators(random_state, n_partitions):
 
 
 # -- privatizing ----------------------------------------------------------------------------------
-def _empty_reports(privatizer, index=None):
-    specs = privatizer.report_specs()
+def _empty_reports(randomizer, index=None):
+    specs = randomizer.specs
     parts = [np.empty((0,) if s.width == 1 else (0, s.width), dtype=np.int64) for s in specs]
     if index is None:
         width = sum(s.width for s in specs)
         return Reports(np.empty((0, width), dtype=np.int64), specs)
-    return to_frame(parts, specs, index[:0], privatizer._output_names(specs))
+    return to_frame(parts, specs, index[:0], randomizer.names)
 
 
 def _child(generators, i):
@@ -149,48 +197,50 @@ def _child(generators, i):
     return copy.deepcopy(generators[i])
 
 
-def _transform_block(block, privatizer, generators, block_id=None):
+def _transform_block(block, randomizer, generators, block_id=None):
     _register_serialization()  # this worker may send the block to another
     rng = _child(generators, block_id[0])
     if block.shape[0] == 0:
-        return _empty_reports(privatizer)
-    return privatizer._transform(block, rng, pandas=False)
+        return _empty_reports(randomizer)
+    return randomizer.sample(block, rng, pandas=False)
 
 
-def _transform_partition(part, privatizer, generators, partition_info=None):
+def _transform_partition(part, randomizer, generators, partition_info=None):
     if part.shape[0] == 0:
-        return _empty_reports(privatizer, part.index)
+        return _empty_reports(randomizer, part.index)
     rng = _child(generators, partition_info["number"])
-    return privatizer._transform(part, rng, pandas=True)
+    return randomizer.sample(part, rng, pandas=True)
 
 
-def transform(privatizer, X):
-    """Privatize a Dask collection lazily; partition ``i`` uses the ``i``-th child generator."""
-    if privatizer._pandas_output():
-        raise ValueError(
-            "transform_output='pandas' would make scikit-learn gather the Dask collection into "
-            "one in-memory DataFrame; use the default output with Dask input (a Dask data frame "
-            "of raw values already gives a Dask data frame of reports, with its index and channel)"
-        )
+def transform(randomizer, X):
+    """Privatize a Dask collection lazily; partition ``i`` uses the ``i``-th child generator.
+
+    Parameters
+    ----------
+    randomizer : Randomizer
+        What to draw with, from the fitted privatizer.
+    X : Dask array or data frame
+        Raw values.
+    """
     _register_serialization()
     kind = _kind(X)
-    specs = privatizer.report_specs()
+    specs = randomizer.specs
     width = sum(s.width for s in specs)
-    n_columns = privatizer.n_features_in_
+    n_columns = randomizer.n_columns
     if kind == "array":
         if X.ndim not in (1, 2):
             raise ValueError(f"a Dask array of raw values must be 1-D or 2-D; got {X.ndim}-D")
         n_in = 1 if X.ndim == 1 else X.shape[1]
         if n_in != n_columns:
             raise ValueError(
-                f"X has {n_in} columns, but {type(privatizer).__name__} was fitted on {n_columns}"
+                f"X has {n_in} columns, but {randomizer.owner} was fitted on {n_columns}"
             )
         if X.ndim == 2 and len(X.chunks[1]) > 1:
             X = X.rechunk({1: -1})
-        generators = privatizer._noise_generator().spawn(X.numblocks[0])
+        generators = randomizer.rng.spawn(X.numblocks[0])
         return X.map_blocks(
             _transform_block,
-            privatizer,
+            randomizer,
             generators,
             chunks=(X.chunks[0], (width,)),
             new_axis=[1] if X.ndim == 1 else None,
@@ -198,36 +248,31 @@ def transform(privatizer, X):
             meta=Reports(np.empty((0, width), dtype=np.int64), specs),
         )
     _register_dtype()
-    generators = privatizer._noise_generator().spawn(X.npartitions)
-    meta = _empty_reports(privatizer, X._meta.index)
-    return X.map_partitions(_transform_partition, privatizer, generators, meta=meta)
+    generators = randomizer.rng.spawn(X.npartitions)
+    meta = _empty_reports(randomizer, X._meta.index)
+    return X.map_partitions(_transform_partition, randomizer, generators, meta=meta)
 
 
-def fit_sample(privatizer, X):
+def first_rows(X):
     """The rows a privatizer's ``fit`` reads from a Dask collection: only the first one.
 
     ``fit`` needs the column layout and the public domain, not the data. Reading every value to
     check it, or to infer the domain, would compute the whole collection (and inferring leaks
-    which values occur), so Dask input requires ``categories=`` (an open-alphabet privatizer,
-    which has no domain to infer, needs none); values outside the domain are still reported by
-    name, by ``transform``, in the partition that holds them.
+    which values occur), so the privatizer requires ``categories=`` before it calls this;
+    values outside the domain are still reported by name, by ``transform``, in the partition
+    that holds them.
     """
-    if privatizer._infers_domain():
-        raise ValueError(
-            "fitting on a Dask collection needs categories= (the public domain): inferring it "
-            "would read every value, and reveals which values occur"
-        )
     if _kind(X) == "array":
         return X[:1].compute()
     return X.head(1, npartitions=-1)
 
 
 # -- estimating -----------------------------------------------------------------------------------
-def _partition_statistics(part, estimator):
-    return estimator._statistics_of(part)
+def _partition_statistics(part, chunk_statistics):
+    return chunk_statistics(part)
 
 
-def _combine(estimator, a, b):
+def _combine(merge_statistics, a, b):
     specs_a, stats_a, n_a, width_a = a
     specs_b, stats_b, n_b, width_b = b
     if tuple(specs_a) != tuple(specs_b):
@@ -236,17 +281,24 @@ def _combine(estimator, a, b):
         raise ChannelMismatchError(
             "the partitions of these Dask reports come from different mechanisms or domains"
         )
-    stats = [
-        estimator._merge_statistics(s.channel, x, y) for s, x, y in zip(specs_a, stats_a, stats_b)
-    ]
+    stats = [merge_statistics(s.channel, x, y) for s, x, y in zip(specs_a, stats_a, stats_b)]
     return specs_a, stats, n_a + n_b, width_a
 
 
-def statistics(estimator, X):
+def statistics(X, chunk_statistics, merge_statistics):
     """``(specs, statistics, n_reports, width)`` of a Dask collection of reports.
 
     The statistics of each partition are computed where it lives and added up in a binary
     tree of tasks; only the totals come back.
+
+    Parameters
+    ----------
+    X : Dask array or data frame
+        Reports.
+    chunk_statistics : callable ``(chunk) -> (specs, statistics, n_reports, width)``
+        Reads one in-memory partition (the estimator's in-memory path).
+    merge_statistics : callable ``(channel, a, b) -> statistics``
+        Merges the statistics of two chunks of one column.
     """
     import dask
 
@@ -261,9 +313,11 @@ def statistics(estimator, X):
         parts = list(X.to_delayed())
     if not parts:
         raise ValueError("cannot estimate a distribution from a Dask collection with no partitions")
-    level = [dask.delayed(_partition_statistics)(part, estimator) for part in parts]
+    level = [dask.delayed(_partition_statistics)(part, chunk_statistics) for part in parts]
     while len(level) > 1:
-        nxt = [dask.delayed(_combine)(estimator, a, b) for a, b in zip(level[::2], level[1::2])]
+        nxt = [
+            dask.delayed(_combine)(merge_statistics, a, b) for a, b in zip(level[::2], level[1::2])
+        ]
         if len(level) % 2:
             nxt.append(level[-1])
         level = nxt

@@ -8,16 +8,23 @@ Values outside the domain raise an error that names them; nothing is dropped or 
 A value matches a category only if it is the same value of a compatible type (see
 :func:`kind_groups`): booleans never match numbers, strings never match dates or bytes, and
 categories keep the types they were given.
+
+Everything that parses a parameter naming categories or inputs lives here too, once: the
+privatizers' partitions and sensitive sets given as categories (:func:`column_partition`,
+:func:`column_sensitive`), and their index-level forms used by channels and privacy models
+(:func:`partition_labels`, :func:`sensitive_indices`, public in :mod:`skldp.privacy`).
 """
 
 import datetime
 import numbers
-import warnings
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
+from skldp._validation import check_int
+from skldp._warnings import warn
 from skldp.exceptions import PrivacyLeakWarning
 
 _MAX_NAMED = 5
@@ -26,7 +33,8 @@ _MAX_NAMED = 5
 _LIST_TYPES = (list, tuple, np.ndarray, pd.Index, pd.Series, range)
 
 
-def _is_list_like(obj):
+def is_list_like(obj):
+    """Whether ``obj`` is a list, tuple, array, Index, Series or range (not a string)."""
     return isinstance(obj, _LIST_TYPES)
 
 
@@ -152,7 +160,8 @@ def _check_hashable(values):
     pd.unique(pd.Series(values, dtype=object, copy=False))
 
 
-def _describe(values):
+def describe(values):
+    """The first few of ``values`` as text for an error message, with how many more."""
     shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:_MAX_NAMED])
     more = f" and {len(values) - _MAX_NAMED} more" if len(values) > _MAX_NAMED else ""
     return shown + more
@@ -167,7 +176,7 @@ def check_category_list(cats, column=0, *, min_size=2, source="", name=None):
     domain, such as ``candidates``).
     """
     label = f"categories for column {column}" if name is None else name
-    if not _is_list_like(cats):
+    if not is_list_like(cats):
         raise TypeError(f"{label} must be a list of values; got {type(cats).__name__}")
     seq = list(cats) if isinstance(cats, (range, tuple)) else cats
     arr = np.asarray(seq)
@@ -196,7 +205,7 @@ def check_category_list(cats, column=0, *, min_size=2, source="", name=None):
         index = pd.Index(part)
         if not index.is_unique:
             dup = index[index.duplicated()].unique()
-            raise ValueError(f"{label} contain duplicates: {_describe(np.asarray(dup))}")
+            raise ValueError(f"{label} contain duplicates: {describe(np.asarray(dup))}")
     return arr
 
 
@@ -216,7 +225,7 @@ def _coerced(seq, arr):
     )
 
 
-def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
+def resolve_categories(categories, columns, *, min_size=2):
     """Return the list of per-column category arrays for the data ``columns``.
 
     Parameters
@@ -230,11 +239,10 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
     """
     n_columns = len(columns)
     if categories is None or (isinstance(categories, str) and categories == "auto"):
-        warnings.warn(
+        warn(
             "categories were inferred from the raw data, which reveals the values that occur "
             "before any randomization; pass categories= with the public domain instead",
             PrivacyLeakWarning,
-            stacklevel=stacklevel,
         )
         out = []
         for j, col in enumerate(columns):
@@ -251,7 +259,7 @@ def resolve_categories(categories, columns, *, min_size=2, stacklevel=3):
                 )
             )
         return out
-    if not _is_list_like(categories):
+    if not is_list_like(categories):
         raise TypeError(f"categories must be None or a list; got {type(categories).__name__}")
     if (
         n_columns == 1
@@ -360,12 +368,12 @@ def encode_parameter(values, categories, column, name, *, distinct=False):
         uniq = pd.unique(pd.Series(arr[idx < 0], dtype=object))
         raise ValueError(
             f"{name} lists values that are not categories of column {column}: "
-            f"{_describe(np.asarray(uniq, dtype=object))}{_type_hint(uniq, categories)}"
+            f"{describe(np.asarray(uniq, dtype=object))}{_type_hint(uniq, categories)}"
         )
     if distinct and np.unique(idx).shape[0] != idx.shape[0]:
         dup = pd.Index(idx).duplicated()
         raise ValueError(
-            f"{name} contains duplicates: {_describe(categories[np.unique(idx[dup])])} "
+            f"{name} contains duplicates: {describe(categories[np.unique(idx[dup])])} "
             f"(column {column})"
         )
     return idx.astype(np.int64, copy=False)
@@ -387,7 +395,7 @@ def _raise_unknown(bad, column, categories=None):
         hint = _type_hint(uniq, categories)
     raise ValueError(
         f"column {column} contains {len(uniq)} values outside the domain: "
-        f"{_describe(np.asarray(uniq))}{hint}"
+        f"{describe(np.asarray(uniq))}{hint}"
     )
 
 
@@ -416,3 +424,271 @@ def _type_hint(uniq, categories):
         "compatible kind (booleans never match numbers; strings never match dates, bytes or "
         "numbers): give the column the categories' type"
     )
+
+
+# -- parameters that name categories: partitions and sensitive sets ---------------------------
+def _factorize(raw):
+    # Labels 0 .. m-1 in order of first appearance; None and NaN are labels like any other.
+    codes, _ = pd.factorize(pd.Series(raw, dtype=object), use_na_sentinel=False)
+    return codes.astype(np.int64)
+
+
+def column_partition(blocks, n_blocks, block_size, categories, column):
+    """The block label (0 .. m-1, any numbering) of each category of one column.
+
+    The partition is given by exactly one of (the caller checks which):
+
+    - ``n_blocks``: the categories, in order, cut into that many contiguous blocks whose sizes
+      differ by at most one;
+    - ``block_size``: contiguous blocks of that size (the last may be smaller);
+    - ``blocks``, as a callable called on each category and returning its label, a mapping
+      category -> label (a dict or a pandas Series), a list of blocks (lists of categories)
+      covering each category once, or an array of labels aligned with ``categories``.
+
+    Every value is checked against ``categories``; errors name the column and the values. The
+    index-level twin, for channels and privacy models, is :func:`partition_labels`.
+    """
+    k = len(categories)
+    if n_blocks is not None:
+        m = check_int(n_blocks, "n_blocks")
+        if m > k:
+            raise ValueError(f"n_blocks={m} exceeds the {k} categories of column {column}")
+        return np.arange(k, dtype=np.int64) * m // k
+    if block_size is not None:
+        size = check_int(block_size, "block_size")
+        return np.arange(k, dtype=np.int64) // size
+    if callable(blocks):
+        return _factorize([blocks(c) for c in categories])
+    if isinstance(blocks, (Mapping, pd.Series)):
+        mapping = blocks if isinstance(blocks, Mapping) else blocks.to_dict()
+        missing = [c for c in categories if c not in mapping]
+        if missing:
+            raise ValueError(
+                f"blocks gives no block to {len(missing)} categories of column {column}: "
+                f"{describe(np.asarray(missing, dtype=object))}"
+            )
+        return _factorize([mapping[c] for c in categories])
+    if isinstance(blocks, str) or not is_list_like(blocks):
+        raise TypeError(
+            "blocks must be a list of blocks (lists of categories), a mapping category -> label, "
+            f"a callable, or an array of labels aligned with the categories; got {type(blocks).__name__}"
+        )
+    items = list(blocks)
+    if items and all(is_list_like(b) for b in items):
+        labels = np.full(k, -1, dtype=np.int64)
+        for j, block in enumerate(items):
+            idx = encode_parameter(block, categories, column, f"blocks (block {j})")
+            if idx.size == 0:
+                raise ValueError(f"block {j} of blocks is empty; every block needs a category")
+            again = idx[labels[idx] >= 0]
+            if again.size or np.unique(idx).shape[0] != idx.shape[0]:
+                dup = categories[again] if again.size else categories[idx]
+                raise ValueError(
+                    f"the blocks of column {column} overlap: {describe(np.asarray(dup))} in two blocks"
+                )
+            labels[idx] = j
+        if np.any(labels < 0):
+            raise ValueError(
+                f"the blocks do not cover the categories of column {column}: "
+                f"{describe(np.asarray(categories[labels < 0]))} are in no block"
+            )
+        return labels
+    if len(items) != k:
+        raise ValueError(
+            f"an array of block labels needs one label per category; column {column} has {k} "
+            f"categories and blocks has {len(items)} entries"
+        )
+    missing = pd.isna(np.asarray(items, dtype=object))
+    if np.any(missing):
+        raise ValueError(
+            f"blocks gives a missing label (None or NaN) to {int(missing.sum())} categories of "
+            f"column {column}: {describe(np.asarray(categories)[missing])}"
+        )
+    return _factorize(items)
+
+
+def column_sensitive(sensitive, categories, column, n_columns, *, allow_callable=False):
+    """The sorted indices of the sensitive categories of one column.
+
+    Parameters
+    ----------
+    sensitive : list of values, list of lists, or callable
+        A flat list of categories (one column only), one list per column, or, with
+        ``allow_callable``, a callable called on each category that returns True for the
+        sensitive ones (the same callable for every column).
+    categories : ndarray
+        The column's checked domain.
+    column, n_columns : int
+        The column, and the number of columns of X.
+    allow_callable : bool, default=False
+        Accept a callable.
+
+    Returns
+    -------
+    indices : ndarray of int64
+        Sorted, distinct; possibly empty (the caller decides whether that is allowed).
+
+    Raises
+    ------
+    TypeError
+        If ``sensitive`` is not a list (or callable, where allowed).
+    ValueError
+        If a value is not a category of the column or is listed twice, or the lists do not
+        match the columns. A value silently dropped would leave it unprotected.
+    """
+    if allow_callable and callable(sensitive):
+        mask = np.array([bool(sensitive(c)) for c in categories], dtype=bool)
+        return np.flatnonzero(mask).astype(np.int64)
+    if sensitive is None:
+        raise TypeError("sensitive is required: the list of sensitive values to protect")
+    if not is_list_like(sensitive):
+        raise TypeError(
+            "sensitive must be a list of values (one list per column)"
+            + (" or a callable" if allow_callable else "")
+            + f"; got {type(sensitive).__name__}"
+        )
+    items = list(sensitive)
+    if items and any(is_list_like(s) for s in items):
+        if len(items) != n_columns:
+            raise ValueError(f"sensitive has {len(items)} lists but X has {n_columns} columns")
+        values = items[column]
+    else:
+        if n_columns != 1:
+            raise ValueError(
+                f"a flat list of sensitive values fits one column, but X has {n_columns} "
+                "columns; pass one list per column"
+            )
+        values = items
+    idx = encode_parameter(values, categories, column, "sensitive", distinct=True)
+    return np.sort(idx.astype(np.int64))
+
+
+# -- the index-level parsers: partitions and sensitive sets of input indices --------------------
+def format_sizes(sizes, limit=8):
+    """Block sizes as text for a repr: ``[3, 2]``, the first ``limit`` and ``...`` beyond."""
+    shown = ", ".join(str(int(s)) for s in sizes[:limit])
+    return f"[{shown}{', ...' if len(sizes) > limit else ''}]"
+
+
+def partition_labels(blocks, n_inputs=None):
+    """Return the canonical block label of each input index.
+
+    Parameters
+    ----------
+    blocks : array-like of int of shape (k,), or sequence of sequences of int
+        Either a block label per input index (any integers), or the blocks themselves as
+        lists of input indices that together hold each of ``0 .. k - 1`` exactly once.
+    n_inputs : int or None
+        The domain size k, when known; checked against ``blocks``.
+
+    Returns
+    -------
+    labels : ndarray of int64 of shape (k,)
+        Labels ``0 .. m - 1`` numbered in order of each block's smallest index, so that two
+        descriptions of one partition give equal arrays.
+
+    Raises
+    ------
+    ValueError
+        If the blocks are empty, overlap, miss an index, or do not match ``n_inputs``.
+    """
+    if isinstance(blocks, np.ndarray) and blocks.ndim == 1 and blocks.dtype.kind in "iu":
+        labels = blocks.astype(np.int64)
+    else:
+        if isinstance(blocks, (str, bytes)) or not np.iterable(blocks):
+            raise TypeError(
+                "blocks must be a block label per input or a list of blocks of input indices; "
+                f"got {blocks!r}"
+            )
+        items = list(blocks)
+        if not items:
+            raise ValueError("blocks must hold at least one block; got an empty partition")
+        nested = [np.ndim(b) > 0 for b in items]
+        if all(nested):
+            parts = [np.asarray(b) for b in items]
+            for j, part in enumerate(parts):
+                if part.size == 0:
+                    raise ValueError(f"block {j} is empty; every block needs at least one element")
+                if part.dtype.kind not in "iu":
+                    raise ValueError(
+                        f"block {j} must hold integer input indices; got dtype {part.dtype}"
+                    )
+            flat = np.concatenate(parts).astype(np.int64)
+            k = flat.shape[0] if n_inputs is None else n_inputs
+            if flat.size and (flat.min() < 0 or flat.max() >= k):
+                raise ValueError(f"block indices must lie in [0, {k}); got values outside")
+            counts = np.bincount(flat, minlength=k)
+            if np.any(counts > 1):
+                raise ValueError(
+                    f"blocks overlap: indices {np.flatnonzero(counts > 1)[:5].tolist()} appear twice"
+                )
+            if np.any(counts == 0):
+                raise ValueError(
+                    f"blocks do not cover indices {np.flatnonzero(counts == 0)[:5].tolist()}"
+                )
+            labels = np.empty(k, dtype=np.int64)
+            labels[flat] = np.repeat(np.arange(len(parts)), [p.size for p in parts])
+        elif not any(nested):
+            labels = np.asarray(items)
+            if labels.dtype.kind not in "iu":
+                raise ValueError(f"block labels must be integers; got dtype {labels.dtype}")
+            labels = labels.astype(np.int64)
+        else:
+            raise ValueError(
+                "blocks must be either one label per input or a list of blocks, not a mix"
+            )
+    if labels.ndim != 1 or labels.size == 0:
+        raise ValueError(f"blocks must describe a non-empty 1-D domain; got shape {labels.shape}")
+    if n_inputs is not None and labels.shape[0] != n_inputs:
+        raise ValueError(f"blocks cover {labels.shape[0]} inputs but the domain has {n_inputs}")
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.shape[0], dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0])
+    out = rank[inverse.ravel()]
+    out.setflags(write=False)
+    return out
+
+
+def sensitive_indices(sensitive, n_inputs=None, *, name="sensitive", distinct=True):
+    """Return sorted unique input indices of a sensitive set, after checking them.
+
+    Parameters
+    ----------
+    sensitive : array-like of int, or boolean mask of shape (k,)
+    n_inputs : int or None
+    name : str, default="sensitive"
+        The set's name in error messages (e.g. ``"protected_outputs"``).
+    distinct : bool, default=True
+        Reject a repeated index; False merges repeats.
+
+    Raises
+    ------
+    ValueError
+        If an index is not an integer, is negative, repeated or outside ``[0, n_inputs)``.
+    TypeError
+        If ``sensitive`` is None or a string.
+    """
+    if sensitive is None or isinstance(sensitive, (str, bytes)):
+        raise TypeError(f"{name} must be a list of integer indices; got {sensitive!r}")
+    arr = np.asarray(sensitive)
+    if arr.dtype.kind == "b":
+        if arr.ndim != 1 or (n_inputs is not None and arr.shape[0] != n_inputs):
+            raise ValueError(
+                f"a {name} mask must have one entry per input; got shape {arr.shape}"
+            )
+        return np.flatnonzero(arr).astype(np.int64)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a 1-D list of indices; got shape {arr.shape}")
+    arr = arr.ravel()
+    if arr.size and arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integer indices; got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.size and n_inputs is not None and (arr.min() < 0 or arr.max() >= n_inputs):
+        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
+        raise ValueError(f"{name} indices must lie in [0, {n_inputs}); got {bad}")
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{name} indices must be non-negative; got {int(arr.min())}")
+    uniq = np.unique(arr)
+    if distinct and uniq.shape[0] != arr.shape[0]:
+        raise ValueError(f"{name} indices must be distinct; got repeats")
+    return uniq

@@ -42,7 +42,8 @@ def fwht(a):
     return a.reshape(lead + (n,))
 
 
-def _popcount(v):
+def popcount(v):
+    """The number of one bits of each entry of ``v`` (as uint64), as int64."""
     v = np.asarray(v, dtype=np.uint64)
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(v).astype(np.int64)
@@ -57,4 +58,4 @@ def hadamard_entry(i, j):
     """``H[i, j]`` as +1 or -1, elementwise for integer arrays ``i`` and ``j``."""
     i = np.asarray(i, dtype=np.int64)
     j = np.asarray(j, dtype=np.int64)
-    return 1 - 2 * (_popcount(np.bitwise_and(i, j)) & 1)
+    return 1 - 2 * (popcount(np.bitwise_and(i, j)) & 1)

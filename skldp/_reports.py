@@ -32,13 +32,14 @@ import io
 import json
 import operator
 import pickle
-import warnings
 
 import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray, ExtensionDtype, take
 from pandas.api.indexers import check_array_indexer
 from scipy import sparse
+
+from skldp._warnings import warn
 
 lib_no_default = pd.api.extensions.no_default
 
@@ -596,11 +597,10 @@ else:
             try:
                 return ReportsDtype(_spec_from_bytes(self.spec_bytes), self.part)
             except _UNREADABLE as exc:  # an unreadable channel: the integers are still there
-                warnings.warn(
+                warn(
                     f"the channel stored with a report column could not be read ({exc}); "
                     "the column is read as integers and estimators will need channel=",
                     UserWarning,
-                    stacklevel=2,
                 )
                 return pd.Int64Dtype()
 

@@ -1,10 +1,13 @@
 """Parameter checks shared by every public class: one place for each message."""
 
+import inspect
 import math
 import numbers
 import struct
 
 import numpy as np
+import pandas as pd
+from scipy import sparse
 
 
 def check_epsilon(epsilon, name="epsilon", *, allow_inf=False, allow_zero=False):
@@ -161,3 +164,290 @@ def check_finite_vector(v, name="v"):
             + (f" and {bad.size - 1} more" if bad.size > 1 else "")
         )
     return v
+
+
+def check_report_values(values):
+    """Reject report arrays no channel could have produced, before looking for the channel.
+
+    ``values`` is what :func:`skldp._reports.extract` returns: a 2-D array or a CSR matrix.
+    Raises a ``ValueError`` that names the problem for complex numbers, NaN or infinity, and no
+    columns (zero reports are refused by ``fit`` alone: an empty chunk scores to an empty
+    array) (the wording follows scikit-learn's ``check_array``, so that
+    scikit-learn's estimator checks and users see the same messages).
+    """
+    data = values.data if sparse.issparse(values) else values
+    kind = "sparse reports" if sparse.issparse(values) else "reports"
+    if np.iscomplexobj(data):
+        raise ValueError(
+            f"Complex data not supported: {kind} are integer symbols or 0/1 bits; "
+            f"got dtype {data.dtype}"
+        )
+    if values.ndim == 2 and values.shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={values.shape}) while a minimum of 1 is "
+            f"required: no report columns"
+        )
+    if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+        raise ValueError(
+            f"{kind} contain NaN or infinity; they must be finite integers (symbols or 0/1 bits)"
+        )
+
+
+def check_non_negative_reports(values, specs):
+    """Reject negative report values, naming the range of the column's channel where known.
+
+    ``specs`` are the report specs of the columns (:class:`skldp._reports.ReportSpec`); the
+    message starts as scikit-learn's does for estimators tagged ``positive_only``.
+    """
+    data = values.data if sparse.issparse(values) else values
+    if data.dtype.kind not in "iuf" or data.size == 0 or data.min() >= 0:
+        return
+    low = data.min().item()
+    if sparse.issparse(values):
+        column = int(values.tocoo().col[np.argmin(values.tocoo().data)])
+    else:
+        column = int(np.argmin(values.min(axis=0)))
+    owners = [spec for spec in specs for _ in range(spec.width)]
+    if len(owners) != values.shape[1]:
+        allowed = "report symbols lie in [0, n_outputs) and bit-vector reports are bits in {0, 1}"
+    elif owners[column].channel.report_kind == "symbol":
+        allowed = f"report symbols must lie in [0, {owners[column].channel.n_outputs})"
+    else:
+        allowed = "bit-vector reports must be bits in {0, 1}"
+    raise ValueError(f"Negative values in data: {allowed}; got {low!r} in column {column}")
+
+
+# -- declarative parameter constraints ----------------------------------------------------------
+# Each public class lists, in ``_parameter_constraints``, the values every ``__init__``
+# parameter may take; its base class checks them at fit time (never in ``__init__`` or
+# ``set_params``) with :func:`validate_params`, so every bad hyperparameter gets the one
+# wording "<name> must be <what is allowed>; got <value>". The error is an
+# :class:`~skldp.exceptions.InvalidParameterError`, a ValueError and a TypeError at once.
+
+
+class Constraint:
+    """One kind of value a parameter may take.
+
+    ``type_ok`` says whether the value is of the right kind, ``ok`` whether it is also in
+    range; ``description`` completes "<name> must be ...".
+    """
+
+    description = "a valid value"
+
+    def type_ok(self, value):
+        return True
+
+    def ok(self, value):
+        return self.type_ok(value)
+
+
+class Interval(Constraint):
+    """An integer (``kind="int"``, bools excluded) or a real number (``kind="real"``) in range.
+
+    ``low``/``high`` of None leave that side open; ``closed`` is "both", "left", "right" or
+    "neither". A real interval contains ``inf`` only when ``high`` is None and never contains
+    ``nan``.
+    """
+
+    def __init__(self, kind, low=None, high=None, *, closed="both", description=None):
+        if kind not in ("int", "real"):
+            raise ValueError(f"kind must be 'int' or 'real'; got {kind!r}")
+        self.kind, self.low, self.high, self.closed = kind, low, high, closed
+        self.description = description or self._describe()
+
+    def _describe(self):
+        noun = "an integer" if self.kind == "int" else "a number"
+        left = self.closed in ("both", "left")
+        right = self.closed in ("both", "right")
+        if self.low is not None and self.high is not None:
+            return f"{noun} in {'[' if left else '('}{self.low}, {self.high}{']' if right else ')'}"
+        if self.low is not None:
+            return f"{noun} {'>=' if left else '>'} {self.low}"
+        if self.high is not None:
+            return f"{noun} {'<=' if right else '<'} {self.high}"
+        return noun
+
+    def type_ok(self, value):
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        return isinstance(value, numbers.Integral if self.kind == "int" else numbers.Real)
+
+    def ok(self, value):
+        if not self.type_ok(value):
+            return False
+        x = int(value) if self.kind == "int" else float(value)
+        if self.kind == "real" and math.isnan(x):
+            return False
+        left = self.closed in ("both", "left")
+        right = self.closed in ("both", "right")
+        if self.low is not None and not (x >= self.low if left else x > self.low):
+            return False
+        return self.high is None or (x <= self.high if right else x < self.high)
+
+
+class Options(Constraint):
+    """One of a fixed set of strings."""
+
+    def __init__(self, *options):
+        self.options = tuple(options)
+        if len(self.options) == 1:
+            self.description = repr(self.options[0])
+        else:
+            self.description = f"one of {list(self.options)}"
+
+    def type_ok(self, value):
+        return isinstance(value, str)
+
+    def ok(self, value):
+        return isinstance(value, str) and value in self.options
+
+
+class Boolean(Constraint):
+    """True or False (numpy bools too); truthiness is not enough."""
+
+    description = "True or False"
+
+    def type_ok(self, value):
+        return isinstance(value, (bool, np.bool_))
+
+
+class NoneValue(Constraint):
+    """None."""
+
+    description = "None"
+
+    def type_ok(self, value):
+        return value is None
+
+
+class Epsilon(Constraint):
+    """A privacy budget, as :func:`check_epsilon` accepts it."""
+
+    def __init__(self, *, allow_inf=False, allow_zero=False):
+        self.allow_inf, self.allow_zero = allow_inf, allow_zero
+        if allow_inf:
+            self.description = "a number >= 0 or inf" if allow_zero else "a number > 0 or inf"
+        else:
+            self.description = "a finite number >= 0" if allow_zero else "a positive finite number"
+
+    def type_ok(self, value):
+        return not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real)
+
+    def ok(self, value):
+        try:
+            check_epsilon(value, allow_inf=self.allow_inf, allow_zero=self.allow_zero)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+
+class Satisfies(Constraint):
+    """A value of ``kind`` (another constraint) for which ``predicate`` holds."""
+
+    def __init__(self, kind, predicate, description):
+        self.kind, self.predicate, self.description = kind, predicate, description
+
+    def type_ok(self, value):
+        return self.kind.type_ok(value)
+
+    def ok(self, value):
+        return self.kind.ok(value) and bool(self.predicate(value))
+
+
+class InstanceOf(Constraint):
+    """An instance of one of ``types``; ``description`` names them for the error."""
+
+    def __init__(self, types, description):
+        self.types, self.description = types, description
+
+    def type_ok(self, value):
+        return isinstance(value, self.types)
+
+
+class ListLike(Constraint):
+    """A list, tuple, range, array, Index or Series: its entries are checked later."""
+
+    def __init__(self, description="a list of values"):
+        self.description = description
+
+    def type_ok(self, value):
+        return isinstance(value, (list, tuple, range, np.ndarray, pd.Index, pd.Series))
+
+
+class IsCallable(Constraint):
+    """A callable."""
+
+    description = "a callable"
+
+    def type_ok(self, value):
+        return callable(value)
+
+
+class Deferred(Constraint):
+    """A parameter checked where it is used (against the data's domain, say), not here.
+
+    ``where`` names that place, so the declaration still documents the parameter.
+    """
+
+    def __init__(self, where):
+        self.where = where
+        self.description = f"valid ({where})"
+
+
+#: The hyperparameters of many classes, declared once.
+POSITIVE_EPSILON = Epsilon()
+RANDOM_STATE = Deferred("resolved by skldp._random.check_random_state in transform")
+CATEGORIES = Deferred("resolved against X by skldp._domain.resolve_categories in fit")
+CHANNEL = Deferred("read with the reports by BaseDistributionEstimator")
+TOL = Interval("real", 0, None, description="a non-negative number")
+
+
+def _short_repr(value):
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}... ({type(value).__name__})"
+
+
+def _or(words):
+    if len(words) == 1 or " or " in words[-1]:  # "'auto', True or False"
+        return ", ".join(words)
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _default(obj, name):
+    """The default of ``__init__`` parameter ``name`` (``inspect.Parameter.empty`` if none)."""
+    param = inspect.signature(type(obj).__init__).parameters.get(name)
+    return inspect.Parameter.empty if param is None else param.default
+
+
+def validate_params(obj, constraints):
+    """Check every parameter of ``obj`` against its declared constraints.
+
+    Parameters
+    ----------
+    obj : BaseEstimator
+        A privatizer or estimator; its parameters are read with ``get_params(deep=False)``.
+    constraints : dict of str -> list
+        For each parameter, the values it may take: :class:`Constraint` objects, or None for
+        the value None. A value is valid if one of them accepts it. A parameter without a
+        declaration is not checked, so that subclasses written outside skldp keep working
+        (every class of skldp declares all of its parameters; a test checks it).
+
+    Raises
+    ------
+    InvalidParameterError
+        "<name> must be <a> or <b>; got <value>" for the first invalid parameter ("<name> is
+        required: it must be ...; got None" when None is not allowed).
+    """
+    from skldp.exceptions import InvalidParameterError
+
+    params = obj.get_params(deep=False)
+    for name, value in params.items():
+        if name not in constraints:
+            continue  # a subclass written outside skldp may declare nothing
+        allowed = [NoneValue() if c is None else c for c in constraints[name]]
+        if any(isinstance(c, Deferred) for c in allowed) or any(c.ok(value) for c in allowed):
+            continue
+        what = _or([c.description for c in allowed])
+        if value is None and _default(obj, name) is None:  # None stands for 'not given'
+            raise InvalidParameterError(f"{name} is required: it must be {what}; got None")
+        raise InvalidParameterError(f"{name} must be {what}; got {_short_repr(value)}")

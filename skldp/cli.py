@@ -1061,20 +1061,39 @@ def _demo_plot(path, data, estimates, table):
     )
     shape = data["grid_shape"]
     rows, cols = shape
+    # one colour scale for every map, so that a colour is one probability in all of them: from
+    # the smallest positive true probability to the largest value of any panel
+    truth = panels[0][1]
+    vmin = float(truth[truth > 0].min())
+    vmax = max(float(np.max(values)) for _, values in panels)
     for ax, (title, values) in zip(axes, panels):
-        plot_grid_heatmap(values, shape, ax=ax, title=f"Gowalla check-ins: {title}")
+        plot_grid_heatmap(
+            values,
+            shape,
+            ax=ax,
+            title=textwrap.fill(f"Gowalla check-ins: {title}", 64),  # long names: two lines
+            vmin=vmin,
+            vmax=vmax,
+            colorbar=False,
+        )
         # zoom onto the populated part of the map
         active = np.flatnonzero(np.asarray(data["counts"]) > 0)
         r, c = np.divmod(active, cols)
         ax.set_xlim(max(c.min() - 5, 0) - 0.5, min(c.max() + 5, cols - 1) + 0.5)
         ax.set_ylim(max(r.min() - 5, 0) - 0.5, min(r.max() + 5, rows - 1) + 0.5)
+    fig.colorbar(
+        axes[0].images[0],
+        ax=list(axes[:-1]),
+        shrink=0.6,
+        label=f"probability per cell, log scale (blank: below {vmin:.1e})",
+    )
     ax = axes[-1]
     y = np.arange(len(table))
     err = np.vstack([table["tv"] - table["tv_low"], table["tv_high"] - table["tv"]])
     ax.barh(y, table["tv"], xerr=err, color="tab:blue", alpha=0.8)
     ax.set_yticks(y, table["mechanism"])
     ax.invert_yaxis()
-    ax.set_xlabel("total variation error (mean, 95% interval)")
+    ax.set_xlabel("total variation distance to the true distribution (mean, 95% interval)")
     try:
         fig.savefig(path, dpi=90)
     except OSError as exc:

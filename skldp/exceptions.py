@@ -1,6 +1,6 @@
 """Warnings and errors raised by skldp."""
 
-__all__ = ["ChannelMismatchError", "MemoryLimitError", "PrivacyLeakWarning"]
+__all__ = ["ChannelMismatchError", "InvalidParameterError", "MemoryLimitError", "PrivacyLeakWarning"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -14,6 +14,15 @@ class PrivacyLeakWarning(UserWarning):
 
 class ChannelMismatchError(ValueError):
     """Reports do not come from the channel an estimator was given or had seen before."""
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyperparameter has a value its class does not accept (checked at fit time).
+
+    It is both a ValueError and a TypeError, as scikit-learn's error of the same name, so
+    code that catches either keeps working whether the value had the wrong type or the
+    wrong range.
+    """
 
 
 class MemoryLimitError(MemoryError, ValueError):

@@ -9,7 +9,13 @@ returns the axes.
 import numpy as np
 import pandas as pd
 
-__all__ = ["plot_error", "plot_distribution", "plot_grid_heatmap"]
+__all__ = [
+    "legend_outside",
+    "metric_label",
+    "plot_distribution",
+    "plot_error",
+    "plot_grid_heatmap",
+]
 
 
 def _pyplot():
@@ -28,6 +34,59 @@ def _axes(ax, figsize=(6.4, 4.2)):
     plt = _pyplot()
     _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
+
+
+#: What each error metric of :func:`skldp.experiments.run_experiment` measures, for axis labels.
+#: "tv" is half the l1 distance: a total variation distance only when the estimate is a
+#: distribution; the unbiased estimate is not (it has negative entries), and its half l1
+#: error can exceed 1.
+METRIC_LABELS = {
+    "tv": r"half l1 error $\frac{1}{2}\|\hat{p} - p\|_1$ (TV when $\hat{p}$ is a distribution)",
+    "l1": r"l1 error $\|\hat{p} - p\|_1$",
+    "l2": r"l2 error $\|\hat{p} - p\|_2$",
+    "linf": r"max error $\|\hat{p} - p\|_\infty$",
+}
+
+
+def metric_label(metric):
+    r"""The axis label of an error metric: what it measures, with its formula.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name of :func:`skldp.experiments.run_experiment` (``"tv"``, ``"l1"``,
+        ``"l2"``, ``"linf"``) or any other column name, which is labelled ``"<name> error"``.
+
+    Returns
+    -------
+    label : str
+        Matplotlib mathtext. ``"tv"`` is labelled as half the l1 error, since
+        :math:`\frac12 \|\hat p - p\|_1` is a total variation distance only when the estimate
+        :math:`\hat p` is a distribution (an unbiased estimate is not).
+    """
+    return METRIC_LABELS.get(metric, f"{metric} error")
+
+
+def legend_outside(ax, **kwargs):
+    """A legend to the right of the axes, outside the data, in small type.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    **kwargs
+        Passed on to :meth:`matplotlib.axes.Axes.legend` (e.g. ``handles``, ``title``).
+
+    Returns
+    -------
+    legend : matplotlib Legend
+    """
+    options = {
+        "loc": "upper left",
+        "bbox_to_anchor": (1.02, 1.0),
+        "borderaxespad": 0.0,
+        "fontsize": "small",
+    }
+    return ax.legend(**{**options, **kwargs})
 
 
 def _setting_columns(results):
@@ -50,7 +109,8 @@ def plot_error(
     x : str, default="n_samples"
         The column on the horizontal axis, e.g. ``"n_samples"`` or ``"param_epsilon"``.
     metric : str, default="tv"
-        The error column on the vertical axis.
+        The error column on the vertical axis, labelled by :func:`metric_label` (``"tv"`` is
+        half the l1 error, a total variation distance only for estimates on the simplex).
     hue : list of str or None, default=None
         Columns whose combinations get one line each; None uses every setting column (data,
         privatizer, estimator, ``param_*``) that takes more than one value, other than ``x``.
@@ -92,9 +152,9 @@ def plot_error(
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel("number of people" if x == "n_samples" else x.removeprefix("param_"))
-    ax.set_ylabel(f"{metric} error (mean, {confidence:.0%} band)")
+    ax.set_ylabel(f"{metric_label(metric)}\nmean, {confidence:.0%} band")
     if hue:
-        ax.legend(fontsize="small")
+        legend_outside(ax)
     return ax
 
 
@@ -145,11 +205,23 @@ def plot_distribution(true, estimates=None, *, categories=None, top=None, ax=Non
         "category" + (f" (top {order.shape[0]} by true probability)" if top is not None else "")
     )
     ax.set_ylabel("probability")
-    ax.legend(fontsize="small")
+    legend_outside(ax)
     return ax
 
 
-def plot_grid_heatmap(values, grid_shape=None, *, ax=None, log=True, title=None, cmap="viridis"):
+def plot_grid_heatmap(
+    values,
+    grid_shape=None,
+    *,
+    ax=None,
+    log=True,
+    title=None,
+    cmap="viridis",
+    vmin=None,
+    vmax=None,
+    label=None,
+    colorbar=True,
+):
     """A heat map of counts or probabilities over a spatial grid (check-in cells).
 
     Parameters
@@ -165,14 +237,27 @@ def plot_grid_heatmap(values, grid_shape=None, *, ax=None, log=True, title=None,
         Logarithmic colour scale; cells at or below zero are left blank.
     title : str or None, default=None
     cmap : str, default="viridis"
+    vmin, vmax : float or None, default=None
+        Limits of the colour scale; default the smallest (positive, with ``log``) and the
+        largest value. Give the same limits to panels that are compared, so that one colour
+        means one value in all of them.
+    label : str or None, default=None
+        The colorbar's label; default ``"check-ins per cell"`` for a CountTable,
+        ``"probability per cell"`` for values on the simplex, ``"value per cell"`` otherwise,
+        with ``", log scale"`` when ``log``.
+    colorbar : bool, default=True
+        Draw the colorbar (a figure of panels on one scale may draw a single one).
 
     Returns
     -------
     ax : matplotlib Axes
+        Its image is ``ax.images[0]``; the colorbar, when drawn, is ``ax.images[0].colorbar``.
     """
     from skldp.datasets import CountTable
 
+    what = None
     if isinstance(values, CountTable):
+        what = "check-ins per cell"
         grid_shape = grid_shape or values["grid_shape"]
         title = title if title is not None else values["name"]
         values = values["counts"]
@@ -191,17 +276,34 @@ def plot_grid_heatmap(values, grid_shape=None, *, ax=None, log=True, title=None,
     plt = _pyplot()
     from matplotlib.colors import LogNorm
 
+    if vmin is not None and vmax is not None and not vmin < vmax:
+        raise ValueError(f"vmin must be below vmax; got vmin={vmin}, vmax={vmax}")
+    if log and vmin is not None and not vmin > 0:
+        raise ValueError(f"a log colour scale needs vmin > 0; got vmin={vmin}")
     ax = _axes(ax, figsize=(7.5, 3.6))
     if log:
         shown = np.ma.masked_less_equal(arr, 0)
         positive = arr[arr > 0]
-        norm = LogNorm(vmin=positive.min(), vmax=positive.max()) if positive.size else None
+        if positive.size or (vmin is not None and vmax is not None):
+            low = vmin if vmin is not None else positive.min()
+            high = vmax if vmax is not None else positive.max()
+            norm = LogNorm(vmin=low, vmax=high)
+        else:
+            norm = None
     else:
-        shown, norm = arr, None
+        from matplotlib.colors import Normalize
+
+        shown, norm = arr, Normalize(vmin=vmin, vmax=vmax)
     image = ax.imshow(
         shown, origin="lower", cmap=cmap, norm=norm, interpolation="nearest", aspect="auto"
     )
-    plt.colorbar(image, ax=ax, shrink=0.85)
+    if colorbar:
+        if label is None:
+            finite = arr[np.isfinite(arr)]
+            on_simplex = finite.size and finite.min() >= 0 and abs(finite.sum() - 1) < 1e-6
+            what = what or ("probability per cell" if on_simplex else "value per cell")
+            label = what + (", log scale" if log else "")
+        plt.colorbar(image, ax=ax, shrink=0.85, label=label)
     ax.set_xlabel("longitude index")
     ax.set_ylabel("latitude index")
     if title:

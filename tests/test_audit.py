@@ -9,7 +9,6 @@ from numpy.testing import assert_allclose
 from scipy.stats import binomtest
 
 from skldp import PersonalizedULDP, RandomizedResponse, UtilityOptimizedRAPPOR, UtilityOptimizedRR
-from skldp._audit import clopper_pearson
 from skldp._base import BasePrivatizer
 from skldp._validation import check_epsilon
 from skldp.channels import (
@@ -19,6 +18,7 @@ from skldp.channels import (
     UtilityOptimizedRRChannel,
 )
 from skldp.privacy import LDP, ContextAwareLDP, PrivacyModel, audit
+from skldp.privacy._audit import clopper_pearson
 from tests.registry import PRIVATIZERS, domain, fitted, instance_id
 
 

@@ -18,7 +18,6 @@ import pytest
 from sklearn.base import clone
 
 from skldp import BinaryRandomizedResponse, PersonalizedULDP
-from skldp._audit import _protection
 from skldp._validation import smallest_usable_epsilon
 from skldp.channels import (
     BinaryRandomizedResponseChannel,
@@ -39,6 +38,7 @@ from skldp.privacy import (
     tight_epsilon_matrix,
     verify,
 )
+from skldp.privacy._audit import _protection
 from tests.registry import MECHANISMS, instance_id
 
 EPSILONS = [1e-12, 1.0, 50.0]

@@ -7,9 +7,14 @@ from skldp.experiments import run_experiment, summarize
 
 mpl = pytest.importorskip("matplotlib")
 mpl.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from skldp.plotting import plot_distribution, plot_error, plot_grid_heatmap  # noqa: E402
+from skldp.plotting import (
+    metric_label,
+    plot_distribution,
+    plot_error,
+    plot_grid_heatmap,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -61,3 +66,77 @@ def test_plot_grid_heatmap():
         plot_grid_heatmap(np.arange(6))
     with pytest.raises(ValueError, match="do not fill a 4 x 4 grid"):
         plot_grid_heatmap(np.arange(6), (4, 4))
+
+
+def _overlaps(a, b):
+    """Whether two display-space boxes share any area."""
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_legends_sit_outside_the_data(results):
+    ax = plot_error(results)
+    ax.figure.canvas.draw()
+    legend = ax.get_legend()
+    assert legend is not None and len(legend.get_texts()) == 4
+    assert not _overlaps(legend.get_window_extent(), ax.get_window_extent())
+    ax = plot_distribution([0.5, 0.3, 0.2], {"a": [0.4, 0.4, 0.2]})
+    ax.figure.canvas.draw()
+    assert not _overlaps(ax.get_legend().get_window_extent(), ax.get_window_extent())
+
+
+def test_error_axes_say_what_is_measured(results):
+    # "tv" is half the l1 error: a total variation distance only for estimates on the simplex,
+    # and the unbiased (empirical) estimate is not one, so the axis does not call it TV alone.
+    label = plot_error(results).get_ylabel()
+    assert label.startswith("half l1 error") and "TV when" in label and "95% band" in label
+    assert plot_error(results, metric="l1").get_ylabel().startswith("l1 error")
+    assert metric_label("linf").startswith("max error")
+    assert metric_label("my_metric") == "my_metric error"
+
+
+def test_heatmap_colorbar_is_labelled_and_limits_can_be_shared():
+    data = load_foursquare_manhattan()
+    ax = plot_grid_heatmap(data)
+    assert ax.images[0].colorbar.ax.get_ylabel() == "check-ins per cell, log scale"
+    p = data.distribution.to_numpy()
+    ax = plot_grid_heatmap(p, data.grid_shape, log=False)
+    assert ax.images[0].colorbar.ax.get_ylabel() == "probability per cell"
+    ax = plot_grid_heatmap(p - 1 / p.size, data.grid_shape, log=False, label="signed error")
+    assert ax.images[0].colorbar.ax.get_ylabel() == "signed error"
+    ax = plot_grid_heatmap(p - 1 / p.size, data.grid_shape, log=False)
+    assert ax.images[0].colorbar.ax.get_ylabel() == "value per cell"
+    # two panels on one scale: the same limits whatever their own ranges
+    a = plot_grid_heatmap(p, data.grid_shape, vmin=1e-5, vmax=0.5, colorbar=False)
+    b = plot_grid_heatmap(p / 10, data.grid_shape, vmin=1e-5, vmax=0.5, colorbar=False)
+    for image in (a.images[0], b.images[0]):
+        assert (image.norm.vmin, image.norm.vmax) == (1e-5, 0.5) and image.colorbar is None
+    with pytest.raises(ValueError, match="log colour scale needs vmin > 0; got vmin=0"):
+        plot_grid_heatmap(p, data.grid_shape, vmin=0)
+    with pytest.raises(ValueError, match="vmin must be below vmax; got vmin=2, vmax=1"):
+        plot_grid_heatmap(p, data.grid_shape, vmin=2, vmax=1)
+
+
+def test_demo_maps_share_one_labelled_colour_scale(tmp_path, monkeypatch):
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from skldp import cli
+
+    figures = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *args, **kwargs: figures.append(self))
+    rng = np.random.default_rng(0)
+    counts = np.zeros(20)
+    counts[[3, 7, 8, 15]] = [5, 1, 30, 2]
+    data = {"distribution": counts / counts.sum(), "grid_shape": (4, 5), "counts": counts}
+    estimates = {"A": rng.dirichlet(np.ones(20)), "B": rng.dirichlet(np.ones(20)) * 0.5}
+    table = pd.DataFrame(
+        {"mechanism": ["A", "B"], "tv": [0.2, 0.4], "tv_low": [0.1, 0.3], "tv_high": [0.3, 0.5]}
+    )
+    cli._demo_plot(str(tmp_path / "demo.png"), data, estimates, table)
+    (fig,) = figures
+    maps = [ax for ax in fig.axes if ax.images]
+    assert len(maps) == 3
+    limits = {(ax.images[0].norm.vmin, ax.images[0].norm.vmax) for ax in maps}
+    assert limits == {(1 / 38, max(float(v.max()) for v in [counts / 38, *estimates.values()]))}
+    colorbars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert len(colorbars) == 1 and colorbars[0].get_ylabel().startswith("probability per cell")

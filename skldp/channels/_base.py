@@ -309,6 +309,78 @@ class Channel:
         m = Q.T @ p
         return (G**2 @ m - (G @ m) ** 2) / n
 
+    def zero_frequency_variance(self, n, p=None):
+        r"""Variance of each entry of :meth:`unbiased` when that category has frequency zero.
+
+        Wang et al.'s :math:`\mathrm{Var}^*`, the scale of the significance threshold
+        ("emp+thr"), per category. The unbiased estimate is an average of per-report
+        contributions :math:`g_x(y)`, so with :math:`M_{xz} = E[g_x(Y)^2 \mid Z = z]` (the
+        second moment of one report's contribution to :math:`\hat p_x` when its input is z) and
+        :math:`p_x = 0`,
+
+        .. math::
+
+            \mathrm{Var}^*_x(p) = \frac{1}{n} \frac{\sum_{z \ne x} p_z M_{xz}}
+            {\sum_{z \ne x} p_z},
+
+        the variance under p with category x's own mass removed and the rest renormalized
+        (the null hypothesis :math:`p_x = 0` closest to p). It is linear in the rest of p,
+        which is what the block-structured and high-low Hadamard responses need: there it is
+        :math:`c'^2 p(X_{\Pi(x)} \setminus x) / n` (the mass of x's block, or of the Hadamard
+        head, without x). For k-RR, uRR and the unary encodings :math:`M_{xz}` is the same for
+        every :math:`z \ne x`, and the value does not depend on p.
+
+        Parameters
+        ----------
+        n : int
+            Number of reports.
+        p : array-like of shape (n_inputs,) or None, default=None
+            The distribution of the other categories (a point of the simplex, for instance a
+            projected estimate). None gives the worst case over every distribution with
+            :math:`p_x = 0`: :math:`\max_{z \ne x} M_{xz} / n`. Where p has all its mass on
+            x, the worst case is used for x.
+
+        Returns
+        -------
+        var : ndarray of shape (n_inputs,)
+            Non-negative.
+        """
+        n = _check_n_reports(n)
+        if p is not None:
+            p = check_probability_vector(p, self.n_inputs)
+        return np.maximum(self._zero_frequency_variance(n, p), 0.0)
+
+    def _second_moments(self):
+        r"""``(own, worst)``: :math:`M_{xx}` and :math:`\max_{z \ne x} M_{xz}` for each x.
+
+        Generic: column z of M is ``variance(e_z, 1) + e_z**2`` (one call per input, so for
+        small k); channels with a closed form override this or ``_zero_frequency_variance``.
+        """
+        k = self.n_inputs
+        own = np.empty(k)
+        worst = np.zeros(k)
+        e = np.zeros(k)
+        for z in range(k):
+            e[z] = 1.0
+            column = self._variance(e, 1.0)
+            e[z] = 0.0
+            own[z] = column[z] + 1.0
+            column[z] = -np.inf
+            np.maximum(worst, column, out=worst)
+        return own, worst
+
+    def _zero_frequency_variance(self, n, p):
+        own, worst = self._second_moments()
+        if p is None:
+            return worst / n
+        # sum_z p_z M_xz = n Var_x(p) + p_x^2 (the estimate is unbiased); remove z = x.
+        total = n * self._variance(p, n) + p**2
+        rest = 1.0 - p
+        safe = rest > 1e-12
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = (total - p * own) / np.where(safe, rest, 1.0)
+        return np.where(safe, var, worst) / n
+
     # -- likelihood ------------------------------------------------------------------------------
     def likelihood(self, reports):
         """Q(y_i | x) for each report (rows) and input (columns): shape (n_reports, n_inputs)."""

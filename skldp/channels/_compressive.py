@@ -220,7 +220,8 @@ class _MeasurementChannel(SymbolChannel):
         """
         return self._solve(self.measurements(stats, n))
 
-    def _variance(self, p, n):
+    def _estimator_rows(self):
+        """W with p_hat = W f (f the output frequencies): one row per input, dense."""
         if self.n_inputs > _DENSE_PINV_MAX:
             raise ValueError(
                 f"the exact variance of the least-squares estimate needs a dense pseudo-inverse; "
@@ -230,9 +231,21 @@ class _MeasurementChannel(SymbolChannel):
             G = self.operator.to_dense().T / self.operator.column_norms()[:, None] ** 2
         else:
             G = self._pinv()
-        W = self.n_groups * (sparse.csr_matrix(G) @ self._coef).toarray()
+        return self.n_groups * (sparse.csr_matrix(G) @ self._coef).toarray()
+
+    def _variance(self, p, n):
+        W = self._estimator_rows()
         f = self._forward(p)
         return (W**2 @ f - (W @ f) ** 2) / n
+
+    def _second_moments(self):
+        # One report y contributes g_x(y) = W[x, y] + d_x to p_hat_x (d: the estimate from no
+        # counts), so M[x, z] = sum_y g_x(y)^2 Q(y | z): one dense product (k is small here).
+        d = self._unbiased(np.zeros(self.n_statistics), 1.0)
+        M = (self._estimator_rows() + d[:, None]) ** 2 @ self.to_dense().T
+        own = np.diag(M).copy()
+        np.fill_diagonal(M, -np.inf)
+        return own, M.max(axis=1)
 
 
 class _OneBitChannel(_MeasurementChannel):

@@ -22,7 +22,8 @@ Communication", AISTATS 2019.
 
 import numpy as np
 
-from skldp._fwht import _popcount, fwht, hadamard_entry, next_power_of_two
+from skldp._domain import format_sizes, partition_labels, sensitive_indices
+from skldp._fwht import fwht, hadamard_entry, next_power_of_two, popcount
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import (
     SymbolChannel,
@@ -30,14 +31,7 @@ from skldp.channels._base import (
     floor_to_uniform_grid,
     within_ratio,
 )
-from skldp.privacy import (
-    LDP,
-    BlockStructuredLDP,
-    HighLowLDP,
-    _format_sizes,
-    partition_labels,
-    sensitive_indices,
-)
+from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP
 
 _ULP = 2.0**-53
 
@@ -90,7 +84,7 @@ def _highest_bit(r):
 def _bit_count(v):
     if hasattr(np, "bitwise_count"):  # numpy >= 2.0
         return np.bitwise_count(v)
-    return _popcount(v)
+    return popcount(v)
 
 
 def _column_dtype(max_size):
@@ -216,7 +210,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
     def __repr__(self):
         return (
             f"{type(self).__name__}(epsilon={self.epsilon:g}, n_inputs={self.n_inputs}, "
-            f"block_sizes={_format_sizes(self.block_sizes)})"
+            f"block_sizes={format_sizes(self.block_sizes)})"
         )
 
     def guarantee(self):
@@ -277,6 +271,12 @@ class BlockHadamardResponseChannel(SymbolChannel):
     def _variance(self, p, n):
         mass = np.bincount(self.labels, weights=p, minlength=self.n_blocks)[self.labels]
         return (mass / self._slope**2 - p**2) / n
+
+    def _second_moments(self):
+        # One report contributes c' H[r, c] to p_hat_x when it lands in x's block, else 0:
+        # M_xz = c'^2 for z in x's block, 0 outside. A block of one has no other member.
+        c2 = np.full(self.n_inputs, 1.0 / self._slope**2)
+        return c2, np.where(self.block_sizes[self.labels] > 1, c2, 0.0)
 
     # -- likelihood ----------------------------------------------------------------------------
     def _likelihood(self, reports):
@@ -458,6 +458,16 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         p[self.sensitive] = fwht(stats[:S] / n)[self.rows[self.sensitive]] / self._slope
         p[self.public] = stats[S:] / (n * self._slope)
         return p
+
+    def _second_moments(self):
+        # A sensitive x: c' H[r, y] on the head [S], so M_xz = c'^2 for sensitive z and
+        # 2(1 - a) c'^2 for public z. A public x: c' on its own symbol, which only x emits
+        # (with probability 2a - 1 = 1/c'), so M_xx = c' and M_xz = 0.
+        c2 = 1.0 / self._slope**2
+        s, k = self.n_sensitive, self.n_inputs
+        head = c2 if s > 1 else (self._spread * c2 if k > s else 0.0)
+        own = np.where(self.is_sensitive, c2, 1.0 / self._slope)
+        return own, np.where(self.is_sensitive, head, 0.0)
 
     def _variance(self, p, n):
         mass_head = p[self.sensitive].sum() + self._spread * p[self.public].sum()  # p([S])

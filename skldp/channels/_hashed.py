@@ -23,29 +23,18 @@ Two kinds of channel live here:
 """
 
 import hashlib
-import warnings
 
 import numpy as np
 from scipy import sparse
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, pinvh
-from scipy.sparse.linalg import LinearOperator, lsqr
 
+from skldp import _least_squares
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
+from skldp._least_squares import CohortLeastSquares
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp._warnings import warn
 from skldp.channels._base import Channel, SymbolChannel, within_ratio
 from skldp.channels._randomized_response import _rr_truth, rr_sample
 from skldp.privacy import LDP
-
-#: Largest ``min(n_inputs, C k)`` for which the least-squares solve is direct (a pseudo-inverse
-#: of the smaller Gram matrix); above it LSQR iterates on the sparse H.
-DIRECT_SOLVE_LIMIT = 300
-
-#: Stopping tolerance of LSQR (relative residual of the normal equations): far below the
-#: statistical error of any estimate.
-LSQR_TOL = 1e-10
-
-#: Largest ``min(n_inputs, C k)`` for which exact variances form the pseudo-inverse of H.
-VARIANCE_LIMIT = 3000
 
 
 def cohort_rr_probabilities(epsilon, k, n_cohorts):
@@ -126,114 +115,11 @@ def collision_groups(signatures):
     return groups
 
 
-class _GramInverse:
-    """Applies the pseudo-inverse of the symmetric Gram matrix G (``apply(B) = G^+ B``).
-
-    ``G + N N^T`` is factored by Cholesky, where the columns of N span a known part of the null
-    space of G (the cohort structure, below); when that matrix is still singular, an
-    eigendecomposition (:func:`scipy.linalg.pinvh`) is used instead. Since ``N N^T`` acts on
-    the orthogonal complement of the range of G, the inverse equals ``G^+`` on that range.
-    """
-
-    def __init__(self, G, null=None):
-        self.null = null
-        M = G if null is None else G + null @ null.T
-        try:
-            self.chol = cho_factor(M, lower=False, check_finite=False)
-            # Cholesky of a singular matrix can succeed in floating point: accept it only if
-            # the factor is well conditioned.
-            d = np.abs(np.diag(self.chol[0]))
-            if d.min() <= 1e-4 * d.max():
-                raise LinAlgError("nearly singular")
-            self.P = None
-        except LinAlgError:
-            self.chol = None
-            self.P = pinvh(G)
-
-    def apply(self, B):
-        if self.chol is not None:
-            return cho_solve(self.chol, B, check_finite=False)
-        return self.P @ B
-
-
-class _CohortLeastSquares:
-    """Minimum-norm least squares ``argmin ||H p - b||_2`` for a sparse 0/1 matrix H.
-
-    Direct when the smaller Gram matrix is small, or H is nearly square (where iterations
-    converge slowly): ``p = (H^T H)^+ H^T b`` (S <= R) or ``p = H^T (H H^T)^+ b``, both the
-    minimum-norm solution ``H^+ b``. Otherwise LSQR from zero, which converges to the same
-    solution.
-
-    ``blocks=(C, k)`` declares that the R = C k rows form C cohorts of k buckets with exactly
-    one 1 per cohort in every column (O-RR; O-RAPPOR with one hash). Then the differences of
-    the cohorts' row indicators and the empty rows lie in the null space of ``H H^T``, which
-    lets a Cholesky factorization replace the eigendecomposition.
-    """
-
-    def __init__(self, H, blocks=None):
-        self.H = H
-        R, S = H.shape
-        small, large = min(R, S), max(R, S)
-        self.direct = small <= DIRECT_SOLVE_LIMIT or (
-            small <= VARIANCE_LIMIT and 2 * small >= large
-        )
-        self.tall = S <= R
-        self.blocks = blocks
-        self._gram = None
-        self._op = None
-        if self.direct:
-            self._gram = self._gram_inverse()
-
-    def _gram_inverse(self):
-        H = self.H
-        if self.tall:
-            return _GramInverse((H.T @ H).toarray())
-        G = (H @ H.T).toarray()
-        null = []
-        if self.blocks is not None:
-            C, k = self.blocks
-            for c in range(1, C):
-                v = np.zeros(C * k)
-                v[:k] = 1.0
-                v[c * k : (c + 1) * k] = -1.0
-                null.append(v)
-        empty = np.flatnonzero(np.diag(G) == 0)
-        null.extend(np.eye(G.shape[0])[empty])
-        return _GramInverse(G, np.array(null).T if null else None)
-
-    def solve(self, b):
-        H = self.H
-        if self.direct:
-            if self.tall:
-                return self._gram.apply(H.T @ b)
-            return H.T @ self._gram.apply(b)
-        if self.__dict__.get("_op") is None:
-            HT = H.T.tocsr()  # both products on CSR matrices
-            self._op = LinearOperator(
-                H.shape, matvec=lambda x: H @ x, rmatvec=lambda y: HT @ y, dtype=float
-            )
-        return lsqr(
-            self._op, b, atol=LSQR_TOL, btol=LSQR_TOL, conlim=1e12, iter_lim=20 * max(H.shape)
-        )[0]
-
-    def pseudo_inverse(self):
-        """H^+ as a dense (S, R) array, or None when ``min(S, R) > VARIANCE_LIMIT``."""
-        H = self.H
-        if min(H.shape) > VARIANCE_LIMIT:
-            return None
-        if self._gram is None:
-            self._gram = self._gram_inverse()
-        if self.tall:
-            return self._gram.apply(H.T.toarray())
-        return H.T.toarray() @ self._gram.apply(np.eye(H.shape[0]))
-
-
 def _no_variance(shape):
-    warnings.warn(
+    warn(
         f"the exact variance needs the pseudo-inverse of the {shape[0]} x {shape[1]} incidence "
-        f"matrix, which is not formed above {VARIANCE_LIMIT} rows and columns; returning NaN",
+        f"matrix, which is not formed above {_least_squares.VARIANCE_LIMIT} rows and columns; returning NaN",
         RuntimeWarning,
-        stacklevel=4,
     )
     return np.full(shape[1], np.nan)
 
@@ -315,7 +201,7 @@ class CohortRRChannel(SymbolChannel):
     def _solver(self):
         solver = self.__dict__.get("_ls")
         if solver is None:
-            solver = _CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
+            solver = CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
             self.__dict__["_ls"] = solver
         return solver
 
@@ -347,6 +233,19 @@ class CohortRRChannel(SymbolChannel):
         G = Hp * (self.n_cohorts / self._a)
         m = self._forward(p)
         return ((G**2) @ m - (G @ m) ** 2) / n
+
+    def _second_moments(self):
+        # One report y contributes g_x(y) = G[x, y] + d_x to p_hat_x (G as in _variance, d the
+        # estimate from no counts), so M[x, z] = sum_y g_x(y)^2 Q(y | z).
+        Hp = self._solver().pseudo_inverse()
+        if Hp is None:
+            nan = _no_variance(self.incidence.shape)
+            return nan, nan
+        d = self._unbiased(np.zeros(self.n_statistics), 1.0)
+        M = (Hp * (self.n_cohorts / self._a) + d[:, None]) ** 2 @ self.to_dense().T
+        own = np.diag(M).copy()
+        np.fill_diagonal(M, -np.inf)
+        return own, M.max(axis=1)
 
     # -- likelihood ------------------------------------------------------------------------------
     def _likelihood(self, reports):
@@ -422,6 +321,9 @@ class OpenAlphabetChannel(Channel):
         self._open("estimation")
 
     def variance(self, p, n):
+        self._open("variance")
+
+    def zero_frequency_variance(self, n, p=None):
         self._open("variance")
 
     def likelihood(self, reports):

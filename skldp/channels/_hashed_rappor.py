@@ -22,11 +22,11 @@ import numpy as np
 from scipy import sparse
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
+from skldp._least_squares import CohortLeastSquares
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._bits import BitVectorChannel, bernoulli_bits
 from skldp.channels._hashed import (
     OpenAlphabetChannel,
-    _CohortLeastSquares,
     _digest_array,
     _no_variance,
     collision_groups,
@@ -199,7 +199,7 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
     def _solver(self):
         solver = self.__dict__.get("_ls")
         if solver is None:
-            solver = _CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
+            solver = CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
             self.__dict__["_ls"] = solver
         return solver
 

@@ -172,6 +172,9 @@ class PersonalizedChannel(Channel):
     def _variance(self, p, n):
         return self.common._variance(p, n)
 
+    def _zero_frequency_variance(self, n, p):
+        return self.common._zero_frequency_variance(n, p)
+
     def _likelihood(self, reports):
         return self.common._likelihood(reports)
 

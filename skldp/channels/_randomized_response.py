@@ -175,6 +175,11 @@ class RandomizedResponseChannel(SymbolChannel):
         m = self._forward(p)
         return m * (1.0 - m) / (n * self._a**2)
 
+    def _zero_frequency_variance(self, n, p):
+        # A category of frequency zero is reported with probability q_other whatever p is.
+        m = self.other
+        return np.full(self.n_inputs, m * (1.0 - m) / (n * self._a**2))
+
     def maximum_likelihood(self, stats):
         r"""The maximum-likelihood estimate of p from output counts, in closed form.
 

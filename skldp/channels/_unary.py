@@ -295,6 +295,11 @@ class UnaryEncodingChannel(BitVectorChannel):
         m = self._forward(p)
         return m * (1.0 - m) / (n * self._diff**2)
 
+    def _zero_frequency_variance(self, n, p):
+        # Bit x of a category of frequency zero is one with probability off[x], whatever p is.
+        m = np.broadcast_to(self.off, (self.n_inputs,))
+        return m * (1.0 - m) / (n * self._diff**2)
+
     # -- likelihood ----------------------------------------------------------------------------------
     def _log_scale(self, reports):
         out = np.empty(reports.shape[0])

@@ -176,6 +176,12 @@ class UtilityOptimizedRRChannel(SymbolChannel):
         m = self._forward(p)
         return m * (1.0 - m) / (n * self.keep**2)
 
+    def _zero_frequency_variance(self, n, p):
+        # A sensitive category of frequency zero is reported with probability q_other (every
+        # input's noise lands there), a non-sensitive one never: whatever p is.
+        m = np.where(self.sensitive_mask, self.other, 0.0)
+        return m * (1.0 - m) / (n * self.keep**2)
+
     def _likelihood(self, reports):
         L = np.zeros((reports.shape[0], self.n_inputs))
         rows = np.flatnonzero(self.sensitive_mask[reports])

@@ -1,17 +1,17 @@
 """Estimation over a candidate dictionary given at estimation time (open alphabets)."""
 
 import hashlib
-import numbers
-import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
 from skldp._domain import check_category_list
+from skldp._least_squares import CohortLeastSquares
 from skldp._reports import ReportSpec
-from skldp._validation import check_int
-from skldp.channels._hashed import _CohortLeastSquares
+from skldp._validation import CHANNEL, TOL, Deferred, Interval, Options
+from skldp._warnings import warn
 from skldp.estimators._em import em
 from skldp.projection import project_simplex
 
@@ -50,13 +50,12 @@ def _warn_if_underdetermined(channel, n_candidates):
     cohorts = int(getattr(channel, "n_cohorts", 1))
     bound = rows - (cohorts - 1) if channel.report_kind == "symbol" else rows
     if n_candidates > bound:
-        warnings.warn(
+        warn(
             f"{n_candidates} reported candidates but the reports give at most {bound} "
             "independent statistics: the least-squares system is underdetermined and the "
             "estimate spreads mass over candidates it cannot tell apart; use more cohorts or "
             "buckets, or fewer candidates",
             UserWarning,
-            stacklevel=5,
         )
 
 
@@ -71,11 +70,10 @@ def _project_reported(p_ls, unreported):
     """
     reported = np.flatnonzero(~unreported)
     if reported.size == 0:
-        warnings.warn(
+        warn(
             "no candidate's bucket received a report, so the reports carry no information "
             "about the candidates; the estimate is the uniform distribution",
             UserWarning,
-            stacklevel=5,
         )
         return np.full(p_ls.shape[0], 1.0 / p_ls.shape[0])
     q = np.zeros(p_ls.shape[0])
@@ -83,6 +81,7 @@ def _project_reported(p_ls, unreported):
     return q
 
 
+@substitute()
 class CandidateEstimator(BaseDistributionEstimator):
     r"""Frequencies of candidate values from open-alphabet reports (hashed k-RR, hashed RAPPOR).
 
@@ -130,8 +129,7 @@ class CandidateEstimator(BaseDistributionEstimator):
         EM only: stop when the l1 change of an iteration falls below ``tol``.
     max_iter : int, default=10000
         EM only: most iterations.
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------
@@ -179,16 +177,13 @@ class CandidateEstimator(BaseDistributionEstimator):
         self.max_iter = max_iter
         self.channel = channel
 
-    def _check_params(self):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {list(_METHODS)}; got {self.method!r}")
-        if (
-            not isinstance(self.tol, numbers.Real)
-            or isinstance(self.tol, bool)
-            or not self.tol >= 0
-        ):
-            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
-        check_int(self.max_iter, "max_iter", min_value=1)
+    _parameter_constraints = {
+        "candidates": [None, Deferred("a list of distinct values, checked when reports arrive")],
+        "method": [Options(*_METHODS)],
+        "tol": [TOL],
+        "max_iter": [Interval("int", 1)],
+        "channel": [CHANNEL],
+    }
 
     # -- reading: open channels become channels over the candidates ------------------------------
     def _restricted(self, channel, cands):
@@ -251,7 +246,7 @@ class CandidateEstimator(BaseDistributionEstimator):
             p_ls = np.zeros(channel.n_inputs)
             keep = np.flatnonzero(~unreported)
             if keep.size:
-                sub = _CohortLeastSquares(
+                sub = CohortLeastSquares(
                     channel.incidence[:, keep], blocks=getattr(channel, "_ls_blocks", None)
                 )
                 p_ls[keep] = sub.solve(channel.least_squares_target(plain, n))
@@ -284,37 +279,27 @@ class CandidateEstimator(BaseDistributionEstimator):
                 channel, stats, p0, tol=self.tol, max_iter=self.max_iter, accelerate=True
             )
             if not converged:
-                warnings.warn(
+                warn(
                     f"EM did not converge in max_iter={self.max_iter} iterations; raise max_iter or tol",
                     ConvergenceWarning,
-                    stacklevel=4,
                 )
             out.update(
                 distribution_=p, n_iter_=n_iter, converged_=converged, log_likelihood_=history[-1]
             )
         return out
 
-    def partial_fit(self, X, y=None):
-        """Add a chunk of reports and update the estimate (statistics add up over chunks).
-
-        Parameters
-        ----------
-        X : Reports, DataFrame of reports, or array-like of shape (n_reports, width)
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        super().partial_fit(X)
+    def _derived_attributes(self):
+        # The colliding groups and unreported candidates as values, not indices.
         groups, unrep, cats = self._groups, self._unreported, self.categories_
-        if isinstance(cats, list):
-            self.indistinguishable_ = [
-                [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)
-            ]
-            self.unreported_ = [np.asarray(c)[u] for u, c in zip(unrep, cats)]
-        else:
-            self.indistinguishable_ = [np.asarray(cats)[g] for g in groups]
-            self.unreported_ = np.asarray(cats)[unrep]
         del self._groups, self._unreported
-        return self
+        if isinstance(cats, list):
+            return {
+                "indistinguishable_": [
+                    [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)
+                ],
+                "unreported_": [np.asarray(c)[u] for u, c in zip(unrep, cats)],
+            }
+        return {
+            "indistinguishable_": [np.asarray(cats)[g] for g in groups],
+            "unreported_": np.asarray(cats)[unrep],
+        }

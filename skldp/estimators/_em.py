@@ -1,14 +1,14 @@
 """Maximum likelihood by expectation-maximization on the channel's EM statistics."""
 
-import numbers
-import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skldp._base import BaseDistributionEstimator
-from skldp._validation import check_bool, check_int
-from skldp.estimators._projected import significance_threshold, zero_frequency_variance
+from skldp._docstring import substitute
+from skldp._validation import CHANNEL, TOL, Boolean, Interval, ListLike, Options
+from skldp._warnings import warn
+from skldp.estimators._projected import threshold_from_channel
 from skldp.projection import project_simplex
 
 
@@ -99,6 +99,7 @@ def em(channel, stats, p0, *, tol, max_iter, accelerate):
     return p, n_iter, converged, history
 
 
+@substitute()
 class EMEstimator(BaseDistributionEstimator):
     r"""Maximum-likelihood estimate of the distribution by EM.
 
@@ -131,8 +132,7 @@ class EMEstimator(BaseDistributionEstimator):
         positive entries.
     accelerate : bool, default=True
         Use SQUAREM extrapolation, kept only when it does not lower the likelihood.
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------
@@ -186,19 +186,16 @@ class EMEstimator(BaseDistributionEstimator):
         self.accelerate = accelerate
         self.channel = channel
 
-    def _check_params(self):
-        if (
-            isinstance(self.tol, bool)
-            or not isinstance(self.tol, numbers.Real)
-            or not self.tol >= 0
-        ):
-            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}")
-        check_int(self.max_iter, "max_iter", min_value=1)
-        check_bool(self.accelerate, "accelerate")
-        if isinstance(self.init, str) and self.init not in ("uniform", "empirical", "threshold"):
-            raise ValueError(
-                f"init must be 'uniform', 'empirical', 'threshold' or an array; got {self.init!r}"
-            )
+    _parameter_constraints = {
+        "tol": [TOL],
+        "max_iter": [Interval("int", 1)],
+        "init": [
+            Options("uniform", "empirical", "threshold"),
+            ListLike("an array of positive numbers, one per category"),
+        ],
+        "accelerate": [Boolean()],
+        "channel": [CHANNEL],
+    }
 
     def _chunk_statistics(self, channel, values):
         return channel.em_statistics(values)
@@ -213,8 +210,7 @@ class EMEstimator(BaseDistributionEstimator):
                 return np.full(k, 1.0 / k)
             if self.init == "threshold":
                 p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
-                sigma0 = np.sqrt(zero_frequency_variance(channel, n))
-                return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, 0.05) + 1e-6 / k
+                return (1.0 - 1e-6) * threshold_from_channel(channel, p_hat, n, 0.05) + 1e-6 / k
             plain = channel.statistics_from_em(stats)
             closed_form = channel.maximum_likelihood(plain)
             if closed_form is not None:
@@ -241,11 +237,10 @@ class EMEstimator(BaseDistributionEstimator):
             accelerate=self.accelerate,
         )
         if not converged:
-            warnings.warn(
+            warn(
                 f"EM did not converge in max_iter={self.max_iter} iterations (last change above "
                 f"tol={self.tol}); raise max_iter or tol",
                 ConvergenceWarning,
-                stacklevel=4,
             )
         return {
             "distribution_": p,

@@ -5,6 +5,7 @@ from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
 from skldp.projection import project_simplex
 
 
@@ -12,6 +13,7 @@ def _plug_in_std(channel, p_hat, n):
     return np.sqrt(np.maximum(channel.variance(project_simplex(p_hat), n), 0.0))
 
 
+@substitute()
 class EmpiricalEstimator(BaseDistributionEstimator):
     r"""Unbiased estimate of the distribution by inverting the channel's expected statistics.
 
@@ -26,8 +28,7 @@ class EmpiricalEstimator(BaseDistributionEstimator):
 
     Parameters
     ----------
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel (plain arrays).
+    {channel}
 
     Attributes
     ----------

@@ -1,20 +1,15 @@
 """Distribution estimation for the personalized ULDP mechanism (PUM) with background knowledge."""
 
-import numbers
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BaseDistributionEstimator
-from skldp._validation import check_probability_vector
+from skldp._validation import CHANNEL, TOL, InstanceOf, Interval, Options, check_probability_vector
 from skldp.channels import PersonalizedChannel
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
-from skldp.estimators._projected import (
-    ProjectedEstimator,
-    significance_threshold,
-    zero_frequency_variance,
-)
+from skldp.estimators._projected import ProjectedEstimator, threshold_from_channel
 
 _METHODS = ("em", "threshold", "empirical")
 
@@ -166,20 +161,17 @@ class PersonalizedEstimator(BaseDistributionEstimator):
         self.max_iter = max_iter
         self.channel = channel
 
-    def _check_params(self):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {list(_METHODS)}; got {self.method!r}")
-        if (
-            isinstance(self.alpha, bool)
-            or not isinstance(self.alpha, numbers.Real)
-            or not 0 < self.alpha < 1
-        ):
-            raise ValueError(f"alpha must lie in (0, 1); got {self.alpha!r}")
-        if self.background is not None and not isinstance(self.background, (dict, list, tuple)):
-            raise TypeError(
-                f"background must be None, a dict tag -> distribution, or a list; got {type(self.background).__name__}"
-            )
-        self._inner()._check_params()
+    _parameter_constraints = {
+        "method": [Options(*_METHODS)],
+        "background": [
+            None,
+            InstanceOf((dict, list, tuple), "a dict tag -> distribution, or a list"),
+        ],
+        "alpha": [Interval("real", 0, 1, closed="neither")],
+        "tol": [TOL],
+        "max_iter": [Interval("int", 1)],
+        "channel": [CHANNEL],
+    }
 
     def _inner(self):
         if self.method == "em":
@@ -243,12 +235,10 @@ class PersonalizedEstimator(BaseDistributionEstimator):
         )
         return result
 
-    def partial_fit(self, X, y=None):
-        """Add a chunk of reports, re-estimate r and reconstruct p (see the class docstring)."""
-        super().partial_fit(X)
-        self.output_categories_ = self.categories_
-        self.categories_ = self.output_categories_[: self._specs[0].channel.n_values]
-        return self
+    def _derived_attributes(self):
+        # The reports' categories are Z (values, then bots); the estimate is over the values.
+        z = self.categories_
+        return {"output_categories_": z, "categories_": z[: self._specs[0].channel.n_values]}
 
     def _distributions(self):
         # Likelihoods of the reports live on Z: score and predict_proba use r.
@@ -268,6 +258,12 @@ class PersonalizedEstimator(BaseDistributionEstimator):
 class _ThresholdEM(EMEstimator):
     """EM from the threshold estimate at a chosen alpha (the paper's initialization)."""
 
+    _parameter_constraints = {
+        "tol": [TOL],
+        "max_iter": [Interval("int", 1)],
+        "alpha": [Interval("real", 0, 1, closed="neither")],
+    }
+
     def __init__(self, *, tol=1e-10, max_iter=10000, alpha=0.05):
         super().__init__(tol=tol, max_iter=max_iter, init="threshold")
         self.alpha = alpha
@@ -275,5 +271,4 @@ class _ThresholdEM(EMEstimator):
     def _initial(self, channel, stats, n):
         k = channel.n_inputs
         p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
-        sigma0 = np.sqrt(zero_frequency_variance(channel, n))
-        return (1.0 - 1e-6) * significance_threshold(p_hat, sigma0, self.alpha) + 1e-6 / k
+        return (1.0 - 1e-6) * threshold_from_channel(channel, p_hat, n, self.alpha) + 1e-6 / k

@@ -1,11 +1,12 @@
 """The unbiased estimate post-processed into a distribution."""
 
-import numbers
 
 import numpy as np
 from scipy.stats import norm
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
+from skldp._validation import CHANNEL, Interval, Options
 from skldp.estimators._empirical import _plug_in_std
 from skldp.projection import clip_normalize, norm_sub, project_simplex
 
@@ -17,20 +18,19 @@ _METHODS = {
 }
 
 
-def zero_frequency_variance(channel, n):
-    r"""Variance of each unbiased coordinate when that category has frequency zero.
+def threshold_from_channel(channel, p_hat, n, alpha=0.05):
+    r"""The significance threshold of ``p_hat`` with each category's zero-frequency scale.
 
-    Wang et al.'s :math:`\mathrm{Var}^*`. Evaluated at point masses on category 0 (for every
-    other category) and on category 1 (for category 0); exact for channels whose coordinate
-    variance depends only on that coordinate's frequency (RR, uRR, unary encodings).
+    :math:`\sigma_0(x)^2` is ``channel.zero_frequency_variance(n, project_simplex(p_hat))``:
+    the exact variance of :math:`\hat p_x` when :math:`p_x = 0` and the other categories
+    follow the simplex projection of the estimate, renormalized without x
+    (:meth:`skldp.channels.Channel.zero_frequency_variance`). For k-RR, uRR and the unary
+    encodings this is Wang et al.'s constant :math:`\mathrm{Var}^*`; for block-structured and
+    high-low Hadamard responses it scales with the estimated mass of x's block (or of the
+    Hadamard head), so symmetric blocks get the same threshold.
     """
-    k = channel.n_inputs
-    p = np.zeros(k)
-    p[0] = 1.0
-    var = np.array(channel.variance(p, n), dtype=float)
-    p[0], p[1] = 0.0, 1.0
-    var[0] = channel.variance(p, n)[0]
-    return np.maximum(var, 0.0)
+    sigma0 = np.sqrt(channel.zero_frequency_variance(n, project_simplex(p_hat)))
+    return significance_threshold(p_hat, sigma0, alpha)
 
 
 def significance_threshold(p_hat, sigma0, alpha=0.05):
@@ -69,6 +69,7 @@ def significance_threshold(p_hat, sigma0, alpha=0.05):
     return q
 
 
+@substitute()
 class ProjectedEstimator(BaseDistributionEstimator):
     r"""The unbiased estimate made into a distribution by post-processing.
 
@@ -84,9 +85,16 @@ class ProjectedEstimator(BaseDistributionEstimator):
       when they sum to less.
     - ``"threshold"``: the significance threshold ("emp+thr"): keep the entries above
       :math:`\Phi^{-1}(1 - \alpha/k)\,\sigma_0(x)`, with :math:`\sigma_0(x)` the exact
-      standard deviation of the unbiased estimate of a zero-frequency category (Bonferroni
-      over the k categories), and share the rest of the mass equally among the others
-      (:func:`~skldp.estimators.significance_threshold`).
+      standard deviation of :math:`\hat p_x` when :math:`p_x = 0` (Bonferroni over the k
+      categories), and share the rest of the mass equally among the others
+      (:func:`~skldp.estimators.significance_threshold`). :math:`\sigma_0(x)^2` is
+      :math:`\frac{1}{n}\sum_{z \ne x} \tilde p_z M_{xz} / \sum_{z \ne x} \tilde p_z`
+      with :math:`\tilde p` the simplex projection of :math:`\hat p` and :math:`M_{xz}` the
+      second moment of one report's contribution to :math:`\hat p_x` from input z
+      (:meth:`~skldp.channels.Channel.zero_frequency_variance`): a constant for k-RR, uRR
+      and unary encodings, and :math:`c'^2\,\tilde p(X_{\Pi(x)} \setminus x)` for the
+      block-structured and high-low Hadamard responses, so that symmetric blocks are
+      treated alike.
 
     Post-processing costs no privacy.
 
@@ -98,8 +106,7 @@ class ProjectedEstimator(BaseDistributionEstimator):
         How to map the unbiased estimate onto the simplex.
     alpha : float, default=0.05
         Family-wise significance level of ``method='threshold'``; in (0, 1).
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------
@@ -123,21 +130,16 @@ class ProjectedEstimator(BaseDistributionEstimator):
         self.alpha = alpha
         self.channel = channel
 
-    def _check_params(self):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {sorted(_METHODS)}; got {self.method!r}")
-        if (
-            isinstance(self.alpha, bool)
-            or not isinstance(self.alpha, numbers.Real)
-            or not 0 < self.alpha < 1
-        ):
-            raise ValueError(f"alpha must lie in (0, 1); got {self.alpha!r}")
+    _parameter_constraints = {
+        "method": [Options(*sorted(_METHODS))],
+        "alpha": [Interval("real", 0, 1, closed="neither")],
+        "channel": [CHANNEL],
+    }
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)
         if self.method == "threshold":
-            sigma0 = np.sqrt(zero_frequency_variance(channel, n))
-            dist = significance_threshold(p_hat, sigma0, self.alpha)
+            dist = threshold_from_channel(channel, p_hat, n, self.alpha)
         else:
             dist = _METHODS[self.method](p_hat)
         return {

@@ -9,7 +9,6 @@ k = 10**6 one pass of ``M.T @ r`` is the unit of cost.
 """
 
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -18,8 +17,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
 from skldp._base import BaseDistributionEstimator
+from skldp._docstring import substitute
 from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
-from skldp._validation import check_bool
+from skldp._validation import CHANNEL, Boolean, Interval, Options
 from skldp.projection import project_simplex
 
 __all__ = [
@@ -373,6 +373,7 @@ def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer
 
 
 # -- the estimator ----------------------------------------------------------------------------------
+@substitute()
 class SparseEstimator(BaseDistributionEstimator):
     r"""Sparse recovery of a distribution from linear measurements (compressive sensing).
 
@@ -445,8 +446,7 @@ class SparseEstimator(BaseDistributionEstimator):
         :math:`\beta \ge 0` of the paper's Lemma 4.1: after the public permutation each of
         the L blocks holds at most :math:`(1+\beta)s/L` of the s nonzeros with probability at
         least :math:`1 - L\exp(-\min(\beta^2, \beta)s/(4L))`. Used with ``sparsity`` given.
-    channel : Channel, fitted privatizer, list of them, or None, default=None
-        For reports that do not carry their channel.
+    {channel}
 
     Attributes
     ----------
@@ -539,39 +539,18 @@ class SparseEstimator(BaseDistributionEstimator):
         self.beta = beta
         self.channel = channel
 
-    def _check_params(self):
-        if self.sparsity is not None and (
-            isinstance(self.sparsity, bool)
-            or not isinstance(self.sparsity, numbers.Integral)
-            or self.sparsity < 1
-        ):
-            raise ValueError(f"sparsity must be a positive integer or None; got {self.sparsity!r}")
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}; got {self.method!r}")
-        if self.projection not in _PROJECTIONS:
-            raise ValueError(f"projection must be one of {_PROJECTIONS}; got {self.projection!r}")
-        if self.empty_groups not in _EMPTY:
-            raise ValueError(f"empty_groups must be one of {_EMPTY}; got {self.empty_groups!r}")
-        check_bool(self.positive, "positive")
-        check_bool(self.debias, "debias")
-        if (
-            isinstance(self.max_iter, bool)
-            or not isinstance(self.max_iter, numbers.Integral)
-            or self.max_iter < 1
-        ):
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
-        if not (isinstance(self.hierarchical, bool) or (
-            isinstance(self.hierarchical, str) and self.hierarchical == "auto"
-        )):
-            raise ValueError(
-                f"hierarchical must be 'auto', True or False; got {self.hierarchical!r}"
-            )
-        if (
-            isinstance(self.beta, bool)
-            or not isinstance(self.beta, numbers.Real)
-            or not (0 <= self.beta < math.inf)
-        ):
-            raise ValueError(f"beta must be a finite number >= 0; got {self.beta!r}")
+    _parameter_constraints = {
+        "sparsity": [Interval("int", 1), None],
+        "method": [Options(*_METHODS)],
+        "projection": [Options(*_PROJECTIONS)],
+        "empty_groups": [Options(*_EMPTY)],
+        "positive": [Boolean()],
+        "debias": [Boolean()],
+        "max_iter": [Interval("int", 1)],
+        "hierarchical": [Options("auto"), Boolean()],
+        "beta": [Interval("real", 0, math.inf, closed="left", description="a finite number >= 0")],
+        "channel": [CHANNEL],
+    }
 
     # -- recovery -------------------------------------------------------------------------------------
     def _inverse(self, channel, system, stats, n):

@@ -1,10 +1,12 @@
 """The optimal binary context-aware mechanism as a scikit-learn transformer."""
 
 from skldp._base import BasePrivatizer
-from skldp._validation import check_epsilon
+from skldp._docstring import substitute
+from skldp._validation import CATEGORIES, RANDOM_STATE, Epsilon
 from skldp.channels import BinaryRandomizedResponseChannel
 
 
+@substitute()
 class BinaryRandomizedResponse(BasePrivatizer):
     r"""Binary randomized response with a separate budget for each direction (optimal Q*).
 
@@ -30,11 +32,7 @@ class BinaryRandomizedResponse(BasePrivatizer):
     categories : list of values, list of lists, or None, default=None
         The public domain, exactly two values per column, in the order the budgets refer to.
         None infers it from X (sorted) and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {random_state}
 
     Attributes
     ----------
@@ -94,9 +92,12 @@ class BinaryRandomizedResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon_01, "epsilon_01", allow_inf=True, allow_zero=True)
-        check_epsilon(self.epsilon_10, "epsilon_10", allow_inf=True, allow_zero=True)
+    _parameter_constraints = {
+        "epsilon_01": [Epsilon(allow_inf=True, allow_zero=True)],
+        "epsilon_10": [Epsilon(allow_inf=True, allow_zero=True)],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _make_channel(self, categories, column):
         if len(categories) != 2:

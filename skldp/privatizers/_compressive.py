@@ -3,14 +3,24 @@
 import math
 
 from skldp._base import BasePrivatizer
-from skldp._validation import check_epsilon, check_int
+from skldp._docstring import substitute
+from skldp._validation import (
+    CATEGORIES,
+    POSITIVE_EPSILON,
+    RANDOM_STATE,
+    Interval,
+    Options,
+    Satisfies,
+    check_epsilon,
+    check_int,
+)
 from skldp.channels import (
     OneBitCompressiveChannel,
     OneBitHadamardChannel,
     RecursiveCompressiveChannel,
     SymmetricCompressiveChannel,
 )
-from skldp.channels._compressive import _check_assignment
+from skldp.exceptions import InvalidParameterError
 
 _REFERENCE = (
     'T. Xiong, J. Sun, C. Mao, X. Wang, Y. Shan and H. Huang, "Compressive Sensing Approaches '
@@ -18,10 +28,14 @@ _REFERENCE = (
 )
 
 
-def _check_seed(value):
-    return check_int(value, "matrix_seed", min_value=0)
+_MATRIX_SEED = Interval("int", 0)
+_ASSIGNMENT = Options("cyclic", "random")
+_POWER_OF_TWO = Satisfies(
+    Interval("int", 1), lambda v: v & (v - 1) == 0, "a power of two (1, 2, 4, ...)"
+)
 
 
+@substitute()
 class OneBitCompressive(BasePrivatizer):
     r"""One-bit compressive privatization: one private bit about one random measurement of x.
 
@@ -38,8 +52,7 @@ class OneBitCompressive(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
+    {epsilon}
     n_measurements : int, default=500
         m, the number of groups and of measurements (the paper's experiments use 500).
         Exact recovery of an s-sparse p needs m of order :math:`s \log(k/s)`.
@@ -50,14 +63,8 @@ class OneBitCompressive(BasePrivatizer):
         group ``(u + i) mod m`` for a uniform random start u, the paper's
         :math:`S_j = \{i : i \equiv j \pmod m\}` (balanced groups); ``'random'``: each row
         gets an independent uniform group.
-    categories : list of values, list of lists, or None, default=None
-        The public domain, one list per column. None infers it from X and warns with a
-        PrivacyLeakWarning.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -113,11 +120,14 @@ class OneBitCompressive(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        check_int(self.n_measurements, "n_measurements", min_value=1)
-        _check_seed(self.matrix_seed)
-        _check_assignment(self.assignment)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "n_measurements": [Interval("int", 1)],
+        "matrix_seed": [_MATRIX_SEED],
+        "assignment": [_ASSIGNMENT],
+    }
 
     def _make_channel(self, categories, column):
         return OneBitCompressiveChannel(
@@ -125,6 +135,7 @@ class OneBitCompressive(BasePrivatizer):
         )
 
 
+@substitute()
 class SymmetricCompressive(BasePrivatizer):
     r"""Symmetric compressive privatization: everyone reports one of m symbols.
 
@@ -141,19 +152,13 @@ class SymmetricCompressive(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report.
+    {epsilon}
     n_measurements : int, default=500
         m, the output alphabet size; even.
     matrix_seed : int, default=0
         Public seed of :math:`A_h`.
-    categories : list of values, list of lists, or None, default=None
-        The public domain, one list per column.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -201,12 +206,15 @@ class SymmetricCompressive(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        m = check_int(self.n_measurements, "n_measurements", min_value=2)
-        if m % 2:
-            raise ValueError(f"n_measurements must be even (A = [A_h; -A_h]); got {m}")
-        _check_seed(self.matrix_seed)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "n_measurements": [
+            Satisfies(Interval("int", 2), lambda m: m % 2 == 0, "an even integer >= 2")
+        ],
+        "matrix_seed": [_MATRIX_SEED],
+    }
 
     def _make_channel(self, categories, column):
         return SymmetricCompressiveChannel(
@@ -246,6 +254,7 @@ def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None, n_categories=None):
     return L
 
 
+@substitute()
 class RecursiveCompressive(BasePrivatizer):
     r"""Recursive compressive privatization: medium privacy with log2(L) + 1 bits per report.
 
@@ -260,8 +269,7 @@ class RecursiveCompressive(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report.
+    {epsilon}
     n_measurements : int, default=500
         m, the number of groups (rows of :math:`A_2`).
     n_blocks : int or None, default=None
@@ -273,12 +281,8 @@ class RecursiveCompressive(BasePrivatizer):
         Public seed of :math:`A_2` and of the permutation.
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
-    categories : list of values, list of lists, or None, default=None
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -339,14 +343,22 @@ class RecursiveCompressive(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "n_measurements": [Interval("int", 1)],
+        "n_blocks": [_POWER_OF_TWO, None],
+        "max_bits": [None, Interval("int", 1)],
+        "matrix_seed": [_MATRIX_SEED],
+        "assignment": [_ASSIGNMENT],
+    }
+
     def _check_params(self):
-        check_epsilon(self.epsilon)
-        check_int(self.n_measurements, "n_measurements", min_value=1)
-        if self.max_bits is not None:
-            check_int(self.max_bits, "max_bits", min_value=1)
-        resolve_n_blocks(self.epsilon, self.n_blocks, self.max_bits)
-        _check_seed(self.matrix_seed)
-        _check_assignment(self.assignment)
+        try:
+            resolve_n_blocks(self.epsilon, self.n_blocks, self.max_bits)
+        except ValueError as exc:
+            raise InvalidParameterError(str(exc)) from None
 
     def _make_channel(self, categories, column):
         L = resolve_n_blocks(self.epsilon, self.n_blocks, self.max_bits, len(categories))
@@ -355,6 +367,7 @@ class RecursiveCompressive(BasePrivatizer):
         )
 
 
+@substitute()
 class OneBitHadamardResponse(BasePrivatizer):
     r"""One-bit Hadamard response: the one-bit baseline of compressive privatization.
 
@@ -370,16 +383,11 @@ class OneBitHadamardResponse(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report.
+    {epsilon}
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
-    categories : list of values, list of lists, or None, default=None
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -421,9 +429,12 @@ class OneBitHadamardResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        _check_assignment(self.assignment)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "assignment": [_ASSIGNMENT],
+    }
 
     def _make_channel(self, categories, column):
         return OneBitHadamardChannel(self.epsilon, len(categories), self.assignment)

@@ -1,18 +1,27 @@
 """Hadamard response and its block-structured and high-low forms as scikit-learn transformers."""
 
-from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
 from skldp._base import BasePrivatizer
-from skldp._domain import _describe, _is_list_like, encode_parameter
-from skldp._validation import check_epsilon, check_int
+from skldp._docstring import substitute
+from skldp._domain import column_partition, column_sensitive, is_list_like
+from skldp._validation import (
+    CATEGORIES,
+    POSITIVE_EPSILON,
+    RANDOM_STATE,
+    Deferred,
+    Interval,
+    IsCallable,
+    ListLike,
+    check_int,
+)
 from skldp.channels import (
     BlockHadamardResponseChannel,
     HadamardResponseChannel,
     HighLowHadamardResponseChannel,
 )
+from skldp.exceptions import InvalidParameterError
 
 __all__ = ["HadamardResponse", "BlockHadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
 
@@ -49,9 +58,9 @@ def grid_blocks(shape, n_blocks):
            [3, 3, 4, 4, 5, 5],
            [3, 3, 4, 4, 5, 5]])
     """
-    if not _is_list_like(shape) or len(shape) != 2:
+    if not is_list_like(shape) or len(shape) != 2:
         raise ValueError(f"shape must be a pair (n_rows, n_cols); got {shape!r}")
-    if not _is_list_like(n_blocks) or len(n_blocks) != 2:
+    if not is_list_like(n_blocks) or len(n_blocks) != 2:
         raise ValueError(f"n_blocks must be a pair (m1, m2); got {n_blocks!r}")
     n_rows = check_int(shape[0], "shape[0]")
     n_cols = check_int(shape[1], "shape[1]")
@@ -64,72 +73,7 @@ def grid_blocks(shape, n_blocks):
     return (row_block[:, None] * m2 + col_block[None, :]).ravel()
 
 
-def _factorize(raw):
-    codes, _ = pd.factorize(pd.Series(raw, dtype=object), use_na_sentinel=False)
-    return codes.astype(np.int64)
-
-
-def _block_labels(blocks, n_blocks, block_size, categories, column):
-    """Block label (0 .. m-1, any numbering) of each category of one column."""
-    k = len(categories)
-    if n_blocks is not None:
-        m = check_int(n_blocks, "n_blocks")
-        if m > k:
-            raise ValueError(f"n_blocks={m} exceeds the {k} categories of column {column}")
-        return np.arange(k, dtype=np.int64) * m // k
-    if block_size is not None:
-        size = check_int(block_size, "block_size")
-        return np.arange(k, dtype=np.int64) // size
-    if callable(blocks):
-        return _factorize([blocks(c) for c in categories])
-    if isinstance(blocks, (Mapping, pd.Series)):
-        mapping = blocks if isinstance(blocks, Mapping) else blocks.to_dict()
-        missing = [c for c in categories if c not in mapping]
-        if missing:
-            raise ValueError(
-                f"blocks gives no block to {len(missing)} categories of column {column}: "
-                f"{_describe(np.asarray(missing, dtype=object))}"
-            )
-        return _factorize([mapping[c] for c in categories])
-    if isinstance(blocks, str) or not _is_list_like(blocks):
-        raise TypeError(
-            "blocks must be a list of blocks (lists of categories), a mapping category -> label, "
-            f"a callable, or an array of labels aligned with the categories; got {type(blocks).__name__}"
-        )
-    items = list(blocks)
-    if items and all(_is_list_like(b) for b in items):
-        labels = np.full(k, -1, dtype=np.int64)
-        for j, block in enumerate(items):
-            idx = encode_parameter(block, categories, column, f"blocks (block {j})")
-            if idx.size == 0:
-                raise ValueError(f"block {j} of blocks is empty; every block needs a category")
-            again = idx[labels[idx] >= 0]
-            if again.size or np.unique(idx).shape[0] != idx.shape[0]:
-                dup = categories[again] if again.size else categories[idx]
-                raise ValueError(
-                    f"the blocks of column {column} overlap: {_describe(np.asarray(dup))} in two blocks"
-                )
-            labels[idx] = j
-        if np.any(labels < 0):
-            raise ValueError(
-                f"the blocks do not cover the categories of column {column}: "
-                f"{_describe(np.asarray(categories[labels < 0]))} are in no block"
-            )
-        return labels
-    if len(items) != k:
-        raise ValueError(
-            f"an array of block labels needs one label per category; column {column} has {k} "
-            f"categories and blocks has {len(items)} entries"
-        )
-    missing = pd.isna(np.asarray(items, dtype=object))
-    if np.any(missing):
-        raise ValueError(
-            f"blocks gives a missing label (None or NaN) to {int(missing.sum())} categories of "
-            f"column {column}: {_describe(np.asarray(categories)[missing])}"
-        )
-    return _factorize(items)
-
-
+@substitute()
 class HadamardResponse(BasePrivatizer):
     r"""Hadamard response: report a random column of the Hadamard row of the true value.
 
@@ -145,16 +89,9 @@ class HadamardResponse(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {epsilon}
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -201,13 +138,17 @@ class HadamardResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _make_channel(self, categories, column):
         return HadamardResponseChannel(self.epsilon, len(categories))
 
 
+@substitute()
 class BlockHadamardResponse(BasePrivatizer):
     r"""Hadamard response inside the block of the true value: block-structured LDP.
 
@@ -239,14 +180,8 @@ class BlockHadamardResponse(BasePrivatizer):
     block_size : int or None, default=None
         Cut the categories, in their order, into contiguous blocks of this size (the last one
         may be smaller).
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -316,44 +251,39 @@ class BlockHadamardResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "blocks": [None, Deferred("a partition of the categories, checked against them in fit")],
+        "n_blocks": [None, Interval("int", 1)],
+        "block_size": [None, Interval("int", 1)],
+    }
+
     def _check_params(self):
-        check_epsilon(self.epsilon)
         given = [n for n in ("blocks", "n_blocks", "block_size") if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError(
+            raise InvalidParameterError(
                 "give the partition by exactly one of blocks, n_blocks or block_size; got "
                 + (", ".join(given) if given else "none of them")
             )
-        if self.n_blocks is not None:
-            check_int(self.n_blocks, "n_blocks")
-        if self.block_size is not None:
-            check_int(self.block_size, "block_size")
 
     def _make_channel(self, categories, column):
-        labels = _block_labels(self.blocks, self.n_blocks, self.block_size, categories, column)
+        labels = column_partition(
+            self.blocks, self.n_blocks, self.block_size, categories, column
+        )
         return BlockHadamardResponseChannel(self.epsilon, labels)
 
-    def fit(self, X, y=None):
-        """Learn the domain and the partition of each column and build its channel.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values (only checked against the domain, or used to infer it with a warning).
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        super().fit(X, y)
-        out = []
-        for ch, cats in zip(self.channels_, self.categories_):
-            out.append([cats[idx] for idx in ch.guarantee().blocks])
-        self.blocks_ = out[0] if len(out) == 1 else out
-        return self
+    def _derived_attributes(self):
+        # The partition as categories: blocks numbered by their first category.
+        out = [
+            [cats[idx] for idx in ch.guarantee().blocks]
+            for ch, cats in zip(self.channels_, self.categories_)
+        ]
+        return {"blocks_": out[0] if len(out) == 1 else out}
 
 
+@substitute()
 class HighLowHadamardResponse(BasePrivatizer):
     r"""High-low LDP: Hadamard response among the sensitive values, release of the others.
 
@@ -375,14 +305,8 @@ class HighLowHadamardResponse(BasePrivatizer):
         The sensitive categories (required): a list of categories, a callable called on each
         category that returns True for the sensitive ones, or (for several columns) one list
         per column. At least one category must be sensitive.
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -435,32 +359,17 @@ class HighLowHadamardResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        if self.sensitive is None:
-            raise ValueError(
-                "sensitive is required: the list of sensitive categories (or a callable)"
-            )
-        if not callable(self.sensitive) and (
-            isinstance(self.sensitive, str) or not _is_list_like(self.sensitive)
-        ):
-            raise TypeError(
-                f"sensitive must be a list of categories or a callable; got {type(self.sensitive).__name__}"
-            )
-
-    def _column_sensitive(self, categories, column):
-        spec = self.sensitive
-        if callable(spec):
-            mask = np.array([bool(spec(c)) for c in categories], dtype=bool)
-            return np.flatnonzero(mask)
-        items = list(spec)
-        n_columns = len(self.categories_)
-        if n_columns > 1 and len(items) == n_columns and all(_is_list_like(s) for s in items):
-            items = list(items[column])
-        return np.sort(encode_parameter(items, categories, column, "sensitive", distinct=True))
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "sensitive": [ListLike("a list of categories"), IsCallable()],
+    }
 
     def _make_channel(self, categories, column):
-        idx = self._column_sensitive(categories, column)
+        idx = column_sensitive(
+            self.sensitive, categories, column, self.n_features_in_, allow_callable=True
+        )
         if idx.size == 0:
             raise ValueError(
                 f"no category of column {column} is sensitive; high-low LDP needs at least one "
@@ -468,20 +377,6 @@ class HighLowHadamardResponse(BasePrivatizer):
             )
         return HighLowHadamardResponseChannel(self.epsilon, len(categories), idx)
 
-    def fit(self, X, y=None):
-        """Learn the domain and the sensitive set of each column and build its channel.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), or a 1-D array or Series
-            Raw values (only checked against the domain, or used to infer it with a warning).
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        super().fit(X, y)
+    def _derived_attributes(self):
         out = [cats[ch.sensitive] for ch, cats in zip(self.channels_, self.categories_)]
-        self.sensitive_ = out[0] if len(out) == 1 else out
-        return self
+        return {"sensitive_": out[0] if len(out) == 1 else out}

@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer, _single_or_list
-from skldp._hashing import check_hash_seed, cohort_permutations
+from skldp._base import BasePrivatizer, single_or_list
+from skldp._docstring import substitute
+from skldp._hashing import cohort_permutations
 from skldp._reports import ReportSpec
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
 from skldp.channels import (
     CohortRAPPORChannel,
     CohortRRChannel,
@@ -17,6 +18,9 @@ from skldp.channels import (
 from skldp.privacy import SequentialComposition
 
 _OPEN = np.empty(0, dtype=object)
+_HASH_SEED = Interval(
+    "int", 0, 2**128, closed="left", description="a non-negative integer below 2**128"
+)
 
 
 def _check_open_column(col, column, *, objects=True):
@@ -38,7 +42,7 @@ def _check_open_column(col, column, *, objects=True):
 
 
 class _OpenAlphabetPrivatizer(BasePrivatizer):
-    """Shared fit/transform of the open-alphabet privatizers.
+    """Shared ``_fit`` and ``_sample`` of the open-alphabet privatizers.
 
     With ``categories=None`` nothing about the data is learned: ``fit`` only checks the
     parameters and the number of columns and builds the open channel of each column (no domain
@@ -59,23 +63,6 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
     def _is_open(self):
         return self.categories is None
 
-    def fit(self, X, y=None):
-        """Build the channel of each column.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), a 1-D array or Series, or
-            a Dask array or data frame
-            Raw values. With an open alphabet only the number of columns is read (of a Dask
-            collection, only its first row).
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        return super().fit(X, y)
-
     def _fit(self, X):
         if not self._is_open():
             super()._fit(X)
@@ -85,7 +72,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
             _check_open_column(col, j)
         channels = [self._open_channel(j) for j in range(len(columns))]
         self.categories_ = [None] * len(columns)
-        self.channel_ = _single_or_list(channels)
+        self.channel_ = single_or_list(channels)
         parts = [ch.guarantee() for ch in channels]
         self.privacy_ = parts[0] if len(parts) == 1 else SequentialComposition(parts)
 
@@ -101,24 +88,6 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
     def _fitted_open(self):
         check_is_fitted(self)
         return self.channels_[0].n_inputs is None
-
-    def transform(self, X):
-        """Randomize every row.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_columns), a 1-D array or Series, or
-            a Dask array or data frame
-            Raw values: strings, or anything whose ``str`` names it (``bytes`` are hashed as
-            given). Missing values raise ValueError.
-
-        Returns
-        -------
-        reports : Reports of shape (n_samples, width), or a DataFrame with the index of X
-            Reports that carry their channel; a lazy Dask collection of them for Dask input,
-            randomized partition by partition (see :ref:`scale`).
-        """
-        return super().transform(X)
 
     def _sample(self, X, rng):
         if not self._fitted_open():
@@ -139,6 +108,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
         return tags
 
 
+@substitute()
 class HashedRR(_OpenAlphabetPrivatizer):
     r"""Hashed k-ary randomized response with cohorts (O-RR), for values nobody lists in advance.
 
@@ -157,8 +127,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
+    {epsilon}
     n_buckets : int, default=16
         k >= 2: the range of each hash and the alphabet of k-RR. The best k grows with epsilon.
     n_cohorts : int, default=8
@@ -170,11 +139,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         Selects the hash family (or the permutations); the server must use the same seed. The
         hashes are keyed BLAKE2b (module ``skldp._hashing``), identical on every machine and in
         every process. They are public: privacy does not depend on them.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {random_state}
 
     Attributes
     ----------
@@ -240,11 +205,14 @@ class HashedRR(_OpenAlphabetPrivatizer):
         self.hash_seed = hash_seed
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        check_int(self.n_buckets, "n_buckets", min_value=2)
-        check_int(self.n_cohorts, "n_cohorts", min_value=1)
-        check_hash_seed(self.hash_seed)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "n_buckets": [Interval("int", 2)],
+        "n_cohorts": [Interval("int", 1)],
+        "categories": [CATEGORIES],
+        "hash_seed": [_HASH_SEED],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _open_channel(self, column):
         return HashedRRChannel(self.epsilon, self.n_buckets, self.n_cohorts, self.hash_seed)
@@ -254,6 +222,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
         return CohortRRChannel(self.epsilon, self.n_buckets, (perms % self.n_buckets).T)
 
 
+@substitute()
 class HashedRAPPOR(_OpenAlphabetPrivatizer):
     r"""Hashed RAPPOR with cohorts (O-RAPPOR): Bloom filters of cohort hashes, then RAPPOR.
 
@@ -270,8 +239,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
+    {epsilon}
     n_bits : int, default=32
         k >= 2: the Bloom filter size.
     n_hashes : int, default=1
@@ -283,11 +251,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         None for an open alphabet; the public categories for the closed-alphabet variant.
     hash_seed : int, default=0
         Selects the hash family (or the permutations); the server must use the same seed.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {random_state}
 
     Attributes
     ----------
@@ -351,12 +315,15 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
         self.hash_seed = hash_seed
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        check_int(self.n_bits, "n_bits", min_value=2)
-        check_int(self.n_hashes, "n_hashes", min_value=1)
-        check_int(self.n_cohorts, "n_cohorts", min_value=1)
-        check_hash_seed(self.hash_seed)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "n_bits": [Interval("int", 2)],
+        "n_hashes": [Interval("int", 1)],
+        "n_cohorts": [Interval("int", 1)],
+        "categories": [CATEGORIES],
+        "hash_seed": [_HASH_SEED],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _open_channel(self, column):
         return HashedRAPPORChannel(

@@ -5,12 +5,20 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BasePrivatizer
-from skldp._domain import _describe, _is_list_like, encode, resolve_categories
+from skldp._docstring import substitute
+from skldp._domain import column_sensitive, describe, encode, is_list_like, resolve_categories
 from skldp._reports import ReportSpec
-from skldp._validation import check_epsilon
+from skldp._validation import (
+    CATEGORIES,
+    POSITIVE_EPSILON,
+    RANDOM_STATE,
+    Deferred,
+    Interval,
+    ListLike,
+    Options,
+)
 from skldp.channels import PersonalizedChannel
-from skldp.channels._unary import check_theta
-from skldp.privatizers._utility_optimized import sensitive_indices
+from skldp.exceptions import InvalidParameterError
 
 _BASES = ("urr", "urap")
 
@@ -18,7 +26,7 @@ _BASES = ("urr", "urap")
 def _check_tags(tags):
     if tags is None:
         raise TypeError("tags is required: the names of the semantic tags, e.g. ['home', 'work']")
-    if isinstance(tags, str) or not _is_list_like(tags):
+    if isinstance(tags, str) or not is_list_like(tags):
         raise TypeError(f"tags must be a list of tag names; got {tags!r}")
     arr = np.asarray(list(tags), dtype=object)
     if arr.size == 0:
@@ -30,6 +38,7 @@ def _check_tags(tags):
     return arr
 
 
+@substitute()
 class PersonalizedULDP(BasePrivatizer):
     r"""The personalized ULDP mechanism (PUM): each person also hides her own sensitive values.
 
@@ -59,11 +68,7 @@ class PersonalizedULDP(BasePrivatizer):
         uRAP's keep probability (None: its default); only with ``base='urap'``.
     categories : list of values or None, default=None
         The public domain of the value column. None infers it and warns.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {random_state}
 
     Attributes
     ----------
@@ -141,14 +146,20 @@ class PersonalizedULDP(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "sensitive": [ListLike("a list of values")],
+        "tags": [Deferred("a list of distinct tag names, checked by _check_tags")],
+        "base": [Options(*_BASES)],
+        "theta": [None, Interval("real", 0, 1, closed="neither")],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
+
     def _check_params(self):
-        check_epsilon(self.epsilon)
         _check_tags(self.tags)
-        if self.base not in _BASES:
-            raise ValueError(f"base must be one of {list(_BASES)}; got {self.base!r}")
-        check_theta(self.theta)
         if self.base == "urr" and self.theta is not None:
-            raise ValueError("theta applies to base='urap' only")
+            raise InvalidParameterError("theta applies to base='urap' only")
 
     def _two_columns(self, X, *, reset):
         columns, index = self._read_columns(X, reset=reset)
@@ -169,26 +180,10 @@ class PersonalizedULDP(BasePrivatizer):
             if np.any(found < 0):
                 bad = pd.unique(pd.Series(col[present][found < 0]))
                 raise ValueError(
-                    f"the tag column contains unknown tags: {_describe(np.asarray(bad))}"
+                    f"the tag column contains unknown tags: {describe(np.asarray(bad))}"
                 )
             idx[present] = found
         return idx
-
-    def fit(self, X, y=None):
-        """Learn the value domain and build the common channel.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, 2), or a Dask array or data frame
-            Values and tags (None for rows whose value is not personally sensitive). Of a
-            Dask collection only the first row is read, and ``categories`` is required.
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        return super().fit(X, y)
 
     def _fit(self, X):
         columns, _ = self._two_columns(X, reset=True)
@@ -196,7 +191,7 @@ class PersonalizedULDP(BasePrivatizer):
         encode(columns[0], categories[0], 0)
         tags = _check_tags(self.tags)
         self._encode_tags(columns[1], tags)
-        sens = sensitive_indices(list(self.sensitive), categories[0], 0, 1, allow_empty=True)
+        sens = column_sensitive(list(self.sensitive), categories[0], 0, 1)
         self.categories_ = categories
         self.tags_ = tags
         self.output_categories_ = np.concatenate(
@@ -275,23 +270,6 @@ class PersonalizedULDP(BasePrivatizer):
         """The one report specification of the reports (channel, categories Z)."""
         check_is_fitted(self)
         return (ReportSpec(self.channel_, self.output_categories_),)
-
-    def transform(self, X):
-        """Pre-process each row (tagged values become their tag's bot) and randomize it.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, 2), or a Dask array or data frame
-            Values and tags. A Dask collection gives a lazy one of reports, randomized
-            partition by partition (see :ref:`scale`).
-
-        Returns
-        -------
-        reports : Reports or DataFrame
-            One integer column (uRR) or n_categories + n_tags bit columns (uRAP), carrying
-            the channel.
-        """
-        return super().transform(X)
 
     def _sample(self, X, rng):
         columns, index = self._two_columns(X, reset=False)

@@ -1,10 +1,12 @@
 """k-ary randomized response as a scikit-learn transformer."""
 
 from skldp._base import BasePrivatizer
-from skldp._validation import check_epsilon
+from skldp._docstring import substitute
+from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE
 from skldp.channels import RandomizedResponseChannel
 
 
+@substitute()
 class RandomizedResponse(BasePrivatizer):
     r"""k-ary randomized response: keep the true category, or report another one uniformly.
 
@@ -18,16 +20,9 @@ class RandomizedResponse(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {epsilon}
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -86,8 +81,11 @@ class RandomizedResponse(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _make_channel(self, categories, column):
         return RandomizedResponseChannel(self.epsilon, len(categories))

@@ -1,11 +1,12 @@
 """Unary-encoding privatizers: RAPPOR (basic one-time, generalized) and OUE."""
 
 from skldp._base import BasePrivatizer
-from skldp._validation import check_epsilon
+from skldp._docstring import substitute
+from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
-from skldp.channels._unary import check_theta
 
 
+@substitute()
 class RAPPOR(BasePrivatizer):
     r"""RAPPOR: one-hot encode the value and report every bit through its own coin flip.
 
@@ -21,19 +22,12 @@ class RAPPOR(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
+    {epsilon}
     theta : float or None, default=None
         Probability of keeping the one-hot bit, in (0, 1). None is basic one-time RAPPOR;
         0.5 is optimized unary encoding (see :class:`OptimizedUnaryEncoding`).
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -95,14 +89,18 @@ class RAPPOR(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        check_theta(self.theta)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "theta": [None, Interval("real", 0, 1, closed="neither")],
+    }
 
     def _make_channel(self, categories, column):
         return RAPPORChannel(self.epsilon, len(categories), theta=self.theta)
 
 
+@substitute()
 class OptimizedUnaryEncoding(BasePrivatizer):
     r"""Optimized unary encoding (OUE): one-hot bits, the one kept with probability 1/2.
 
@@ -115,16 +113,9 @@ class OptimizedUnaryEncoding(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {epsilon}
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -173,8 +164,11 @@ class OptimizedUnaryEncoding(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _make_channel(self, categories, column):
         return OptimizedUnaryEncodingChannel(self.epsilon, len(categories))

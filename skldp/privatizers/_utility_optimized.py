@@ -1,49 +1,31 @@
 """Utility-optimized privatizers: uRR and uRAP (Murakami and Kawamoto, USENIX Security 2019)."""
 
-import numpy as np
 
 from skldp._base import BasePrivatizer
-from skldp._domain import _is_list_like, encode_parameter
-from skldp._validation import check_epsilon
+from skldp._docstring import substitute
+from skldp._domain import column_sensitive
+from skldp._validation import (
+    CATEGORIES,
+    POSITIVE_EPSILON,
+    RANDOM_STATE,
+    Boolean,
+    Interval,
+    ListLike,
+)
 from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChannel
-from skldp.channels._unary import check_theta
 
 
-def sensitive_indices(sensitive, categories, column, n_columns, *, allow_empty=False):
-    """Encode the sensitive values of one column as sorted indices into its categories.
-
-    ``sensitive`` is a flat list of values (one column) or one list per column. Every value
-    must be in the column's domain; an unknown value raises a ValueError naming it, because
-    silently dropping it would leave that value unprotected.
-    """
-    if sensitive is None:
-        raise TypeError("sensitive is required: the list of sensitive values to protect")
-    if not _is_list_like(sensitive):
-        raise TypeError(
-            f"sensitive must be a list of values (one list per column); got {type(sensitive).__name__}"
-        )
-    items = list(sensitive)
-    nested = len(items) > 0 and any(_is_list_like(s) for s in items)
-    if nested:
-        if len(items) != n_columns:
-            raise ValueError(f"sensitive has {len(items)} lists but X has {n_columns} columns")
-        values = items[column]
-    else:
-        if n_columns != 1:
-            raise ValueError(
-                f"a flat list of sensitive values fits one column, but X has {n_columns} columns; "
-                "pass one list per column"
-            )
-        values = items
-    idx = encode_parameter(values, categories, column, "sensitive", distinct=True)
-    if idx.size == 0 and not allow_empty:
+def _sensitive(sensitive, categories, column, n_columns):
+    idx = column_sensitive(sensitive, categories, column, n_columns)
+    if idx.size == 0:
         raise ValueError(
             f"column {column} has no sensitive value: every report would reveal its input; "
             "name at least one sensitive value (or use no privatizer)"
         )
-    return np.sort(idx.astype(np.int64))
+    return idx
 
 
+@substitute()
 class UtilityOptimizedRR(BasePrivatizer):
     r"""Utility-optimized randomized response (uRR): protect only the sensitive values.
 
@@ -64,13 +46,8 @@ class UtilityOptimizedRR(BasePrivatizer):
     sensitive : list of values or list of lists
         The sensitive values X_S (a flat list for one column, one list per column); each must
         be in the domain. Required: it defines what is protected.
-    categories : list of values, list of lists, or None, default=None
-        The public domain. None infers it from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -134,16 +111,19 @@ class UtilityOptimizedRR(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        if self.sensitive is None:
-            raise TypeError("sensitive is required: the list of sensitive values to protect")
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "sensitive": [ListLike("a list of values (one list per column)")],
+    }
 
     def _make_channel(self, categories, column):
-        idx = sensitive_indices(self.sensitive, categories, column, self.n_features_in_)
+        idx = _sensitive(self.sensitive, categories, column, self.n_features_in_)
         return UtilityOptimizedRRChannel(self.epsilon, len(categories), idx)
 
 
+@substitute()
 class UtilityOptimizedRAPPOR(BasePrivatizer):
     r"""Utility-optimized RAPPOR (uRAP): RAPPOR on the sensitive bits, truth on the others.
 
@@ -164,13 +144,8 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     theta : float or None, default=None
         Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
-    categories : list of values, list of lists, or None, default=None
-        The public domain. None infers it from X and warns with a PrivacyLeakWarning.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call. An int or a SeedSequence makes the whole sequence of calls reproducible, from a
-        stream of its own (never ``numpy.random.default_rng(seed)``, the data's); every call
-        still draws fresh noise. A Generator is used as given. See :ref:`seeds`.
+    {categories}
+    {random_state}
     sparse_output : bool, default=False
         When True, ``transform`` returns a ``scipy.sparse.csr_matrix`` of the 0/1 bits
         (``uint8``), drawn directly in sparse form: the d_S sensitive bits densely, plus at
@@ -260,17 +235,18 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         self.random_state = random_state
         self.sparse_output = sparse_output
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        check_theta(self.theta)
-        if self.sensitive is None:
-            raise TypeError("sensitive is required: the list of sensitive values to protect")
-        if not isinstance(self.sparse_output, (bool, np.bool_)):
-            raise TypeError(f"sparse_output must be True or False; got {self.sparse_output!r}")
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "sensitive": [ListLike("a list of values (one list per column)")],
+        "theta": [None, Interval("real", 0, 1, closed="neither")],
+        "sparse_output": [Boolean()],
+    }
 
     def _sparse_output(self):
         return bool(self.sparse_output)
 
     def _make_channel(self, categories, column):
-        idx = sensitive_indices(self.sensitive, categories, column, self.n_features_in_)
+        idx = _sensitive(self.sensitive, categories, column, self.n_features_in_)
         return UtilityOptimizedRAPPORChannel(self.epsilon, len(categories), idx, theta=self.theta)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+from skldp import _least_squares
 from skldp._hashing import candidate_buckets, cohort_permutations
 from skldp.channels import CohortRRChannel, HashedRRChannel, RandomizedResponseChannel, _hashed
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
@@ -142,7 +143,7 @@ def test_least_squares_is_the_minimum_norm_solution(S, k, C, monkeypatch):
     ref = np.linalg.lstsq(ch.incidence.toarray(), b, rcond=None)[0]
     assert_allclose(ch.unbiased(N, N.sum()), ref, rtol=1e-9, atol=1e-9)
     # The iterative path (large candidate sets) reaches the same point.
-    monkeypatch.setattr(_hashed, "DIRECT_SOLVE_LIMIT", 0)
+    monkeypatch.setattr(_least_squares, "DIRECT_SOLVE_LIMIT", 0)
     fresh = CohortRRChannel(2.0, k, B)
     assert_allclose(fresh.unbiased(N, N.sum()), ref, rtol=1e-6, atol=1e-6)
 
@@ -223,9 +224,9 @@ def test_variance_on_the_iterative_path_and_beyond_the_limit(monkeypatch):
     B = candidate_buckets([f"z{i}" for i in range(S)], k, C, 1)[:, :, 0]
     p = simplex_point(S)
     exact = CohortRRChannel(1.0, k, B).variance(p, 100)
-    monkeypatch.setattr(_hashed, "DIRECT_SOLVE_LIMIT", 0)
+    monkeypatch.setattr(_least_squares, "DIRECT_SOLVE_LIMIT", 0)
     assert_allclose(CohortRRChannel(1.0, k, B).variance(p, 100), exact, rtol=1e-10)
-    monkeypatch.setattr(_hashed, "VARIANCE_LIMIT", 5)
+    monkeypatch.setattr(_least_squares, "VARIANCE_LIMIT", 5)
     with pytest.warns(RuntimeWarning, match="pseudo-inverse"):
         assert np.all(np.isnan(CohortRRChannel(1.0, k, B).variance(p, 100)))
 

@@ -7,7 +7,6 @@ from numpy.testing import assert_allclose
 from skldp import RAPPOR, EMEstimator, ProjectedEstimator, UtilityOptimizedRR
 from skldp.channels import RandomizedResponseChannel
 from skldp.estimators import significance_threshold
-from skldp.estimators._projected import zero_frequency_variance
 
 
 def test_threshold_keeps_significant_and_spreads_the_rest():
@@ -25,7 +24,7 @@ def test_zero_frequency_variance_rr():
     ch = RandomizedResponseChannel(1.0, 6)
     e = math.e
     assert_allclose(
-        zero_frequency_variance(ch, 500), (6 + e - 2) / ((e - 1) ** 2 * 500), rtol=1e-12
+        ch.zero_frequency_variance(500), (6 + e - 2) / ((e - 1) ** 2 * 500), rtol=1e-12
     )
 
 

@@ -601,16 +601,14 @@ def test_threshold_bonferroni_level():
 
 def test_threshold_estimator_uses_zero_frequency_variance():
     # For uRR the zero-frequency variance is (d_S + e - 2)/((e-1)^2 n) on X_S and 0 on X_N.
-    from skldp.estimators._projected import zero_frequency_variance
-
     ch = UtilityOptimizedRRChannel(1.0, 8, [1, 2, 6])
-    v = zero_frequency_variance(ch, 1000)
+    v = ch.zero_frequency_variance(1000)
     e = math.e
     assert_allclose(v[[1, 2, 6]], (3 + e - 2) / ((e - 1) ** 2 * 1000), rtol=1e-12)
     assert_array_equal(v[[0, 3, 4, 5, 7]], 0)
     r = RAPPORChannel(1.0, 5)
     a = math.exp(0.5)
-    assert_allclose(zero_frequency_variance(r, 1000), a / ((a - 1) ** 2 * 1000), rtol=1e-10)
+    assert_allclose(r.zero_frequency_variance(1000), a / ((a - 1) ** 2 * 1000), rtol=1e-10)
 
 
 # -- 8. PUM privacy (Props. 9 and 10) ----------------------------------------------------------------

@@ -57,7 +57,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta, norm
 
+from skldp._domain import encode_parameter
 from skldp._memory import check_allocation
+from skldp._random import check_random_state
+from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, SequentialComposition
 
 __all__ = ["AuditResult", "audit", "clopper_pearson"]
 
@@ -196,7 +199,6 @@ def _domain(privatizer):
 
 
 def _resolve_model(privatizer, model):
-    from skldp.privacy import LDP, PrivacyModel, SequentialComposition
 
     if model is None:
         model = getattr(privatizer, "privacy_", None)
@@ -222,7 +224,6 @@ def _protection(model, channel):
     The model's own ``is_protected``/``protected_outputs`` come first; the channel's are used
     only when the model is not plain or context-aware LDP (which cover every output).
     """
-    from skldp.privacy import LDP, ContextAwareLDP
 
     sources = [model]
     if not isinstance(model, (LDP, ContextAwareLDP)):
@@ -250,7 +251,6 @@ def _protection(model, channel):
 
 def _budget_matrix(model, k, inputs, protected):
     """Budgets of the tested inputs: (m, m) with +inf for no promise."""
-    from skldp.privacy import LDP
 
     m = len(inputs)
     if protected is not None or isinstance(model, LDP):
@@ -570,7 +570,6 @@ def audit(
     >>> result.passed, 0.8 < result.epsilon_lower_bound <= 1.0
     (True, True)
     """
-    from skldp._random import check_random_state
 
     alpha = _check_alpha(alpha)
     if not hasattr(privatizer, "transform"):
@@ -603,7 +602,6 @@ def audit(
         if inputs is None:
             idx = _choose_inputs(model, k, int(max_inputs), protection)
         else:
-            from skldp._domain import encode_parameter
 
             if isinstance(inputs, (str, bytes)) or not np.iterable(inputs):
                 raise TypeError(f"inputs must be a list of categories; got {inputs!r}")

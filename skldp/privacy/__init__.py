@@ -1,0 +1,63 @@
+r"""Privacy models and their exact verification on small channels.
+
+A model is described by a matrix E of pairwise budgets (context-aware LDP): a channel Q is
+E-LDP when
+
+.. math:: Q(y \mid x) \le e^{E_{x x'}}\, Q(y \mid x') \quad \text{for all } x, x', y.
+
+Plain epsilon-LDP is the matrix with every off-diagonal entry epsilon; an infinite entry says
+nothing is promised for that pair. The tightest matrix of a channel is
+:math:`E_Q(x, x') = \max_y \log(Q(y|x)/Q(y|x'))`, with 0/0 skipped and a/0 = +inf for a > 0
+(Acharya, Bonawitz, Kairouz, Ramage and Sun, "Context-Aware Local Differential Privacy",
+ICML 2020).
+
+Verification compares ``Q[x] <= exp(E[x, x']) * Q[x']`` in floating point with no tolerance
+where ``exp(E[x, x'])`` is a finite float, and ``log Q[x] - log Q[x'] <= E[x, x']`` in log
+space where it overflows, so a channel passes only if the probabilities it states, as stored,
+keep every ratio within the budget. Only an infinite budget promises nothing: a finite one,
+however large (``exp(710)`` overflows to ``inf``), fails any positive probability over a zero
+one.
+"""
+
+from skldp._domain import partition_labels, sensitive_indices
+from skldp.privacy._audit import AuditResult, audit
+from skldp.privacy._matrix import ULDPVerificationResult, VerificationResult
+from skldp.privacy._models import (
+    LDP,
+    BinaryContextAwareLDP,
+    BlockStructuredLDP,
+    ContextAwareLDP,
+    HighLowLDP,
+    PrivacyModel,
+    SequentialComposition,
+    UtilityOptimizedLDP,
+    ZeroBits,
+)
+from skldp.privacy._verify import (
+    OneSidedDecomposition,
+    one_sided_decomposition,
+    tight_epsilon_matrix,
+    verify,
+)
+
+__all__ = [
+    "LDP",
+    "AuditResult",
+    "BinaryContextAwareLDP",
+    "BlockStructuredLDP",
+    "ContextAwareLDP",
+    "HighLowLDP",
+    "OneSidedDecomposition",
+    "PrivacyModel",
+    "SequentialComposition",
+    "ULDPVerificationResult",
+    "UtilityOptimizedLDP",
+    "VerificationResult",
+    "ZeroBits",
+    "audit",
+    "one_sided_decomposition",
+    "partition_labels",
+    "sensitive_indices",
+    "tight_epsilon_matrix",
+    "verify",
+]

@@ -1,0 +1,426 @@
+"""Privacy models: guarantees stated as matrices of pairwise budgets, and utility-optimized LDP."""
+
+import numpy as np
+
+from skldp._domain import format_sizes, partition_labels, sensitive_indices
+from skldp._validation import check_epsilon
+from skldp.privacy._matrix import (
+    ULDPVerificationResult,
+    dense_matrix,
+    tight_matrix,
+    within_budget,
+)
+
+
+class PrivacyModel:
+    """A privacy guarantee stated as a matrix of pairwise budgets."""
+
+    def epsilon_matrix(self, n_inputs):
+        """The k x k matrix E of budgets (0 on the diagonal, +inf for no promise)."""
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._key()))
+
+
+class LDP(PrivacyModel):
+    r"""epsilon-local differential privacy: :math:`Q(y|x) \le e^\varepsilon Q(y|x')` for all x, x'.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget, positive and finite.
+    """
+
+    def __init__(self, epsilon):
+        self.epsilon = check_epsilon(epsilon)
+
+    def _key(self):
+        return (self.epsilon,)
+
+    def epsilon_matrix(self, n_inputs):
+        E = np.full((n_inputs, n_inputs), self.epsilon)
+        np.fill_diagonal(E, 0.0)
+        return E
+
+    def __repr__(self):
+        return f"LDP(epsilon={self.epsilon:g})"
+
+
+class ContextAwareLDP(PrivacyModel):
+    r"""Context-aware LDP with an explicit budget matrix E (E-LDP).
+
+    Parameters
+    ----------
+    E : array-like of shape (k, k)
+        Non-negative budgets with a zero diagonal; +inf allowed. Row x, column x' bounds
+        :math:`Q(y \mid x) \le e^{E_{x, x'}} Q(y \mid x')`; E need not be symmetric (the
+        paper's drug-use example bounds the odds of "yes" against "no" only).
+    """
+
+    def __init__(self, E):
+        try:
+            E = np.array(E, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"E must be a square matrix of non-negative budgets; got {E!r}"
+            ) from exc
+        if E.ndim != 2 or E.shape[0] != E.shape[1]:
+            raise ValueError(f"E must be a square matrix; got shape {E.shape}")
+        if np.any(np.isnan(E)) or np.any(E < 0):
+            raise ValueError("E must have non-negative entries (NaN is not allowed)")
+        if np.any(np.diag(E) != 0):
+            raise ValueError("E must have a zero diagonal")
+        E.setflags(write=False)
+        self.E = E
+
+    def _key(self):
+        return (self.E.shape, self.E.tobytes())
+
+    def epsilon_matrix(self, n_inputs):
+        if n_inputs != self.E.shape[0]:
+            raise ValueError(
+                f"E is {self.E.shape[0]} x {self.E.shape[0]} but the channel has {n_inputs} inputs"
+            )
+        return self.E.copy()
+
+    def __repr__(self):
+        return f"ContextAwareLDP(E of shape {self.E.shape})"
+
+
+class SequentialComposition(PrivacyModel):
+    """Several columns of one person, each privatized with its own guarantee.
+
+    The budgets add up (sequential composition): ``epsilon`` is the sum of the parts' epsilons
+    where each part has one.
+    """
+
+    def __init__(self, parts):
+        if isinstance(parts, (str, bytes, PrivacyModel)) or not np.iterable(parts):
+            raise TypeError(f"parts must be a list of privacy models; got {parts!r}")
+        parts = tuple(parts)
+        if not parts:
+            raise ValueError("parts must hold at least one privacy model; got an empty list")
+        for j, part in enumerate(parts):
+            if not isinstance(part, PrivacyModel):
+                raise TypeError(
+                    f"parts must be privacy models; part {j} is {type(part).__name__} ({part!r})"
+                )
+        self.parts = parts
+
+    def _key(self):
+        return self.parts
+
+    @property
+    def epsilon(self):
+        """The sum of the parts' budgets; a part with no single budget (an E matrix) has none."""
+        for j, part in enumerate(self.parts):
+            if not hasattr(part, "epsilon"):
+                raise AttributeError(
+                    f"part {j} ({part!r}) has no single epsilon, so neither has the composition"
+                )
+        return float(sum(part.epsilon for part in self.parts))
+
+    def epsilon_matrix(self, n_inputs):
+        raise ValueError(
+            "a composition of several columns has no single budget matrix; verify each part"
+        )
+
+    def __repr__(self):
+        return f"SequentialComposition({list(self.parts)!r})"
+
+
+class BlockStructuredLDP(PrivacyModel):
+    r"""Block-structured LDP: epsilon-LDP within each block, nothing promised across blocks.
+
+    For a partition :math:`\Pi = \{X_1, \dots, X_m\}` of the domain, a channel is
+    :math:`(\Pi, \varepsilon)`-BSLDP if :math:`Q(y \mid x) \le e^\varepsilon Q(y \mid x')`
+    whenever x and x' lie in one block (Definition 4 of Acharya, Bonawitz, Kairouz, Ramage and
+    Sun, "Context-Aware Local Differential Privacy", ICML 2020). Its budget matrix has
+    :math:`E_{xx'} = \varepsilon` within a block and :math:`+\infty` across blocks: the block
+    of a person may be revealed exactly.
+
+    Parameters
+    ----------
+    blocks : array-like of int of shape (k,), or sequence of sequences of int
+        A block label per input index, or the blocks as lists of input indices.
+    epsilon : float
+        Budget within a block, positive and finite.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (k,)
+        Canonical block of each input index (blocks numbered by their smallest index).
+    n_blocks : int
+    block_sizes : ndarray of shape (n_blocks,)
+    """
+
+    def __init__(self, blocks, epsilon):
+        self.labels = partition_labels(blocks)
+        self.epsilon = check_epsilon(epsilon)
+        self.n_blocks = int(self.labels.max()) + 1
+        self.block_sizes = np.bincount(self.labels, minlength=self.n_blocks)
+
+    @property
+    def n_inputs(self):
+        return self.labels.shape[0]
+
+    @property
+    def blocks(self):
+        """The blocks as a list of arrays of input indices."""
+        order = np.argsort(self.labels, kind="stable")
+        return np.split(order, np.cumsum(self.block_sizes)[:-1])
+
+    def _key(self):
+        return (self.labels.tobytes(), self.epsilon)
+
+    def epsilon_matrix(self, n_inputs):
+        if n_inputs != self.n_inputs:
+            raise ValueError(
+                f"the partition covers {self.n_inputs} inputs but the channel has {n_inputs}"
+            )
+        same = self.labels[:, None] == self.labels[None, :]
+        E = np.where(same, self.epsilon, np.inf)
+        np.fill_diagonal(E, 0.0)
+        return E
+
+    def __repr__(self):
+        return (
+            f"BlockStructuredLDP(epsilon={self.epsilon:g}, n_blocks={self.n_blocks}, "
+            f"block_sizes={format_sizes(self.block_sizes)})"
+        )
+
+
+class HighLowLDP(PrivacyModel):
+    r"""High-low LDP: a sensitive input may not be distinguished from any other input.
+
+    For a sensitive set A, a channel is :math:`(A, \varepsilon)`-HLLDP if
+    :math:`Q(y \mid x) \le e^\varepsilon Q(y \mid x')` for every :math:`x \in A` and every x'
+    (Definition 3 of Acharya et al., ICML 2020; it is the one-sided LDP of Murakami and
+    Kawamoto, USENIX Security 2019, Sec. 7, which is weaker than their utility-optimized LDP:
+    ULDP also asks that an output revealing a non-sensitive value be produced by no other
+    input, see :class:`UtilityOptimizedLDP` and :func:`one_sided_decomposition`). The budget
+    matrix is asymmetric: row x is :math:`\varepsilon` when
+    x is sensitive and :math:`+\infty` when it is not, so a non-sensitive value may be revealed,
+    but no output makes a sensitive value more than :math:`e^\varepsilon` times likelier than
+    any other.
+
+    Parameters
+    ----------
+    sensitive : array-like of int
+        Input indices of the sensitive values.
+    epsilon : float
+        Budget of a sensitive input, positive and finite.
+    """
+
+    def __init__(self, sensitive, epsilon):
+        self.sensitive = sensitive_indices(sensitive)
+        self.sensitive.setflags(write=False)
+        self.epsilon = check_epsilon(epsilon)
+
+    def _key(self):
+        return (self.sensitive.tobytes(), self.epsilon)
+
+    def epsilon_matrix(self, n_inputs):
+        if self.sensitive.size and self.sensitive[-1] >= n_inputs:
+            raise ValueError(
+                f"sensitive index {int(self.sensitive[-1])} is outside a domain of {n_inputs}"
+            )
+        E = np.full((n_inputs, n_inputs), np.inf)
+        E[self.sensitive] = self.epsilon
+        np.fill_diagonal(E, 0.0)
+        return E
+
+    def __repr__(self):
+        return f"HighLowLDP(epsilon={self.epsilon:g}, n_sensitive={self.sensitive.shape[0]})"
+
+
+class BinaryContextAwareLDP(PrivacyModel):
+    r"""Context-aware LDP on a binary domain with one budget per direction.
+
+    :math:`Q(y \mid 0) \le e^{\varepsilon_{01}} Q(y \mid 1)` and
+    :math:`Q(y \mid 1) \le e^{\varepsilon_{10}} Q(y \mid 0)` for every output y (Section 4 of
+    Acharya et al., ICML 2020). A budget of 0 forces equal rows; ``inf`` promises nothing in
+    that direction (Mangat's randomized response has :math:`\varepsilon_{01} = \infty`).
+
+    Parameters
+    ----------
+    epsilon_01, epsilon_10 : float
+        Non-negative budgets; ``inf`` allowed.
+    """
+
+    def __init__(self, epsilon_01, epsilon_10):
+        self.epsilon_01 = check_epsilon(epsilon_01, "epsilon_01", allow_inf=True, allow_zero=True)
+        self.epsilon_10 = check_epsilon(epsilon_10, "epsilon_10", allow_inf=True, allow_zero=True)
+
+    @property
+    def epsilon(self):
+        """The larger of the two budgets: the plain LDP level this model implies."""
+        return max(self.epsilon_01, self.epsilon_10)
+
+    def _key(self):
+        return (self.epsilon_01, self.epsilon_10)
+
+    def epsilon_matrix(self, n_inputs):
+        if n_inputs != 2:
+            raise ValueError(f"a binary model has 2 inputs; the channel has {n_inputs}")
+        return np.array([[0.0, self.epsilon_01], [self.epsilon_10, 0.0]])
+
+    def __repr__(self):
+        return (
+            f"BinaryContextAwareLDP(epsilon_01={self.epsilon_01:g}, epsilon_10={self.epsilon_10:g})"
+        )
+
+
+# -- utility-optimized LDP (Murakami and Kawamoto, USENIX Security 2019) --------------------------------
+class ZeroBits:
+    """The bit-vector outputs whose bits at the given positions are all zero.
+
+    uRAP's protected outputs are the reports with every non-sensitive bit zero; this names
+    that set without listing its 2^w members. Output o of a width-w channel (a column of
+    ``to_dense()``) has bit j equal to ``(o >> j) & 1``.
+
+    Parameters
+    ----------
+    bits : array-like of int
+        Positions that must be zero.
+    """
+
+    def __init__(self, bits):
+        self.bits = tuple(int(b) for b in sensitive_indices(bits, name="bits", distinct=False))
+
+    def mask(self, n_outputs):
+        """Boolean mask over the outputs ``0 .. n_outputs - 1`` (n_outputs a power of two)."""
+        width = int(n_outputs).bit_length() - 1
+        if 2**width != n_outputs:
+            raise ValueError(f"a bit-vector channel has 2**width outputs; got {n_outputs}")
+        if self.bits and self.bits[-1] >= width:
+            raise ValueError(f"bit {self.bits[-1]} does not exist in reports of width {width}")
+        pattern = sum(1 << b for b in self.bits)
+        return (np.arange(n_outputs) & pattern) == 0
+
+    def is_protected(self, reports):
+        """Boolean mask over report rows (0/1 arrays of shape (n, width)): those bits all zero."""
+        reports = np.asarray(reports)
+        if reports.ndim != 2:
+            raise ValueError(f"bit-vector reports are 2-D (n, width); got shape {reports.shape}")
+        if self.bits and self.bits[-1] >= reports.shape[1]:
+            raise ValueError(
+                f"bit {self.bits[-1]} does not exist in reports of width {reports.shape[1]}"
+            )
+        return ~np.asarray(reports[:, list(self.bits)], dtype=bool).any(axis=1)
+
+    def __eq__(self, other):
+        return isinstance(other, ZeroBits) and self.bits == other.bits
+
+    def __hash__(self):
+        return hash(("ZeroBits", self.bits))
+
+    def __repr__(self):
+        return f"ZeroBits({list(self.bits)})"
+
+
+class UtilityOptimizedLDP(PrivacyModel):
+    r"""(X_S, Y_P, epsilon)-utility-optimized LDP (ULDP) of Murakami and Kawamoto (2019).
+
+    A channel Q is ULDP for the sensitive inputs X_S and the protected outputs Y_P when
+
+    1. every other output (an *invertible* output) can come from exactly one input, and
+       that input is not sensitive: it reveals a non-sensitive value exactly;
+    2. on protected outputs, :math:`Q(y \mid x) \le e^\varepsilon Q(y \mid x')` for **all**
+       inputs x, x'.
+
+    A sensitive value is therefore as protected as under epsilon-LDP: it only ever produces
+    protected outputs, which cannot tell it apart from any other input by more than
+    :math:`e^\varepsilon`. A non-sensitive value gets no guarantee: it may be reported
+    exactly. Outputs of probability zero under every input are outside the mechanism's
+    support and are ignored (uRAP never sets two non-sensitive bits).
+
+    Parameters
+    ----------
+    sensitive : array-like of int
+        Indices of the sensitive inputs X_S.
+    protected_outputs : array-like of int or ZeroBits
+        The protected outputs Y_P: output symbols, or for a bit-vector channel a
+        :class:`ZeroBits` set.
+    epsilon : float
+        The budget on protected outputs, positive and finite.
+
+    References
+    ----------
+    .. [1] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
+       Mechanisms for Distribution Estimation", USENIX Security 2019, Def. 2.
+    """
+
+    def __init__(self, sensitive, protected_outputs, epsilon):
+        self.sensitive = tuple(int(s) for s in sensitive_indices(sensitive))
+        if isinstance(protected_outputs, ZeroBits):
+            self.protected_outputs = protected_outputs
+        else:
+            self.protected_outputs = tuple(
+                int(s) for s in sensitive_indices(protected_outputs, name="protected_outputs")
+            )
+        self.epsilon = check_epsilon(epsilon)
+
+    def _key(self):
+        return (self.sensitive, self.protected_outputs, self.epsilon)
+
+    def __repr__(self):
+        return (
+            f"UtilityOptimizedLDP(sensitive={list(self.sensitive)}, "
+            f"protected_outputs={self.protected_outputs!r}, epsilon={self.epsilon:g})"
+        )
+
+    def epsilon_matrix(self, n_inputs):
+        raise ValueError(
+            "utility-optimized LDP is not a budget matrix: invertible outputs reveal "
+            "non-sensitive inputs exactly; use UtilityOptimizedLDP.verify"
+        )
+
+    def protected_mask(self, n_outputs):
+        """Boolean mask of the protected outputs among ``0 .. n_outputs - 1``."""
+        if isinstance(self.protected_outputs, ZeroBits):
+            return self.protected_outputs.mask(n_outputs)
+        mask = np.zeros(n_outputs, dtype=bool)
+        idx = np.asarray(self.protected_outputs, dtype=np.int64)
+        if idx.size and (idx[0] < 0 or idx[-1] >= n_outputs):
+            raise ValueError(f"protected outputs must lie in [0, {n_outputs})")
+        mask[idx] = True
+        return mask
+
+    def verify(self, channel):
+        """Check both ULDP conditions exactly on the dense channel (no tolerance).
+
+        Parameters
+        ----------
+        channel : Channel or array-like of shape (k, n_outputs)
+
+        Returns
+        -------
+        ULDPVerificationResult
+        """
+        Q = dense_matrix(channel)
+        k, m = Q.shape
+        sens = np.zeros(k, dtype=bool)
+        idx = np.asarray(self.sensitive, dtype=np.int64)
+        if idx.size and (idx[0] < 0 or idx[-1] >= k):
+            raise ValueError(f"sensitive inputs must lie in [0, {k})")
+        sens[idx] = True
+        protected = self.protected_mask(m)
+        support = Q.max(axis=0) > 0
+        P = Q[:, protected & support]
+        violations = []
+        for x in range(k):
+            ok = within_budget(P[x][None, :], P, self.epsilon)
+            bad = np.flatnonzero(~ok.all(axis=1))
+            violations.extend((x, int(xp)) for xp in bad)
+        inv = np.flatnonzero(support & ~protected)
+        positive = Q[:, inv] > 0
+        bad_inv = (positive.sum(axis=0) != 1) | (positive & sens[:, None]).any(axis=0)
+        inv_violations = [int(y) for y in inv[bad_inv]]
+        passed = not violations and not inv_violations
+        E = tight_matrix(P) if P.shape[1] else np.zeros((k, k))
+        return ULDPVerificationResult(passed, E, violations, inv_violations)
