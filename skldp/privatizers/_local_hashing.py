@@ -1,16 +1,14 @@
 """Frequency oracles of the benchmark literature: local hashing (OLH, BLH), subset selection."""
 
-import numbers
-
-import numpy as np
-
 from skldp._base import BasePrivatizer
-from skldp._validation import check_epsilon, check_int
+from skldp._docstring import substitute
+from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Boolean, Interval
 from skldp.channels import LocalHashingChannel, SubsetSelectionChannel
 from skldp.channels._local_hashing import MAX_BUCKETS, default_buckets
 from skldp.channels._subset_selection import optimal_subset_size
 
 
+@substitute()
 class LocalHashing(BasePrivatizer):
     r"""Local hashing: hash the value with a fresh public hash function, then k-RR on g buckets.
 
@@ -25,18 +23,13 @@ class LocalHashing(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
+    {epsilon}
     n_buckets : int or None, default=None
         g >= 2, the range of the hash functions. None is OLH's
         :math:`\mathrm{round}(e^\varepsilon) + 1`, capped at k (see
         ``skldp.channels._local_hashing.default_buckets``); 2 is BLH.
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call; an int or a SeedSequence makes the calls reproducible. See :ref:`seeds`.
+    {categories}
+    {random_state}
 
     Attributes
     ----------
@@ -94,12 +87,12 @@ class LocalHashing(BasePrivatizer):
         self.categories = categories
         self.random_state = random_state
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        if self.n_buckets is not None:
-            g = check_int(self.n_buckets, "n_buckets", min_value=2)
-            if g > MAX_BUCKETS:
-                raise ValueError(f"n_buckets must be at most 2**31; got {g}")
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "n_buckets": [None, Interval("int", 2, MAX_BUCKETS)],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+    }
 
     def _make_channel(self, categories, column):
         k = len(categories)
@@ -107,6 +100,7 @@ class LocalHashing(BasePrivatizer):
         return LocalHashingChannel(self.epsilon, k, g)
 
 
+@substitute()
 class SubsetSelection(BasePrivatizer):
     r"""Subset selection: report d categories, the true one among them with boosted probability.
 
@@ -121,17 +115,12 @@ class SubsetSelection(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget of one report; a positive finite number.
+    {epsilon}
     subset_size : int or None, default=None
         d in [1, k - 1]. None takes the d that minimizes the variance
         (``skldp.channels._subset_selection.optimal_subset_size``).
-    categories : list of values, list of lists, or None, default=None
-        The public domain: one list per column (a flat list for one column). None infers it
-        from X and warns with a PrivacyLeakWarning, because that reveals which values occur.
-    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default=None
-        None (the default, for real data) draws fresh noise from the operating system on every
-        call; an int or a SeedSequence makes the calls reproducible. See :ref:`seeds`.
+    {categories}
+    {random_state}
     sparse_output : bool, default=False
         Return the reports as a scipy.sparse CSR matrix holding the d indices of each subset
         (index reports) instead of k indicator bits per row; estimators then need ``channel=``.
@@ -199,12 +188,13 @@ class SubsetSelection(BasePrivatizer):
         self.random_state = random_state
         self.sparse_output = sparse_output
 
-    def _check_params(self):
-        check_epsilon(self.epsilon)
-        if self.subset_size is not None:
-            check_int(self.subset_size, "subset_size", min_value=1)
-        if not isinstance(self.sparse_output, (bool, np.bool_)):
-            raise TypeError(f"sparse_output must be True or False; got {self.sparse_output!r}")
+    _parameter_constraints = {
+        "epsilon": [POSITIVE_EPSILON],
+        "subset_size": [None, Interval("int", 1, None)],
+        "categories": [CATEGORIES],
+        "random_state": [RANDOM_STATE],
+        "sparse_output": [Boolean()],
+    }
 
     def _sparse_output(self):
         return bool(self.sparse_output)
@@ -212,7 +202,7 @@ class SubsetSelection(BasePrivatizer):
     def _make_channel(self, categories, column):
         k = len(categories)
         d = optimal_subset_size(self.epsilon, k) if self.subset_size is None else self.subset_size
-        if isinstance(d, numbers.Integral) and d > k - 1:
+        if d > k - 1:
             raise ValueError(
                 f"subset_size must lie in [1, k - 1] = [1, {k - 1}] for column {column}; got {d}"
             )
