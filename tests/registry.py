@@ -4,8 +4,7 @@ The foundation's mechanisms are listed here; the other mechanisms come from the 
 modules ``tests/instances_*.py``, each with a module-level list ``INSTANCES`` of configured,
 unfitted instances (privatizers with a small public domain in ``categories``, and
 estimators), and optionally a tuple ``SIMPLEX_ESTIMATORS`` of estimator classes whose estimate
-is promised to be a distribution. Modules that do not exist yet are simply absent from the
-glob.
+is promised to be a distribution. A module that fails to import fails the suite.
 """
 
 import glob
@@ -43,11 +42,9 @@ SIMPLEX_ESTIMATORS = (ProjectedEstimator, EMEstimator)
 def _helper_modules():
     for path in sorted(glob.glob(os.path.join(_HERE, "instances_*.py"))):
         name = os.path.splitext(os.path.basename(path))[0]
-        try:
-            module = importlib.import_module(f"tests.{name}")
-        except ImportError:  # a helper's module whose mechanism has not landed yet
-            continue
-        yield module
+        # No ImportError is swallowed: a broken instances module must fail the suite, not
+        # silently drop its mechanisms from the trust tests.
+        yield importlib.import_module(f"tests.{name}")
 
 
 def _with_domain(privatizer):

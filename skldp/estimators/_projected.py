@@ -123,6 +123,15 @@ class ProjectedEstimator(BaseDistributionEstimator):
     See Also
     --------
     EmpiricalEstimator, EMEstimator
+
+    Examples
+    --------
+    >>> from skldp import ProjectedEstimator, RandomizedResponse
+    >>> rr = RandomizedResponse(epsilon=2.0, categories=["a", "b", "c"], random_state=0)
+    >>> reports = rr.fit_transform(["a"] * 600 + ["b"] * 300 + ["c"] * 100)
+    >>> est = ProjectedEstimator(method="simplex").fit(reports)
+    >>> bool(est.distribution_.min() >= 0), round(float(est.distribution_.sum()), 12)
+    (True, 1.0)
     """
 
     def __init__(self, method="simplex", *, alpha=0.05, channel=None):
