@@ -114,7 +114,7 @@ def bench_em_vs_ibu(k, n, eps, floor, cpu, skip_peers, repeat):
     rr = RandomizedResponse(eps, categories=np.arange(k), random_state=12).fit(np.arange(k))
     reports = rr.transform(x)
     channel = RandomizedResponseChannel(eps, k)
-    stats = channel.statistics(reports)
+    model = channel.em_model(reports)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t_em, est = best_of(lambda: EMEstimator().fit(reports), repeat)
@@ -144,12 +144,12 @@ def bench_em_vs_ibu(k, n, eps, floor, cpu, skip_peers, repeat):
         t_ibu, ibu = _run_ibu(np.asarray(reports)[:, 0], k, eps, cpu)
         # IBU's step is the EM step of this channel (A is symmetric): one more step from its
         # output tells whether it stopped at its tolerance or at its iteration cap.
-        ibu_move = float(np.abs(channel.em_step(stats, ibu)[0] * ibu.sum() - ibu).max())
+        ibu_move = float(np.abs(model.em_step(ibu)[0] * ibu.sum() - ibu).max())
         ibu = ibu / ibu.sum()
         row.update(
             {
                 "ibu_s": t_ibu,
-                "ibu_loglik": channel.em_step(stats, ibu)[1],
+                "ibu_loglik": model.log_likelihood(ibu),
                 "ibu_max_iter": _IBU_MAX_ITER,
                 "ibu_next_step_max_abs": ibu_move,
                 "ibu_converged": bool(ibu_move < _IBU_TOL),

@@ -20,6 +20,7 @@ from skldp._validation import (
     validate_params,
 )
 from skldp._warnings import warn
+from skldp.channels import Channel, OpenAlphabetChannel, SymbolReports
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import SequentialComposition
 from skldp.projection import project_simplex
@@ -567,8 +568,10 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         for item in items:
             if hasattr(item, "report_specs") and hasattr(item, "channel_"):
                 specs.extend(item.report_specs())
-            elif hasattr(item, "sample") and hasattr(item, "n_inputs"):
+            elif isinstance(item, Channel):
                 specs.append(ReportSpec(item))
+            elif isinstance(item, OpenAlphabetChannel):
+                specs.append(ReportSpec(item, np.empty(0, dtype=object)))
             elif isinstance(item, ReportSpec):
                 specs.append(item)
             elif hasattr(item, "report_specs"):
@@ -622,7 +625,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
                 block = values  # one column: no copy (a sparse column slice would copy)
             else:
                 block = values[:, pos : pos + spec.width]
-            if spec.channel.report_kind == "symbol":
+            if isinstance(spec.channel, SymbolReports):
                 block = (block.toarray() if sparse.issparse(block) else block)[:, 0]
             yield spec, block
             pos += spec.width
@@ -706,6 +709,14 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         if isinstance(X, ChunkStatistics):  # read already, by skldp.io.fit_chunks
             return X.specs, X.stats, X.n, X.width
         values, specs = self._read(X)
+        for spec in specs:
+            if isinstance(spec.channel, OpenAlphabetChannel):
+                raise TypeError(
+                    f"{type(spec.channel).__name__} has an open input alphabet, so "
+                    f"{type(self).__name__} needs a finite set of candidates: use "
+                    "skldp.CandidateEstimator(candidates=...), or "
+                    "channel=channel.restrict(candidates)"
+                )
         stats = [
             self._chunk_statistics(spec.channel, col) for spec, col in self._blocks(values, specs)
         ]

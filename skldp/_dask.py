@@ -28,7 +28,8 @@ Keeping the channel
 
 Estimating
     An estimator's ``fit`` or ``partial_fit`` given a Dask collection computes, per partition,
-    the estimator's additive statistics (``channel.statistics`` or ``channel.em_statistics``),
+    the estimator's additive statistics (``channel.statistics``, or for EM the likelihood model
+    ``channel.em_model``),
     merges them in a tree on the cluster, and brings back only the totals: counts of length
     ``n_statistics`` per column, and the reports are never gathered. The exception is EM on a
     bit-vector channel, whose statistics are the reports themselves, bit-packed

@@ -40,6 +40,7 @@ from pandas.api.indexers import check_array_indexer
 from scipy import sparse
 
 from skldp._warnings import warn
+from skldp.channels import SymbolReports
 
 lib_no_default = pd.api.extensions.no_default
 
@@ -232,7 +233,7 @@ class ReportsDtype(ExtensionDtype):
 def _check_values(values, dtype):
     """Check that the present ``values`` (1-D int64) are reports of ``dtype``'s channel."""
     channel = dtype.spec.channel
-    if channel.report_kind == "symbol":
+    if isinstance(channel, SymbolReports):
         channel.check_reports(values)
     elif values.size and (values.min() < 0 or values.max() > 1):
         raise ValueError(

@@ -207,10 +207,12 @@ def check_non_negative_reports(values, specs):
         column = int(values.tocoo().col[np.argmin(values.tocoo().data)])
     else:
         column = int(np.argmin(values.min(axis=0)))
+    from skldp.channels import SymbolReports  # channels import this module at their top
+
     owners = [spec for spec in specs for _ in range(spec.width)]
     if len(owners) != values.shape[1]:
         allowed = "report symbols lie in [0, n_outputs) and bit-vector reports are bits in {0, 1}"
-    elif owners[column].channel.report_kind == "symbol":
+    elif isinstance(owners[column].channel, SymbolReports):
         allowed = f"report symbols must lie in [0, {owners[column].channel.n_outputs})"
     else:
         allowed = "bit-vector reports must be bits in {0, 1}"

@@ -25,6 +25,8 @@ import os
 import numpy as np
 import pandas as pd
 
+from skldp.channels import BitVectorReports
+
 __all__ = [
     "PACKED_COLUMN",
     "ReportWriter",
@@ -430,7 +432,7 @@ def write_reports(path, reports, *, width=None):
     """
     specs = getattr(reports, "specs", None)
     arr = np.asarray(reports)
-    if specs and len(specs) == 1 and specs[0].channel.report_kind == "bits":
+    if specs and len(specs) == 1 and isinstance(specs[0].channel, BitVectorReports):
         kind, width = "bits", specs[0].width
     elif width is not None or (arr.ndim == 2 and arr.shape[1] > 1):
         kind, width = "bits", width if width is not None else arr.shape[1]

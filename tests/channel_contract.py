@@ -1,17 +1,47 @@
 """The contract every channel keeps, checked against its dense matrix.
 
-A family's test module defines a ``channel`` fixture (small k, epsilon in {1e-3, 1, 50})
-and subclasses :class:`ChannelContract`; pytest then runs every check on every channel.
+A family's test module defines its ``channel`` fixture with :func:`contract_fixture` (small k,
+epsilon in {1e-3, 1, 50}) and subclasses :class:`ChannelContract`; pytest then runs every
+check on every channel. Open-alphabet channels use :func:`open_alphabet_fixture` and
+:class:`OpenAlphabetContract`. Both record the classes they cover, so that
+``tests/test_architecture.py`` can check every public channel class runs the contract.
 """
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
 
+from skldp import EMEstimator
+from skldp._reports import Reports, ReportSpec
+from skldp.channels import Channel, LikelihoodModel, MultinomialModel, SymbolChannel
 from skldp.privacy import verify
 from tests.conftest import simplex_point
+
+#: Classes of the channels given to :func:`contract_fixture` / :func:`open_alphabet_fixture`.
+COVERED = set()
+COVERED_OPEN = set()
+
+
+def _ids(channel):
+    return repr(channel)
+
+
+def contract_fixture(channels, ids=_ids):
+    """The ``channel`` fixture of a family's contract test, over ``channels``."""
+    COVERED.update(type(ch) for ch in channels)
+    return pytest.fixture(params=channels, ids=ids, name="channel")(lambda request: request.param)
+
+
+def open_alphabet_fixture(channels, ids=_ids):
+    """The ``open_channel`` fixture of :class:`OpenAlphabetContract`, over ``channels``."""
+    COVERED_OPEN.update(type(ch) for ch in channels)
+    return pytest.fixture(params=channels, ids=ids, name="open_channel")(
+        lambda request: request.param
+    )
 
 
 def _eps_scale(channel):
@@ -32,7 +62,7 @@ def _output_statistics(channel, Q):
 def _dense_statistics_map(channel):
     """The matrix M with forward(p) = M^T p, from the dense channel (symbol or bits)."""
     Q = channel.to_dense()
-    if channel.report_kind == "symbol":
+    if isinstance(channel, SymbolChannel):
         return Q
     return Q @ _output_statistics(channel, Q)
 
@@ -73,7 +103,7 @@ class ChannelContract:
         reports = channel.sample(rng.integers(0, channel.n_inputs, 50), rng)
         L = channel.likelihood(reports)
         Q = channel.to_dense()
-        if channel.report_kind == "symbol":
+        if isinstance(channel, SymbolChannel):
             assert_allclose(L, Q[:, reports].T, rtol=1e-12)
         post = channel.posterior(reports, p)
         assert_allclose(post.sum(axis=1), 1.0, atol=1e-12)
@@ -91,9 +121,12 @@ class ChannelContract:
         k = channel.n_inputs
         base = channel.unbiased(np.zeros(channel.n_statistics), n)
         G = np.column_stack(
-            [channel.unbiased(np.eye(channel.n_statistics)[j], n) - base for j in range(channel.n_statistics)]
+            [
+                channel.unbiased(np.eye(channel.n_statistics)[j], n) - base
+                for j in range(channel.n_statistics)
+            ]
         )
-        if channel.report_kind == "symbol":
+        if isinstance(channel, SymbolChannel):
             m = M.T @ p
             cov = n * (np.diag(m) - np.outer(m, m))
         else:
@@ -117,11 +150,66 @@ class ChannelContract:
     def test_em_fixed_point_at_expected_counts(self, channel):
         p = simplex_point(channel.n_inputs)
         n = 1000
-        stats = n * channel.forward(p)
-        if channel.report_kind != "symbol":
+        if not isinstance(channel, SymbolChannel):
             pytest.skip("bit-vector EM works on reports, not on expected bit sums")
-        nxt, _ = channel.em_step(stats, p)
+        nxt, _ = MultinomialModel(channel, n * channel.forward(p)).em_step(p)
         assert_allclose(nxt, p, rtol=1e-10)
+
+    # -- the likelihood model ---------------------------------------------------------------------
+    def _reports(self, channel, n=200, seed=8):
+        rng = np.random.default_rng(seed)
+        return channel.sample(rng.integers(0, channel.n_inputs, n), rng)
+
+    def test_model_matches_dense_likelihood(self, channel):
+        # L(p) = mean log(L_i . p), grad L(p) = mean L_i / (L_i . p) and the Hessian
+        # -mean L_i L_i^T / (L_i . p)^2, with L the dense likelihood of each report; the EM step
+        # is p * grad L(p), whose entries sum to one; adjoint is the transpose of forward.
+        reports = self._reports(channel)
+        model = channel.em_model(reports)
+        assert isinstance(model, LikelihoodModel)
+        assert model.n_reports == reports.shape[0]
+        assert_array_equal(model.statistics, channel.statistics(reports))
+        p = simplex_point(channel.n_inputs)
+        L = channel.likelihood(reports)
+        t = L @ p
+        assert_allclose(model.log_likelihood(p), np.mean(np.log(t)), rtol=1e-10)
+        grad = model.gradient(p)
+        assert_allclose(grad, (L / t[:, None]).mean(axis=0), rtol=1e-9)
+        assert_allclose(np.dot(p, grad), 1.0, rtol=1e-10)
+        nxt, ll = model.em_step(p)
+        assert_allclose(nxt, p * grad, rtol=1e-9, atol=1e-300)
+        assert_allclose(ll, model.log_likelihood(p), rtol=1e-12)
+        rng = np.random.default_rng(14)
+        v = rng.standard_normal(channel.n_inputs)
+        hv = -((L * ((L @ v) / t**2)[:, None]).mean(axis=0))
+        assert_allclose(model.hessian_product(p, v), hv, rtol=1e-8, atol=1e-12 * np.abs(hv).max())
+        rows = model.forward(p)
+        u = rng.standard_normal(rows.shape[0])
+        assert rows.shape == model.weights.shape
+        assert_allclose(np.dot(rows, u), np.dot(p, model.adjoint(u)), rtol=1e-9, atol=1e-12)
+
+    def test_model_holds_the_state_and_the_channel_does_not_change(self, channel):
+        # Chunks' models merge to the model of all the reports; a model pickles; and the
+        # channel is an immutable value: an EM fit leaves its __dict__, hash and pickle as
+        # they were (whatever EM keeps lives in the model).
+        reports = self._reports(channel)
+        before = dict(vars(channel))
+        blob, key = pickle.dumps(channel), hash(channel)
+        model = channel.em_model(reports)
+        merged = channel.em_model(reports[:71]).merge(channel.em_model(reports[71:]))
+        assert merged.n_reports == model.n_reports
+        assert_array_equal(merged.statistics, model.statistics)
+        p = simplex_point(channel.n_inputs)
+        assert_allclose(merged.em_step(p)[0], model.em_step(p)[0], rtol=1e-12)
+        assert merged.log_likelihood(p) == pytest.approx(model.log_likelihood(p), rel=1e-12)
+        assert_array_equal(pickle.loads(pickle.dumps(model)).em_step(p)[0], model.em_step(p)[0])
+        wrapped = Reports(reports.reshape(reports.shape[0], -1), (ReportSpec(channel),))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            EMEstimator(init="uniform", max_iter=5).fit(wrapped)
+        assert vars(channel).keys() == before.keys()
+        assert all(vars(channel)[name] is value for name, value in before.items())
+        assert pickle.dumps(channel) == blob and hash(channel) == key
 
     def test_sample_matches_forward(self, channel):
         # Statistics of n samples from p lie within 5 standard errors of n * forward(p).
@@ -133,3 +221,33 @@ class ChannelContract:
         mean = channel.forward(p)
         se = np.sqrt(n * mean * (1 - mean))
         assert np.all(np.abs(stats - n * mean) <= 5 * se + 1e-9)
+
+
+class OpenAlphabetContract:
+    """What an open-alphabet channel keeps: it is no Channel, and restricts to one."""
+
+    CANDIDATES = np.array(["red", "green", "blue", "cyan", "teal"], dtype=object)
+
+    def test_is_not_a_channel_and_restricts_to_one(self, open_channel):
+        assert not isinstance(open_channel, Channel)
+        fin = open_channel.restrict(self.CANDIDATES)
+        assert isinstance(fin, Channel)
+        assert fin.n_inputs == self.CANDIDATES.shape[0]
+        assert fin.n_statistics == open_channel.n_statistics
+        assert fin.report_width == open_channel.report_width
+        with pytest.raises(AttributeError, match="restrict"):
+            open_channel.forward  # noqa: B018
+
+    def test_reports_read_alike_open_and_restricted(self, open_channel):
+        rng = np.random.default_rng(11)
+        values = self.CANDIDATES[rng.integers(0, 5, 400)]
+        reports = open_channel.sample_values(values, rng)
+        fin = open_channel.restrict(self.CANDIDATES)
+        assert_array_equal(open_channel.statistics(reports), fin.statistics(reports))
+        whole = open_channel.statistics(reports)
+        parts = open_channel.statistics(reports[:97]) + open_channel.statistics(reports[97:])
+        assert_array_equal(whole, parts)
+
+    def test_pickle_round_trip(self, open_channel):
+        again = pickle.loads(pickle.dumps(open_channel))
+        assert again == open_channel and hash(again) == hash(open_channel)

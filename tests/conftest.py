@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 
+from skldp.channels import Channel, LikelihoodModel
+
 
 @pytest.fixture
 def seed():
@@ -20,18 +22,25 @@ def simplex_point(k, seed=0, *, interior=True):
 def statistics_leaves(stats):
     """The arrays and numbers inside an estimator's accumulated statistics, in a fixed order.
 
-    Statistics are arrays (counts, bit sums) or, for EM on bit-vector channels, objects that
-    pickle through ``__reduce__`` (packed reports, pattern histograms): those are opened
-    recursively, so two statistics can be compared leaf by leaf with ``array_equal``.
+    Statistics are arrays (counts, bit sums) or, for EM, likelihood models that pickle through
+    ``__reduce__`` (their channel, then counts, packed reports or pattern histograms): those
+    are opened recursively, so two statistics can be compared leaf by leaf with
+    ``array_equal`` (channels by equality).
     """
-    if stats is None or isinstance(stats, (np.ndarray, int, float, np.number)):
+    if stats is None or isinstance(stats, (np.ndarray, int, float, np.number, Channel)):
         return [stats]
     if isinstance(stats, (list, tuple)):
         return [leaf for s in stats for leaf in statistics_leaves(s)]
-    if "__reduce__" not in vars(type(stats)):
+    if type(stats).__reduce__ is object.__reduce__:
         raise TypeError(f"cannot open statistics of type {type(stats).__name__}")
     _, args = stats.__reduce__()[:2]
     return [type(stats).__name__] + statistics_leaves(list(args))
+
+
+def plain_statistics(stats):
+    """The channel's plain statistics in an estimator's accumulated statistics of a column
+    (EM keeps a likelihood model, the other estimators the counts themselves)."""
+    return stats.statistics if isinstance(stats, LikelihoodModel) else stats
 
 
 def assert_same_statistics(a, b):

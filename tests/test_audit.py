@@ -12,8 +12,8 @@ from skldp import PersonalizedULDP, RandomizedResponse, UtilityOptimizedRAPPOR, 
 from skldp._base import BasePrivatizer
 from skldp._validation import check_epsilon
 from skldp.channels import (
-    Channel,
-    PersonalizedChannel,
+    BitVectorChannel,
+    PersonalizedRRChannel,
     RandomizedResponseChannel,
     UtilityOptimizedRRChannel,
 )
@@ -23,22 +23,20 @@ from tests.registry import PRIVATIZERS, domain, fitted, instance_id
 
 
 # -- planted mechanisms, written here so that the audit is tested on known truths --------------
-class _UnaryChannel(Channel):
+class _UnaryChannel(BitVectorChannel):
     """Unary encoding: the true bit is 1 w.p. ``keep``, every other bit w.p. ``flip``."""
-
-    report_kind = "bits"
 
     def __init__(self, epsilon, n_inputs, keep, flip):
         self.epsilon, self.n_inputs, self.keep, self.flip = epsilon, n_inputs, keep, flip
-        self.n_outputs = 2**n_inputs
+        self.width = n_inputs
 
-    @property
-    def report_width(self):
-        return self.n_inputs
+    def _log_scale(self, reports):
+        ones = reports.sum(axis=1)
+        return ones * math.log(self.flip) + (self.width - ones) * math.log1p(-self.flip)
 
-    @property
-    def n_statistics(self):
-        return self.n_inputs
+    def _relative_likelihood(self, reports):
+        hit = reports.astype(bool)
+        return np.where(hit, self.keep / self.flip, (1 - self.keep) / (1 - self.flip)).astype(float)
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.keep, self.flip)
@@ -511,7 +509,7 @@ def test_audit_personalized_uldp_explicit_rows():
         audit(pum, inputs=[[1, "home"], [1, "home"]])
 
 
-class _IgnoresTags(PersonalizedChannel):
+class _IgnoresTags(PersonalizedRRChannel):
     """A PUM common channel whose pre-processor forgets the tags: home is reported as itself."""
 
     def preprocess(self, x, tag):

@@ -135,7 +135,7 @@ ESTIMATORS = [
     ProjectedEstimator(method="threshold", channel=_RR),
     EMEstimator(tol=1e-8, init="uniform", channel=_RR),
     SparseEstimator(sparsity=2, channel=OneBitHadamardChannel(1.0, 32)),
-    PersonalizedEstimator(channel=PersonalizedChannel(1.0, 40, [0, 1], 4)),
+    PersonalizedEstimator(channel=PersonalizedChannel.from_base(1.0, 40, [0, 1], 4)),
     CandidateEstimator(candidates=["a", "b"], channel=HashedRRChannel(1.0, 16, 4)),
 ]
 

@@ -27,7 +27,7 @@ from skldp import (
 from skldp._dask import partition_generators
 from skldp._reports import Reports, ReportsDtype
 from skldp.exceptions import ChannelMismatchError
-from tests.conftest import assert_same_statistics, simplex_point
+from tests.conftest import assert_same_statistics, plain_statistics, simplex_point
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -143,12 +143,12 @@ def test_estimate_from_dask_array_equals_in_memory_fit(Estimator, n_columns, see
     ref = Estimator().fit(lazy.compute())
     assert est.n_reports_ == ref.n_reports_ == n
     for a, b in zip(est._stats, ref._stats):
-        assert_array_equal(a, b)
+        assert_array_equal(plain_statistics(a), plain_statistics(b))
     assert_array_equal(np.asarray(est.distribution_), np.asarray(ref.distribution_))
     # partial_fit adds a Dask collection to what was seen
     est.partial_fit(lazy)
     assert est.n_reports_ == 2 * n
-    assert_array_equal(est._stats[0], 2 * ref._stats[0])
+    assert_array_equal(plain_statistics(est._stats[0]), 2 * plain_statistics(ref._stats[0]))
 
 
 def test_dask_dataframe_round_trip(seed):
@@ -173,7 +173,7 @@ def test_dask_dataframe_round_trip(seed):
     assert_array_equal(got["city"].to_numpy(), pd.concat(parts)["city"].to_numpy())
     est = EMEstimator().fit(lazy)
     ref = EMEstimator().fit(got)
-    assert_array_equal(est._stats[0], ref._stats[0])
+    assert_same_statistics(est._stats, ref._stats)
     assert_array_equal(est.distribution_, ref.distribution_)
     assert_array_equal(est.categories_, cats)
     # a series works too, and an empty partition is fine
@@ -414,7 +414,7 @@ def test_two_worker_cluster_matches_single_machine(two_workers, seed):
     est = EMEstimator().fit(reports)
 
     assert est.n_reports_ == local.n_reports_ == n
-    assert_array_equal(est._stats[0], local._stats[0])
+    assert_same_statistics(est._stats, local._stats)
     assert_array_equal(est.distribution_, local.distribution_)
     assert est.converged_
 

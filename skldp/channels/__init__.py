@@ -1,8 +1,32 @@
-"""Channels: each mechanism as a conditional distribution Q(y | x), the math behind it."""
+"""Channels: each mechanism as a conditional distribution Q(y | x), the math behind it.
 
-from skldp.channels._base import Channel, SymbolChannel
+The types: :class:`Channel` (abstract) with its two report families :class:`SymbolChannel`
+and :class:`BitVectorChannel`; the report formats :class:`SymbolReports` and
+:class:`BitVectorReports` they share with :class:`OpenAlphabetChannel` (not a channel: its
+:meth:`~OpenAlphabetChannel.restrict` returns one); the likelihood models EM works on
+(:class:`LikelihoodModel`, :class:`MultinomialModel`, :class:`BitVectorModel`); and the
+optional abilities estimators test with ``isinstance`` (:class:`SparseMeasurements`,
+:class:`BlockMeasurements`, :class:`CohortIncidence`, :class:`IndistinguishableInputs`,
+:class:`ClosedFormMaximumLikelihood`).
+"""
+
+from skldp.channels._abilities import (
+    BlockMeasurements,
+    ClosedFormMaximumLikelihood,
+    CohortIncidence,
+    IndistinguishableInputs,
+    SparseMeasurements,
+)
+from skldp.channels._base import Channel, SymbolChannel, SymbolReports
 from skldp.channels._binary import BinaryRandomizedResponseChannel
-from skldp.channels._bits import BitVectorChannel, PackedBitReports, bernoulli_bits
+from skldp.channels._bits import (
+    BitVectorChannel,
+    BitVectorModel,
+    BitVectorReports,
+    IncidenceModel,
+    PackedBitReports,
+    bernoulli_bits,
+)
 from skldp.channels._compressive import (
     OneBitCompressiveChannel,
     OneBitHadamardChannel,
@@ -16,8 +40,13 @@ from skldp.channels._hadamard import (
 )
 from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
 from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChannel
+from skldp.channels._likelihood import LikelihoodModel, MultinomialModel
 from skldp.channels._local_hashing import LocalHashingChannel
-from skldp.channels._personalized import PersonalizedChannel
+from skldp.channels._personalized import (
+    PersonalizedChannel,
+    PersonalizedRAPPORChannel,
+    PersonalizedRRChannel,
+)
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
@@ -30,6 +59,16 @@ __all__ = [
     "Channel",
     "SymbolChannel",
     "BitVectorChannel",
+    "SymbolReports",
+    "BitVectorReports",
+    "LikelihoodModel",
+    "MultinomialModel",
+    "BitVectorModel",
+    "SparseMeasurements",
+    "BlockMeasurements",
+    "CohortIncidence",
+    "IndistinguishableInputs",
+    "ClosedFormMaximumLikelihood",
     "PackedBitReports",
     "bernoulli_bits",
     "RandomizedResponseChannel",
@@ -43,6 +82,8 @@ __all__ = [
     "UtilityOptimizedRRChannel",
     "UtilityOptimizedRAPPORChannel",
     "PersonalizedChannel",
+    "PersonalizedRRChannel",
+    "PersonalizedRAPPORChannel",
     "OpenAlphabetChannel",
     "HashedRRChannel",
     "CohortRRChannel",
@@ -54,4 +95,5 @@ __all__ = [
     "OneBitHadamardChannel",
     "LocalHashingChannel",
     "SubsetSelectionChannel",
+    "IncidenceModel",
 ]

@@ -12,6 +12,7 @@ sums and ``forward(p)`` the probability of each bit being one.
 
 import functools
 import math
+from abc import ABC, abstractmethod
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
@@ -20,6 +21,7 @@ from scipy.sparse.linalg import LinearOperator, lsqr
 
 from skldp._memory import check_allocation
 from skldp._validation import check_probability_vector
+from skldp.channels._likelihood import MultinomialModel
 
 #: Largest dense matrix (entries) that ``to_dense`` builds.
 MAX_DENSE_ENTRIES = 50_000_000
@@ -136,23 +138,23 @@ def _check_posterior_size(n_reports, n_inputs, report_width=0):
     )
 
 
-class Channel:
-    """Base class of every mechanism's channel.
+class _Mechanism(ABC):
+    """What every channel and open-alphabet channel shares: identity, guarantee, report format.
 
-    Subclasses set ``n_inputs`` and ``n_outputs`` (size of the output alphabet for symbol
-    channels; ``2**width`` is implied for bit-vector channels) and implement ``_sample``,
-    ``_statistics``, ``_forward``, ``_adjoint`` and ``_key``; closed forms for ``_unbiased``,
-    ``_variance``, ``_likelihood`` and ``_to_dense`` replace the generic fallbacks.
+    A mechanism is an immutable value: equal when its type and ``_key()`` are equal, hashed
+    and shown by that key. Its reports are read by :meth:`check_reports` and counted by
+    ``statistics``; a report format (:class:`SymbolReports` or
+    :class:`~skldp.channels.BitVectorReports`) supplies both.
     """
 
-    #: ``"symbol"`` (one integer per report) or ``"bits"`` (a 0/1 vector per report).
-    report_kind = "symbol"
-    n_inputs: int
+    #: Descriptive only (``"symbol"`` or ``"bits"``): code tests the report format's type.
+    report_kind: str
     n_outputs: int
 
     # -- identity ------------------------------------------------------------------------
+    @abstractmethod
     def _key(self):
-        raise NotImplementedError
+        """A hashable tuple of everything that defines the mechanism."""
 
     def __eq__(self, other):
         return type(self) is type(other) and self._key() == other._key()
@@ -163,30 +165,69 @@ class Channel:
     def __repr__(self):
         return f"{type(self).__name__}{self._key()!r}"
 
+    @abstractmethod
     def guarantee(self):
-        """The privacy model this channel claims (a :mod:`skldp.privacy` model)."""
-        raise NotImplementedError
+        """The privacy model this mechanism claims (a :mod:`skldp.privacy` model)."""
 
-    # -- shape ---------------------------------------------------------------------------
+    # -- reports -------------------------------------------------------------------------
     @property
+    @abstractmethod
     def report_width(self):
-        """Number of integer columns one report takes (1 for symbol channels)."""
-        return 1
+        """Number of integer columns one report takes (1 for symbol reports)."""
 
     @property
+    @abstractmethod
     def n_statistics(self):
         """Length of the statistics vector."""
-        return self.n_outputs
 
     @property
+    @abstractmethod
     def bits_per_report(self):
         """Bits needed to send one report."""
-        return max(1, math.ceil(math.log2(self.n_outputs)))
 
-    # -- sampling and statistics -----------------------------------------------------------
+    @abstractmethod
+    def check_reports(self, reports):
+        """Return reports in the mechanism's array form after checking they could come from it."""
+
+    @abstractmethod
+    def _statistics(self, reports):
+        """Statistics of checked reports."""
+
+    def statistics(self, reports):
+        """Additive sufficient statistics of ``reports`` (length ``n_statistics``)."""
+        return self._statistics(self.check_reports(reports))
+
+
+class Channel(_Mechanism):
+    r"""Base class of every mechanism's channel: an abstract, immutable Q(y | x) over k inputs.
+
+    The members of the channel interface are all here, as abstract hooks a family fills in
+    or as public methods that validate and delegate: ``n_inputs``, :meth:`sample`, ``statistics``,
+    :meth:`forward`/:meth:`adjoint`, :meth:`unbiased`, :meth:`variance`, :meth:`posterior`,
+    :meth:`to_dense` and ``bits_per_report``, plus :meth:`em_model`, the likelihood of a
+    chunk of reports (:class:`~skldp.channels.LikelihoodModel`) that EM and other
+    maximum-likelihood solvers work on.
+
+    A concrete channel derives from a report family, :class:`SymbolChannel` (one integer per
+    report) or :class:`~skldp.channels.BitVectorChannel` (a 0/1 vector per report), sets
+    ``n_inputs`` (and ``n_outputs`` for symbols) and writes ``_key``, ``guarantee``,
+    ``_sample``, ``_forward`` and ``_adjoint``; closed forms for ``_unbiased``,
+    ``_variance``, ``_likelihood`` and ``_to_dense`` replace the generic fallbacks. Optional
+    abilities (sparse measurements, cohort incidence, ...) are declared by deriving from the
+    types in :mod:`skldp.channels` (for instance :class:`SparseMeasurements`), which
+    estimators test with ``isinstance``.
+    """
+
+    n_inputs: int
+
+    # -- sampling --------------------------------------------------------------------------
     def sample(self, x, rng):
         """Randomize input indices ``x`` (1-D int array) into one report each."""
         return self._sample(self._check_inputs(x), rng)
+
+    @abstractmethod
+    def _sample(self, x, rng):
+        """Reports of checked input indices ``x`` drawn with the generator ``rng``."""
 
     def _check_inputs(self, x):
         """Return input indices ``x`` as int64 after checking they lie in ``[0, n_inputs)``."""
@@ -202,44 +243,6 @@ class Channel:
             raise ValueError(f"input indices must lie in [0, {self.n_inputs}); got values outside")
         return x.astype(np.int64, copy=False)
 
-    def check_reports(self, reports):
-        """Return reports as an int64 array after checking they could come from this channel."""
-        reports = np.asarray(reports)
-        if self.report_kind == "symbol":
-            if reports.ndim == 2 and reports.shape[1] == 1:
-                reports = reports[:, 0]
-            if reports.ndim != 1:
-                raise ValueError(
-                    f"reports of {type(self).__name__} are one integer per row; got shape {reports.shape}"
-                )
-            hi = self.n_outputs
-        else:
-            if reports.ndim != 2 or reports.shape[1] != self.report_width:
-                raise ValueError(
-                    f"reports of {type(self).__name__} are 0/1 rows of width {self.report_width}; "
-                    f"got shape {reports.shape}"
-                )
-            hi = 2
-        if reports.dtype.kind == "f":
-            if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):
-                raise ValueError("reports must be integers; got non-integer values")
-        elif reports.dtype.kind not in "iub":
-            raise ValueError(f"reports must be integers; got dtype {reports.dtype}")
-        reports = reports.astype(np.int64, copy=False)
-        if reports.size and (reports.min() < 0 or reports.max() >= hi):
-            raise ValueError(
-                f"reports must lie in [0, {hi}) for {self!r}; got values outside: "
-                "were they made by a different mechanism?"
-            )
-        return reports
-
-    def statistics(self, reports):
-        """Additive sufficient statistics of ``reports`` (length ``n_statistics``)."""
-        return self._statistics(self.check_reports(reports))
-
-    def _statistics(self, reports):
-        return np.bincount(reports, minlength=self.n_outputs).astype(np.int64)
-
     # -- the linear map ----------------------------------------------------------------------
     def forward(self, p):
         """Expected statistics of one report when inputs follow ``p`` (length ``n_statistics``)."""
@@ -250,6 +253,10 @@ class Channel:
             raise ValueError("p must have finite entries")
         return self._forward(p)
 
+    @abstractmethod
+    def _forward(self, p):
+        """``forward`` on a checked float vector."""
+
     def adjoint(self, v):
         """Transpose of :meth:`forward` applied to ``v`` (length ``n_statistics``)."""
         v = np.asarray(v, dtype=float)
@@ -258,6 +265,10 @@ class Channel:
         if not np.all(np.isfinite(v)):
             raise ValueError("v must have finite entries")
         return self._adjoint(v)
+
+    @abstractmethod
+    def _adjoint(self, v):
+        """``adjoint`` on a checked float vector."""
 
     def as_linear_operator(self):
         """The forward map as a :class:`scipy.sparse.linalg.LinearOperator`."""
@@ -286,16 +297,6 @@ class Channel:
         return lsqr(self.as_linear_operator(), stats / n, atol=1e-15, btol=1e-15, iter_lim=10_000)[
             0
         ]
-
-    def maximum_likelihood(self, stats):
-        """The maximum-likelihood estimate of p from the statistics in closed form, or None.
-
-        None where the channel has no closed form (the default); a channel that has one (k-RR)
-        overrides this, and :class:`skldp.EMEstimator` then starts from it, so that EM only
-        confirms the maximizer instead of approaching it slowly when it lies on a face of the
-        simplex.
-        """
-        return None
 
     def variance(self, p, n):
         """Exact variance of each entry of :meth:`unbiased` for ``n`` reports from ``p``."""
@@ -387,7 +388,7 @@ class Channel:
         reports = self.check_reports(reports)
         check_allocation(
             reports.shape[0],
-            8 * self.n_inputs + (0 if self.report_kind == "symbol" else self.report_width),
+            8 * self.n_inputs + self._dense_report_bytes,
             f"likelihoods of {reports.shape[0]} reports over {self.n_inputs} inputs",
             "call likelihood on chunks of at most {rows} reports",
         )
@@ -398,10 +399,11 @@ class Channel:
 
     def log_likelihood(self, reports, p):
         """log P(y_i) of each report when inputs follow ``p``."""
-        reports = self.check_reports(reports)
-        p = self._check_prior(p)
-        with np.errstate(divide="ignore"):
-            return np.log(self._report_probability(reports, p))
+        return self._log_likelihood(self.check_reports(reports), self._check_prior(p))
+
+    @abstractmethod
+    def _log_likelihood(self, reports, p):
+        """``log_likelihood`` of checked reports under a checked prior."""
 
     def _check_prior(self, p):
         p = np.asarray(p, dtype=float)
@@ -410,11 +412,6 @@ class Channel:
         if not np.all(np.isfinite(p)) or np.any(p < 0):
             raise ValueError("p must have finite non-negative entries")
         return p
-
-    def _report_probability(self, reports, p):
-        if self.report_kind == "symbol":
-            return self._forward(p)[reports]
-        return self._likelihood(reports) @ p
 
     def posterior(self, reports, p):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
@@ -425,65 +422,102 @@ class Channel:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
 
-    # -- EM ------------------------------------------------------------------------------------------
-    def em_statistics(self, reports):
-        """What EM needs from a chunk of reports.
+    @abstractmethod
+    def em_model(self, reports):
+        """The likelihood of ``reports`` under this channel, as a model EM can step on.
 
-        Chunks combine with :meth:`~skldp.channels.Channel.merge_em_statistics`.
+        Returns
+        -------
+        LikelihoodModel
+            It holds what the likelihood needs of the reports (output counts for symbol
+            channels, the reports bit-packed for bit-vector channels), merges with the model
+            of another chunk (:meth:`LikelihoodModel.merge`), and keeps whatever it caches
+            between steps; the channel itself is left unchanged.
         """
-        return self.statistics(reports)
-
-    def merge_em_statistics(self, a, b):
-        """The EM statistics of two chunks together (their sum for count statistics)."""
-        return a + b
-
-    def statistics_from_em(self, em_stats):
-        """The plain statistics in :meth:`~skldp.channels.Channel.em_statistics` output."""
-        return em_stats
-
-    def em_step(self, stats, p):
-        """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
-
-        For a symbol channel with output counts N (n reports) and m = Q^T p,
-        ``p_next = p * Q (N / m) / n`` and the log-likelihood is ``sum N log m / n``.
-        """
-        stats = np.asarray(stats, dtype=float)
-        n = stats.sum()
-        if not n > 0:
-            raise ValueError("an EM step needs statistics of at least one report")
-        m = self._forward(p)
-        seen = stats > 0
-        ratio = np.zeros_like(m)
-        # A trial point of EM (a pruned or extrapolated candidate) may give an observed output
-        # probability zero: its log-likelihood is -inf and EM rejects it, so the infinities
-        # and NaNs below are expected there, not errors worth a warning.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio[seen] = stats[seen] / m[seen]
-            ll = float(np.dot(stats[seen], np.log(m[seen])) / n)
-            nxt = p * self._adjoint(ratio) / n
-            return nxt / nxt.sum(), ll
-
-    def em_n_reports(self, stats):
-        return float(np.asarray(stats).sum())
 
     # -- dense form ----------------------------------------------------------------------------------
     def to_dense(self):
         """The explicit n_inputs x n_outputs matrix Q (small channels only)."""
-        if self.report_kind != "symbol":
-            width = self.report_width
-            if width > 16:
-                raise ValueError(f"to_dense enumerates 2**{width} bit vectors; too many")
+        self._check_dense_size()
         if self.n_inputs * self.n_outputs > MAX_DENSE_ENTRIES:
             raise ValueError(
                 f"to_dense would build a {self.n_inputs} x {self.n_outputs} matrix; it is for small channels"
             )
         return self._to_dense()
 
+    def _check_dense_size(self):
+        """Raise when the output alphabet is too large to enumerate (bit vectors override)."""
+
     def _to_dense(self):
         return np.stack([self._forward(row) for row in np.eye(self.n_inputs)])
 
 
-class SymbolChannel(Channel):
-    """A channel whose reports are one integer in ``[0, n_outputs)``."""
+class SymbolReports(_Mechanism):
+    """The report format of one integer in ``[0, n_outputs)`` per report; statistics are counts.
+
+    Shared by :class:`SymbolChannel` and the open-alphabet channels with symbol reports
+    (:class:`~skldp.channels.HashedRRChannel`); estimators test it with ``isinstance``.
+    """
 
     report_kind = "symbol"
+
+    @property
+    def report_width(self):
+        return 1
+
+    #: Bytes of one report densified (symbols are never densified).
+    _dense_report_bytes = 0
+
+    @property
+    def n_statistics(self):
+        return self.n_outputs
+
+    @property
+    def bits_per_report(self):
+        return max(1, math.ceil(math.log2(self.n_outputs)))
+
+    def check_reports(self, reports):
+        """Return reports as a 1-D int64 array after checking they lie in ``[0, n_outputs)``.
+
+        One-column 2-D arrays are read as their column.
+        """
+        reports = np.asarray(reports)
+        if reports.ndim == 2 and reports.shape[1] == 1:
+            reports = reports[:, 0]
+        if reports.ndim != 1:
+            raise ValueError(
+                f"reports of {type(self).__name__} are one integer per row; got shape {reports.shape}"
+            )
+        if reports.dtype.kind == "f":
+            if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):
+                raise ValueError("reports must be integers; got non-integer values")
+        elif reports.dtype.kind not in "iub":
+            raise ValueError(f"reports must be integers; got dtype {reports.dtype}")
+        reports = reports.astype(np.int64, copy=False)
+        hi = self.n_outputs
+        if reports.size and (reports.min() < 0 or reports.max() >= hi):
+            raise ValueError(
+                f"reports must lie in [0, {hi}) for {self!r}; got values outside: "
+                "were they made by a different mechanism?"
+            )
+        return reports
+
+    def _statistics(self, reports):
+        return np.bincount(reports, minlength=self.n_outputs).astype(np.int64)
+
+
+class SymbolChannel(SymbolReports, Channel):
+    """A channel whose reports are one integer in ``[0, n_outputs)``.
+
+    Its statistics are the output counts N, whose likelihood is multinomial: the probability
+    of output y is ``forward(p)[y]``, and :meth:`em_model` is a
+    :class:`~skldp.channels.MultinomialModel` of the counts.
+    """
+
+    def _log_likelihood(self, reports, p):
+        with np.errstate(divide="ignore"):
+            return np.log(self._forward(p)[reports])
+
+    def em_model(self, reports):
+        """The multinomial likelihood of the output counts of ``reports``."""
+        return MultinomialModel(self, self.statistics(reports))

@@ -19,13 +19,14 @@ from the column indices of the ones, and whatever needs dense rows (likelihoods,
 densifies blocks of ``_rows_per_chunk()`` rows at a time.
 """
 
-import weakref
+from abc import abstractmethod
 
 import numpy as np
 from scipy import sparse
 
 from skldp._memory import check_allocation
-from skldp.channels._base import Channel, _check_posterior_size
+from skldp.channels._base import Channel, _check_posterior_size, _Mechanism
+from skldp.channels._likelihood import LikelihoodModel
 
 _ULP = 2.0**-53
 
@@ -109,27 +110,6 @@ def bernoulli_bits(rng, n_rows, probs):
     return out
 
 
-def ratio_em_step(packed, p, ratio, log_scale):
-    r"""One EM step for a likelihood :math:`Q(y_i \mid x) = e^{s} r^{z_{ix}}` over packed 0/1 rows z.
-
-    Subset selection (z = the subset's indicator) and local hashing (z = the support incidence)
-    have this form, with one ratio r and one log-scale s for every report. With
-    :math:`t_i = \sum_x p_x + (r - 1)\, z_i \cdot p`,
-    :math:`p'_x \propto p_x \sum_i (1 + (r - 1) z_{ix}) / t_i`: two passes of per-byte table
-    look-ups over the packed rows (:class:`PackedBitReports`), no (n, k) matrix.
-
-    Returns the next iterate and the mean log-likelihood at ``p``.
-    """
-    n = packed.n
-    with np.errstate(divide="ignore"):
-        t = p.sum() + (ratio - 1.0) * packed.row_dot(p)
-        w = 1.0 / t
-        acc = w.sum() + (ratio - 1.0) * packed.weighted_bit_sums(w)
-        ll = n * log_scale + float(np.sum(np.log(t)))
-    nxt = p * acc
-    return nxt / nxt.sum(), ll / n
-
-
 class PackedBitReports:
     """Bit-vector reports kept bit-packed, with their bit sums: the EM statistics of a chunk.
 
@@ -147,7 +127,7 @@ class PackedBitReports:
     width : int
     """
 
-    __slots__ = ("__weakref__", "_byte_matrix", "packed", "sums", "width")
+    __slots__ = ("_byte_matrix", "packed", "sums", "width")
 
     def __init__(self, packed, sums, width):
         self.packed = packed
@@ -264,35 +244,24 @@ def _check_sparse_bits(channel, reports):
     )
 
 
-def _drop_dead_memo(attributes):
-    """Drop a channel's kept EM likelihoods once the statistics they belong to are gone."""
-    memo = attributes.get("_em_chunks_memo")
-    if memo is not None and memo[0]() is None:
-        del attributes["_em_chunks_memo"]
+class BitVectorReports(_Mechanism):
+    """The report format of a 0/1 vector of ``width`` bits per report; statistics are bit sums.
 
-
-class BitVectorChannel(Channel):
-    r"""Base class of channels whose reports are 0/1 vectors of a fixed width.
-
-    Subclasses set ``n_inputs`` and ``width`` and write ``_sample`` (returning a uint8
-    matrix, e.g. with :func:`bernoulli_bits`), ``_forward``/``_adjoint`` (the bit
-    probabilities and their transpose), ``_key``, ``guarantee``, and the scaled likelihood
-    hooks ``_log_scale(reports)`` (shape (m,)) and ``_relative_likelihood(reports)`` (shape
-    (m, n_inputs)) with :math:`Q(y_i \mid x) = e^{s_i} R_{ix}`.
-
-    Provided here: report checking (reports stay ``uint8``), bit-sum statistics, the dense
-    matrix by enumerating the :math:`2^w` outputs (small w only; output o has bit j equal to
-    ``(o >> j) & 1``), posteriors and log-likelihoods that never underflow, and EM on
-    bit-packed reports (:class:`PackedBitReports`), chunked so that no (n, k) matrix is held.
-    Subclasses with more structure override ``em_statistics``/``em_step``.
+    Shared by :class:`BitVectorChannel` and the open-alphabet channels with bit-vector reports
+    (:class:`~skldp.channels.HashedRAPPORChannel`); estimators test it with
+    ``isinstance``. Reports are ``uint8`` arrays of shape (n_reports, width), or scipy
+    sparse matrices of the ones.
     """
 
     report_kind = "bits"
     width: int
 
-    # -- shape -----------------------------------------------------------------------------------
     @property
     def report_width(self):
+        return self.width
+
+    @property
+    def _dense_report_bytes(self):
         return self.width
 
     @property
@@ -307,7 +276,6 @@ class BitVectorChannel(Channel):
     def bits_per_report(self):
         return self.width
 
-    # -- reports -------------------------------------------------------------------------------------
     def check_reports(self, reports):
         """Return reports as uint8 (n_reports, width) bits after checking they are 0/1.
 
@@ -330,6 +298,169 @@ class BitVectorChannel(Channel):
             return np.bincount(reports.indices, minlength=self.width).astype(np.int64)
         return reports.sum(axis=0, dtype=np.int64)
 
+
+class BitVectorModel(LikelihoodModel):
+    r"""The exact likelihood of bit-vector reports, kept bit-packed.
+
+    With the scaled likelihood :math:`Q(y_i \mid x) = e^{s_i} R_{ix}` of the channel,
+    :math:`L(p) = \frac1n \sum_i (s_i + \log R_i \cdot p)`: A is the (n, k) matrix of
+    relative likelihoods R (never held whole above 256 MiB), every weight is one and the
+    constant is :math:`\sum_i s_i`. The relative likelihoods do not depend on p, so when they
+    fit in 256 MiB the model keeps them after its first step and every later step is two
+    products; they go with the model.
+
+    Parameters
+    ----------
+    channel : BitVectorChannel
+    packed : PackedBitReports
+    """
+
+    def __init__(self, channel, packed):
+        self.channel = channel
+        self.packed = packed
+        self._chunks = None
+
+    def __reduce__(self):
+        return (type(self), (self.channel, self.packed))
+
+    @property
+    def n_reports(self):
+        return float(self.packed.n)
+
+    @property
+    def statistics(self):
+        return self.packed.sums
+
+    @property
+    def weights(self):
+        return np.ones(self.packed.n)
+
+    @property
+    def constant(self):
+        return sum(log_scale for _, log_scale in self._likelihood_chunks())
+
+    def merge(self, other):
+        self._check_merge(other)
+        return type(self)(self.channel, self.packed.merge(other.packed))
+
+    def forward(self, p):
+        return np.concatenate([R @ p for R, _ in self._likelihood_chunks()])
+
+    def adjoint(self, v):
+        out = np.zeros(self.channel.n_inputs)
+        start = 0
+        for R, _ in self._likelihood_chunks():
+            out += v[start : start + R.shape[0]] @ R
+            start += R.shape[0]
+        return out
+
+    def em_step(self, p):
+        r"""One EM step: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
+
+        Chunked: no (n, k) matrix beyond the kept relative likelihoods. Returns the next
+        iterate and the mean log-likelihood at ``p``.
+        """
+        n = self.packed.n
+        acc = np.zeros(self.channel.n_inputs)
+        total = 0.0
+        with np.errstate(divide="ignore"):
+            for R, log_scale in self._likelihood_chunks():
+                t = R @ p
+                total += log_scale + float(np.sum(np.log(t)))
+                acc += (1.0 / t) @ R
+        nxt = p * acc / n
+        return nxt / nxt.sum(), total / n
+
+    def _likelihood_chunks(self):
+        """(relative likelihoods, sum of log-scales) of each chunk of the reports.
+
+        Kept in the model when all of them fit in ``_EM_CACHE_BYTES``; otherwise rebuilt
+        chunk by chunk at every use.
+        """
+        if self._chunks is not None:
+            return self._chunks
+        channel, packed = self.channel, self.packed
+        step = channel._rows_per_chunk()
+
+        def build():
+            for start in range(0, packed.n, step):
+                bits = packed.unpack(start, start + step)
+                yield channel._relative_likelihood(bits), float(np.sum(channel._log_scale(bits)))
+
+        if packed.n * channel.n_inputs * 8 > _EM_CACHE_BYTES:
+            return build()
+        self._chunks = list(build())
+        return self._chunks
+
+
+class IncidenceModel(LikelihoodModel):
+    r"""The exact likelihood :math:`Q(y_i \mid x) = e^{s} r^{z_{ix}}` over bit-packed 0/1 rows z.
+
+    Subset selection (z = the subset's indicator) and local hashing (z = the support incidence
+    :math:`[H_i(x) = y_i]`) have this form, with one ratio r and one log-scale s for every
+    report (the channel's ``_ratio`` and ``_log_scale0``). In the form
+    :math:`L(p) = (c + \sum_i \log (A p)_i) / n` the rows of A are :math:`1 + (r - 1) z_i`,
+    so ``forward`` and ``adjoint`` are two passes of per-byte table look-ups over the packed
+    rows (:class:`PackedBitReports`), never an (n, k) matrix; the weights are ones and
+    :math:`c = n s`. The bit sums of z are the channel's plain statistics.
+
+    Parameters
+    ----------
+    channel : LocalHashingChannel or SubsetSelectionChannel
+    packed : PackedBitReports
+    """
+
+    def __init__(self, channel, packed):
+        self.channel = channel
+        self.packed = packed
+
+    def __reduce__(self):
+        return (type(self), (self.channel, self.packed))
+
+    @property
+    def n_reports(self):
+        return float(self.packed.n)
+
+    @property
+    def statistics(self):
+        return self.packed.sums
+
+    @property
+    def weights(self):
+        return np.ones(self.packed.n)
+
+    @property
+    def constant(self):
+        return self.packed.n * self.channel._log_scale0
+
+    def merge(self, other):
+        self._check_merge(other)
+        return type(self)(self.channel, self.packed.merge(other.packed))
+
+    def forward(self, p):
+        return p.sum() + (self.channel._ratio - 1.0) * self.packed.row_dot(p)
+
+    def adjoint(self, v):
+        return v.sum() + (self.channel._ratio - 1.0) * self.packed.weighted_bit_sums(v)
+
+
+class BitVectorChannel(BitVectorReports, Channel):
+    r"""Base class of channels whose reports are 0/1 vectors of a fixed width.
+
+    Subclasses set ``n_inputs`` and ``width`` and write ``_sample`` (returning a uint8
+    matrix, e.g. with :func:`bernoulli_bits`), ``_forward``/``_adjoint`` (the bit
+    probabilities and their transpose), ``_key``, ``guarantee``, and the scaled likelihood
+    hooks ``_log_scale(reports)`` (shape (m,)) and ``_relative_likelihood(reports)`` (shape
+    (m, n_inputs)) with :math:`Q(y_i \mid x) = e^{s_i} R_{ix}`.
+
+    Provided here: report checking (reports stay ``uint8``), bit-sum statistics, the dense
+    matrix by enumerating the :math:`2^w` outputs (small w only; output o has bit j equal to
+    ``(o >> j) & 1``), posteriors and log-likelihoods that never underflow, and the exact
+    likelihood of bit-packed reports (:class:`BitVectorModel`), chunked so that no (n, k)
+    matrix is held. Subclasses with more structure return their own model from
+    ``_em_model``.
+    """
+
     def _dense_blocks(self, reports):
         """Yield ``(start, block)`` with dense uint8 blocks of ``_rows_per_chunk()`` rows."""
         step = self._rows_per_chunk()
@@ -341,21 +472,21 @@ class BitVectorChannel(Channel):
         return max(1, _CHUNK_ENTRIES // max(self.width, self.n_inputs))
 
     # -- likelihood ------------------------------------------------------------------------------------
-    def _log_scale(self, reports):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _log_scale(self, reports):
+        """The scale :math:`s_i` of each checked dense report, shape (m,)."""
 
-    def _relative_likelihood(self, reports):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _relative_likelihood(self, reports):
+        """The relative likelihoods :math:`R_{ix}` of checked dense reports, shape (m, k)."""
 
     def _likelihood(self, reports):
         if sparse.issparse(reports):
             reports = reports.toarray()  # the likelihood itself is a dense (n, k) matrix
         return np.exp(self._log_scale(reports))[:, None] * self._relative_likelihood(reports)
 
-    def log_likelihood(self, reports, p):
-        """log P(y_i) of each report when inputs follow ``p``, computed without underflow."""
-        reports = self.check_reports(reports)
-        p = self._check_prior(p)
+    def _log_likelihood(self, reports, p):
+        # log P(y_i) = s_i + log(R_i . p), computed without underflow.
         out = np.empty(reports.shape[0])
         with np.errstate(divide="ignore"):
             for start, chunk in self._dense_blocks(reports):
@@ -376,89 +507,43 @@ class BitVectorChannel(Channel):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
 
     # -- EM ------------------------------------------------------------------------------------------
-    def em_statistics(self, reports):
-        """What EM keeps of a chunk of reports (see ``_em_statistics``).
+    def em_model(self, reports):
+        """The exact likelihood of ``reports``: a :class:`BitVectorModel` of them, bit-packed.
 
         Reports are read ``_rows_per_chunk()`` rows at a time (sparse ones densified block
-        by block) and the blocks' statistics merged, so the temporaries stay bounded and no
+        by block) and the blocks' models merged, so the temporaries stay bounded and no
         dense (n, width) matrix is built from sparse reports.
         """
         reports = self.check_reports(reports)
         if reports.shape[0] <= self._rows_per_chunk():
-            return self._em_statistics(reports.toarray() if sparse.issparse(reports) else reports)
+            return self._em_model(reports.toarray() if sparse.issparse(reports) else reports)
         # Merge as a binary counter: a stack of O(log chunks) partial results, so memory stays
         # bounded for fixed-size statistics and each packed report is copied log(chunks) times.
         stack = []
         for _, block in self._dense_blocks(reports):
-            level, item = 0, self._em_statistics(block)
+            level, item = 0, self._em_model(block)
             while stack and stack[-1][0] == level:
-                item = self.merge_em_statistics(stack.pop()[1], item)
+                item = stack.pop()[1].merge(item)
                 level += 1
             stack.append((level, item))
         item = stack.pop()[1]
         while stack:
-            item = self.merge_em_statistics(stack.pop()[1], item)
+            item = stack.pop()[1].merge(item)
         return item
 
-    def _em_statistics(self, reports):
-        """EM statistics of checked dense reports: bit-packed, with their bit sums."""
-        return PackedBitReports.from_bits(reports)
-
-    def merge_em_statistics(self, a, b):
-        return a.merge(b)
-
-    def statistics_from_em(self, em_stats):
-        return em_stats.sums
-
-    def em_n_reports(self, em_stats):
-        return float(em_stats.n)
-
-    def em_step(self, stats, p):
-        r"""One EM step on bit-packed reports: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
-
-        Generic and chunked: it unpacks blocks of reports and builds their relative
-        likelihoods. Returns the next iterate and the mean log-likelihood at ``p``.
-        """
-        n = stats.n
-        acc = np.zeros(self.n_inputs)
-        total = 0.0
-        with np.errstate(divide="ignore"):
-            for R, log_scale in self._em_chunks(stats):
-                t = R @ p
-                total += log_scale + float(np.sum(np.log(t)))
-                acc += (1.0 / t) @ R
-        nxt = p * acc / n
-        return nxt / nxt.sum(), total / n
-
-    def _em_chunks(self, stats):
-        """(relative likelihoods, sum of log-scales) of each chunk of the reports.
-
-        They do not depend on p, so when all of them fit in ``_EM_CACHE_BYTES`` they are kept
-        for the statistics object EM is working on (one at a time, by weak reference) and the
-        later steps are two products each; otherwise each step rebuilds them chunk by chunk.
-        """
-        memo = self.__dict__.get("_em_chunks_memo")
-        if memo is not None and memo[0]() is stats:
-            return memo[1]
-        step = self._rows_per_chunk()
-
-        def build():
-            for start in range(0, stats.n, step):
-                bits = stats.unpack(start, start + step)
-                yield self._relative_likelihood(bits), float(np.sum(self._log_scale(bits)))
-
-        if stats.n * self.n_inputs * 8 > _EM_CACHE_BYTES:
-            return build()
-        chunks = list(build())
-        self.__dict__["_em_chunks_memo"] = (weakref.ref(stats), chunks)
-        weakref.finalize(stats, _drop_dead_memo, self.__dict__)  # freed with its statistics
-        return chunks
+    def _em_model(self, reports):
+        """The model of checked dense reports: bit-packed, with their bit sums."""
+        return BitVectorModel(self, PackedBitReports.from_bits(reports))
 
     # -- dense form ----------------------------------------------------------------------------------
     def output_bits(self):
         """The (2**width, width) matrix of every output vector, row o having bits of o."""
         o = np.arange(2**self.width)
         return ((o[:, None] >> np.arange(self.width)) & 1).astype(np.uint8)
+
+    def _check_dense_size(self):
+        if self.width > 16:
+            raise ValueError(f"to_dense enumerates 2**{self.width} bit vectors; too many")
 
     def _to_dense(self):
         return self._likelihood(self.output_bits()).T

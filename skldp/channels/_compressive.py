@@ -51,6 +51,7 @@ from skldp._measurement import (
     RowSubset,
 )
 from skldp._validation import check_epsilon, check_int
+from skldp.channels._abilities import BlockMeasurements, SparseMeasurements
 from skldp.channels._base import SymbolChannel
 from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
@@ -79,7 +80,7 @@ def _check_seed(seed):
     return check_int(seed, "seed", min_value=0)
 
 
-class _MeasurementChannel(SymbolChannel):
+class _MeasurementChannel(SparseMeasurements, SymbolChannel):
     """Shared machinery: a channel whose output counts are affine measurements ``M p``.
 
     Subclasses set ``operator`` (M), ``gain`` (keep - other), ``n_groups``, ``_coef`` (sparse,
@@ -483,7 +484,7 @@ class SymmetricCompressiveChannel(_MeasurementChannel):
         return np.concatenate([Ah, -Ah])
 
 
-class RecursiveCompressiveChannel(_MeasurementChannel):
+class RecursiveCompressiveChannel(BlockMeasurements, _MeasurementChannel):
     r"""Recursive compressive privatization (Algorithm 3 of Xiong et al., 2022).
 
     The domain is padded to K = 2**ceil(log2 k) (at least L) and permuted by a public random

@@ -23,6 +23,7 @@ Two kinds of channel live here:
 """
 
 import hashlib
+from abc import abstractmethod
 
 import numpy as np
 from scipy import sparse
@@ -32,7 +33,14 @@ from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._least_squares import CohortLeastSquares
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp._warnings import warn
-from skldp.channels._base import Channel, SymbolChannel, within_ratio
+from skldp.channels._abilities import CohortIncidence, IndistinguishableInputs
+from skldp.channels._base import (
+    Channel,
+    SymbolChannel,
+    SymbolReports,
+    _Mechanism,
+    within_ratio,
+)
 from skldp.channels._randomized_response import _rr_truth, rr_sample
 from skldp.privacy import LDP
 
@@ -124,7 +132,40 @@ def _no_variance(shape):
     return np.full(shape[1], np.nan)
 
 
-class CohortRRChannel(SymbolChannel):
+class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
+    """Least squares on the incidence matrix, for the cohort channels of this module and
+    :mod:`skldp.channels._hashed_rappor`. Subclasses set ``incidence`` and
+    ``least_squares_blocks`` and write ``least_squares_target``."""
+
+    #: ``(C, k)`` when the rows of H are C cohorts of k buckets with one 1 per cohort in every
+    #: column (a Cholesky factorization then replaces an eigendecomposition); else None.
+    least_squares_blocks = None
+
+    def _solver(self):
+        # Derived from the channel alone (never from statistics), built on first use.
+        solver = self.__dict__.get("_ls")
+        if solver is None:
+            solver = CohortLeastSquares(self.incidence, blocks=self.least_squares_blocks)
+            self.__dict__["_ls"] = solver
+        return solver
+
+    def least_squares(self, stats, n, columns=None):
+        """Minimum-norm least squares of ``H p = f`` on the inputs ``columns`` (default all).
+
+        The inputs left out are fixed at zero: the solve is on the columns of H kept.
+        """
+        target = self.least_squares_target(stats, n)
+        if columns is None:
+            return self._solver().solve(target)
+        columns = np.asarray(columns, dtype=np.int64)
+        p = np.zeros(self.n_inputs)
+        if columns.size:
+            sub = CohortLeastSquares(self.incidence[:, columns], blocks=self.least_squares_blocks)
+            p[columns] = sub.solve(target)
+        return p
+
+
+class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     r"""O-RR over a finite input set: cohort, bucket of the cohort's hash, then k-RR.
 
     Parameters
@@ -195,15 +236,13 @@ class CohortRRChannel(SymbolChannel):
         return LDP(self.epsilon)
 
     @property
-    def _ls_blocks(self):
+    def least_squares_blocks(self):
         return (self.n_cohorts, self.n_buckets)
 
-    def _solver(self):
-        solver = self.__dict__.get("_ls")
-        if solver is None:
-            solver = CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
-            self.__dict__["_ls"] = solver
-        return solver
+    @property
+    def n_independent_statistics(self):
+        """Each cohort's k-RR buckets add up to the cohort's total: at most C (k - 1) + 1."""
+        return self.n_outputs - (self.n_cohorts - 1)
 
     # -- sampling ------------------------------------------------------------------------------
     def _sample(self, x, rng):
@@ -280,69 +319,49 @@ class CohortRRChannel(SymbolChannel):
         return collision_groups(self.buckets)
 
 
-class OpenAlphabetChannel(Channel):
-    """A channel whose inputs are arbitrary values: an open alphabet with no finite input set.
+class OpenAlphabetChannel(_Mechanism):
+    """A mechanism whose inputs are arbitrary values: an open alphabet with no finite input set.
 
-    It samples reports from raw values (:meth:`sample_values`) and counts them
-    (:meth:`~skldp.channels.Channel.statistics`). Everything that needs the input set
-    (``forward``, ``to_dense``, estimation) goes through :meth:`restrict`, which returns the
-    channel over a candidate dictionary.
+    It is not a :class:`~skldp.channels.Channel`: it has no ``n_inputs``, so nothing that
+    needs the input set (``forward``, ``to_dense``, estimation) is offered. It samples
+    reports from raw values (:meth:`sample_values`) and counts them (``statistics``);
+    :meth:`restrict` gives the :class:`~skldp.channels.Channel` over a finite list of
+    candidate values, on which everything else works. A subclass derives from a report
+    format (:class:`~skldp.channels.SymbolReports` or
+    :class:`~skldp.channels.BitVectorReports`) and writes the two methods below.
     """
 
-    n_inputs = None
+    @abstractmethod
+    def restrict(self, candidates):
+        """The channel over a finite list of candidate values (in their order).
 
-    def restrict(self, candidates):  # pragma: no cover - abstract
-        """The channel over a finite list of candidate values (in their order)."""
-        raise NotImplementedError
+        Returns
+        -------
+        Channel
+        """
 
-    def sample_values(self, values, rng):  # pragma: no cover - abstract
+    @abstractmethod
+    def sample_values(self, values, rng):
         """One report per raw value (any hashable values), drawn with ``rng``."""
-        raise NotImplementedError
 
-    def _open(self, what):
-        raise TypeError(
-            f"{type(self).__name__} has an open input alphabet, so {what} needs a finite set of "
-            "candidates: use channel.restrict(candidates) or skldp.CandidateEstimator(candidates=...)"
-        )
-
-    def sample(self, x, rng):
-        self._open("sample (of input indices)")
-
-    def forward(self, p):
-        self._open("forward")
-
-    def adjoint(self, v):
-        self._open("adjoint")
-
-    def as_linear_operator(self):
-        self._open("as_linear_operator")
-
-    def unbiased(self, stats, n):
-        self._open("estimation")
-
-    def variance(self, p, n):
-        self._open("variance")
-
-    def zero_frequency_variance(self, n, p=None):
-        self._open("variance")
-
-    def likelihood(self, reports):
-        self._open("likelihood")
-
-    def log_likelihood(self, reports, p):
-        self._open("log_likelihood")
-
-    def posterior(self, reports, p):
-        self._open("posterior")
-
-    def em_step(self, stats, p):
-        self._open("EM")
-
-    def to_dense(self):
-        self._open("to_dense")
+    def __getattr__(self, name):
+        # Only reached for missing attributes: name the way out for a channel's members.
+        if name in _CHANNEL_MEMBERS:
+            raise AttributeError(
+                f"{type(self).__name__} has an open input alphabet, so it has no {name}: it "
+                "needs a finite set of candidates; use channel.restrict(candidates) or "
+                "skldp.CandidateEstimator(candidates=...)"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-class HashedRRChannel(OpenAlphabetChannel):
+#: Members of a Channel that need a finite input set.
+_CHANNEL_MEMBERS = frozenset(
+    name for name in dir(Channel) if not name.startswith("_") and not hasattr(_Mechanism, name)
+) | {"n_inputs"}
+
+
+class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
     r"""The channel of hashed k-RR over an open alphabet (O-RR, before candidates are known).
 
     A value ``s`` in cohort ``c`` is hashed to ``H_c(s) mod k`` (module ``skldp._hashing``: keyed
@@ -359,8 +378,6 @@ class HashedRRChannel(OpenAlphabetChannel):
     hash_seed : int, default=0
         Selects the hash family; the server must use the same one.
     """
-
-    report_kind = "symbol"
 
     def __init__(self, epsilon, n_buckets, n_cohorts, hash_seed=0):
         self.epsilon = check_epsilon(epsilon)

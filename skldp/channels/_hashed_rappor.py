@@ -22,11 +22,17 @@ import numpy as np
 from scipy import sparse
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
-from skldp._least_squares import CohortLeastSquares
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._bits import BitVectorChannel, bernoulli_bits
+from skldp.channels._bits import (
+    BitVectorChannel,
+    BitVectorModel,
+    BitVectorReports,
+    PackedBitReports,
+    bernoulli_bits,
+)
 from skldp.channels._hashed import (
     OpenAlphabetChannel,
+    _CohortLeastSquaresMixin,
     _digest_array,
     _no_variance,
     collision_groups,
@@ -40,10 +46,8 @@ def cohort_bits(n_cohorts):
     return max(0, math.ceil(math.log2(n_cohorts))) if n_cohorts > 1 else 0
 
 
-class _CohortBitReports:
+class _CohortBitReports(BitVectorReports):
     """Shared report layout: k Bloom bits, then the cohort in little-endian binary bits."""
-
-    report_kind = "bits"
 
     def _layout(self, n_bits, n_cohorts):
         self.n_bits = n_bits
@@ -52,23 +56,11 @@ class _CohortBitReports:
         self._weights = (1 << np.arange(self.width - n_bits)).astype(np.int64)
 
     @property
-    def report_width(self):
-        return self.width
-
-    @property
-    def n_outputs(self):
-        return 2**self.width
-
-    @property
     def n_statistics(self):
         return self.n_cohorts * self.n_bits
 
-    @property
-    def bits_per_report(self):
-        return self.width
-
     def check_reports(self, reports):
-        reports = BitVectorChannel.check_reports(self, reports)
+        reports = super().check_reports(reports)
         if (
             reports.size
             and self.width > self.n_bits
@@ -115,7 +107,15 @@ def _draw_bits(bloom_idx, n_bits, theta, psi, rng):
     return bits
 
 
-class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
+class _CohortBitModel(BitVectorModel):
+    """:class:`~skldp.channels.BitVectorModel` whose plain statistics are per-cohort bit sums."""
+
+    @property
+    def statistics(self):
+        return self.channel._statistics(self.packed.unpack())
+
+
+class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVectorChannel):
     r"""O-RAPPOR over a finite input set: cohort, Bloom filter of the cohort's h hashes, RAPPOR.
 
     Parameters
@@ -193,15 +193,13 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
         return LDP(self.epsilon)
 
     @property
-    def _ls_blocks(self):
+    def least_squares_blocks(self):
         return (self.n_cohorts, self.n_bits) if self.n_hashes == 1 else None
 
-    def _solver(self):
-        solver = self.__dict__.get("_ls")
-        if solver is None:
-            solver = CohortLeastSquares(self.incidence, blocks=self._ls_blocks)
-            self.__dict__["_ls"] = solver
-        return solver
+    @property
+    def n_independent_statistics(self):
+        """Bloom bits have no sum constraint: up to C k independent statistics."""
+        return self.n_statistics
 
     # -- sampling ----------------------------------------------------------------------------------
     def _sample(self, x, rng):
@@ -263,8 +261,8 @@ class CohortRAPPORChannel(_CohortBitReports, BitVectorChannel):
         R[~valid] = 0.0
         return R
 
-    def statistics_from_em(self, em_stats):
-        return self._statistics(em_stats.unpack())
+    def _em_model(self, reports):
+        return _CohortBitModel(self, PackedBitReports.from_bits(reports))
 
     # -- cohorts -----------------------------------------------------------------------------------------
     def indistinguishable_groups(self):

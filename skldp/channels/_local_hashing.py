@@ -43,7 +43,7 @@ from skldp._hashing import (
 )
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._bits import BitVectorChannel, PackedBitReports, ratio_em_step
+from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
 from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
 
@@ -213,18 +213,16 @@ class LocalHashingChannel(BitVectorChannel):
         return counts
 
     # -- EM ------------------------------------------------------------------------------------------
-    def _em_statistics(self, reports):
-        """The support incidence of the reports, bit-packed: k bits per report.
+    def _em_model(self, reports):
+        """The exact likelihood of checked reports: their support incidence, bit-packed.
 
-        Its bit sums are the support counts (the plain statistics), and the likelihood of a
-        report is a constant times :math:`r^{s_{ix}}`, so an EM step is
-        ``ratio_em_step`` (``skldp.channels._bits``) on it.
+        k bits per report; their bit sums are the support counts (the plain statistics), and
+        the likelihood of a report is a constant times :math:`r^{s_{ix}}`, so the model is an
+        :class:`~skldp.channels.IncidenceModel` (two passes of byte-table look-ups per step).
         """
-        return PackedBitReports.from_bits(self.support(reports).view(np.uint8))
-
-    def em_step(self, stats, p):
-        """One EM step on the packed support incidence (two passes of byte-table look-ups)."""
-        return ratio_em_step(stats, p, self._ratio, self._log_scale0)
+        return IncidenceModel(
+            self, PackedBitReports.from_bits(self.support(reports).view(np.uint8))
+        )
 
     # -- the linear map ------------------------------------------------------------------------------
     def _forward(self, p):
@@ -239,6 +237,11 @@ class LocalHashingChannel(BitVectorChannel):
     def _variance(self, p, n):
         m = self._forward(p)
         return m * (1.0 - m) / (n * self._diff**2)
+
+    def _zero_frequency_variance(self, n, p):
+        # A category of frequency zero is supported (contained) with probability q, whatever p.
+        q = self._q
+        return np.full(self.n_inputs, q * (1.0 - q) / (n * self._diff**2))
 
     # -- likelihood ----------------------------------------------------------------------------------
     def _log_scale(self, reports):

@@ -7,17 +7,18 @@ sensitive set is :math:`Z_S = X_S \cup \{\bot_1, \dots, \bot_\kappa\}`. The coll
 only :math:`Q_{cmn}`; it never learns which values a person mapped to a bot.
 """
 
+from abc import abstractmethod
+
 import numpy as np
 
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import Channel
+from skldp.channels._base import Channel, SymbolChannel
+from skldp.channels._bits import BitVectorChannel
 from skldp.channels._utility_optimized import (
     UtilityOptimizedRAPPORChannel,
     UtilityOptimizedRRChannel,
     check_sensitive_indices,
 )
-
-_BASES = {"urr": UtilityOptimizedRRChannel, "urap": UtilityOptimizedRAPPORChannel}
 
 
 class PersonalizedChannel(Channel):
@@ -32,6 +33,11 @@ class PersonalizedChannel(Channel):
     \varepsilon)`-ULDP (Prop. 9), and any two persons' channels are within
     :math:`e^\varepsilon` of each other on protected outputs (Prop. 10).
 
+    This is the abstract family; the common mechanism fixes the report format, so the
+    channel is :class:`PersonalizedRRChannel` (uRR, symbol reports) or
+    :class:`PersonalizedRAPPORChannel` (uRAP, bit-vector reports), and
+    :meth:`PersonalizedChannel.from_base` picks one by name.
+
     Parameters
     ----------
     epsilon : float
@@ -42,10 +48,8 @@ class PersonalizedChannel(Channel):
         Indices (into X) of the values that are sensitive for everyone; may be empty.
     tags : list of str or int
         Names of the kappa semantic tags (bot t is tag ``tags[t]``), or their number.
-    base : {'urr', 'urap'}
-        The common mechanism.
     theta : float or None, default=None
-        uRAP's theta (None: its default); must be None for uRR.
+        uRAP's theta (None: its default); uRAP only.
 
     References
     ----------
@@ -53,7 +57,21 @@ class PersonalizedChannel(Channel):
        Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 5.
     """
 
-    def __init__(self, epsilon, n_values, sensitive, tags, base="urr", theta=None):
+    #: Name of the common mechanism ('urr' or 'urap').
+    base: str
+
+    @staticmethod
+    def from_base(epsilon, n_values, sensitive, tags, base="urr", theta=None):
+        """The PUM channel with the common mechanism named ``base`` ('urr' or 'urap')."""
+        if base not in _BASES:
+            raise ValueError(f"base must be one of {sorted(_BASES)}; got {base!r}")
+        if base == "urr":
+            if theta is not None:
+                raise ValueError("theta applies to base='urap' only")
+            return PersonalizedRRChannel(epsilon, n_values, sensitive, tags)
+        return PersonalizedRAPPORChannel(epsilon, n_values, sensitive, tags, theta=theta)
+
+    def _setup(self, epsilon, n_values, sensitive, tags, theta):
         self.epsilon = check_epsilon(epsilon)
         self.n_values = check_int(n_values, "n_values", min_value=1)
         if isinstance(tags, (int, np.integer)) and not isinstance(tags, bool):
@@ -62,22 +80,15 @@ class PersonalizedChannel(Channel):
         if not self.tags or len(set(self.tags)) != len(self.tags):
             raise ValueError(f"tags must be at least one distinct name; got {list(self.tags)}")
         self.n_tags = len(self.tags)
-        if base not in _BASES:
-            raise ValueError(f"base must be one of {sorted(_BASES)}; got {base!r}")
-        if base == "urr" and theta is not None:
-            raise ValueError("theta applies to base='urap' only")
-        self.base = base
         self.theta_param = theta
         self.sensitive = check_sensitive_indices(sensitive, self.n_values)
         self.n_inputs = self.n_values + self.n_tags
         z_sensitive = np.concatenate([self.sensitive, np.arange(self.n_values, self.n_inputs)])
-        if base == "urr":
-            self.common = UtilityOptimizedRRChannel(self.epsilon, self.n_inputs, z_sensitive)
-        else:
-            self.common = UtilityOptimizedRAPPORChannel(
-                self.epsilon, self.n_inputs, z_sensitive, theta=theta
-            )
-        self.report_kind = self.common.report_kind
+        self.common = self._common(z_sensitive)
+
+    @abstractmethod
+    def _common(self, z_sensitive):
+        """The common mechanism on Z with the sensitive set ``z_sensitive``."""
 
     @property
     def sensitive_mask(self):
@@ -102,10 +113,8 @@ class PersonalizedChannel(Channel):
         )
 
     def __reduce__(self):
-        return (
-            type(self),
-            (self.epsilon, self.n_values, self.sensitive, self.tags, self.base, self.theta_param),
-        )
+        args = (self.epsilon, self.n_values, self.sensitive, self.tags)
+        return (type(self), args if self.base == "urr" else (*args, self.theta_param))
 
     def guarantee(self):
         """The common mechanism's (Z_S, Y_P, epsilon)-ULDP over Z."""
@@ -139,26 +148,11 @@ class PersonalizedChannel(Channel):
     def n_outputs(self):
         return self.common.n_outputs
 
-    @property
-    def report_width(self):
-        return self.common.report_width
-
-    @property
-    def n_statistics(self):
-        return self.common.n_statistics
-
-    @property
-    def bits_per_report(self):
-        return self.common.bits_per_report
-
     def check_reports(self, reports):
         return self.common.check_reports(reports)
 
     def _sample(self, x, rng):
         return self.common._sample(x, rng)
-
-    def _statistics(self, reports):
-        return self.common._statistics(reports)
 
     def _forward(self, p):
         return self.common._forward(p)
@@ -178,26 +172,60 @@ class PersonalizedChannel(Channel):
     def _likelihood(self, reports):
         return self.common._likelihood(reports)
 
-    def log_likelihood(self, reports, p):
-        return self.common.log_likelihood(reports, p)
+    def _log_likelihood(self, reports, p):
+        return self.common._log_likelihood(reports, p)
 
     def posterior(self, reports, p):
         return self.common.posterior(reports, p)
 
-    def em_statistics(self, reports):
-        return self.common.em_statistics(reports)
-
-    def merge_em_statistics(self, a, b):
-        return self.common.merge_em_statistics(a, b)
-
-    def statistics_from_em(self, em_stats):
-        return self.common.statistics_from_em(em_stats)
-
-    def em_n_reports(self, em_stats):
-        return self.common.em_n_reports(em_stats)
-
-    def em_step(self, stats, p):
-        return self.common.em_step(stats, p)
+    def em_model(self, reports):
+        """The likelihood of ``reports`` under the common channel (the model's ``channel``)."""
+        return self.common.em_model(reports)
 
     def _to_dense(self):
         return self.common._to_dense()
+
+
+class PersonalizedRRChannel(PersonalizedChannel, SymbolChannel):
+    """The PUM channel whose common mechanism is (Z_S, epsilon)-uRR: symbol reports.
+
+    Parameters are those of :class:`PersonalizedChannel` without ``theta``.
+    """
+
+    base = "urr"
+
+    def __init__(self, epsilon, n_values, sensitive, tags):
+        self._setup(epsilon, n_values, sensitive, tags, None)
+
+    def _common(self, z_sensitive):
+        return UtilityOptimizedRRChannel(self.epsilon, self.n_inputs, z_sensitive)
+
+
+class PersonalizedRAPPORChannel(PersonalizedChannel, BitVectorChannel):
+    """The PUM channel whose common mechanism is (Z_S, theta, epsilon)-uRAP: bit vectors.
+
+    Parameters are those of :class:`PersonalizedChannel`.
+    """
+
+    base = "urap"
+
+    def __init__(self, epsilon, n_values, sensitive, tags, theta=None):
+        self._setup(epsilon, n_values, sensitive, tags, theta)
+
+    def _common(self, z_sensitive):
+        return UtilityOptimizedRAPPORChannel(
+            self.epsilon, self.n_inputs, z_sensitive, theta=self.theta_param
+        )
+
+    @property
+    def width(self):
+        return self.common.width
+
+    def _log_scale(self, reports):
+        return self.common._log_scale(reports)
+
+    def _relative_likelihood(self, reports):
+        return self.common._relative_likelihood(reports)
+
+
+_BASES = {"urr": PersonalizedRRChannel, "urap": PersonalizedRAPPORChannel}

@@ -6,6 +6,7 @@ from fractions import Fraction
 import numpy as np
 
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._abilities import ClosedFormMaximumLikelihood
 from skldp.channels._base import (
     SymbolChannel,
     exactly_within,
@@ -115,7 +116,7 @@ def _water_fill(m_hat, floor, slope):
     return p / p.sum()
 
 
-class RandomizedResponseChannel(SymbolChannel):
+class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
     r"""The channel of k-ary randomized response.
 
     .. math::

@@ -22,9 +22,8 @@ from scipy import sparse
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import exactly_within, floor_to_uniform_grid, within_ratio
-from skldp.channels._bits import BitVectorChannel, PackedBitReports, ratio_em_step
+from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
 from skldp.privacy import LDP
-
 
 #: Bytes of the boolean block the subset sampler works in (measured: 4 MiB beats 1 and 8 MiB).
 _BLOCK_BYTES = 1 << 22
@@ -252,6 +251,11 @@ class SubsetSelectionChannel(BitVectorChannel):
         m = self._forward(p)
         return m * (1.0 - m) / (n * self._diff**2)
 
+    def _zero_frequency_variance(self, n, p):
+        # A category of frequency zero is supported (contained) with probability q, whatever p.
+        q = self.q_in
+        return np.full(self.n_inputs, q * (1.0 - q) / (n * self._diff**2))
+
     # -- likelihood ----------------------------------------------------------------------------------
     def _log_scale(self, reports):
         return np.full(reports.shape[0], self._log_scale0)
@@ -262,9 +266,7 @@ class SubsetSelectionChannel(BitVectorChannel):
         return R
 
     # -- EM ------------------------------------------------------------------------------------------
-    def em_step(self, stats, p):
-        """One EM step on the bit-packed subsets (``ratio_em_step`` in ``skldp.channels._bits``)."""
-        return ratio_em_step(stats, p, self._ratio, self._log_scale0)
-
-    def _em_statistics(self, reports):
-        return PackedBitReports.from_bits(reports)
+    def _em_model(self, reports):
+        """The exact likelihood of checked reports: an :class:`~skldp.channels.IncidenceModel`
+        of the bit-packed subsets (two passes of byte-table look-ups per step)."""
+        return IncidenceModel(self, PackedBitReports.from_bits(reports))

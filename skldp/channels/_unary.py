@@ -18,7 +18,6 @@ Sec. 4.3): for RAPPOR :math:`\ell(y \mid x) \propto e^{\varepsilon y_x}`. A bit 
 """
 
 import math
-import weakref
 
 import numpy as np
 from scipy import sparse
@@ -26,6 +25,7 @@ from scipy import sparse
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import floor_to_uniform_grid, within_ratio
+from skldp.channels._likelihood import LikelihoodModel
 from skldp.channels._bits import (
     BitVectorChannel,
     PackedBitReports,
@@ -115,26 +115,46 @@ def check_theta(theta):
     return value
 
 
-class _UnaryEMStatistics:
-    """EM statistics of unary reports: additive counts plus the reports EM must keep.
+class _UnaryModel(LikelihoodModel):
+    r"""The exact likelihood of unary reports, on additive counts where it can.
 
     ``pinned[j]`` counts reports with decisive bit j set (their input is j). The other
-    reports matter to EM only through their non-decisive bits: a histogram of those bit
-    patterns when there are at most 16 such bits (additive, of fixed size), otherwise the
-    reports bit-packed.
+    reports matter only through their non-decisive bits: a histogram of those bit patterns
+    when there are at most 16 such bits (additive, of fixed size), otherwise the reports
+    bit-packed. In the form :math:`L(p) = (c + \sum_j w_j \log (A p)_j) / n`, the rows of A
+    are the observed free patterns (or free reports), :math:`r_0 + \sum_{l \in F} c_l y_l
+    e_l`, then one row :math:`\mathrm{on}_x e_x` per pinned input; c is the report-only
+    log-scale :math:`\sum_j N_j \log(\mathrm{off}_j / (1 - \mathrm{off}_j)) + n \sum_{j \in F}
+    \log(1 - \mathrm{off}_j)`.
     """
 
-    __slots__ = ("__weakref__", "hist", "n", "packed", "pinned", "sums")
-
-    def __init__(self, n, sums, pinned, hist, packed):
+    def __init__(self, channel, n, sums, pinned, hist, packed):
+        self.channel = channel
         self.n = n
         self.sums = sums
         self.pinned = pinned
         self.hist = hist
         self.packed = packed
+        self._memo = {}
+
+    def __reduce__(self):
+        return (
+            _UnaryModel,
+            (self.channel, self.n, self.sums, self.pinned, self.hist, self.packed),
+        )
+
+    @property
+    def n_reports(self):
+        return float(self.n)
+
+    @property
+    def statistics(self):
+        return self.sums
 
     def merge(self, other):
-        return _UnaryEMStatistics(
+        self._check_merge(other)
+        return _UnaryModel(
+            self.channel,
             self.n + other.n,
             self.sums + other.sums,
             self.pinned + other.pinned,
@@ -142,8 +162,101 @@ class _UnaryEMStatistics:
             None if self.packed is None else self.packed.merge(other.packed),
         )
 
-    def __reduce__(self):
-        return (_UnaryEMStatistics, (self.n, self.sums, self.pinned, self.hist, self.packed))
+    # -- the structured form ---------------------------------------------------------------
+    def _patterns(self):
+        idx = np.flatnonzero(self.hist)
+        bits = ((idx[:, None] >> np.arange(self.channel._free.size)) & 1).astype(float)
+        return idx, bits
+
+    @property
+    def weights(self):
+        pin = np.flatnonzero(self.pinned)
+        if self.hist is not None:
+            free_w = self.hist[self._patterns()[0]].astype(float)
+        else:
+            free_w = np.ones(self.packed.n)
+        return np.concatenate([free_w, self.pinned[pin].astype(float)])
+
+    @property
+    def constant(self):
+        ch = self.channel
+        return float(np.dot(self.sums, ch._lo)) + self.n * ch._scale0
+
+    def forward(self, p):
+        ch = self.channel
+        free = ch._free
+        base = float(np.dot(ch._r0, p))
+        wF = ch._c[free] * p[free]
+        if self.hist is not None:
+            t = base + self._patterns()[1] @ wF
+        else:
+            t = base + self.packed.row_dot(wF)
+        pin = np.flatnonzero(self.pinned)
+        return np.concatenate([t, ch.on[pin] * p[pin]])
+
+    def adjoint(self, v):
+        ch = self.channel
+        free = ch._free
+        pin = np.flatnonzero(self.pinned)
+        m = v.shape[0] - pin.size
+        vf = v[:m]
+        out = ch._r0 * vf.sum()
+        if self.hist is not None:
+            out[free] += ch._c[free] * (vf @ self._patterns()[1])
+        else:
+            out[free] += ch._c[free] * self.packed.weighted_bit_sums(vf)
+        out[pin] += ch.on[pin] * v[m:]
+        return out
+
+    # -- the EM step -----------------------------------------------------------------------
+    def em_step(self, p):
+        r"""One EM step: :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
+
+        For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
+        so one step is a product of the reports with a k-vector and its transpose.
+        """
+        # EM with SQUAREM evaluates the accepted extrapolation twice (for its likelihood, then
+        # as the next iterate); remember the last two steps.
+        key = p.tobytes()
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit[0].copy(), hit[1]
+        nxt, ll = self._em_step(p)
+        if len(self._memo) >= 2:
+            self._memo.pop(next(iter(self._memo)))
+        self._memo[key] = (nxt.copy(), ll)
+        return nxt, ll
+
+    def _em_step(self, p):
+        ch = self.channel
+        n = self.n
+        free = ch._free
+        base = float(np.dot(ch._r0, p))
+        wF = ch._c[free] * p[free]
+        with np.errstate(divide="ignore"):
+            if self.hist is not None:
+                idx = np.flatnonzero(self.hist)
+                counts = self.hist[idx].astype(float)
+                bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
+                t = base + bits @ wF
+                q = counts / t
+                sum_q = q.sum()
+                sum_qF = q @ bits
+                log_t = float(counts @ np.log(t))
+            else:
+                t = base + self.packed.row_dot(wF)
+                q = 1.0 / t
+                sum_q = q.sum()
+                sum_qF = self.packed.weighted_bit_sums(q)
+                log_t = float(np.sum(np.log(t)))
+            acc = ch._r0 * sum_q
+            acc[free] += ch._c[free] * sum_qF
+            nxt = p * acc + self.pinned
+            ll = float(np.dot(self.sums, ch._lo)) + n * ch._scale0 + log_t
+            pin = np.flatnonzero(self.pinned)
+            if pin.size:
+                ll += float(self.pinned[pin] @ np.log(ch.on[pin] * p[pin]))
+        return nxt / nxt.sum(), ll / n
 
 
 class UnaryEncodingChannel(BitVectorChannel):
@@ -329,7 +442,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         return np.prod(factors, axis=2)
 
     # -- EM ------------------------------------------------------------------------------------------
-    def _em_statistics(self, reports):
+    def _em_model(self, reports):
         """Pinned counts per input plus the free reports (pattern histogram or bit-packed)."""
         n = reports.shape[0]
         sums = reports.sum(axis=0, dtype=np.int64)
@@ -353,63 +466,8 @@ class UnaryEncodingChannel(BitVectorChannel):
                 packed = np.packbits(free_rows, axis=1, bitorder="little").astype(np.int64)
                 codes = packed[:, 0] if packed.shape[1] == 1 else packed[:, 0] + 256 * packed[:, 1]
             hist = np.bincount(codes, minlength=2**f).astype(np.int64)
-            return _UnaryEMStatistics(n, sums, pinned, hist, None)
-        return _UnaryEMStatistics(n, sums, pinned, None, PackedBitReports.from_bits(free_rows))
-
-    def merge_em_statistics(self, a, b):
-        return a.merge(b)
-
-    def em_n_reports(self, em_stats):
-        return float(em_stats.n)
-
-    def em_step(self, stats, p):
-        r"""One EM step: :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
-
-        For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
-        so one step is a product of the reports with a k-vector and its transpose.
-        """
-        # EM with SQUAREM evaluates the accepted extrapolation twice (for its likelihood, then
-        # as the next iterate); remember the last steps on these statistics.
-        key = (id(stats), stats.n, p.tobytes())
-        memo = self.__dict__.setdefault("_em_memo", {})
-        hit = memo.get(key)
-        if hit is not None and hit[0]() is stats:
-            return hit[1].copy(), hit[2]
-        nxt, ll = self._em_step(stats, p)
-        if len(memo) >= 2:
-            memo.pop(next(iter(memo)))
-        memo[key] = (weakref.ref(stats), nxt.copy(), ll)
-        return nxt, ll
-
-    def _em_step(self, stats, p):
-        n = stats.n
-        free = self._free
-        base = float(np.dot(self._r0, p))
-        wF = self._c[free] * p[free]
-        with np.errstate(divide="ignore"):
-            if stats.hist is not None:
-                idx = np.flatnonzero(stats.hist)
-                counts = stats.hist[idx].astype(float)
-                bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
-                t = base + bits @ wF
-                q = counts / t
-                sum_q = q.sum()
-                sum_qF = q @ bits
-                log_t = float(counts @ np.log(t))
-            else:
-                t = base + stats.packed.row_dot(wF)
-                q = 1.0 / t
-                sum_q = q.sum()
-                sum_qF = stats.packed.weighted_bit_sums(q)
-                log_t = float(np.sum(np.log(t)))
-            acc = self._r0 * sum_q
-            acc[free] += self._c[free] * sum_qF
-            nxt = p * acc + stats.pinned
-            ll = float(np.dot(stats.sums, self._lo)) + n * self._scale0 + log_t
-            pin = np.flatnonzero(stats.pinned)
-            if pin.size:
-                ll += float(stats.pinned[pin] @ np.log(self.on[pin] * p[pin]))
-        return nxt / nxt.sum(), ll / n
+            return _UnaryModel(self, n, sums, pinned, hist, None)
+        return _UnaryModel(self, n, sums, pinned, None, PackedBitReports.from_bits(free_rows))
 
 
 class RAPPORChannel(UnaryEncodingChannel):

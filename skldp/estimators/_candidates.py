@@ -8,10 +8,10 @@ from sklearn.exceptions import ConvergenceWarning
 from skldp._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._domain import check_category_list
-from skldp._least_squares import CohortLeastSquares
 from skldp._reports import ReportSpec
 from skldp._validation import CHANNEL, TOL, Deferred, Interval, Options
 from skldp._warnings import warn
+from skldp.channels import CohortIncidence, IndistinguishableInputs, OpenAlphabetChannel
 from skldp.estimators._em import em
 from skldp.projection import project_simplex
 
@@ -44,11 +44,10 @@ def _warn_if_underdetermined(channel, n_candidates):
     """Warn when the cohort-stacked system has fewer independent rows than candidates.
 
     Each cohort's k-RR buckets add up to the cohort's total, so k-RR gives at most
-    :math:`C(k-1)+1` independent rows; Bloom bits have no such constraint (at most C m rows).
+    :math:`C(k-1)+1` independent rows; Bloom bits have no such constraint (at most C m rows):
+    the channel's ``n_independent_statistics``.
     """
-    rows = channel.incidence.shape[0]
-    cohorts = int(getattr(channel, "n_cohorts", 1))
-    bound = rows - (cohorts - 1) if channel.report_kind == "symbol" else rows
+    bound = channel.n_independent_statistics
     if n_candidates > bound:
         warn(
             f"{n_candidates} reported candidates but the reports give at most {bound} "
@@ -197,9 +196,7 @@ class CandidateEstimator(BaseDistributionEstimator):
     def _given_specs(self):
         given = self.channel
         items = given if isinstance(given, (list, tuple)) else [given]
-        if given is not None and all(
-            getattr(i, "n_inputs", 0) is None and hasattr(i, "restrict") for i in items
-        ):
+        if given is not None and all(isinstance(i, OpenAlphabetChannel) for i in items):
             return tuple(ReportSpec(i, np.empty(0, dtype=object)) for i in items)
         return super()._given_specs()
 
@@ -208,7 +205,7 @@ class CandidateEstimator(BaseDistributionEstimator):
         out = []
         cands = None if self.candidates is None else _candidate_array(self.candidates)
         for spec in specs:
-            if spec.channel.n_inputs is None:
+            if isinstance(spec.channel, OpenAlphabetChannel):
                 if cands is None:
                     raise ValueError(
                         "these reports come from an open-alphabet mechanism "
@@ -227,34 +224,27 @@ class CandidateEstimator(BaseDistributionEstimator):
         return values, tuple(out)
 
     def _chunk_statistics(self, channel, values):
-        return channel.em_statistics(values) if self.method == "em" else channel.statistics(values)
+        return channel.em_model(values) if self.method == "em" else channel.statistics(values)
 
     def _merge_statistics(self, channel, a, b):
-        return channel.merge_em_statistics(a, b) if self.method == "em" else a + b
+        return a.merge(b) if self.method == "em" else a + b
 
     # -- estimation ------------------------------------------------------------------------------
     def _estimate(self, channel, stats, n):
-        plain = channel.statistics_from_em(stats) if self.method == "em" else stats
+        plain = stats.statistics if self.method == "em" else stats
         unreported = np.zeros(channel.n_inputs, dtype=bool)
-        if hasattr(channel, "incidence"):
+        if isinstance(channel, CohortIncidence):
             # A candidate none of whose cohort buckets (or Bloom bits) was reported is fixed
             # at an exact zero and left out of the least-squares system.
             unreported = np.asarray(channel.incidence.T @ np.asarray(plain, dtype=float)) == 0
-        if hasattr(channel, "incidence"):
             _warn_if_underdetermined(channel, int((~unreported).sum()))
         if unreported.any():
-            p_ls = np.zeros(channel.n_inputs)
-            keep = np.flatnonzero(~unreported)
-            if keep.size:
-                sub = CohortLeastSquares(
-                    channel.incidence[:, keep], blocks=getattr(channel, "_ls_blocks", None)
-                )
-                p_ls[keep] = sub.solve(channel.least_squares_target(plain, n))
+            p_ls = channel.least_squares(plain, n, columns=np.flatnonzero(~unreported))
         else:
             p_ls = channel.unbiased(plain, n)
         groups = (
             channel.indistinguishable_groups()
-            if hasattr(channel, "indistinguishable_groups")
+            if isinstance(channel, IndistinguishableInputs)
             else []
         )
         out = {
@@ -276,7 +266,7 @@ class CandidateEstimator(BaseDistributionEstimator):
             support = ~unreported if not unreported.all() else np.ones_like(unreported)
             p0 = 0.9 * p_proj + 0.1 * support / support.sum()
             p, n_iter, converged, history = em(
-                channel, stats, p0, tol=self.tol, max_iter=self.max_iter, accelerate=True
+                stats, p0, tol=self.tol, max_iter=self.max_iter, accelerate=True
             )
             if not converged:
                 warn(

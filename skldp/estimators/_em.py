@@ -1,4 +1,4 @@
-"""Maximum likelihood by expectation-maximization on the channel's EM statistics."""
+"""Maximum likelihood by expectation-maximization on the channel's likelihood model."""
 
 
 import numpy as np
@@ -8,11 +8,12 @@ from skldp._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, TOL, Boolean, Interval, ListLike, Options
 from skldp._warnings import warn
+from skldp.channels import ClosedFormMaximumLikelihood
 from skldp.estimators._projected import threshold_from_channel
 from skldp.projection import project_simplex
 
 
-def _prune(channel, stats, p, ll):
+def _prune(model, p, ll):
     """Set to zero the tiny entries that EM is driving to zero, if that raises the likelihood.
 
     EM multiplies each entry by ``g_x = (Q (N / Q^T p))_x / n``; at the maximum ``g_x = 1`` on
@@ -20,25 +21,25 @@ def _prune(channel, stats, p, ll):
     geometrically, often at a rate close to one; removing it at once raises the likelihood to
     first order by ``p_x (1 - g_x)``. The step is kept only if the likelihood does not drop.
     """
-    k = channel.n_inputs
-    gain, ll_at_p = channel.em_step(stats, p)
+    k = p.shape[0]
+    gain, ll_at_p = model.em_step(p)
     g = gain / np.where(p > 0, p, 1.0)  # em_step returns p * g / sum(p * g), and sum(p * g) = 1
     kill = (p > 0) & (p < 0.1 / k) & (g < 1.0)
     if not kill.any():
         return p, ll
     cand = np.where(kill, 0.0, p)
     cand /= cand.sum()
-    _, ll_cand = channel.em_step(stats, cand)
+    _, ll_cand = model.em_step(cand)
     return (cand, ll_cand) if ll_cand >= ll else (p, ll)
 
 
-def _revive(channel, stats, p, tol):
+def _revive(model, p, tol):
     """Return p with zero entries that violate optimality (g_x > 1) given a little mass, or None."""
-    k = channel.n_inputs
+    k = p.shape[0]
     zero = p == 0
     if not zero.any():
         return None
-    nxt, _ = channel.em_step(stats, np.where(zero, 1e-12, p) / np.where(zero, 1e-12, p).sum())
+    nxt, _ = model.em_step(np.where(zero, 1e-12, p) / np.where(zero, 1e-12, p).sum())
     g = nxt / np.where(zero, 1e-12, p)
     violate = zero & (g > 1.0 + max(tol, 1e-9))
     if not violate.any():
@@ -47,10 +48,10 @@ def _revive(channel, stats, p, tol):
     return out / out.sum()
 
 
-def em(channel, stats, p0, *, tol, max_iter, accelerate):
-    """Run EM from ``p0``; return ``(p, n_iter, converged, log_likelihoods)``.
+def em(model, p0, *, tol, max_iter, accelerate):
+    """Run EM on a likelihood model from ``p0``; return ``(p, n_iter, converged, log_likelihoods)``.
 
-    Each step is ``channel.em_step`` (for symbol channels
+    Each step is ``model.em_step`` (:class:`~skldp.channels.LikelihoodModel`; for symbol channels
     :math:`p \\leftarrow p \\odot Q (N / Q^T p) / n`, two structured products). With
     ``accelerate``, the SQUAREM extrapolation of Varadhan and Roland (2008) is tried after two
     steps (kept only if its log-likelihood is no lower than the plain EM path's), and every 10
@@ -64,11 +65,11 @@ def em(channel, stats, p0, *, tol, max_iter, accelerate):
     converged = False
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        p1, ll = channel.em_step(stats, p)
+        p1, ll = model.em_step(p)
         history.append(ll)
         new, ll_new = p1, None
         if accelerate:
-            p2, ll1 = channel.em_step(stats, p1)
+            p2, ll1 = model.em_step(p1)
             new, ll_new = p2, None
             r = p1 - p
             v = p2 - 2.0 * p1 + p
@@ -80,22 +81,22 @@ def em(channel, stats, p0, *, tol, max_iter, accelerate):
                     cand = np.maximum(p - 2.0 * alpha * r + alpha**2 * v, 0.01 * p2)
                     if np.all(np.isfinite(cand)):
                         cand /= cand.sum()
-                        _, ll_cand = channel.em_step(stats, cand)
+                        _, ll_cand = model.em_step(cand)
                         if ll_cand >= ll1:
                             new, ll_new = cand, ll_cand
             if n_iter % 10 == 0:
                 if ll_new is None:
-                    _, ll_new = channel.em_step(stats, new)
-                new, ll_new = _prune(channel, stats, new, ll_new)
+                    _, ll_new = model.em_step(new)
+                new, ll_new = _prune(model, new, ll_new)
         change = np.abs(new - p).sum()
         p = new
         if change < tol:
-            revived = _revive(channel, stats, p, tol) if accelerate else None
+            revived = _revive(model, p, tol) if accelerate else None
             if revived is None:
                 converged = True
                 break
             p = revived
-    history.append(channel.em_step(stats, p)[1])
+    history.append(model.em_step(p)[1])
     return p, n_iter, converged, history
 
 
@@ -158,15 +159,17 @@ class EMEstimator(BaseDistributionEstimator):
     -----
     On a symbol channel the statistics are the output counts N, a fixed-size vector, so
     ``partial_fit`` streams in memory bounded by the chunk and k. On a bit-vector channel the
-    likelihood of a report depends on the whole vector, so the statistics hold the reports,
-    bit-packed (:class:`~skldp.channels.PackedBitReports`): :math:`\lceil w/8 \rceil` bytes per
-    report of width w, growing with n (RAPPOR and OUE over more than 16 values, hashed
+    likelihood of a report depends on the whole vector, so its likelihood model
+    (:meth:`~skldp.channels.Channel.em_model`) holds the reports, bit-packed
+    (:class:`~skldp.channels.PackedBitReports`): :math:`\lceil w/8 \rceil` bytes per report
+    of width w, growing with n (RAPPOR and OUE over more than 16 values, hashed
     RAPPOR, and the reports of uRAP that reveal no value when it has more than 16 sensitive
     values; with fewer free bits, a fixed-size histogram of bit patterns). For RAPPOR, OUE
     and uRAP an EM run adds a look-up table of about 12 bytes per packed byte, kept until the
     next ``fit`` or ``partial_fit``; for hashed RAPPOR it keeps the reports' relative
     likelihoods (8 bytes per report and candidate) between EM steps when they fit in 256 MiB,
-    until the statistics are released.
+    inside its likelihood model, so they go when the model goes (the next ``fit``, or the
+    merge of the next ``partial_fit``); the channel itself never changes.
 
     Examples
     --------
@@ -198,23 +201,22 @@ class EMEstimator(BaseDistributionEstimator):
     }
 
     def _chunk_statistics(self, channel, values):
-        return channel.em_statistics(values)
+        return channel.em_model(values)
 
     def _merge_statistics(self, channel, a, b):
-        return channel.merge_em_statistics(a, b)
+        return a.merge(b)
 
-    def _initial(self, channel, stats, n):
+    def _initial(self, channel, model, n):
         k = channel.n_inputs
         if isinstance(self.init, str):
             if self.init == "uniform":
                 return np.full(k, 1.0 / k)
             if self.init == "threshold":
-                p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
+                p_hat = channel.unbiased(model.statistics, n)
                 return (1.0 - 1e-6) * threshold_from_channel(channel, p_hat, n, 0.05) + 1e-6 / k
-            plain = channel.statistics_from_em(stats)
-            closed_form = channel.maximum_likelihood(plain)
-            if closed_form is not None:
-                return closed_form
+            plain = model.statistics
+            if isinstance(channel, ClosedFormMaximumLikelihood):
+                return channel.maximum_likelihood(plain)
             try:
                 p_hat = channel.unbiased(plain, n)
             except ValueError:
@@ -227,11 +229,10 @@ class EMEstimator(BaseDistributionEstimator):
             raise ValueError(f"init must be {k} positive numbers; got shape {p.shape}")
         return p / p.sum()
 
-    def _estimate(self, channel, stats, n):
+    def _estimate(self, channel, model, n):
         p, n_iter, converged, history = em(
-            channel,
-            stats,
-            self._initial(channel, stats, n),
+            model,
+            self._initial(channel, model, n),
             tol=self.tol,
             max_iter=self.max_iter,
             accelerate=self.accelerate,

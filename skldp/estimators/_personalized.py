@@ -268,7 +268,7 @@ class _ThresholdEM(EMEstimator):
         super().__init__(tol=tol, max_iter=max_iter, init="threshold")
         self.alpha = alpha
 
-    def _initial(self, channel, stats, n):
+    def _initial(self, channel, model, n):
         k = channel.n_inputs
-        p_hat = channel.unbiased(channel.statistics_from_em(stats), n)
+        p_hat = channel.unbiased(model.statistics, n)
         return (1.0 - 1e-6) * threshold_from_channel(channel, p_hat, n, self.alpha) + 1e-6 / k

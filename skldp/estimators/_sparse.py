@@ -20,6 +20,7 @@ from skldp._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
 from skldp._validation import CHANNEL, Boolean, Interval, Options
+from skldp.channels import BlockMeasurements, SparseMeasurements, SymbolChannel
 from skldp.projection import project_simplex
 
 __all__ = [
@@ -118,7 +119,7 @@ class _ChannelOperator(MeasurementOperator):
         # of input x (its dense matrix over 2**w outputs is another thing, too large past 16
         # bits), one forward map per input.
         if self.shape[0] * self.shape[1] <= 20_000_000:
-            if self.channel.report_kind == "symbol":
+            if isinstance(self.channel, SymbolChannel):
                 return np.linalg.norm(self.channel.to_dense(), axis=1)
             return np.linalg.norm(self.columns(np.arange(self.shape[1])), axis=0)
         # Too large to enumerate: OMP then selects by raw correlations (equal norms assumed).
@@ -128,13 +129,12 @@ class _ChannelOperator(MeasurementOperator):
 def channel_measurements(channel, stats, n, *, empty_groups="drop"):
     """The measurement system of a channel: its own, or ``stats / n`` through ``forward``.
 
-    Channels with a ``sparse_measurements(stats, n, empty_groups=...)`` method (the compressive
+    Channels with the :class:`~skldp.channels.SparseMeasurements` ability (the compressive
     family) give theirs; any other channel gives :math:`y = s / n` with :math:`E[y] =
     \\mathrm{forward}(p)` and the multinomial plug-in variance.
     """
-    hook = getattr(channel, "sparse_measurements", None)
-    if hook is not None:
-        return hook(stats, n, empty_groups=empty_groups)
+    if isinstance(channel, SparseMeasurements):
+        return channel.sparse_measurements(stats, n, empty_groups=empty_groups)
     stats = np.asarray(stats, dtype=float)
     y = stats / n
     var = np.maximum(y * (1.0 - y), 1.0 / n) / n
@@ -586,7 +586,7 @@ class SparseEstimator(BaseDistributionEstimator):
         return support, coef, n_iter
 
     def _use_blocks(self, channel):
-        has_blocks = hasattr(channel, "block_measurements")
+        has_blocks = isinstance(channel, BlockMeasurements)
         if self.hierarchical is True:
             if not has_blocks:
                 raise ValueError(

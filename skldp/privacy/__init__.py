@@ -20,7 +20,7 @@ one.
 """
 
 from skldp._domain import partition_labels, sensitive_indices
-from skldp.privacy._audit import AuditResult, audit
+from skldp.privacy._audit import AuditInputs, AuditResult, audit
 from skldp.privacy._matrix import ULDPVerificationResult, VerificationResult
 from skldp.privacy._models import (
     LDP,
@@ -42,6 +42,7 @@ from skldp.privacy._verify import (
 
 __all__ = [
     "LDP",
+    "AuditInputs",
     "AuditResult",
     "BinaryContextAwareLDP",
     "BlockStructuredLDP",

@@ -45,13 +45,15 @@ events, so one observed report refutes it with certainty (an infinite loss for a
 input), and the exact binomial bounds on the probability of an unprotected output are reported
 beside the counts.
 
-Privatizers whose input rows are not single categories (PUM's (value, tag) rows) provide
-``_audit_inputs(inputs=None, max_inputs=8)``, returning the rows to feed to ``transform`` and
-the input symbol of the model's domain that the guarantee assigns to each.
+Privatizers whose input rows are not single categories (PUM's (value, tag) rows) declare the
+:class:`AuditInputs` ability: ``audit_inputs(inputs=None, max_inputs=8)`` returns the rows to
+feed to ``transform`` and the input symbol of the model's domain that the guarantee assigns to
+each.
 """
 
 import copy
 import numbers
+from abc import ABC, abstractmethod
 
 import numpy as np
 import pandas as pd
@@ -62,7 +64,27 @@ from skldp._memory import check_allocation
 from skldp._random import check_random_state
 from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, SequentialComposition
 
-__all__ = ["AuditResult", "audit", "clopper_pearson"]
+__all__ = ["AuditInputs", "AuditResult", "audit", "clopper_pearson"]
+
+
+class AuditInputs(ABC):
+    """The ability of a privatizer whose input rows are not single categories to be audited.
+
+    :func:`~skldp.privacy.audit` feeds whole rows to ``transform``; a privatizer with this
+    ability says which rows to try and which input symbol of its guarantee's domain each
+    one is (for PUM, the pre-processed symbol of a (value, tag) row).
+    """
+
+    @abstractmethod
+    def audit_inputs(self, inputs=None, max_inputs=8):
+        """Rows to audit, and the input symbol of the guarantee's domain of each.
+
+        Returns
+        -------
+        rows : ndarray of shape (m, n_columns)
+        symbols : ndarray of int of shape (m,)
+        """
+
 
 #: Largest domain for which the model's dense budget matrix is built.
 DENSE_BUDGET_LIMIT = 4096
@@ -590,11 +612,10 @@ def audit(
         or max_inputs < 2
     ):
         raise ValueError(f"max_inputs must be an integer >= 2; got {max_inputs!r}")
-    rows_hook = getattr(privatizer, "_audit_inputs", None)
-    if callable(rows_hook):
-        # Inputs are whole rows (e.g. PUM's (value, tag)); the hook maps each to the input
-        # symbol of the domain its guarantee speaks of.
-        rows, idx = rows_hook(inputs=inputs, max_inputs=max_inputs)
+    if isinstance(privatizer, AuditInputs):
+        # Inputs are whole rows (e.g. PUM's (value, tag)); the privatizer maps each to the
+        # input symbol of the domain its guarantee speaks of.
+        rows, idx = privatizer.audit_inputs(inputs=inputs, max_inputs=max_inputs)
         idx = np.asarray(idx, dtype=np.int64)
         labels = [tuple(r) for r in rows]
         k_model = channel.n_inputs if channel is not None else k

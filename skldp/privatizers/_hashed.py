@@ -14,6 +14,7 @@ from skldp.channels import (
     CohortRRChannel,
     HashedRAPPORChannel,
     HashedRRChannel,
+    OpenAlphabetChannel,
 )
 from skldp.privacy import SequentialComposition
 
@@ -87,7 +88,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
 
     def _fitted_open(self):
         check_is_fitted(self)
-        return self.channels_[0].n_inputs is None
+        return isinstance(self.channels_[0], OpenAlphabetChannel)
 
     def _sample(self, X, rng):
         if not self._fitted_open():

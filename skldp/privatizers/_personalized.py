@@ -19,6 +19,7 @@ from skldp._validation import (
 )
 from skldp.channels import PersonalizedChannel
 from skldp.exceptions import InvalidParameterError
+from skldp.privacy import AuditInputs
 
 _BASES = ("urr", "urap")
 
@@ -39,7 +40,7 @@ def _check_tags(tags):
 
 
 @substitute()
-class PersonalizedULDP(BasePrivatizer):
+class PersonalizedULDP(AuditInputs, BasePrivatizer):
     r"""The personalized ULDP mechanism (PUM): each person also hides her own sensitive values.
 
     Some values are sensitive for everyone (X_S, e.g. hospital cells); others are sensitive
@@ -200,7 +201,7 @@ class PersonalizedULDP(BasePrivatizer):
                 np.asarray([f"bot:{t}" for t in tags], dtype=object),
             ]
         )
-        self.channel_ = PersonalizedChannel(
+        self.channel_ = PersonalizedChannel.from_base(
             self.epsilon,
             len(categories[0]),
             sens,
@@ -210,7 +211,7 @@ class PersonalizedULDP(BasePrivatizer):
         )
         self.privacy_ = self.channel_.guarantee()
 
-    def _audit_inputs(self, inputs=None, max_inputs=8):
+    def audit_inputs(self, inputs=None, max_inputs=8):
         """Rows ``(value, tag)`` for :func:`skldp.privacy.audit`, and their symbols in Z.
 
         The audit feeds whole input rows; ``privacy_`` speaks of Z (values, then bots), so

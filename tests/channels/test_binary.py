@@ -7,16 +7,14 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from skldp.channels import BinaryRandomizedResponseChannel
 from skldp.privacy import BinaryContextAwareLDP, tight_epsilon_matrix, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 
 INF = math.inf
 BUDGETS = [1e-3, 1.0, 50.0, INF]
 SMALL = [BinaryRandomizedResponseChannel(a, b) for a in BUDGETS for b in BUDGETS]
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestBinaryRandomizedResponseContract(ChannelContract):

@@ -10,7 +10,7 @@ from scipy.linalg import hadamard
 
 from skldp.channels import BlockHadamardResponseChannel, HadamardResponseChannel
 from skldp.privacy import BlockStructuredLDP, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 from tests.conftest import simplex_point
 
 
@@ -31,9 +31,7 @@ PARTITIONS = [
 SMALL = [BlockHadamardResponseChannel(eps, blocks) for blocks in PARTITIONS for eps in (1e-3, 1.0, 50.0)]
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestBlockHadamardResponseContract(ChannelContract):

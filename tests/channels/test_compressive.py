@@ -1,12 +1,10 @@
-import pytest
-
 from skldp.channels import (
     OneBitCompressiveChannel,
     OneBitHadamardChannel,
     RecursiveCompressiveChannel,
     SymmetricCompressiveChannel,
 )
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 
 EPS = (1e-3, 1.0, 50.0)
 KS = (2, 3, 17)
@@ -28,9 +26,7 @@ def _small_channels():
 SMALL = _small_channels()
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestCompressiveContract(ChannelContract):

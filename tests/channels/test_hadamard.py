@@ -9,15 +9,13 @@ from scipy.linalg import hadamard
 
 from skldp.channels import HadamardResponseChannel
 from skldp.privacy import LDP, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 from tests.conftest import simplex_point
 
 SMALL = [HadamardResponseChannel(eps, k) for k in (2, 3, 17) for eps in (1e-3, 1.0, 50.0)]
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestHadamardResponseContract(ChannelContract):

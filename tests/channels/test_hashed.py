@@ -11,7 +11,12 @@ from skldp import _least_squares
 from skldp._hashing import candidate_buckets, cohort_permutations
 from skldp.channels import CohortRRChannel, HashedRRChannel, RandomizedResponseChannel, _hashed
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import (
+    ChannelContract,
+    OpenAlphabetContract,
+    contract_fixture,
+    open_alphabet_fixture,
+)
 from tests.conftest import simplex_point
 
 
@@ -35,11 +40,15 @@ SHAPES = {
 SMALL = [(name, eps) for name in SHAPES for eps in (1e-3, 1.0, 50.0)]
 
 
-@pytest.fixture(params=SMALL, ids=lambda v: f"{v[0]}-eps{v[1]:g}")
-def channel(request):
-    name, eps = request.param
-    k, B = SHAPES[name]
-    return CohortRRChannel(eps, k, B)
+channel = contract_fixture(
+    [CohortRRChannel(eps, *SHAPES[name]) for name, eps in SMALL],
+    ids=[f"{name}-eps{eps:g}" for name, eps in SMALL],
+)
+open_channel = open_alphabet_fixture([HashedRRChannel(1.5, 4, 3, hash_seed=11)])
+
+
+class TestHashedRROpenContract(OpenAlphabetContract):
+    pass
 
 
 class TestCohortRRContract(ChannelContract):
@@ -205,7 +214,7 @@ class TestOpenChannel:
             "posterior": (np.zeros(2, int), np.ones(2) / 2),
             "sample": (np.zeros(2, int), None),
         }[method]
-        with pytest.raises(TypeError, match="restrict"):
+        with pytest.raises(AttributeError, match="restrict"):
             getattr(ch, method)(*args)
 
     def test_identity_pickle_and_guarantee(self):

@@ -9,7 +9,7 @@ from scipy.linalg import hadamard
 
 from skldp.channels import HadamardResponseChannel, HighLowHadamardResponseChannel
 from skldp.privacy import HighLowLDP, tight_epsilon_matrix, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 from tests.conftest import simplex_point
 
 
@@ -21,9 +21,7 @@ SETS = [(4, [2]), (17, random_sensitive(17, 5, 1)), (9, random_sensitive(9, 3, 2
 SMALL = [HighLowHadamardResponseChannel(eps, k, A) for k, A in SETS for eps in (1e-3, 1.0, 50.0)]
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestHighLowHadamardResponseContract(ChannelContract):

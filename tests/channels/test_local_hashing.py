@@ -9,10 +9,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from skldp import EMEstimator, EmpiricalEstimator, LocalHashing, ProjectedEstimator
 from skldp._hashing import input_digits, linear_hash, linear_hash_matches, n_hash_digits
-from skldp.channels import LocalHashingChannel
+from skldp.channels import Channel, LocalHashingChannel
 from skldp.channels._local_hashing import default_buckets
 from skldp.privacy import verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 from tests.conftest import simplex_point
 
 # (epsilon, k, g) with at most 16 report bits, so that to_dense enumerates every report.
@@ -34,9 +34,7 @@ SMALL = [
 ]
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestLocalHashingContract(ChannelContract):
@@ -195,11 +193,11 @@ def test_em_log_likelihood_is_monotone():
     ch = LocalHashingChannel(1.0, 9, 3)
     rng = np.random.default_rng(2)
     reports = ch.sample(rng.choice(9, 3000, p=simplex_point(9)), rng)
-    stats = ch.em_statistics(reports)
-    assert_array_equal(ch.statistics_from_em(stats), ch.statistics(reports))
+    model = ch.em_model(reports)
+    assert_array_equal(model.statistics, ch.statistics(reports))
     p, last = np.full(9, 1 / 9), -np.inf
     for _ in range(30):
-        p, ll = ch.em_step(stats, p)
+        p, ll = model.em_step(p)
         assert ll >= last - 1e-12
         last = ll
 
@@ -244,6 +242,17 @@ def test_em_step_matches_the_exact_likelihood():
     L = ch.likelihood(reports)
     t = L @ p
     expected = p * (L / t[:, None]).sum(axis=0)
-    nxt, ll = ch.em_step(ch.em_statistics(reports), p)
+    nxt, ll = ch.em_model(reports).em_step(p)
     assert_allclose(nxt, expected / expected.sum(), rtol=1e-10)
     assert_allclose(ll, np.mean(np.log(t)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("ch", [LocalHashingChannel(1.0, 6, 3), LocalHashingChannel(2.0, 9, 2)])
+def test_zero_frequency_variance_closed_form_matches_generic(ch):
+    p = simplex_point(ch.n_inputs)
+    for prior in (None, p):
+        assert_allclose(
+            ch.zero_frequency_variance(100, prior),
+            Channel._zero_frequency_variance(ch, 100, prior),
+            rtol=1e-10,
+        )

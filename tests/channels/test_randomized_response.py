@@ -6,14 +6,12 @@ from numpy.testing import assert_allclose
 
 from skldp.channels import RandomizedResponseChannel
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 
 SMALL = [RandomizedResponseChannel(eps, k) for k in (2, 3, 17) for eps in (1e-3, 1.0, 50.0)]
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestRandomizedResponseContract(ChannelContract):

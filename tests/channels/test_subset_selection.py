@@ -9,9 +9,9 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skldp import EMEstimator, EmpiricalEstimator, ProjectedEstimator, SubsetSelection
-from skldp.channels import RandomizedResponseChannel, SubsetSelectionChannel
+from skldp.channels import Channel, RandomizedResponseChannel, SubsetSelectionChannel
 from skldp.channels._subset_selection import optimal_subset_size
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 from tests.conftest import simplex_point
 
 SMALL = [
@@ -21,9 +21,7 @@ SMALL = [
 ]
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestSubsetSelectionContract(ChannelContract):
@@ -163,12 +161,12 @@ def test_em_step_matches_generic_bit_vector_step():
     ch = SubsetSelectionChannel(1.0, 9, 3)
     rng = np.random.default_rng(2)
     reports = ch.sample(rng.choice(9, 500, p=simplex_point(9)), rng)
-    stats = ch.em_statistics(reports)
+    model = ch.em_model(reports)
     p = simplex_point(9)
     L = ch.likelihood(reports)
     t = L @ p
     expected = p * ((L / t[:, None]).sum(axis=0)) / 500
-    nxt, ll = ch.em_step(stats, p)
+    nxt, ll = model.em_step(p)
     assert_allclose(nxt, expected / expected.sum(), rtol=1e-10)
     assert_allclose(ll, np.mean(np.log(t)), rtol=1e-12)
 
@@ -183,3 +181,16 @@ def test_bad_inputs():
         SubsetSelection(subset_size=3, categories=[0, 1, 2]).fit([[0]])
     with pytest.raises(TypeError, match="sparse_output must be True or False"):
         SubsetSelection(sparse_output="yes", categories=[0, 1, 2]).fit([[0]])
+
+
+@pytest.mark.parametrize(
+    "ch", [SubsetSelectionChannel(1.0, 6, 2), SubsetSelectionChannel(0.5, 9, 5)]
+)
+def test_zero_frequency_variance_closed_form_matches_generic(ch):
+    p = simplex_point(ch.n_inputs)
+    for prior in (None, p):
+        assert_allclose(
+            ch.zero_frequency_variance(100, prior),
+            Channel._zero_frequency_variance(ch, 100, prior),
+            rtol=1e-10,
+        )

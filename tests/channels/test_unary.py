@@ -9,12 +9,13 @@ from skldp.channels import (
     BitVectorChannel,
     OptimizedUnaryEncodingChannel,
     RAPPORChannel,
+    UtilityOptimizedRAPPORChannel,
     bernoulli_bits,
 )
 from skldp.channels._unary import rappor_probabilities
 from skldp.estimators._em import em
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 from tests.conftest import simplex_point
 
 EPS = (1e-3, 1.0, 50.0)
@@ -25,9 +26,7 @@ SMALL = (
 )
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestUnaryContract(ChannelContract):
@@ -52,7 +51,7 @@ class TestUnaryContract(ChannelContract):
         seen = counts > 0
         dense_next = q * (Q[:, seen] @ (counts[seen] / m[seen])) / counts.sum()
         dense_ll = counts[seen] @ np.log(m[seen]) / counts.sum()
-        nxt, ll = channel.em_step(channel.em_statistics(reports), q)
+        nxt, ll = channel.em_model(reports).em_step(q)
         assert_allclose(nxt, dense_next / dense_next.sum(), rtol=1e-9)
         assert_allclose(ll, dense_ll, rtol=1e-9)
 
@@ -178,16 +177,16 @@ def test_packed_em_path_matches_generic_em():
     rng = np.random.default_rng(3)
     p = simplex_point(k)
     reports = ch.sample(rng.choice(k, 2000, p=p), rng)
-    fast = ch.em_statistics(reports[:700])
-    fast = ch.merge_em_statistics(fast, ch.em_statistics(reports[700:]))
-    generic = BitVectorChannel._em_statistics(ch, ch.check_reports(reports))
+    fast = ch.em_model(reports[:700])
+    fast = fast.merge(ch.em_model(reports[700:]))
+    generic = BitVectorChannel._em_model(ch, ch.check_reports(reports))
     q = simplex_point(k, seed=5)
-    a, la = ch.em_step(fast, q)
-    b, lb = BitVectorChannel.em_step(ch, generic, q)
+    a, la = fast.em_step(q)
+    b, lb = generic.em_step(q)
     assert_allclose(a, b, rtol=1e-10)
     assert_allclose(la, lb, rtol=1e-12)
     assert_allclose(la, ch.log_likelihood(reports, q).mean(), rtol=1e-12)
-    assert_array_equal(ch.statistics_from_em(fast), ch.statistics(reports))
+    assert_array_equal(fast.statistics, ch.statistics(reports))
 
 
 def test_em_monotone_and_in_simplex():
@@ -195,15 +194,15 @@ def test_em_monotone_and_in_simplex():
     ch = RAPPORChannel(1.0, k)
     rng = np.random.default_rng(4)
     p = simplex_point(k, interior=False)
-    stats = ch.em_statistics(ch.sample(rng.choice(k, 20000, p=p), rng))
+    stats = ch.em_model(ch.sample(rng.choice(k, 20000, p=p), rng))
     q = np.full(k, 1 / k)
     prev = -np.inf
     for _ in range(30):
-        q, ll = ch.em_step(stats, q)
+        q, ll = stats.em_step(q)
         assert ll >= prev - 1e-12
         assert np.all(q >= 0) and abs(q.sum() - 1) < 1e-12
         prev = ll
-    est, *_ = em(ch, stats, np.full(k, 1 / k), tol=1e-9, max_iter=5000, accelerate=True)
+    est, *_ = em(stats, np.full(k, 1 / k), tol=1e-9, max_iter=5000, accelerate=True)
     assert np.abs(est - p).sum() < 0.4
 
 
@@ -212,3 +211,34 @@ def test_pickle_keeps_theta():
     again = pickle.loads(pickle.dumps(ch))
     assert again == ch and again.theta == ch.theta
     assert ch != RAPPORChannel(1.0, 5)
+
+
+@pytest.mark.parametrize(
+    "ch",
+    [RAPPORChannel(1.0, 20), UtilityOptimizedRAPPORChannel(1.0, 40, list(range(20)))],
+    ids=["rappor-k20", "urap-k40-20-sensitive"],
+)
+def test_packed_model_gradient_and_adjoint(ch):
+    # More than 16 free bits: the model keeps the reports bit-packed (with pinned counts for
+    # uRAP). Its gradient is the mean of L_i / (L_i . p) over the dense likelihood rows, the EM
+    # step is p * gradient, and adjoint is the transpose of forward.
+    rng = np.random.default_rng(12)
+    reports = ch.sample(rng.integers(0, ch.n_inputs, 400), rng)
+    model = ch.em_model(reports)
+    assert model.packed is not None and model.hist is None
+    p = simplex_point(ch.n_inputs)
+    L = ch.likelihood(reports)
+    t = L @ p
+    assert_allclose(model.gradient(p), (L / t[:, None]).mean(axis=0), rtol=1e-9)
+    assert_allclose(model.log_likelihood(p), np.mean(np.log(t)), rtol=1e-10)
+    assert_allclose(model.em_step(p)[0], p * model.gradient(p), rtol=1e-9)
+    v = rng.standard_normal(model.weights.shape[0])
+    assert_allclose(np.dot(model.forward(p), v), np.dot(p, model.adjoint(v)), rtol=1e-9)
+
+
+def test_models_of_different_channels_do_not_merge():
+    rng = np.random.default_rng(13)
+    a = RAPPORChannel(1.0, 5)
+    reports = a.sample(rng.integers(0, 5, 50), rng)
+    with pytest.raises(ValueError, match=r"cannot merge .*RAPPORChannel.*different mechanisms"):
+        a.em_model(reports).merge(RAPPORChannel(2.0, 5).em_model(reports))

@@ -12,7 +12,7 @@ from skldp.channels import (
 )
 from skldp.channels._utility_optimized import urap_probabilities, urr_probabilities
 from skldp.privacy import LDP, UtilityOptimizedLDP, ZeroBits, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 from tests.conftest import simplex_point
 
 EPS = (1e-3, 1.0, 50.0)
@@ -31,9 +31,7 @@ SMALL = (
 )
 
 
-@pytest.fixture(params=SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(SMALL)
 
 
 class TestUtilityOptimizedContract(ChannelContract):
@@ -64,7 +62,7 @@ class TestUtilityOptimizedContract(ChannelContract):
         seen = counts > 0
         dense_next = q * (Q[:, seen] @ (counts[seen] / m[seen])) / counts.sum()
         dense_ll = counts[seen] @ np.log(m[seen]) / counts.sum()
-        nxt, ll = channel.em_step(channel.em_statistics(reports), q)
+        nxt, ll = channel.em_model(reports).em_step(q)
         assert_allclose(nxt, dense_next / dense_next.sum(), rtol=1e-9)
         assert_allclose(ll, dense_ll, rtol=1e-9)
 
@@ -238,10 +236,8 @@ def test_urap_em_statistics_are_additive_histograms():
     ch = UtilityOptimizedRAPPORChannel(1.0, 40, [3, 9, 20])
     rng = np.random.default_rng(1)
     reports = ch.sample(rng.integers(0, 40, 5000), rng)
-    whole = ch.em_statistics(reports)
-    parts = ch.merge_em_statistics(
-        ch.em_statistics(reports[:1234]), ch.em_statistics(reports[1234:])
-    )
+    whole = ch.em_model(reports)
+    parts = ch.em_model(reports[:1234]).merge(ch.em_model(reports[1234:]))
     assert whole.hist.shape == (8,)
     assert_array_equal(whole.hist, parts.hist)
     assert_array_equal(whole.pinned, parts.pinned)

@@ -15,6 +15,7 @@ from scipy.stats import norm
 
 from skldp import EMEstimator, PersonalizedEstimator, PersonalizedULDP
 from skldp.channels import (
+    MultinomialModel,
     PersonalizedChannel,
     RandomizedResponseChannel,
     RAPPORChannel,
@@ -524,11 +525,11 @@ def test_worst_case_l2_table_foursquare_shape(eps, rr, rap, urr, urap):
 def test_em_monotone_and_in_simplex(channel):
     rng = np.random.default_rng(21)
     p = rng.dirichlet(np.full(12, 0.3))
-    stats = channel.em_statistics(channel.sample(rng.choice(12, 3000, p=p), rng))
+    stats = channel.em_model(channel.sample(rng.choice(12, 3000, p=p), rng))
     q = np.full(12, 1 / 12)
     prev = -np.inf
     for _ in range(200):
-        q, ll = channel.em_step(stats, q)
+        q, ll = stats.em_step(q)
         assert ll >= prev - 1e-13
         assert np.all(q >= 0) and q.sum() == pytest.approx(1, abs=1e-12)
         prev = ll
@@ -539,7 +540,9 @@ def test_em_equals_emp_for_urr_when_emp_is_in_simplex():
     stats = np.round(50_000 * ch.forward(P6)).astype(float)
     emp = ch.unbiased(stats, stats.sum())
     assert np.all(emp > 0)
-    est, *_ = em(ch, stats, np.full(6, 1 / 6), tol=1e-13, max_iter=100_000, accelerate=True)
+    est, *_ = em(
+        MultinomialModel(ch, stats), np.full(6, 1 / 6), tol=1e-13, max_iter=100_000, accelerate=True
+    )
     assert_allclose(est, emp, atol=1e-6)
 
 
@@ -550,9 +553,7 @@ def test_em_is_nonnegative_when_emp_is_not():
     reports = ch.sample(rng.choice(10, 400, p=p), rng)
     emp = ch.unbiased(ch.statistics(reports), 400)
     assert np.any(emp < 0)
-    q, *_ = em(
-        ch, ch.em_statistics(reports), np.full(10, 0.1), tol=1e-10, max_iter=20_000, accelerate=True
-    )
+    q, *_ = em(ch.em_model(reports), np.full(10, 0.1), tol=1e-10, max_iter=20_000, accelerate=True)
     assert np.all(q >= 0) and q.sum() == pytest.approx(1.0)
     est = EMEstimator(init="threshold", channel=ch).fit(reports).distribution_
     assert np.all(est >= 0) and est.sum() == pytest.approx(1.0)
@@ -569,9 +570,9 @@ def test_closed_form_em_equals_full_matrix_em(make):
     codes = reports @ (1 << np.arange(7))
     counts = np.bincount(codes, minlength=Q.shape[1]).astype(float)
     p_fast = p_dense = np.full(7, 1 / 7)
-    stats = ch.em_statistics(reports)
+    stats = ch.em_model(reports)
     for _ in range(50):
-        p_fast, _ = ch.em_step(stats, p_fast)
+        p_fast, _ = stats.em_step(p_fast)
         m = Q.T @ p_dense
         seen = counts > 0
         p_dense = p_dense * (Q[:, seen] @ (counts[seen] / m[seen])) / counts.sum()
@@ -617,7 +618,9 @@ def test_threshold_estimator_uses_zero_frequency_variance():
 @pytest.mark.parametrize("base", ["urr", "urap"])
 def test_pum_prop9_and_prop10(base):
     eps = 1.0
-    ch = PersonalizedChannel(eps, 8 if base == "urr" else 6, [0, 1], ["home", "work"], base=base)
+    ch = PersonalizedChannel.from_base(
+        eps, 8 if base == "urr" else 6, [0, 1], ["home", "work"], base=base
+    )
     users = [{}, {3: 0}, {3: 0, 5: 1}, {4: 1}, {2: 0, 3: 1}]
     protected = ch.guarantee().protected_mask(ch.n_outputs)
     mats = []
@@ -653,7 +656,7 @@ def _population(rng, n=20_000, k=10):
 def test_pum_identity_eq55():
     rng = np.random.default_rng(55)
     values, tags = _population(rng)
-    ch = PersonalizedChannel(1.0, 10, [0, 1], ["home", "work"])
+    ch = PersonalizedChannel.from_base(1.0, 10, [0, 1], ["home", "work"])
     tag_idx = np.select([tags == "home", tags == "work"], [0, 1], -1)
     z = ch.preprocess(values, tag_idx)
     r = np.bincount(z, minlength=12) / z.size

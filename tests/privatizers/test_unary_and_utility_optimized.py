@@ -24,7 +24,7 @@ from skldp import (
 from skldp.channels import PersonalizedChannel
 from skldp.exceptions import PrivacyLeakWarning
 from skldp.privacy import UtilityOptimizedLDP, ZeroBits, verify
-from tests.channel_contract import ChannelContract
+from tests.channel_contract import ChannelContract, contract_fixture
 
 CATS = ["a", "b", "c", "d", "e"]
 
@@ -231,15 +231,13 @@ def test_pum_bad_input(kwargs, X, err, match):
 
 
 PUM_SMALL = [
-    PersonalizedChannel(eps, 4, [0], ["h", "w"], base=base)
+    PersonalizedChannel.from_base(eps, 4, [0], ["h", "w"], base=base)
     for base in ("urr", "urap")
     for eps in (1e-3, 1.0, 50.0)
 ]
 
 
-@pytest.fixture(params=PUM_SMALL, ids=repr)
-def channel(request):
-    return request.param
+channel = contract_fixture(PUM_SMALL)
 
 
 class TestPersonalizedChannelContract(ChannelContract):
@@ -247,7 +245,7 @@ class TestPersonalizedChannelContract(ChannelContract):
 
 
 def test_personalized_channel_pickle_and_names():
-    ch = PersonalizedChannel(1.0, 4, [0], 2, base="urap", theta=0.4)
+    ch = PersonalizedChannel.from_base(1.0, 4, [0], 2, base="urap", theta=0.4)
     assert ch.tags == ("0", "1") and ch.n_inputs == 6 and ch.report_width == 6
     again = pickle.loads(pickle.dumps(ch))
     assert again == ch

@@ -1,0 +1,95 @@
+"""Optional abilities of channels, as declared types.
+
+A channel that offers more than the :class:`~skldp.channels.Channel` interface says so by
+deriving from one of these small abstract classes; an estimator asks with ``isinstance``
+(never by probing for attributes), and ``abc`` makes sure a channel that declares an
+ability implements all of it.
+
+* :class:`SparseMeasurements`: the paper's measurement system for sparse recovery
+  (SparseEstimator);
+* :class:`BlockMeasurements`: one measurement system per block (hierarchical recovery);
+* :class:`CohortIncidence`: statistics affine in ``H p`` for a sparse 0/1 matrix H
+  (CandidateEstimator's least squares);
+* :class:`IndistinguishableInputs`: groups of inputs no report can tell apart
+  (CandidateEstimator);
+* :class:`ClosedFormMaximumLikelihood`: the maximum-likelihood estimate in closed form
+  (EMEstimator's start).
+"""
+
+from abc import ABC, abstractmethod
+
+
+class SparseMeasurements(ABC):
+    """A channel whose statistics give a measurement system for sparse recovery."""
+
+    @abstractmethod
+    def sparse_measurements(self, stats, n, *, empty_groups="drop"):
+        """The measurement system ``z ~ M p`` of the statistics of ``n`` reports.
+
+        Returns
+        -------
+        MeasurementSystem
+        """
+
+
+class BlockMeasurements(SparseMeasurements):
+    """A channel whose measurements split into independent blocks (recursive compressive)."""
+
+    @abstractmethod
+    def block_measurements(self, stats, n, *, empty_groups="drop"):
+        """One measurement system per block of the inputs."""
+
+
+class CohortIncidence(ABC):
+    r"""A channel whose statistics are affine in ``H p`` for a sparse 0/1 incidence matrix H.
+
+    Reports come in ``n_cohorts`` cohorts; the expected statistics are
+    :math:`(a H p + b) / C`, so least squares is the solution of :math:`H p = f` with the
+    target f of :meth:`least_squares_target` (the cohort decoders of Kairouz, Bonawitz and
+    Ramage, ICML 2016, Sec. 5). A channel sets the attributes ``n_cohorts`` and
+    ``incidence`` and writes the methods.
+    """
+
+    #: Number of cohorts C.
+    n_cohorts: int
+    #: H: a scipy.sparse 0/1 matrix of shape (n_statistics, n_inputs).
+    incidence: object
+
+    @property
+    @abstractmethod
+    def n_independent_statistics(self):
+        """How many of the statistics can be linearly independent (a bound on rank H)."""
+
+    @abstractmethod
+    def least_squares_target(self, stats, n):
+        """The right-hand side f of ``H p = f`` from the statistics of ``n`` reports."""
+
+    @abstractmethod
+    def least_squares(self, stats, n, columns=None):
+        """Minimum-norm least squares of ``H p = f`` on the inputs ``columns`` (default all).
+
+        Returns
+        -------
+        p : ndarray of shape (n_inputs,)
+            Zero outside ``columns``.
+        """
+
+
+class IndistinguishableInputs(ABC):
+    """A channel under which some inputs may have identical rows (hash collisions)."""
+
+    @abstractmethod
+    def indistinguishable_groups(self):
+        """The groups of two or more inputs with identical rows of Q, as index arrays."""
+
+
+class ClosedFormMaximumLikelihood(ABC):
+    """A channel whose maximum-likelihood estimate has a closed form (k-RR).
+
+    :class:`skldp.EMEstimator` starts from it, so that EM only confirms the maximizer instead
+    of approaching it slowly when it lies on a face of the simplex.
+    """
+
+    @abstractmethod
+    def maximum_likelihood(self, stats):
+        """The maximum-likelihood estimate of p from the statistics, on the simplex."""

@@ -1,0 +1,203 @@
+r"""Likelihood models: the log-likelihood of a chunk of reports as a function of p.
+
+A channel's :meth:`~skldp.channels.Channel.em_model` reads reports into a model; maximum
+likelihood (EM in :class:`skldp.EMEstimator`, or any solver on the simplex) then works on the
+model alone. Every model has one form,
+
+.. math::
+
+    L(p) = \frac{1}{n}\Big(c + \sum_j w_j \log (A p)_j\Big), \qquad
+    \nabla L(p) = \frac{1}{n} A^\top \frac{w}{A p},
+
+with non-negative weights :math:`w`, a constant :math:`c` and a structured linear map
+:math:`A` (``forward``; ``adjoint`` is :math:`A^\top`): for a symbol channel the rows of A
+are the outputs (:math:`A = Q^\top`) and w the output counts; for a bit-vector channel they
+are the reports themselves (relative likelihoods) with weight one. Since
+:math:`\sum_x p_x \nabla L(p)_x = \sum_j w_j / n = 1` on the simplex, the EM step is
+:math:`p \odot \nabla L(p)`.
+
+The model owns the statistics (``merge`` joins two chunks' models), the steps and whatever
+it keeps between steps, so the channel stays an immutable value. A model pickles (through
+``__reduce__``: its channel and its statistics) without its caches.
+"""
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+
+class LikelihoodModel(ABC):
+    r"""The mean log-likelihood of some reports under a channel, as a function of p.
+
+    Subclasses write :meth:`forward`, :meth:`adjoint`, :attr:`weights`, :attr:`constant`,
+    :attr:`statistics` and :meth:`merge`; :meth:`log_likelihood`, :meth:`gradient`,
+    :meth:`hessian_product` and :meth:`em_step` follow from them (a subclass may replace them
+    with faster forms that give the same numbers).
+
+    Attributes
+    ----------
+    channel : Channel
+        The channel whose likelihood this is.
+    n_reports : float
+        Number of reports n.
+    """
+
+    channel = None
+
+    @property
+    @abstractmethod
+    def n_reports(self):
+        """Number of reports n."""
+
+    @property
+    @abstractmethod
+    def statistics(self):
+        """The channel's plain statistics of the reports (for :meth:`Channel.unbiased`)."""
+
+    @abstractmethod
+    def merge(self, other):
+        """The model of the reports of ``self`` and ``other`` together."""
+
+    @property
+    @abstractmethod
+    def weights(self):
+        """The weights w of the rows of A (output counts, or ones for reports)."""
+
+    @property
+    def constant(self):
+        """The constant c of the log-likelihood (log-scales of bit-vector reports)."""
+        return 0.0
+
+    @abstractmethod
+    def forward(self, p):
+        """``A p``: the (relative) probability of each row (output, pattern or report)."""
+
+    @abstractmethod
+    def adjoint(self, v):
+        """``A^T v``, of length ``n_inputs``."""
+
+    def _check_merge(self, other):
+        if not isinstance(other, type(self)) or other.channel != self.channel:
+            theirs = other.channel if isinstance(other, LikelihoodModel) else other
+            raise ValueError(
+                f"cannot merge the likelihood of {self.channel!r} with that of {theirs!r}: "
+                "they are different mechanisms"
+            )
+
+    def _ratio(self, p):
+        """``(w / A p, L(p))`` with rows of zero weight left out (ratio 0 there)."""
+        t = self.forward(p)
+        w = self.weights
+        seen = w > 0
+        ratio = np.zeros_like(t)
+        # A trial point of a solver may give an observed row probability zero: its
+        # log-likelihood is -inf and the solver rejects it, so the infinities and NaNs below
+        # are expected there, not errors worth a warning.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio[seen] = w[seen] / t[seen]
+            ll = (self.constant + float(np.dot(w[seen], np.log(t[seen])))) / self.n_reports
+        return ratio, ll
+
+    def log_likelihood(self, p):
+        """The mean log-likelihood :math:`L(p)` of the reports."""
+        return self._ratio(np.asarray(p, dtype=float))[1]
+
+    def gradient(self, p):
+        r"""The gradient :math:`\nabla L(p) = A^\top (w / A p) / n` (length ``n_inputs``)."""
+        ratio, _ = self._ratio(np.asarray(p, dtype=float))
+        return self.adjoint(ratio) / self.n_reports
+
+    def hessian_product(self, p, v):
+        r"""The Hessian of L at p applied to v: :math:`-A^\top (w \odot (A v) / (A p)^2) / n`.
+
+        With :meth:`gradient`, what a Newton or trust-region solver on the simplex needs;
+        it costs two forward maps and one adjoint, never a dense k x k matrix.
+        """
+        p = np.asarray(p, dtype=float)
+        t = self.forward(p)
+        s = self.forward(np.asarray(v, dtype=float))
+        w = self.weights
+        seen = w > 0
+        q = np.zeros_like(t)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q[seen] = w[seen] * s[seen] / t[seen] ** 2
+        return -self.adjoint(q) / self.n_reports
+
+    def em_step(self, p):
+        r"""One EM step from ``p``: the next iterate :math:`p \odot \nabla L(p)` (normalized)
+        and the mean log-likelihood at ``p``."""
+        ratio, ll = self._ratio(p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nxt = p * self.adjoint(ratio) / self.n_reports
+            return nxt / nxt.sum(), ll
+
+
+class MultinomialModel(LikelihoodModel):
+    r"""The multinomial likelihood of the output counts of a symbol channel.
+
+    With counts N of n reports and :math:`m = Q^\top p` (the channel's ``forward``),
+    :math:`L(p) = \sum_y N_y \log m_y / n` and the EM step is
+    :math:`p \odot Q (N / m) / n`: two structured products, never a dense matrix.
+
+    Parameters
+    ----------
+    channel : SymbolChannel
+    counts : array-like of shape (n_outputs,)
+        Output counts; any non-negative numbers (expected counts too).
+    """
+
+    def __init__(self, channel, counts):
+        self.channel = channel
+        counts = np.asarray(counts)
+        if counts.shape != (channel.n_outputs,) or counts.dtype.kind not in "iuf":
+            raise ValueError(
+                f"counts must be {channel.n_outputs} numbers; got shape {counts.shape}, "
+                f"dtype {counts.dtype}"
+            )
+        if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+            raise ValueError("counts must be finite and non-negative")
+        self.counts = counts
+
+    def __reduce__(self):
+        return (MultinomialModel, (self.channel, self.counts))
+
+    @property
+    def n_reports(self):
+        return float(self.counts.sum())
+
+    @property
+    def statistics(self):
+        return self.counts
+
+    @property
+    def weights(self):
+        return self.counts
+
+    def merge(self, other):
+        self._check_merge(other)
+        return MultinomialModel(self.channel, self.counts + other.counts)
+
+    def forward(self, p):
+        return self.channel._forward(p)
+
+    def adjoint(self, v):
+        return self.channel._adjoint(v)
+
+    def em_step(self, p):
+        """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
+
+        For output counts N (n reports) and m = Q^T p,
+        ``p_next = p * Q (N / m) / n`` and the log-likelihood is ``sum N log m / n``.
+        """
+        stats = np.asarray(self.counts, dtype=float)
+        n = stats.sum()
+        if not n > 0:
+            raise ValueError("an EM step needs statistics of at least one report")
+        m = self.channel._forward(p)
+        seen = stats > 0
+        ratio = np.zeros_like(m)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio[seen] = stats[seen] / m[seen]
+            ll = float(np.dot(stats[seen], np.log(m[seen])) / n)
+            nxt = p * self.channel._adjoint(ratio) / n
+            return nxt / nxt.sum(), ll
