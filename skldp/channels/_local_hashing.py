@@ -25,8 +25,9 @@ only. The exact likelihood of a report is
 
 a report-independent factor times :math:`r^{s_{ix}}` with the support incidence
 :math:`s_{ix} = [H_i(x) = y_i]` and :math:`r = p (g - 1) / (1 - p) \le e^\varepsilon`, so EM
-(like RAPPOR's, whose likelihood is :math:`\propto e^{\varepsilon y_x}`) needs the reports and
-builds the (n, k) support incidence chunk by chunk.
+(like RAPPOR's, whose likelihood is :math:`\propto e^{\varepsilon y_x}`) needs more than the
+counts: its likelihood model keeps the support incidence bit-packed (k bits per report,
+computed in blocks of rows).
 """
 
 import math
