@@ -29,6 +29,7 @@ class LocalHashing(BasePrivatizer):
         :math:`\mathrm{round}(e^\varepsilon) + 1`, capped at k (see
         ``skldp.channels._local_hashing.default_buckets``); 2 is BLH.
     {categories}
+    {accountant}
     {random_state}
 
     Attributes
@@ -81,10 +82,13 @@ class LocalHashing(BasePrivatizer):
     (4, 12)
     """
 
-    def __init__(self, epsilon=1.0, *, n_buckets=None, categories=None, random_state=None):
+    def __init__(
+        self, epsilon=1.0, *, n_buckets=None, categories=None, accountant=None, random_state=None
+    ):
         self.epsilon = epsilon
         self.n_buckets = n_buckets
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
 
     _parameter_constraints = {
@@ -120,6 +124,7 @@ class SubsetSelection(BasePrivatizer):
         d in [1, k - 1]. None takes the d that minimizes the variance
         (``skldp.channels._subset_selection.optimal_subset_size``).
     {categories}
+    {accountant}
     {random_state}
     sparse_output : bool, default=False
         Return the reports as a scipy.sparse CSR matrix holding the d indices of each subset
@@ -179,12 +184,14 @@ class SubsetSelection(BasePrivatizer):
         *,
         subset_size=None,
         categories=None,
+        accountant=None,
         random_state=None,
         sparse_output=False,
     ):
         self.epsilon = epsilon
         self.subset_size = subset_size
         self.categories = categories
+        self.accountant = accountant
         self.random_state = random_state
         self.sparse_output = sparse_output
 
