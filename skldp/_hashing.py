@@ -192,3 +192,143 @@ def cohort_permutations(n_categories, n_cohorts, hash_seed):
     perms = np.empty((n_cohorts, n_categories), dtype=np.int64)
     np.put_along_axis(perms, order, np.arange(n_categories)[None, :].repeat(n_cohorts, 0), axis=1)
     return perms
+
+
+# -- local hashing: an exactly pairwise-independent family indexed by a per-report seed ---------
+#
+# Local hashing (Wang, Blocki, Li and Jha, USENIX Security 2017) gives every report its own hash
+# function H: [k] -> [g], named by a seed sent with the report. Its analysis needs a universal
+# family: P(H(x) = H(x')) = 1/g for x != x'. A keyed pseudorandom hash (as above) is universal
+# only approximately, so the channel would be approximate, and its dense matrix could not be
+# enumerated. Version 1 uses instead the family
+#
+#     H_{a,b}(x) = (a_0 beta_0(x) + ... + a_{m-1} beta_{m-1}(x) + b) mod g,
+#
+# with beta_j(x) the binary digits of x (m = max(1, ceil(log2 k))) and the seed (a, b) uniform
+# on Z_g^(m+1). It is *exactly* pairwise independent for every g >= 2 (prime or not): for
+# x != x' some digit difference beta_j(x) - beta_j(x') is +-1, a unit of Z_g, so a . (beta(x) -
+# beta(x')) is uniform on Z_g whatever the other coefficients are, and b makes the pair
+# (H(x), H(x')) uniform on Z_g^2. The seed is public and needs no key; the functions are plain
+# integer arithmetic, identical in every process and on every platform.
+
+
+def n_hash_digits(n_inputs):
+    """m, the number of binary digits of an input index in ``[0, n_inputs)`` (at least 1)."""
+    return max(1, int(n_inputs - 1).bit_length())
+
+
+def input_digits(n_inputs):
+    """The binary digits of every input: int64 array of shape (n_inputs, m), digit j in column j."""
+    m = n_hash_digits(n_inputs)
+    return (np.arange(n_inputs, dtype=np.int64)[:, None] >> np.arange(m)) & 1
+
+
+def linear_hash(coefs, offsets, x, n_buckets):
+    """``H_{a,b}(x)`` for each row: ``(coefs[i] . beta(x[i]) + offsets[i]) mod n_buckets``.
+
+    Parameters
+    ----------
+    coefs : int array of shape (n, m)
+        The coefficients a of each row's hash, in ``[0, n_buckets)``.
+    offsets : int array of shape (n,)
+        The offsets b.
+    x : int array of shape (n,)
+        Input indices.
+    n_buckets : int
+
+    Returns
+    -------
+    buckets : int64 array of shape (n,)
+    """
+    coefs = np.asarray(coefs)
+    x = np.asarray(x, dtype=np.int64)
+    bits = ((x[:, None] >> np.arange(coefs.shape[1])) & 1).astype(coefs.dtype)
+    total = np.einsum("ij,ij->i", coefs, bits, dtype=np.int64)
+    total += np.asarray(offsets, dtype=np.int64)
+    return total % n_buckets
+
+
+def _subset_sums(coefs, n_buckets):
+    """``(coefs[i] . beta(l)) mod g`` for every l in ``[0, 2^j)`` (j = coefs.shape[1]), as an
+    array of shape (2^j, n) (one contiguous row per l).
+
+    Built by doubling (row l + 2^t is row l plus ``coefs[:, t]``): j additions of contiguous
+    rows of small integers instead of an integer matrix product.
+    """
+    n, j = coefs.shape
+    dtype = np.int16 if n_buckets * (j + 2) < 2**15 else np.int64
+    out = np.empty((1 << j, n), dtype=dtype)
+    out[0] = 0
+    c = np.ascontiguousarray(coefs.T, dtype=dtype)
+    for t in range(j):
+        np.add(out[: 1 << t], c[t], out=out[1 << t : 2 << t])
+    return _reduce(out, n_buckets, (j + 1) * n_buckets)
+
+
+def _reduce(arr, n_buckets, bound):
+    """``arr mod g`` in place for entries in ``[0, bound)``: a mask for powers of two, a table
+    look-up for small bounds, the remainder otherwise."""
+    if n_buckets & (n_buckets - 1) == 0:
+        arr &= n_buckets - 1
+    elif arr.dtype == np.int16:
+        np.take((np.arange(bound) % n_buckets).astype(np.int16), arr, out=arr)
+    else:
+        arr %= n_buckets
+    return arr
+
+
+def _split_tables(coefs, offsets, values, n_buckets):
+    """The tables ``lo`` (2^(m//2), n) and ``t`` (2^(m - m//2), n) of the split hash.
+
+    For x with low digits l and high digits h (``x = h 2^(m//2) + l``), row i supports x when
+    ``lo[l, i] == t[h, i]``, with ``lo = a_low . beta(l)`` and ``t = y - b - a_high . beta(h)``,
+    both mod g.
+    """
+    coefs = np.asarray(coefs, dtype=np.int64)
+    lo_m = coefs.shape[1] // 2
+    lo = _subset_sums(coefs[:, :lo_m], n_buckets)
+    target = (np.asarray(values, dtype=np.int64) - np.asarray(offsets, dtype=np.int64)) % n_buckets
+    hi = _subset_sums(coefs[:, lo_m:], n_buckets)
+    np.subtract(target.astype(hi.dtype) + n_buckets, hi, out=hi)  # in [1, 2g)
+    return lo, _reduce(hi, n_buckets, 2 * n_buckets)
+
+
+def linear_hash_matches(coefs, offsets, values, n_inputs, n_buckets):
+    """Whether ``H_{a_i,b_i}(x) == values[i]``, for every row i and input x: bool (n, n_inputs).
+
+    The hash is split over the low and the high half of the binary digits (tables of about
+    sqrt(k) entries per row, :func:`_split_tables`): one comparison of small integers per
+    entry, no (n, k) reduction modulo g.
+    """
+    lo, hi = _split_tables(coefs, offsets, values, n_buckets)
+    n = lo.shape[1]
+    full = (hi.T[:, :, None] == lo.T[:, None, :]).reshape(n, hi.shape[0] * lo.shape[0])
+    return full[:, :n_inputs]
+
+
+def linear_hash_support_counts(coefs, offsets, values, n_inputs, n_buckets):
+    """``#{i : H_{a_i,b_i}(x) == values[i]}`` for every input x: int64 array (n_inputs,).
+
+    With the split tables of :func:`_split_tables`, x = (h, l) is supported by row i when
+    ``lo_i(l) == t_i(h)``; summed over rows, ``C[h, l] = sum_i sum_v [t_i(h) = v] [lo_i(l) = v]``:
+    one matrix product of the rows' one-hot tables, of sizes (2^(m - m//2), g n) and
+    (2^(m//2), g n), in float32 (exact: at most ``2**24`` rows are counted at once). For g > 64
+    the one-hot tables outgrow the comparisons, and those are summed instead.
+    """
+    coefs = np.asarray(coefs, dtype=np.int64)
+    n = coefs.shape[0]
+    if n_buckets > 64 or n == 0:
+        return linear_hash_matches(coefs, offsets, values, n_inputs, n_buckets).sum(
+            axis=0, dtype=np.int64
+        )
+    if n > 2**24:
+        raise ValueError(f"count at most 2**24 rows at once; got {n}")
+    lo, hi = _split_tables(coefs, offsets, values, n_buckets)
+    v = np.arange(n_buckets, dtype=lo.dtype)[None, :, None]
+    # one-hot tables laid out (2^j, g n), contiguous: [t(h) = v] and [lo(l) = v] per row and v
+    A = np.empty((hi.shape[0], n_buckets, n), dtype=np.float32)
+    B = np.empty((lo.shape[0], n_buckets, n), dtype=np.float32)
+    np.equal(hi[:, None, :], v, out=A, casting="unsafe")
+    np.equal(lo[:, None, :], v, out=B, casting="unsafe")
+    C = A.reshape(hi.shape[0], -1) @ B.reshape(lo.shape[0], -1).T  # (H, L): x = h * L + l
+    return np.rint(C).astype(np.int64).ravel()[:n_inputs]

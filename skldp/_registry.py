@@ -218,6 +218,20 @@ _MECHANISMS = [
         "epsilon-LDP, one bit per report",
         "Acharya and Sun, ICML 2019 (the one-bit baseline of compressive privatization)",
     ),
+    Mechanism(
+        "olh",
+        "LocalHashing",
+        "frequency oracles",
+        "epsilon-LDP (optimized local hashing; n_buckets=2 is binary local hashing)",
+        "Wang, Blocki, Li and Jha, USENIX Security 2017",
+    ),
+    Mechanism(
+        "subset-selection",
+        "SubsetSelection",
+        "frequency oracles",
+        "epsilon-LDP",
+        "Ye and Barg, IEEE Trans. IT 2018; Wang et al. 2016",
+    ),
 ]
 
 MECHANISMS = {m.name: m for m in _MECHANISMS}

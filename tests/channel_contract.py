@@ -49,14 +49,22 @@ def _eps_scale(channel):
     return max(1.0, 1.0 / eps) if np.isfinite(eps) else 1.0
 
 
+def _output_statistics(channel, Q):
+    """The statistics vector of each output of the dense channel (rows): bits, or the
+    channel's own ``output_statistics()`` when its statistics are not the bit sums (local
+    hashing counts the categories each report supports)."""
+    if hasattr(channel, "output_statistics"):
+        return channel.output_statistics()
+    width = channel.report_width
+    return ((np.arange(Q.shape[1])[:, None] >> np.arange(width)) & 1).astype(float)
+
+
 def _dense_statistics_map(channel):
     """The matrix M with forward(p) = M^T p, from the dense channel (symbol or bits)."""
     Q = channel.to_dense()
     if isinstance(channel, SymbolChannel):
         return Q
-    width = channel.report_width
-    outputs = ((np.arange(Q.shape[1])[:, None] >> np.arange(width)) & 1).astype(float)
-    return Q @ outputs
+    return Q @ _output_statistics(channel, Q)
 
 
 class ChannelContract:
@@ -123,8 +131,7 @@ class ChannelContract:
             cov = n * (np.diag(m) - np.outer(m, m))
         else:
             Q = channel.to_dense()
-            width = channel.report_width
-            outputs = ((np.arange(Q.shape[1])[:, None] >> np.arange(width)) & 1).astype(float)
+            outputs = _output_statistics(channel, Q)
             py = Q.T @ p
             mean = outputs.T @ py
             cov = n * (outputs.T @ (outputs * py[:, None]) - np.outer(mean, mean))

@@ -937,6 +937,8 @@ CHANNEL_MAKERS = {
     "SymmetricCompressiveChannel": lambda e: channels.SymmetricCompressiveChannel(e, 4, 2),
     "RecursiveCompressiveChannel": lambda e: channels.RecursiveCompressiveChannel(e, 4, 2),
     "OneBitHadamardChannel": lambda e: channels.OneBitHadamardChannel(e, 4),
+    "LocalHashingChannel": lambda e: channels.LocalHashingChannel(e, 4, 3),
+    "SubsetSelectionChannel": lambda e: channels.SubsetSelectionChannel(e, 4, 2),
 }
 
 

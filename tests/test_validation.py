@@ -58,7 +58,7 @@ def _fit(est):
 
 
 def test_the_list_of_classes_is_complete():
-    assert len(CLASSES) == 16 + 6
+    assert len(CLASSES) == 18 + 6
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)

@@ -23,6 +23,7 @@ from skldp.channels._bits import (
     BitVectorChannel,
     BitVectorModel,
     BitVectorReports,
+    IncidenceModel,
     PackedBitReports,
     bernoulli_bits,
 )
@@ -40,12 +41,14 @@ from skldp.channels._hadamard import (
 from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
 from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChannel
 from skldp.channels._likelihood import LikelihoodModel, MultinomialModel
+from skldp.channels._local_hashing import LocalHashingChannel
 from skldp.channels._personalized import (
     PersonalizedChannel,
     PersonalizedRAPPORChannel,
     PersonalizedRRChannel,
 )
 from skldp.channels._randomized_response import RandomizedResponseChannel
+from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._utility_optimized import (
     UtilityOptimizedRAPPORChannel,
@@ -90,4 +93,7 @@ __all__ = [
     "SymmetricCompressiveChannel",
     "RecursiveCompressiveChannel",
     "OneBitHadamardChannel",
+    "LocalHashingChannel",
+    "SubsetSelectionChannel",
+    "IncidenceModel",
 ]

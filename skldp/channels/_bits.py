@@ -408,6 +408,57 @@ class BitVectorModel(LikelihoodModel):
         return self._chunks
 
 
+class IncidenceModel(LikelihoodModel):
+    r"""The exact likelihood :math:`Q(y_i \mid x) = e^{s} r^{z_{ix}}` over bit-packed 0/1 rows z.
+
+    Subset selection (z = the subset's indicator) and local hashing (z = the support incidence
+    :math:`[H_i(x) = y_i]`) have this form, with one ratio r and one log-scale s for every
+    report (the channel's ``_ratio`` and ``_log_scale0``). In the form
+    :math:`L(p) = (c + \sum_i \log (A p)_i) / n` the rows of A are :math:`1 + (r - 1) z_i`,
+    so ``forward`` and ``adjoint`` are two passes of per-byte table look-ups over the packed
+    rows (:class:`PackedBitReports`), never an (n, k) matrix; the weights are ones and
+    :math:`c = n s`. The bit sums of z are the channel's plain statistics.
+
+    Parameters
+    ----------
+    channel : LocalHashingChannel or SubsetSelectionChannel
+    packed : PackedBitReports
+    """
+
+    def __init__(self, channel: BitVectorChannel, packed: PackedBitReports) -> None:
+        self.channel = channel
+        self.packed = packed
+
+    def __reduce__(self):
+        return (type(self), (self.channel, self.packed))
+
+    @property
+    def n_reports(self) -> float:
+        return float(self.packed.n)
+
+    @property
+    def statistics(self) -> Any:
+        return self.packed.sums
+
+    @property
+    def weights(self) -> NDArray[np.float64]:
+        return np.ones(self.packed.n)
+
+    @property
+    def constant(self) -> float:
+        return self.packed.n * self.channel._log_scale0
+
+    def merge(self, other: LikelihoodModel) -> LikelihoodModel:
+        self._check_merge(other)
+        return type(self)(self.channel, self.packed.merge(other.packed))
+
+    def forward(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
+        return p.sum() + (self.channel._ratio - 1.0) * self.packed.row_dot(p)
+
+    def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        return v.sum() + (self.channel._ratio - 1.0) * self.packed.weighted_bit_sums(v)
+
+
 class BitVectorChannel(BitVectorReports, Channel):
     r"""Base class of channels whose reports are 0/1 vectors of a fixed width.
 

@@ -14,6 +14,7 @@ from skldp.privatizers._hadamard import (
     grid_blocks,
 )
 from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
+from skldp.privatizers._local_hashing import LocalHashing, SubsetSelection
 from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
@@ -37,4 +38,6 @@ __all__ = [
     "SymmetricCompressive",
     "RecursiveCompressive",
     "OneBitHadamardResponse",
+    "LocalHashing",
+    "SubsetSelection",
 ]
