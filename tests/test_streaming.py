@@ -295,7 +295,8 @@ def test_partial_fit_solves_when_read_and_again_after_new_reports(Estimator, mon
     assert solves[1] == n
     assert not np.array_equal(first, est.distribution_)
     if Estimator is EMEstimator:
-        assert est.converged_ and est.n_iter_ >= 1
+        # k-RR's closed-form maximizer is the start: certified at once (0 or more iterations)
+        assert est.converged_ and est.gap_ <= est.tol
     # a pickled or deep-copied estimator keeps the statistics and solves the same
     again = pickle.loads(pickle.dumps(est))
     assert_array_equal(again.distribution_, est.distribution_)

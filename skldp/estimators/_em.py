@@ -416,7 +416,7 @@ class EMEstimator(BaseDistributionEstimator):
     inequality for the concave logarithm gives, for every q on the simplex,
     :math:`(L(q) - L(p)) / n \le \log \sum_x q_x g_x \le \log \max_x g_x`: the stopping rule
     is a certificate on the distance to the maximum likelihood (derivation in
-    ``certified_gap`` in ``skldp/estimators/_em.py``, a private helper without a page).
+    ``certified_gap`` in ``skldp/estimators/_em.py``).
 
     On a symbol channel the statistics are the output counts N, a fixed-size vector, so
     ``partial_fit`` streams in memory bounded by the chunk and k. On a bit-vector channel the
