@@ -27,6 +27,7 @@ from skldp._validation import (
 )
 from skldp._warnings import warn
 from skldp.channels import Channel, OpenAlphabetChannel, SymbolReports
+from skldp.channels._multidimensional import AttributeSamplingMechanism
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import PrivacyAccountant, SequentialComposition, charged_epsilon
 from skldp.privacy._accounting import in_simulation
@@ -341,7 +342,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
         columns, _ = self._read_columns(X, reset=True)
         categories = resolve_categories(self.categories, columns, min_size=self._min_categories)
-        for j, (col, cats) in enumerate(zip(columns, categories)):
+        for j, (col, cats) in enumerate(zip(columns, categories, strict=True)):
             encode(col, cats, j)
         self.categories_ = categories
         channels = [self._make_channel(cats, j) for j, cats in enumerate(categories)]
@@ -367,7 +368,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
 
     def report_specs(self) -> tuple[ReportSpec, ...]:
         """One :class:`~skldp._reports.ReportSpec` per column: what an estimator needs."""
-        return tuple(ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_))
+        return tuple(
+            ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_, strict=True)
+        )
 
     def transform(self, X: ArrayLike) -> Any:
         """Randomize every row.
@@ -496,7 +499,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """Encode each column of X and draw its reports with the channel's ``method``."""
         columns, index = self._read_columns(X, reset=False)
         parts = []
-        for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_)):
+        for j, (col, cats, ch) in enumerate(
+            zip(columns, self.categories_, self.channels_, strict=True)
+        ):
             idx = encode(col, cats, j)
             if method == "sample" and ch.n_inputs == len(cats):
                 # encode checked the indices against the domain, the channel's inputs:
@@ -524,7 +529,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         if input_features is None:
             input_features = [f"x{j}" for j in range(self.n_features_in_)]
         names = []
-        for name, ch in zip(input_features, self.channels_):
+        for name, ch in zip(input_features, self.channels_, strict=True):
             if ch.report_width == 1:
                 names.append(str(name))
             else:
@@ -604,6 +609,70 @@ class ChunkStatistics:
 
     def __init__(self, specs, stats, n, width):
         self.specs, self.stats, self.n, self.width = specs, stats, n, width
+
+
+def given_specs(given):
+    """The report specs that ``channel=`` gives (None for None), checked."""
+    if given is None:
+        return None
+    items = given if isinstance(given, (list, tuple)) else [given]
+    specs = []
+    for item in items:
+        if hasattr(item, "report_specs") and hasattr(item, "channel_"):
+            specs.extend(item.report_specs())
+        elif isinstance(item, Channel):
+            specs.append(ReportSpec(item))
+        elif isinstance(item, OpenAlphabetChannel):
+            specs.append(ReportSpec(item, np.empty(0, dtype=object)))
+        elif isinstance(item, ReportSpec):
+            specs.append(item)
+        elif hasattr(item, "report_specs"):
+            raise TypeError(
+                f"channel= is an unfitted {type(item).__name__}; fit the privatizer (on the "
+                "public domain) before passing it, or pass its channel_"
+            )
+        else:
+            raise TypeError(
+                "channel must be a channel, a fitted privatizer, or a list of them; "
+                f"got {type(item).__name__}"
+            )
+    return tuple(specs)
+
+
+def read_reports(X, given):
+    """``(values, specs)`` of reports X, from the specs they carry or ``given``, checked.
+
+    ``given`` are the specs of ``channel=`` (:func:`given_specs`) or None. Refuses reports
+    that carry no channel when none is given, and carried specs that differ from given ones.
+    """
+    values, carried = extract(X)
+    check_report_values(values)
+    if carried is None and given is None:
+        if sparse.issparse(values):
+            raise ValueError(
+                "scipy.sparse reports (as made with sparse_output=True) cannot carry the "
+                "channel that made them; pass channel= (the fitted privatizer or its "
+                "channel_) to the estimator"
+            )
+        raise ValueError(
+            "these reports do not carry the channel that made them; pass channel= (a "
+            "channel or the fitted privatizer) to the estimator. (A ColumnTransformer "
+            "given a DataFrame keeps the channel only with set_output(transform='pandas').)"
+        )
+    if carried is not None and given is not None and tuple(carried) != tuple(given):
+        raise ChannelMismatchError(
+            f"the reports come from {[s.channel for s in carried]} but channel= gives "
+            f"{[s.channel for s in given]}"
+        )
+    specs = tuple(carried if carried is not None else given)
+    check_non_negative_reports(values, specs)
+    width = sum(s.width for s in specs)
+    if values.ndim != 2 or values.shape[1] != width:
+        kind = "sparse reports" if sparse.issparse(values) else "reports"
+        raise ValueError(
+            f"{kind} must have {width} columns for these channels; got shape {values.shape}"
+        )
+    return values, specs
 
 
 class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstimator):
@@ -688,7 +757,8 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self._solved = ()  # a read of a learned attribute inside the solve does not recurse
         try:
             results = [
-                self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
+                self._estimate(s.channel, st, self._n)
+                for s, st in zip(self._specs, self._stats, strict=True)
             ]
         except BaseException:
             del self._solved  # the next read tries again (and raises again)
@@ -745,7 +815,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             if any(_is_fitted_privatizer(item) for item in given):
                 kept = [
                     copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
-                    for item, cloned in zip(given, new.channel)
+                    for item, cloned in zip(given, new.channel, strict=True)
                 ]
                 new.set_params(channel=type(given)(kept))
         elif _is_fitted_privatizer(given):
@@ -754,62 +824,10 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
 
     # -- reading reports ------------------------------------------------------------------------
     def _given_specs(self):
-        given = self.channel
-        if given is None:
-            return None
-        items = given if isinstance(given, (list, tuple)) else [given]
-        specs = []
-        for item in items:
-            if hasattr(item, "report_specs") and hasattr(item, "channel_"):
-                specs.extend(item.report_specs())
-            elif isinstance(item, Channel):
-                specs.append(ReportSpec(item))
-            elif isinstance(item, OpenAlphabetChannel):
-                specs.append(ReportSpec(item, np.empty(0, dtype=object)))
-            elif isinstance(item, ReportSpec):
-                specs.append(item)
-            elif hasattr(item, "report_specs"):
-                raise TypeError(
-                    f"channel= is an unfitted {type(item).__name__}; fit the privatizer (on the "
-                    "public domain) before passing it, or pass its channel_"
-                )
-            else:
-                raise TypeError(
-                    "channel must be a channel, a fitted privatizer, or a list of them; "
-                    f"got {type(item).__name__}"
-                )
-        return tuple(specs)
+        return given_specs(self.channel)
 
     def _read(self, X):
-        values, carried = extract(X)
-        check_report_values(values)
-        given = self._given_specs()
-        if carried is None and given is None:
-            if sparse.issparse(values):
-                raise ValueError(
-                    "scipy.sparse reports (as made with sparse_output=True) cannot carry the "
-                    "channel that made them; pass channel= (the fitted privatizer or its "
-                    "channel_) to the estimator"
-                )
-            raise ValueError(
-                "these reports do not carry the channel that made them; pass channel= (a "
-                "channel or the fitted privatizer) to the estimator. (A ColumnTransformer "
-                "given a DataFrame keeps the channel only with set_output(transform='pandas').)"
-            )
-        if carried is not None and given is not None and tuple(carried) != tuple(given):
-            raise ChannelMismatchError(
-                f"the reports come from {[s.channel for s in carried]} but channel= gives "
-                f"{[s.channel for s in given]}"
-            )
-        specs = tuple(carried if carried is not None else given)
-        check_non_negative_reports(values, specs)
-        width = sum(s.width for s in specs)
-        if values.ndim != 2 or values.shape[1] != width:
-            kind = "sparse reports" if sparse.issparse(values) else "reports"
-            raise ValueError(
-                f"{kind} must have {width} columns for these channels; got shape {values.shape}"
-            )
-        return values, specs
+        return read_reports(X, self._given_specs())
 
     @staticmethod
     def _blocks(values, specs):
@@ -890,7 +908,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         if hasattr(self, "_specs"):
             stats = [
                 self._merge_statistics(s.channel, a, b)
-                for s, a, b in zip(specs, self._stats, stats)
+                for s, a, b in zip(specs, self._stats, stats, strict=True)
             ]
             n += self._n
         if n == 0:
@@ -911,6 +929,15 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             return X.specs, X.stats, X.n, X.width
         values, specs = self._read(X)
         for spec in specs:
+            if isinstance(spec.channel, AttributeSamplingMechanism):
+                raise TypeError(
+                    f"these are reports of attribute sampling over "
+                    f"{spec.channel.n_attributes} attributes (an attribute index, then one "
+                    f"attribute's report), which {type(self).__name__} cannot read as one "
+                    "column; use skldp.MultidimensionalEstimator"
+                    f"(estimator={type(self).__name__}()), which estimates each attribute from "
+                    "the people who reported it"
+                )
             if isinstance(spec.channel, OpenAlphabetChannel):
                 raise TypeError(
                     f"{type(spec.channel).__name__} has an open input alphabet, so "
@@ -955,7 +982,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         """
         values, specs = self._read_fitted(X)
         total = np.zeros(values.shape[0])
-        for (spec, col), p in zip(self._blocks(values, specs), self._distributions()):
+        for (spec, col), p in zip(self._blocks(values, specs), self._distributions(), strict=True):
             total += spec.channel.log_likelihood(col, self._model_distribution(p))
         return total
 

@@ -41,6 +41,7 @@ from skldp.channels._hadamard import (
 from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
 from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChannel
 from skldp.channels._likelihood import LikelihoodModel, MultinomialModel
+from skldp.channels._multidimensional import AttributeSamplingMechanism
 from skldp.channels._local_hashing import LocalHashingChannel
 from skldp.channels._personalized import (
     PersonalizedChannel,
@@ -96,4 +97,5 @@ __all__ = [
     "LocalHashingChannel",
     "SubsetSelectionChannel",
     "IncidenceModel",
+    "AttributeSamplingMechanism",
 ]

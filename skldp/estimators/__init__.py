@@ -4,6 +4,7 @@ from skldp._uncertainty import category_difference, category_mass, top_k_members
 from skldp.estimators._candidates import CandidateEstimator
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
+from skldp.estimators._multidimensional import MultidimensionalEstimator
 from skldp.estimators._personalized import PersonalizedEstimator, personalized_reconstruction
 from skldp.estimators._projected import ProjectedEstimator, significance_threshold
 from skldp.estimators._sparse import SparseEstimator
@@ -17,6 +18,7 @@ __all__ = [
     "significance_threshold",
     "CandidateEstimator",
     "SparseEstimator",
+    "MultidimensionalEstimator",
     "category_mass",
     "category_difference",
     "top_k_membership",

@@ -15,6 +15,7 @@ from skldp.privatizers._hadamard import (
 )
 from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
 from skldp.privatizers._local_hashing import LocalHashing, SubsetSelection
+from skldp.privatizers._multidimensional import AttributeSampling, BudgetSplitting
 from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
@@ -40,4 +41,6 @@ __all__ = [
     "OneBitHadamardResponse",
     "LocalHashing",
     "SubsetSelection",
+    "BudgetSplitting",
+    "AttributeSampling",
 ]
