@@ -237,6 +237,27 @@ def test_rule_sampling_beats_splitting(k, epsilon, d, sampling_wins):
     assert np.all((sample < split) == sampling_wins)
 
 
+#: The user guide's crossovers: above epsilon*, splitting beats sampling (k-RR, uniform p).
+CROSSOVERS = {
+    2: {2: 3.06, 4: 4.25, 8: 5.88},
+    8: {2: 5.88, 4: 8.78, 8: 13.45},
+    32: {2: 8.68, 4: 13.99, 8: 23.34},
+}
+
+
+@pytest.mark.parametrize("k", sorted(CROSSOVERS))
+@pytest.mark.parametrize("d", [2, 4, 8])
+def test_user_guide_crossover_table(k, d):
+    crossover = CROSSOVERS[k][d]
+    p = np.full(k, 1.0 / k)
+
+    def gap(epsilon):  # total variance: d v(eps) - v(eps / d)
+        one = RandomizedResponseChannel(epsilon, k).variance(p, 1).sum()
+        return d * one - RandomizedResponseChannel(epsilon / d, k).variance(p, 1).sum()
+
+    assert gap(crossover - 0.01) < 0 < gap(crossover + 0.01)
+
+
 @pytest.mark.parametrize(("epsilon", "sampling_wins"), [(1.0, True), (16.0, False)])
 def test_rule_holds_for_measured_errors(seed, epsilon, sampling_wins):
     """Measured on two binary attributes, on both sides of the rule."""
