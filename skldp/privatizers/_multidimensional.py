@@ -41,6 +41,16 @@ epsilon : float, default=1.0
     "privatizer_": """\
 privatizer_ : privatizer
     The fitted clone of ``privatizer`` that holds each attribute's channel.""",
+    "references": """\
+.. [1] N. Wang, X. Xiao, Y. Yang, J. Zhao, S. C. Hui, H. Shin, J. Shin and G. Yu,
+   "Collecting and analyzing multidimensional data with local differential privacy",
+   ICDE 2019.
+.. [2] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Random sampling plus fake
+   data: multidimensional frequency estimates with local differential privacy", CIKM
+   2021 (multi-freq-ldpy: the SPL and SMP solutions).""",
+    "categories_": """\
+categories_ : list of ndarray
+    The domain of each attribute.""",
 }
 
 
@@ -136,8 +146,7 @@ class BudgetSplitting(_AttributeCollection):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each attribute.
+    {categories_}
     {privatizer_}
     channel_ : Channel or list of Channel
         Each attribute's channel, at budget :math:`\varepsilon / d`.
@@ -168,12 +177,7 @@ class BudgetSplitting(_AttributeCollection):
 
     References
     ----------
-    .. [1] N. Wang, X. Xiao, Y. Yang, J. Zhao, S. C. Hui, H. Shin, J. Shin and G. Yu,
-       "Collecting and analyzing multidimensional data with local differential privacy",
-       ICDE 2019.
-    .. [2] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Random sampling plus fake
-       data: multidimensional frequency estimates with local differential privacy", CIKM
-       2021 (multi-freq-ldpy: the SPL and SMP solutions).
+    {references}
 
     Examples
     --------
@@ -219,8 +223,7 @@ class AttributeSampling(_AttributeCollection):
 
     Attributes
     ----------
-    categories_ : list of ndarray
-        The domain of each attribute.
+    {categories_}
     {privatizer_}
     channel_ : Channel or list of Channel
         Each attribute's channel, at the whole budget.
@@ -255,12 +258,7 @@ class AttributeSampling(_AttributeCollection):
 
     References
     ----------
-    .. [1] N. Wang, X. Xiao, Y. Yang, J. Zhao, S. C. Hui, H. Shin, J. Shin and G. Yu,
-       "Collecting and analyzing multidimensional data with local differential privacy",
-       ICDE 2019.
-    .. [2] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Random sampling plus fake
-       data: multidimensional frequency estimates with local differential privacy", CIKM
-       2021 (multi-freq-ldpy: the SPL and SMP solutions).
+    {references}
     .. [3] J. C. Duchi, M. I. Jordan and M. J. Wainwright, "Local privacy and statistical
        minimax rates", FOCS 2013.
 
