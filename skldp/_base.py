@@ -26,8 +26,12 @@ from skldp._validation import (
     validate_params,
 )
 from skldp._warnings import warn
-from skldp.channels import Channel, OpenAlphabetChannel, SymbolReports
-from skldp.channels._multidimensional import AttributeSamplingMechanism
+from skldp.channels import (
+    AttributeSamplingMechanism,
+    Channel,
+    OpenAlphabetChannel,
+    SymbolReports,
+)
 from skldp.exceptions import ChannelMismatchError
 from skldp.privacy import PrivacyAccountant, SequentialComposition, charged_epsilon
 from skldp.privacy._accounting import in_simulation
@@ -117,7 +121,7 @@ def single_or_list(values):
     return values[0] if len(values) == 1 else list(values)
 
 
-class _DocumentationLinkMixin:
+class DocumentationLinkMixin:
     """Links an estimator's HTML diagram (Jupyter, ``_repr_html_``) to its API page.
 
     scikit-learn's documented hook for third-party estimators: ``_doc_link_module``,
@@ -145,7 +149,7 @@ class _DocumentationLinkMixin:
         return {"version": version, "name": f"{module}.{cls.__name__}"}
 
 
-class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
+class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     """Base class of privatizers: scikit-learn transformers that randomize each row.
 
     ``fit`` checks the hyperparameters against ``_parameter_constraints``, fixes the public
@@ -675,7 +679,7 @@ def read_reports(X, given):
     return values, specs
 
 
-class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstimator):
+class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
     ``partial_fit`` checks the hyperparameters against ``_parameter_constraints``, adds up

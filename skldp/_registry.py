@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 __all__ = [
     "Mechanism",
     "MECHANISMS",
+    "NOT_ON_THE_COMMAND_LINE",
     "ESTIMATORS",
     "get_mechanism",
     "available_mechanisms",
@@ -236,6 +237,12 @@ _MECHANISMS = [
 
 MECHANISMS = {m.name: m for m in _MECHANISMS}
 
+#: Exported privatizers that the command line does not offer, with the reason.
+NOT_ON_THE_COMMAND_LINE = {
+    "BudgetSplitting": "reads several columns (attributes); the command line privatizes one",
+    "AttributeSampling": "reads several columns (attributes); the command line privatizes one",
+}
+
 #: Estimators by short name: (class name in skldp, default parameters).
 ESTIMATORS = {
     "empirical": ("EmpiricalEstimator", {}),
@@ -282,9 +289,7 @@ def available_mechanisms():
 
 def reads_tag_column(privatizer):
     """Whether ``privatizer`` is registered as reading a tag column beside the values."""
-    return any(
-        m.tag_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS
-    )
+    return any(m.tag_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS)
 
 
 def reads_open_alphabet(privatizer):
@@ -324,7 +329,8 @@ def make_estimator(name, **params):
     cls = getattr(skldp, class_name, None)
     if cls is None:
         raise ValueError(
-            f"estimator {name!r} is not available in this build; available: {', '.join(available_estimators())}"
+            f"estimator {name!r} is not available in this build; available: "
+            f"{', '.join(available_estimators())}"
         )
     _check_param_names(cls, params)
     return cls(**{**defaults, **params})

@@ -12,13 +12,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import (
     BaseDistributionEstimator,
-    _DocumentationLinkMixin,
+    DocumentationLinkMixin,
     given_specs,
     read_reports,
 )
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, InstanceOf, validate_params
-from skldp.channels._multidimensional import AttributeSamplingMechanism
+from skldp.channels import AttributeSamplingMechanism
 from skldp.estimators._empirical import EmpiricalEstimator
 from skldp.exceptions import ChannelMismatchError
 
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
+
+    from skldp._reports import ReportSpec
 
 
 def _attribute_blocks(values, specs):
@@ -54,7 +56,7 @@ def _attribute_blocks(values, specs):
 
 
 @substitute()
-class MultidimensionalEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstimator):
+class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstimator):
     r"""Estimate each attribute's distribution from reports of several attributes per person.
 
     A meta-estimator in the manner of :class:`sklearn.multioutput.MultiOutputRegressor`: it
@@ -135,6 +137,9 @@ class MultidimensionalEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         ],
         "channel": [CHANNEL],
     }
+
+    #: The report specs of the first chunk: later chunks must match them.
+    _specs: tuple[ReportSpec, ...]
 
     def __init__(
         self, estimator: BaseDistributionEstimator | None = None, *, channel: Any = None

@@ -13,8 +13,7 @@ from skldp._docstring import substitute
 from skldp._domain import encode, resolve_categories
 from skldp._reports import ReportSpec
 from skldp._validation import PRIVATIZER_CONSTRAINTS, InstanceOf
-from skldp.channels import Channel
-from skldp.channels._multidimensional import AttributeSamplingMechanism
+from skldp.channels import AttributeSamplingMechanism, Channel
 from skldp.privacy import LDP, SequentialComposition
 from skldp.privatizers._randomized_response import RandomizedResponse
 
