@@ -6,6 +6,7 @@ crash with an internal error (IndexError, KeyError, AttributeError, ZeroDivision
 numpy broadcasting messages) or return numbers silently.
 """
 
+import contextlib
 import inspect
 import math
 import re
@@ -18,9 +19,11 @@ from sklearn.base import clone
 
 import skldp
 from skldp import (
+    AttributeSampling,
     BlockHadamardResponse,
     CandidateEstimator,
     EMEstimator,
+    MultidimensionalEstimator,
     PersonalizedEstimator,
     PersonalizedULDP,
     ProjectedEstimator,
@@ -187,13 +190,13 @@ def test_inferred_domain_warns(privatizer):
             p.fit(_column(domain(privatizer)))
         assert all(c is None for c in p.categories_)
         return
-    with pytest.warns(PrivacyLeakWarning, match="inferred from the raw data"):
-        try:
-            p.fit(_column(domain(privatizer)))
-        except ValueError:
-            # A mechanism whose other parameters name categories may still need the domain;
-            # the warning comes first either way.
-            pass
+    # A mechanism whose other parameters name categories may still need the domain (a
+    # ValueError); the warning comes first either way.
+    with (
+        pytest.warns(PrivacyLeakWarning, match="inferred from the raw data"),
+        contextlib.suppress(ValueError),
+    ):
+        p.fit(_column(domain(privatizer)))
 
 
 # Parameters that tie a mechanism to its domain: a sensitive set or a partition. The mistake is
@@ -996,7 +999,7 @@ def test_tiny_epsilon_is_refused_naming_the_smallest_usable_value(privatizer, ti
     # The value named is usable (a channel whose inputs differ), the float below it is not.
     fitted_ = _with_budget(privatizer, smallest).fit(X)
     Q = fitted_.channel_.to_dense()
-    assert not np.all(Q == Q[0])
+    assert not np.all(Q[0] == Q)
     assert verify(fitted_.channel_, fitted_.privacy_).passed
     with pytest.raises(ValueError, match=TINY_MATCH):
         _with_budget(privatizer, math.nextafter(smallest, 0.0)).fit(X)
@@ -1348,6 +1351,69 @@ def test_estimator_hyperparameter_is_named(estimator, name, bad):
     ],
 )
 def test_accounting_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# -- multidimensional collection (tests/privatizers/test_multidimensional.py has the rest) --------
+_TWO = [["a", "b"], [0, 1]]
+
+
+def _sampled_reports():
+    sampler = AttributeSampling(categories=_TWO, random_state=0)
+    return sampler, sampler.fit_transform([["a", 0], ["b", 1]] * 5)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda: AttributeSampling(privatizer="krr", categories=_TWO).fit([["a", 0]]),
+            TypeError,
+            "^privatizer must be a skldp privatizer or None; got 'krr'",
+        ),
+        (
+            lambda: AttributeSampling(epsilon=0, categories=_TWO).fit([["a", 0]]),
+            ValueError,
+            "^epsilon must be a positive finite number; got 0",
+        ),
+        (
+            lambda: AttributeSampling(
+                skldp.UtilityOptimizedRR(sensitive=[["a"], [0]]), categories=_TWO
+            ).fit([["a", 0]]),
+            ValueError,
+            "is stated for channels whose guarantee is plain LDP; attribute 0",
+        ),
+        (
+            lambda: _sampled_reports()[0].transform([["a"]]),
+            ValueError,
+            "X has 1 features, but AttributeSampling is expecting 2 features",
+        ),
+        (
+            lambda: _sampled_reports()[0].transform([["z", 0]]),
+            ValueError,
+            "'z'",
+        ),
+        (
+            lambda: MultidimensionalEstimator(estimator="em").fit(_sampled_reports()[1]),
+            TypeError,
+            "^estimator must be a skldp distribution estimator or None; got 'em'",
+        ),
+        (
+            lambda: MultidimensionalEstimator().fit(np.asarray(_sampled_reports()[1])),
+            ValueError,
+            "do not carry the channel that made them",
+        ),
+        (
+            lambda: MultidimensionalEstimator(channel=_sampled_reports()[0]).fit(
+                np.zeros((3, 3), dtype=int)
+            ),
+            ValueError,
+            r"must have 2 columns for these channels; got shape \(3, 3\)",
+        ),
+    ],
+)
+def test_multidimensional_bad_input_is_named(call, error, match):
     with pytest.raises(error, match=match):
         call()
 
