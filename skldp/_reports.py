@@ -41,7 +41,7 @@ from pandas.api.indexers import check_array_indexer
 from scipy import sparse
 
 from skldp._warnings import warn
-from skldp.channels import BitVectorReports, SymbolReports
+from skldp.channels import AttributeSamplingMechanism, BitVectorReports, SymbolReports
 
 lib_no_default = pd.api.extensions.no_default
 
@@ -545,8 +545,6 @@ class _SpecUnpickler(pickle.Unpickler):
         if (module, name) == ("skldp._reports", "ReportSpec"):
             return ReportSpec
         if module.startswith("skldp.channels."):
-            from skldp.channels._multidimensional import AttributeSamplingMechanism
-
             obj = super().find_class(module, name)
             if isinstance(obj, type) and issubclass(obj, (Channel, AttributeSamplingMechanism)):
                 return obj

@@ -40,6 +40,7 @@ import numpy as np
 from scipy.stats import binom
 
 from skldp.channels._base import Channel, _check_n_reports, _Mechanism
+from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
@@ -145,8 +146,6 @@ class AttributeSamplingMechanism(_Mechanism):
 
     def guarantee(self) -> PrivacyModel:
         """:class:`~skldp.privacy.LDP` with the largest epsilon of the attributes' channels."""
-        from skldp.privacy import LDP
-
         eps = []
         for j, ch in enumerate(self.channels):
             model = ch.guarantee()

@@ -10,6 +10,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, DensityMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from skldp import _dask
 from skldp._base import (
     BaseDistributionEstimator,
     DocumentationLinkMixin,
@@ -187,6 +188,11 @@ class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         self
         """
         validate_params(self, self._parameter_constraints)
+        if _dask.is_dask_collection(X):
+            raise TypeError(
+                "MultidimensionalEstimator reads reports in memory; for a Dask collection, call "
+                "partial_fit on each computed partition (or fit on reports.compute())"
+            )
         values, specs = read_reports(X, given_specs(self.channel))
         column_specs, blocks, sampled = _attribute_blocks(values, specs)
         if hasattr(self, "_specs") and tuple(specs) != self._specs:

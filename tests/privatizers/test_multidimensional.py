@@ -433,3 +433,15 @@ def test_sampling_draws_fresh_noise_and_a_clone_replays(seed):
     assert not np.array_equal(first, second)  # the attribute draws differ too
     replay = clone(smp).fit(X)
     np.testing.assert_array_equal(np.asarray(replay.transform(X)), first)
+
+
+def test_dask_input_is_privatized_lazily_and_estimated_once_computed():
+    da = pytest.importorskip("dask.array")
+    X = np.column_stack([np.arange(4000) % 3, np.arange(4000) % 2])
+    smp = AttributeSampling(categories=[[0, 1, 2], [0, 1]], random_state=0).fit(X)
+    lazy = smp.transform(da.from_array(X, chunks=(1000, 2)))
+    assert lazy.shape == (4000, 2)
+    with pytest.raises(TypeError, match="call partial_fit on each computed partition"):
+        MultidimensionalEstimator().fit(lazy)
+    est = MultidimensionalEstimator(channel=smp).fit(lazy.compute())
+    assert est.n_reports_per_attribute_.sum() == 4000
