@@ -615,6 +615,24 @@ class ChunkStatistics:
         self.specs, self.stats, self.n, self.width = specs, stats, n, width
 
 
+def keep_fitted_channel(source, new):
+    """Give ``new`` (a clone of ``source``) a copy of every fitted privatizer in ``channel=``.
+
+    See :meth:`BaseDistributionEstimator.__sklearn_clone__`; returns ``new``.
+    """
+    given = getattr(source, "channel", None)
+    if isinstance(given, (list, tuple)):
+        if any(_is_fitted_privatizer(item) for item in given):
+            kept = [
+                copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
+                for item, cloned in zip(given, new.channel, strict=True)
+            ]
+            new.set_params(channel=type(given)(kept))
+    elif _is_fitted_privatizer(given):
+        new.set_params(channel=copy.deepcopy(given))
+    return new
+
+
 def given_specs(given):
     """The report specs that ``channel=`` gives (None for None), checked."""
     if given is None:
@@ -813,18 +831,7 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         is deep-copied with its fitted state, as ``clone`` deep-copies a channel object. An
         unfitted privatizer is cloned as usual (and refused at fit, with a message).
         """
-        new = super().__sklearn_clone__()
-        given = getattr(self, "channel", None)
-        if isinstance(given, (list, tuple)):
-            if any(_is_fitted_privatizer(item) for item in given):
-                kept = [
-                    copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
-                    for item, cloned in zip(given, new.channel, strict=True)
-                ]
-                new.set_params(channel=type(given)(kept))
-        elif _is_fitted_privatizer(given):
-            new.set_params(channel=copy.deepcopy(given))
-        return new
+        return keep_fitted_channel(self, super().__sklearn_clone__())
 
     # -- reading reports ------------------------------------------------------------------------
     def _given_specs(self):

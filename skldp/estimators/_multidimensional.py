@@ -15,6 +15,7 @@ from skldp._base import (
     BaseDistributionEstimator,
     DocumentationLinkMixin,
     given_specs,
+    keep_fitted_channel,
     read_reports,
 )
 from skldp._docstring import substitute
@@ -147,6 +148,14 @@ class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
     ) -> None:
         self.estimator = estimator
         self.channel = channel
+
+    def __sklearn_clone__(self):
+        """Clone as :func:`sklearn.base.clone` does, keeping a fitted privatizer in ``channel``.
+
+        As for every skldp estimator: the privatizer given as ``channel=`` stands for its
+        fixed channel, so a fitted one is deep-copied rather than cloned unfitted.
+        """
+        return keep_fitted_channel(self, super().__sklearn_clone__())
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Fit one estimator per attribute on that attribute's reports.

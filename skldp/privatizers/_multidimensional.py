@@ -193,8 +193,9 @@ class BudgetSplitting(_AttributeCollection):
         return self.epsilon / n_attributes
 
     def _guarantee(self, base):
-        parts = base.privacy_.parts if isinstance(base.privacy_, SequentialComposition) else ()
-        if all(type(part) is LDP for part in parts) or type(base.privacy_) is LDP:
+        guarantee = base.privacy_
+        parts = guarantee.parts if isinstance(guarantee, SequentialComposition) else (guarantee,)
+        if all(type(part) is LDP for part in parts):
             return LDP(self.epsilon)
         return base.privacy_
 

@@ -445,3 +445,24 @@ def test_dask_input_is_privatized_lazily_and_estimated_once_computed():
         MultidimensionalEstimator().fit(lazy)
     est = MultidimensionalEstimator(channel=smp).fit(lazy.compute())
     assert est.n_reports_per_attribute_.sum() == 4000
+
+
+def test_split_states_the_base_guarantee_when_it_is_not_plain_ldp():
+    # one column: the base's own model (a bug stated LDP(epsilon) for any one-column base)
+    one = BudgetSplitting(UtilityOptimizedRR(sensitive=["a"]), epsilon=2.0, categories=["a", "b"])
+    one.fit([["a"], ["b"]])
+    assert one.privacy_ == one.privatizer_.privacy_ and type(one.privacy_) is not LDP
+    two = BudgetSplitting(
+        UtilityOptimizedRR(sensitive=[["a"], [0]]), epsilon=2.0, categories=[["a", "b"], [0, 1]]
+    ).fit([["a", 0], ["b", 1]])
+    assert two.privacy_ == two.privatizer_.privacy_
+    assert [part.epsilon for part in two.privacy_.parts] == [1.0, 1.0]
+
+
+def test_clone_keeps_a_fitted_privatizer_given_as_channel(seed):
+    X = [["a", 0, "x"], ["b", 1, "y"]] * 50
+    smp = AttributeSampling(categories=SMALL, random_state=seed).fit(X)
+    plain = np.asarray(smp.transform(X))
+    est = clone(MultidimensionalEstimator(channel=smp))
+    assert est.channel is not smp and est.channel.mechanism_ == smp.mechanism_
+    assert est.fit(plain).n_reports_ == 100
