@@ -41,16 +41,19 @@ def mechanisms():
     """One configured instance per privatizer class: the test registry, and PUM on both bases.
 
     PUM reads (value, tag) rows and is not in the registry; it is audited over untagged values
-    and one tagged row per tag (see :func:`skldp.privacy.audit`).
+    and one tagged row per tag (see :func:`skldp.privacy.audit`). Attribute sampling is not in
+    the trust registry either (its reports are an attribute index and one attribute's report);
+    here it samples the one column of the table's domain.
     """
-    from skldp import PersonalizedULDP
+    from skldp import AttributeSampling, PersonalizedULDP
     from tests.registry import MECHANISMS, instance_id
 
     pum = [
         PersonalizedULDP(sensitive=[0, 1], tags=["home", "work"], base=base)
         for base in ("urr", "urap")
     ]
-    return [(name_of(p, instance_id), p) for p in [*MECHANISMS, *pum]]
+    sampling = AttributeSampling(epsilon=1.0, random_state=0)
+    return [(name_of(p, instance_id), p) for p in [*MECHANISMS, *pum, sampling]]
 
 
 def name_of(privatizer, instance_id):
@@ -120,7 +123,7 @@ def row(name, privatizer, epsilon, alpha=0.05):
 
 def exact_epsilon(privatizer, result):
     """The channel's exact loss over the tested pairs (from its dense matrix), if it has one."""
-    from skldp._audit import _protection
+    from skldp.privacy._audit import _protection
 
     channel = privatizer.channels_[0]
     if _protection(result.model, channel) is not None:
@@ -131,7 +134,8 @@ def exact_epsilon(privatizer, result):
         return "(no dense matrix)"
     cats = list(privatizer.categories_[0])
     idx = [
-        (cats.index(a), cats.index(b)) for a, b in zip(result.pairs["x"], result.pairs["x_prime"])
+        (cats.index(a), cats.index(b))
+        for a, b in zip(result.pairs["x"], result.pairs["x_prime"], strict=True)
     ]
     return f"{max(E[a, b] for a, b in idx):.3f}"
 

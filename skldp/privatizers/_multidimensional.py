@@ -58,8 +58,9 @@ class _AttributeCollection(BasePrivatizer):
 
     ``fit`` resolves the domain of each column once, then fits a clone of the base
     ``privatizer`` on all the columns at the budget of one attribute's report
-    (``_column_epsilon``): the base privatizer builds every channel, so no mechanism's math
-    is repeated here.
+    (``_column_epsilon(d)``, which each subclass defines with ``_guarantee(base)``, the
+    guarantee it states): the base privatizer builds every channel, so no mechanism's math is
+    repeated here.
     """
 
     _parameter_constraints = {
@@ -81,9 +82,6 @@ class _AttributeCollection(BasePrivatizer):
         self.categories = categories
         self.accountant = accountant
         self.random_state = random_state
-
-    def _column_epsilon(self, n_attributes):  # pragma: no cover - abstract
-        raise NotImplementedError
 
     def _base(self):
         return RandomizedResponse() if self.privatizer is None else self.privatizer
