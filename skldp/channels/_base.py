@@ -464,6 +464,50 @@ class Channel(_Mechanism):
         return np.stack([self._forward(row) for row in np.eye(self.n_inputs)])
 
 
+class AffineCounts:
+    r"""The linear map of a channel whose statistic of category x counts its supporting reports.
+
+    Report i supports category x (k-RR: reports x; unary encodings: sets bit x; local
+    hashing: hashes x to its bucket; subset selection: contains x) with probability
+    :math:`q_x + d_x [x_i = x]`, so the statistic :math:`s_x` (the count of supporting
+    reports) has
+
+    .. math::
+
+        E[s_x] / n = m_x = q_x + d_x p_x, \qquad \hat p_x = \frac{s_x / n - q_x}{d_x},
+        \qquad \mathrm{Var}\, \hat p_x = \frac{m_x (1 - m_x)}{n d_x^2},
+
+    since the indicators of x are independent Bernoulli(:math:`m_x`) over reports (the
+    correlations between categories within one report do not enter one coordinate's
+    variance). A category of frequency zero is supported with probability :math:`q_x`,
+    whatever p. Written once here for k-RR (Kairouz et al., ICML 2016), the unary encodings
+    (Wang et al., USENIX Security 2017), local hashing (ibid.) and subset selection (Ye and
+    Barg, IEEE Trans. Inf. Theory 2018). A subclass sets ``_offset`` (q) and ``_slope``
+    (d > 0), each a float or one per category; one with an ``_offset`` per category writes
+    its own ``_adjoint`` (:math:`\sum_x q_x v_x + d\, v`).
+    """
+
+    _offset: Any
+    _slope: Any
+
+    def _forward(self, p):
+        return self._offset * p.sum() + self._slope * p
+
+    def _adjoint(self, v):
+        return self._offset * v.sum() + self._slope * v
+
+    def _unbiased(self, stats, n):
+        return (stats / n - self._offset) / self._slope
+
+    def _variance(self, p, n):
+        m = self._forward(p)
+        return m * (1.0 - m) / (n * self._slope**2)
+
+    def _zero_frequency_variance(self, n, p):
+        m = np.broadcast_to(self._offset, (self.n_inputs,))
+        return m * (1.0 - m) / (n * self._slope**2)
+
+
 class SymbolReports(_Mechanism):
     """The report format of one integer in ``[0, n_outputs)`` per report; statistics are counts.
 

@@ -47,6 +47,7 @@ from skldp._hashing import (
 )
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_int
+from skldp.channels._base import AffineCounts
 from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
 from skldp.channels._randomized_response import rr_sample, rr_truth
 from skldp.privacy import LDP
@@ -80,7 +81,7 @@ def default_buckets(epsilon, n_inputs):
     return max(2, min(k, math.floor(math.exp(epsilon) + 0.5) + 1))
 
 
-class LocalHashingChannel(BitVectorChannel):
+class LocalHashingChannel(AffineCounts, BitVectorChannel):
     r"""The channel of local hashing over k categories and g buckets.
 
     Parameters
@@ -122,8 +123,8 @@ class LocalHashingChannel(BitVectorChannel):
         self.digit_bits = (g - 1).bit_length()
         self.width = (self.n_digits + 2) * self.digit_bits
         self.truth, self.keep, self.other = rr_truth(self.epsilon, g)
-        self._q = 1.0 / g
-        self._diff = self.keep - self._q
+        self._offset = 1.0 / g  # a category other than x_i is hashed to y_i w.p. 1/g
+        self._slope = self.keep - self._offset
         self._ratio = self.keep / self.other
         self._log_scale0 = math.log(self.other) - (self.n_digits + 1) * math.log(g)
 
@@ -234,25 +235,6 @@ class LocalHashingChannel(BitVectorChannel):
         return IncidenceModel(
             self, PackedBitReports.from_bits(self.support(reports).view(np.uint8))
         )
-
-    # -- the linear map ------------------------------------------------------------------------------
-    def _forward(self, p):
-        return self._q * p.sum() + self._diff * p
-
-    def _adjoint(self, v):
-        return self._q * v.sum() + self._diff * v
-
-    def _unbiased(self, stats, n):
-        return (stats / n - self._q) / self._diff
-
-    def _variance(self, p, n):
-        m = self._forward(p)
-        return m * (1.0 - m) / (n * self._diff**2)
-
-    def _zero_frequency_variance(self, n, p):
-        # A category of frequency zero is supported (contained) with probability q, whatever p.
-        q = self._q
-        return np.full(self.n_inputs, q * (1.0 - q) / (n * self._diff**2))
 
     # -- likelihood ----------------------------------------------------------------------------------
     def _log_scale(self, reports):

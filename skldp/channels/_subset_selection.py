@@ -24,7 +24,7 @@ from scipy import sparse
 
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
-from skldp.channels._base import exactly_within, floor_to_uniform_grid, within_ratio
+from skldp.channels._base import AffineCounts, exactly_within, floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
 from skldp.privacy import LDP
 
@@ -95,7 +95,7 @@ def optimal_subset_size(epsilon, k):
     return int(np.argmin(var)) + 1
 
 
-class SubsetSelectionChannel(BitVectorChannel):
+class SubsetSelectionChannel(AffineCounts, BitVectorChannel):
     r"""The channel of subset selection (k-subset mechanism) with subsets of size d.
 
     Parameters
@@ -133,7 +133,7 @@ class SubsetSelectionChannel(BitVectorChannel):
             raise ValueError(f"subset_size must lie in [1, k - 1] = [1, {k - 1}]; got {d}")
         self.subset_size = d
         self.p_in, self.q_in = subset_probabilities(self.epsilon, k, d)
-        self._diff = self.p_in - self.q_in
+        self._offset, self._slope = self.q_in, self.p_in - self.q_in
         self._ratio = self.p_in * (k - d) / ((1.0 - self.p_in) * d)
         self._log_scale0 = math.log1p(-self.p_in) - _log_comb(k - 1, d)
 
@@ -246,25 +246,6 @@ class SubsetSelectionChannel(BitVectorChannel):
             (np.ones(n * d, dtype=np.uint8), cols, np.arange(0, n * d + 1, d, dtype=index)),
             shape=(n, self.width),
         )
-
-    # -- the linear map ------------------------------------------------------------------------------
-    def _forward(self, p):
-        return self.q_in * p.sum() + self._diff * p
-
-    def _adjoint(self, v):
-        return self.q_in * v.sum() + self._diff * v
-
-    def _unbiased(self, stats, n):
-        return (stats / n - self.q_in) / self._diff
-
-    def _variance(self, p, n):
-        m = self._forward(p)
-        return m * (1.0 - m) / (n * self._diff**2)
-
-    def _zero_frequency_variance(self, n, p):
-        # A category of frequency zero is supported (contained) with probability q, whatever p.
-        q = self.q_in
-        return np.full(self.n_inputs, q * (1.0 - q) / (n * self._diff**2))
 
     # -- likelihood ----------------------------------------------------------------------------------
     def _log_scale(self, reports):

@@ -27,7 +27,7 @@ from scipy import sparse
 
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
-from skldp.channels._base import floor_to_uniform_grid, within_ratio
+from skldp.channels._base import AffineCounts, floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
     BitVectorChannel,
     PackedBitReports,
@@ -297,7 +297,7 @@ class _UnaryModel(LikelihoodModel):
         return nxt / nxt.sum(), ll / n
 
 
-class UnaryEncodingChannel(BitVectorChannel):
+class UnaryEncodingChannel(AffineCounts, BitVectorChannel):
     r"""Base of channels that one-hot encode the input and flip each bit independently.
 
     Subclasses call ``_setup(on, off)`` with the per-bit probabilities (multiples of
@@ -330,13 +330,14 @@ class UnaryEncodingChannel(BitVectorChannel):
             ("on", on),
             ("off", off),
             ("_decisive", decisive),
-            ("_diff", diff),
+            ("_slope", diff),
             ("_r0", r0),
             ("_c", c),
             ("_lo", lo),
         ]:
             arr.setflags(write=False)
             setattr(self, name, arr)
+        self._offset = self.off
         self._free = np.flatnonzero(nd)
         self._pinning = np.flatnonzero(decisive)
         self._pin_mask = np.asarray(decisive, dtype=np.uint8)
@@ -432,24 +433,9 @@ class UnaryEncodingChannel(BitVectorChannel):
         out.sort_indices()
         return out
 
-    # -- the linear map -----------------------------------------------------------------------------
-    def _forward(self, p):
-        return self.off * p.sum() + self._diff * p
-
+    # -- the linear map (AffineCounts, with one offset per bit) ------------------------------------
     def _adjoint(self, v):
-        return np.dot(self.off, v) + self._diff * v
-
-    def _unbiased(self, stats, n):
-        return (stats / n - self.off) / self._diff
-
-    def _variance(self, p, n):
-        m = self._forward(p)
-        return m * (1.0 - m) / (n * self._diff**2)
-
-    def _zero_frequency_variance(self, n, p):
-        # Bit x of a category of frequency zero is one with probability off[x], whatever p is.
-        m = np.broadcast_to(self.off, (self.n_inputs,))
-        return m * (1.0 - m) / (n * self._diff**2)
+        return np.dot(self._offset, v) + self._slope * v
 
     # -- likelihood ----------------------------------------------------------------------------------
     def _log_scale(self, reports):

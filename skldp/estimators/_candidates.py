@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import check_category_list
 from skldp._reports import ReportSpec
@@ -21,7 +22,6 @@ from skldp.projection import project_simplex
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from skldp.channels._base import Channel
 _METHODS = ("projected", "least_squares", "em")
 
 
@@ -88,6 +88,7 @@ def _project_reported(p_ls, unreported):
 
 
 @substitute()
+@hyperparameters
 class CandidateEstimator(BaseDistributionEstimator):
     r"""Frequencies of candidate values from open-alphabet reports (hashed k-RR, hashed RAPPOR).
 
@@ -174,20 +175,10 @@ class CandidateEstimator(BaseDistributionEstimator):
     (array([0.5, 0.3, 0.2, 0. ]), [])
     """
 
-    def __init__(
-        self,
-        candidates: ArrayLike | None = None,
-        *,
-        method: str = "projected",
-        tol: float = 1e-10,
-        max_iter: int = 10000,
-        channel: Channel | None = None,
-    ) -> None:
-        self.candidates = candidates
-        self.method = method
-        self.tol = tol
-        self.max_iter = max_iter
-        self.channel = channel
+    candidates: ArrayLike | None = field(default=None, kw_only=False)
+    method: str = "projected"
+    tol: float = 1e-10
+    max_iter: int = 10000
 
     _parameter_constraints = {
         "candidates": [None, Deferred("a list of distinct values, checked when reports arrive")],

@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._base import BaseDistributionEstimator, LazyAttribute
+from skldp._base import BaseDistributionEstimator, LazyAttribute, hyperparameters
 from skldp._docstring import substitute
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
-    from skldp.channels._base import Channel
+    pass
 
 
 def _plug_in_std(channel, p_hat, n):
@@ -19,6 +19,7 @@ def _plug_in_std(channel, p_hat, n):
 
 
 @substitute()
+@hyperparameters
 class EmpiricalEstimator(BaseDistributionEstimator):
     r"""Unbiased estimate of the distribution by inverting the channel's expected statistics.
 
@@ -66,9 +67,6 @@ class EmpiricalEstimator(BaseDistributionEstimator):
 
     _interval_methods = ("wilson", "normal", "bootstrap")
     _default_interval_method = "wilson"
-
-    def __init__(self, *, channel: Channel | None = None) -> None:
-        self.channel = channel
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)

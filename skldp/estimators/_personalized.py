@@ -1,6 +1,5 @@
 """Distribution estimation for the personalized ULDP mechanism (PUM) with background knowledge."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -8,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._validation import CHANNEL, TOL, InstanceOf, Interval, Options, check_probability_vector
 from skldp.channels import PersonalizedChannel
 from skldp.estimators._em import EMEstimator
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-    from skldp.channels._base import Channel
 
 _METHODS = ("em", "threshold", "empirical")
 
@@ -82,6 +80,7 @@ def personalized_reconstruction(
     return r[:k] + r[k:] @ pis, pis
 
 
+@hyperparameters
 class PersonalizedEstimator(BaseDistributionEstimator):
     r"""Estimate the value distribution from PUM reports, using background knowledge per tag.
 
@@ -165,22 +164,11 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     1.0
     """
 
-    def __init__(
-        self,
-        *,
-        method: str = "em",
-        background: ArrayLike | None = None,
-        alpha: float = 0.05,
-        tol: float = 1e-10,
-        max_iter: int = 10000,
-        channel: Channel | None = None,
-    ) -> None:
-        self.method = method
-        self.background = background
-        self.alpha = alpha
-        self.tol = tol
-        self.max_iter = max_iter
-        self.channel = channel
+    method: str = "em"
+    background: ArrayLike | None = None
+    alpha: float = 0.05
+    tol: float = 1e-10
+    max_iter: int = 10000
 
     _parameter_constraints = {
         "method": [Options(*_METHODS)],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,7 +20,7 @@ from scipy.linalg import solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
 from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
 from skldp._validation import CHANNEL, Boolean, Interval, Options
@@ -27,7 +28,7 @@ from skldp.channels import BlockMeasurements, SparseMeasurements, SymbolChannel
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
-    from skldp.channels._base import Channel
+    pass
 __all__ = [
     "SparseEstimator",
     "iht",
@@ -379,6 +380,7 @@ def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer
 
 # -- the estimator ----------------------------------------------------------------------------------
 @substitute()
+@hyperparameters
 class SparseEstimator(BaseDistributionEstimator):
     r"""Sparse recovery of a distribution from linear measurements (compressive sensing).
 
@@ -519,30 +521,15 @@ class SparseEstimator(BaseDistributionEstimator):
     ([0, 1, 2], [0.5, 0.3, 0.2])
     """
 
-    def __init__(
-        self,
-        sparsity: int | None = None,
-        *,
-        method: str = "omp",
-        projection: str = "simplex",
-        empty_groups: str = "drop",
-        positive: bool = False,
-        debias: bool = True,
-        max_iter: int = 100,
-        hierarchical: bool | str = "auto",
-        beta: float = 1.0,
-        channel: Channel | None = None,
-    ) -> None:
-        self.sparsity = sparsity
-        self.method = method
-        self.projection = projection
-        self.empty_groups = empty_groups
-        self.positive = positive
-        self.debias = debias
-        self.max_iter = max_iter
-        self.hierarchical = hierarchical
-        self.beta = beta
-        self.channel = channel
+    sparsity: int | None = field(default=None, kw_only=False)
+    method: str = "omp"
+    projection: str = "simplex"
+    empty_groups: str = "drop"
+    positive: bool = False
+    debias: bool = True
+    max_iter: int = 100
+    hierarchical: bool | str = "auto"
+    beta: float = 1.0
 
     _parameter_constraints = {
         "sparsity": [Interval("int", 1), None],
@@ -626,9 +613,7 @@ class SparseEstimator(BaseDistributionEstimator):
                 continue
             B = _Normalized(system.operator)
             max_atoms = max(1, system.values.shape[0] // 2)
-            support, coef, it = self._solve(
-                B, system.values, block_s, tau, max_atoms, min_atoms=0
-            )
+            support, coef, it = self._solve(B, system.values, block_s, tau, max_atoms, min_atoms=0)
             p_tilde[system.inputs[support]] = coef * B.inv[support]
             solved.append((system, B, support))
             n_iter = max(n_iter, it)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import field
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,
@@ -23,11 +23,6 @@ from skldp.channels import (
 )
 from skldp.exceptions import InvalidParameterError
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 _REFERENCE = (
     'T. Xiong, J. Sun, C. Mao, X. Wang, Y. Shan and H. Huang, "Compressive Sensing Approaches '
     'for Sparse Distribution Estimation Under Local Privacy", WWW 2022 (arXiv 2012.02081).'
@@ -42,6 +37,7 @@ _POWER_OF_TWO = Satisfies(
 
 
 @substitute()
+@hyperparameters
 class OneBitCompressive(BasePrivatizer):
     r"""One-bit compressive privatization: one private bit about one random measurement of x.
 
@@ -109,24 +105,10 @@ class OneBitCompressive(BasePrivatizer):
     ((80, 1), 1, LDP(epsilon=1))
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_measurements: int = 500,
-        matrix_seed: int = 0,
-        assignment: str = "cyclic",
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_measurements = n_measurements
-        self.matrix_seed = matrix_seed
-        self.assignment = assignment
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_measurements: int = 500
+    matrix_seed: int = 0
+    assignment: str = "cyclic"
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -142,6 +124,7 @@ class OneBitCompressive(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class SymmetricCompressive(BasePrivatizer):
     r"""Symmetric compressive privatization: everyone reports one of m symbols.
 
@@ -203,22 +186,9 @@ class SymmetricCompressive(BasePrivatizer):
     (4, True)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_measurements: int = 500,
-        matrix_seed: int = 0,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_measurements = n_measurements
-        self.matrix_seed = matrix_seed
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_measurements: int = 500
+    matrix_seed: int = 0
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -267,6 +237,7 @@ def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None, n_categories=None):
 
 
 @substitute()
+@hyperparameters
 class RecursiveCompressive(BasePrivatizer):
     r"""Recursive compressive privatization: medium privacy with log2(L) + 1 bits per report.
 
@@ -334,28 +305,12 @@ class RecursiveCompressive(BasePrivatizer):
     (4, 3)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_measurements: int = 500,
-        n_blocks: int | None = None,
-        max_bits: int | None = None,
-        matrix_seed: int = 0,
-        assignment: str = "cyclic",
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_measurements = n_measurements
-        self.n_blocks = n_blocks
-        self.max_bits = max_bits
-        self.matrix_seed = matrix_seed
-        self.assignment = assignment
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_measurements: int = 500
+    n_blocks: int | None = None
+    max_bits: int | None = None
+    matrix_seed: int = 0
+    assignment: str = "cyclic"
 
     _parameter_constraints = {
         **OneBitCompressive._parameter_constraints,  # L = 1 is OneBitCompressive
@@ -377,6 +332,7 @@ class RecursiveCompressive(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class OneBitHadamardResponse(BasePrivatizer):
     r"""One-bit Hadamard response: the one-bit baseline of compressive privatization.
 
@@ -432,20 +388,8 @@ class OneBitHadamardResponse(BasePrivatizer):
     (8, 1)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        assignment: str = "cyclic",
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.assignment = assignment
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    assignment: str = "cyclic"
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (
@@ -27,8 +28,6 @@ from skldp.exceptions import InvalidParameterError
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 __all__ = ["BlockHadamardResponse", "HadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
 
 
@@ -80,6 +79,7 @@ def grid_blocks(shape: tuple[int, int], n_blocks: tuple[int, int]) -> NDArray[np
 
 
 @substitute()
+@hyperparameters
 class HadamardResponse(BasePrivatizer):
     r"""Hadamard response: report a random column of the Hadamard row of the true value.
 
@@ -137,18 +137,7 @@ class HadamardResponse(BasePrivatizer):
     (8, 3)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
 
     _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
@@ -157,6 +146,7 @@ class HadamardResponse(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class BlockHadamardResponse(BasePrivatizer):
     r"""Hadamard response inside the block of the true value: block-structured LDP.
 
@@ -241,24 +231,10 @@ class BlockHadamardResponse(BasePrivatizer):
     BlockStructuredLDP(epsilon=1, n_blocks=2, block_sizes=[3, 2])
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        blocks: ArrayLike | None = None,
-        n_blocks: int | None = None,
-        block_size: int | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.blocks = blocks
-        self.n_blocks = n_blocks
-        self.block_size = block_size
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    blocks: ArrayLike | None = None
+    n_blocks: int | None = None
+    block_size: int | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -289,6 +265,7 @@ class BlockHadamardResponse(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class HighLowHadamardResponse(BasePrivatizer):
     r"""High-low LDP: Hadamard response among the sensitive values, release of the others.
 
@@ -357,20 +334,8 @@ class HighLowHadamardResponse(BasePrivatizer):
     HighLowLDP(epsilon=1, n_sensitive=2)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        sensitive: ArrayLike | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,

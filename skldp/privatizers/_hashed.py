@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import field
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer, single_or_list
+from skldp._base import BasePrivatizer, hyperparameters, single_or_list
 from skldp._docstring import substitute
 from skldp._hashing import cohort_permutations
 from skldp._reports import ReportSpec
@@ -25,11 +25,6 @@ from skldp.channels import (
 )
 from skldp.privacy import SequentialComposition
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 _OPEN = np.empty(0, dtype=object)
 _HASH_SEED = Interval(
     "int", 0, 2**128, closed="left", description="a non-negative integer below 2**128"
@@ -129,6 +124,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class HashedRR(_OpenAlphabetPrivatizer):
     r"""Hashed k-ary randomized response with cohorts (O-RR), for values nobody lists in advance.
 
@@ -207,24 +203,10 @@ class HashedRR(_OpenAlphabetPrivatizer):
     array([0.5, 0.3, 0.2, 0. ])
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_buckets: int = 16,
-        n_cohorts: int = 8,
-        categories: ArrayLike | None = None,
-        hash_seed: int = 0,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_buckets = n_buckets
-        self.n_cohorts = n_cohorts
-        self.categories = categories
-        self.hash_seed = hash_seed
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_buckets: int = 16
+    n_cohorts: int = 8
+    hash_seed: int = 0
 
     _parameter_constraints = {
         **_OpenAlphabetPrivatizer._parameter_constraints,
@@ -240,6 +222,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
 
 
 @substitute()
+@hyperparameters
 class HashedRAPPOR(_OpenAlphabetPrivatizer):
     r"""Hashed RAPPOR with cohorts (O-RAPPOR): Bloom filters of cohort hashes, then RAPPOR.
 
@@ -313,26 +296,11 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
     array([0.5, 0.3, 0.2, 0. ])
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_bits: int = 32,
-        n_hashes: int = 1,
-        n_cohorts: int = 8,
-        categories: ArrayLike | None = None,
-        hash_seed: int = 0,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_bits = n_bits
-        self.n_hashes = n_hashes
-        self.n_cohorts = n_cohorts
-        self.categories = categories
-        self.hash_seed = hash_seed
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_bits: int = 32
+    n_hashes: int = 1
+    n_cohorts: int = 8
+    hash_seed: int = 0
 
     _parameter_constraints = {
         **_OpenAlphabetPrivatizer._parameter_constraints,

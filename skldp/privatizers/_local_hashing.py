@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import field
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Boolean, Interval
 from skldp.channels import LocalHashingChannel, SubsetSelectionChannel
 from skldp.channels._local_hashing import MAX_BUCKETS, default_buckets
 from skldp.channels._subset_selection import optimal_subset_size
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
-
 
 @substitute()
+@hyperparameters
 class LocalHashing(BasePrivatizer):
     r"""Local hashing: hash the value with a fresh public hash function, then k-RR on g buckets.
 
@@ -92,20 +87,8 @@ class LocalHashing(BasePrivatizer):
     (4, 12)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_buckets: int | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_buckets = n_buckets
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_buckets: int | None = None
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
@@ -121,6 +104,7 @@ class LocalHashing(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class SubsetSelection(BasePrivatizer):
     r"""Subset selection: report d categories, the true one among them with boosted probability.
 
@@ -194,22 +178,9 @@ class SubsetSelection(BasePrivatizer):
     [2, 2, 2, 2]
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        subset_size: int | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-        sparse_output: bool = False,
-    ) -> None:
-        self.epsilon = epsilon
-        self.subset_size = subset_size
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
-        self.sparse_output = sparse_output
+    epsilon: float = field(default=1.0, kw_only=False)
+    subset_size: int | None = None
+    sparse_output: bool = False
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],

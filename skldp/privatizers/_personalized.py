@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive, describe, encode, is_list_like, resolve_categories
 from skldp._reports import ReportSpec
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 _BASES = ("urr", "urap")
 
 
@@ -50,6 +49,7 @@ def _check_tags(tags):
 
 
 @substitute()
+@hyperparameters
 class PersonalizedULDP(AuditInputs, BasePrivatizer):
     r"""The personalized ULDP mechanism (PUM): each person also hides her own sensitive values.
 
@@ -139,26 +139,11 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
     ((3,), (5,))
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        sensitive: ArrayLike = (),
-        tags: ArrayLike | None = None,
-        base: str = "urr",
-        theta: float | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.tags = tags
-        self.base = base
-        self.theta = theta
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike = ()
+    tags: ArrayLike | None = None
+    base: str = "urr"
+    theta: float | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import field
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,
@@ -12,14 +12,9 @@ from skldp._validation import (
 )
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
-
 
 @substitute()
+@hyperparameters
 class RAPPOR(BasePrivatizer):
     r"""RAPPOR: one-hot encode the value and report every bit through its own coin flip.
 
@@ -93,20 +88,8 @@ class RAPPOR(BasePrivatizer):
     (3,)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        theta: float | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.theta = theta
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    theta: float | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -118,6 +101,7 @@ class RAPPOR(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class OptimizedUnaryEncoding(BasePrivatizer):
     r"""Optimized unary encoding (OUE): one-hot bits, the one kept with probability 1/2.
 
@@ -172,18 +156,7 @@ class OptimizedUnaryEncoding(BasePrivatizer):
     (4,)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
 
     _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 

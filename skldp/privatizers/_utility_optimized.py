@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive
 from skldp._validation import (
@@ -18,9 +19,6 @@ from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChan
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
-
 
 def _sensitive(sensitive, categories, column, n_columns):
     idx = column_sensitive(sensitive, categories, column, n_columns)
@@ -33,6 +31,7 @@ def _sensitive(sensitive, categories, column, n_columns):
 
 
 @substitute()
+@hyperparameters
 class UtilityOptimizedRR(BasePrivatizer):
     r"""Utility-optimized randomized response (uRR): protect only the sensitive values.
 
@@ -109,20 +108,8 @@ class UtilityOptimizedRR(BasePrivatizer):
     1.0
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        sensitive: ArrayLike | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -135,6 +122,7 @@ class UtilityOptimizedRR(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class UtilityOptimizedRAPPOR(BasePrivatizer):
     r"""Utility-optimized RAPPOR (uRAP): RAPPOR on the sensitive bits, truth on the others.
 
@@ -227,24 +215,10 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     True
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        sensitive: ArrayLike | None = None,
-        theta: float | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-        sparse_output: bool = False,
-    ) -> None:
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.theta = theta
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
-        self.sparse_output = sparse_output
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike | None = None
+    theta: float | None = None
+    sparse_output: bool = False
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,

@@ -301,7 +301,7 @@ def test_claim12_fixed_input_risk_is_data_independent(k, eps):
     # Exact: given the inputs, the estimator's error is a sum of independent per-person
     # terms; the variance of each depends on the person's input only through symmetry.
     Q = rr.to_dense()
-    scale = 1.0 / rr._a
+    scale = 1.0 / rr.truth  # keep - other, the slope of the linear map
     per_person_rr = scale**2 * (1 - (Q**2).sum(axis=1))  # the same for every input
     assert_allclose(per_person_rr, per_person_rr[0], rtol=1e-12)
     assert_allclose(
