@@ -567,14 +567,19 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     def get_feature_names_out(
         self, input_features: Sequence[str] | NDArray[Any] | None = None
     ) -> NDArray[np.object_]:
-        """Output column names: the input name for symbol reports, ``name_j`` for bit j."""
+        """Output column names: the input name for symbol reports, ``name_j`` for bit j.
+
+        The reports of channel j are named after input column j; a privatizer that reads
+        several columns into one channel (:class:`~skldp.privatizers.PersonalizedULDP`: the
+        value and its tag) names its reports after the first.
+        """
         check_is_fitted(self)
         if input_features is None:
             input_features = getattr(self, "feature_names_in_", None)
         if input_features is None:
             input_features = [f"x{j}" for j in range(self.n_features_in_)]
         names = []
-        for name, ch in zip(input_features, self.channels_):
+        for name, ch in zip(input_features, self.channels_, strict=False):
             if ch.report_width == 1:
                 names.append(str(name))
             else:

@@ -148,6 +148,13 @@ def _check_posterior_size(n_reports, n_inputs, report_width=0):
     )
 
 
+def mechanism_repr(mechanism: Any, **fields: Any) -> str:
+    """``Name(epsilon=1, field=value, ...)``: a mechanism shown by its budget (``%g``), then
+    ``fields`` in the order given."""
+    args = [f"epsilon={mechanism.epsilon:g}", *(f"{k}={v}" for k, v in fields.items())]
+    return f"{type(mechanism).__name__}({', '.join(args)})"
+
+
 class _Mechanism(ABC):
     """What every channel and open-alphabet channel shares: identity, guarantee, report format.
 
@@ -174,6 +181,11 @@ class _Mechanism(ABC):
 
     def __repr__(self):
         return f"{type(self).__name__}{self._key()!r}"
+
+    def __reduce__(self):
+        # Pickled as its constructor call: by default ``_key()`` is the constructor's
+        # arguments, in order (a mechanism whose key is another thing writes its own).
+        return (type(self), self._key())
 
     @abstractmethod
     def guarantee(self) -> PrivacyModel:

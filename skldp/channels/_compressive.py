@@ -370,9 +370,6 @@ class OneBitCompressiveChannel(_OneBitChannel):
     def _key(self):
         return (self.epsilon, self.n_inputs, self.n_measurements, self.seed, self.assignment)
 
-    def __reduce__(self):
-        return (type(self), self._key())
-
 
 class OneBitHadamardChannel(_OneBitChannel):
     r"""One-bit Hadamard response (Acharya and Sun, 2019; Sec. 2 of Xiong et al., 2022).
@@ -401,9 +398,6 @@ class OneBitHadamardChannel(_OneBitChannel):
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.assignment)
-
-    def __reduce__(self):
-        return (type(self), self._key())
 
 
 class SymmetricCompressiveChannel(_MeasurementChannel):
@@ -461,9 +455,6 @@ class SymmetricCompressiveChannel(_MeasurementChannel):
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.n_measurements, self.seed)
-
-    def __reduce__(self):
-        return (type(self), self._key())
 
     def _sample(self, x, rng):
         h = self.n_measurements // 2
@@ -597,9 +588,6 @@ class RecursiveCompressiveChannel(BlockMeasurements, _MeasurementChannel):
             self.seed,
             self.assignment,
         )
-
-    def __reduce__(self):
-        return (type(self), self._key())
 
     @property
     def bits_per_report(self) -> float:

@@ -33,6 +33,7 @@ from skldp.channels._base import (
     SymbolChannel,
     exactly_within,
     floor_to_uniform_grid,
+    mechanism_repr,
     within_ratio,
 )
 from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP
@@ -218,9 +219,8 @@ class BlockHadamardResponseChannel(SymbolChannel):
         return (type(self), (self.epsilon, np.asarray(self.labels)))
 
     def __repr__(self):
-        return (
-            f"{type(self).__name__}(epsilon={self.epsilon:g}, n_inputs={self.n_inputs}, "
-            f"block_sizes={format_sizes(self.block_sizes)})"
+        return mechanism_repr(
+            self, n_inputs=self.n_inputs, block_sizes=format_sizes(self.block_sizes)
         )
 
     def guarantee(self) -> PrivacyModel:
@@ -347,7 +347,7 @@ class HadamardResponseChannel(BlockHadamardResponseChannel):
         return (type(self), (self.epsilon, self.n_inputs))
 
     def __repr__(self):
-        return f"HadamardResponseChannel(epsilon={self.epsilon:g}, n_inputs={self.n_inputs})"
+        return mechanism_repr(self, n_inputs=self.n_inputs)
 
     def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
@@ -426,10 +426,7 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         return (type(self), (self.epsilon, self.n_inputs, np.asarray(self.sensitive)))
 
     def __repr__(self):
-        return (
-            f"HighLowHadamardResponseChannel(epsilon={self.epsilon:g}, n_inputs={self.n_inputs}, "
-            f"n_sensitive={self.n_sensitive})"
-        )
+        return mechanism_repr(self, n_inputs=self.n_inputs, n_sensitive=self.n_sensitive)
 
     def guarantee(self) -> PrivacyModel:
         return HighLowLDP(self.sensitive, self.epsilon)

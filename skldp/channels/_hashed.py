@@ -42,6 +42,7 @@ from skldp.channels._base import (
     SymbolChannel,
     SymbolReports,
     _Mechanism,
+    mechanism_repr,
     within_ratio,
 )
 from skldp.channels._randomized_response import _rr_truth, rr_sample
@@ -277,9 +278,8 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
         )
 
     def __repr__(self):
-        return (
-            f"{type(self).__name__}(epsilon={self.epsilon:g}, n_buckets={self.n_buckets}, "
-            f"n_inputs={self.n_inputs}, n_cohorts={self.n_cohorts})"
+        return mechanism_repr(
+            self, n_buckets=self.n_buckets, n_inputs=self.n_inputs, n_cohorts=self.n_cohorts
         )
 
     @property
@@ -377,10 +377,6 @@ class OpenAlphabetChannel(_Mechanism):
     @abstractmethod
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """One report per raw value (any hashable values), drawn with ``rng``."""
-
-    def __reduce__(self):
-        # A subclass's ``_key`` is its constructor's arguments, in order.
-        return (type(self), self._key())
 
     def _draw_cohorts(self, values, rng):
         """``values`` as an array, and a cohort in [0, n_cohorts) drawn for each."""

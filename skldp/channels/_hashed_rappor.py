@@ -26,6 +26,7 @@ from scipy import sparse
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._validation import check_epsilon, check_int
+from skldp.channels._base import mechanism_repr
 from skldp.channels._bits import (
     BitVectorChannel,
     BitVectorModel,
@@ -182,9 +183,12 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
         self._lo = math.log(self.psi) - math.log1p(-self.psi)
 
     def __repr__(self):
-        return (
-            f"{type(self).__name__}(epsilon={self.epsilon:g}, n_bits={self.n_bits}, n_inputs="
-            f"{self.n_inputs}, n_cohorts={self.n_cohorts}, n_hashes={self.n_hashes})"
+        return mechanism_repr(
+            self,
+            n_bits=self.n_bits,
+            n_inputs=self.n_inputs,
+            n_cohorts=self.n_cohorts,
+            n_hashes=self.n_hashes,
         )
 
     @property

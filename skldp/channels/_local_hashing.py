@@ -131,9 +131,6 @@ class LocalHashingChannel(AffineCounts, BitVectorChannel):
     def _key(self):
         return (self.epsilon, self.n_inputs, self.n_buckets)
 
-    def __reduce__(self):
-        return (type(self), self._key())
-
     def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 

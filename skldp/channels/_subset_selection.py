@@ -140,9 +140,6 @@ class SubsetSelectionChannel(AffineCounts, BitVectorChannel):
     def _key(self):
         return (self.epsilon, self.n_inputs, self.subset_size)
 
-    def __reduce__(self):
-        return (type(self), self._key())
-
     def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 

@@ -27,6 +27,7 @@ from scipy import sparse
 
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp._docstring import substitute
 from skldp.channels._base import AffineCounts, floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
     BitVectorChannel,
@@ -494,6 +495,17 @@ class UnaryEncodingChannel(AffineCounts, BitVectorChannel):
         return _UnaryModel(self, n, sums, pinned, None, PackedBitReports.from_bits(free_rows))
 
 
+#: The parameters of every unary-encoding channel, written once in their docstrings.
+_unary_parameters = substitute(
+    unary_parameters="""\
+    epsilon : float
+        Privacy budget, positive and finite.
+    n_inputs : int
+        Domain size k >= 2; reports have k bits."""
+)
+
+
+@_unary_parameters
 class RAPPORChannel(UnaryEncodingChannel):
     r"""The channel of (theta, epsilon)-generalized RAPPOR; basic one-time RAPPOR by default.
 
@@ -512,10 +524,7 @@ class RAPPORChannel(UnaryEncodingChannel):
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget, positive and finite.
-    n_inputs : int
-        Domain size k >= 2; reports have k bits.
+    {unary_parameters}
     theta : float or None, default=None
         Probability of keeping the one-hot bit at one; None is basic one-time RAPPOR.
 
@@ -537,13 +546,11 @@ class RAPPORChannel(UnaryEncodingChannel):
     def _key(self):
         return (self.epsilon, self.n_inputs, self.theta_param)
 
-    def __reduce__(self):
-        return (type(self), (self.epsilon, self.n_inputs, self.theta_param))
-
     def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)
 
 
+@_unary_parameters
 class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
     r"""The channel of optimized unary encoding (OUE): generalized RAPPOR at theta = 1/2.
 
@@ -558,10 +565,7 @@ class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget, positive and finite.
-    n_inputs : int
-        Domain size k >= 2; reports have k bits.
+    {unary_parameters}
 
     References
     ----------
@@ -577,9 +581,6 @@ class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
 
     def _key(self):
         return (self.epsilon, self.n_inputs)
-
-    def __reduce__(self):
-        return (type(self), (self.epsilon, self.n_inputs))
 
     def guarantee(self) -> PrivacyModel:
         return LDP(self.epsilon)

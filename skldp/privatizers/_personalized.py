@@ -25,7 +25,6 @@ from skldp.exceptions import InvalidParameterError
 from skldp.privacy import AuditInputs
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
@@ -275,16 +274,3 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         x = encode(columns[0], self.categories_[0], 0)
         tag = self._encode_tags(columns[1], self.tags_)
         return [self.channel_.sample(self.channel_.preprocess(x, tag), rng)], index
-
-    def get_feature_names_out(
-        self, input_features: Sequence[str] | NDArray[Any] | None = None
-    ) -> NDArray[np.object_]:
-        """Output column names: the value column's name, or ``name_j`` per bit (uRAP)."""
-        check_is_fitted(self)
-        if input_features is None:
-            input_features = getattr(self, "feature_names_in_", None)
-        name = "x0" if input_features is None else str(input_features[0])
-        width = self.channel_.report_width
-        if width == 1:
-            return np.asarray([name], dtype=object)
-        return np.asarray([f"{name}_{j}" for j in range(width)], dtype=object)
