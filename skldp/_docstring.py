@@ -50,9 +50,33 @@ feature_names_in_ : ndarray of shape (n_features_in_,)
     Column names, when X has string column names.""",
 }
 
+#: Entries made of others, in the order of the privatizers' signatures (see
+#: ``skldp._base.hyperparameters``): what every privatizer takes after ``epsilon``; the fitted
+#: attributes of a privatizer with one plain channel per column (its channel's class given to
+#: :func:`substitute` as ``channel_type``); and, with their headers, the whole Parameters and
+#: Attributes sections of a privatizer that has nothing of its own to add to them.
+PARAMETERS["common_parameters"] = "\n".join(
+    PARAMETERS[name] for name in ("categories", "accountant", "random_state")
+)
+PARAMETERS["fitted_attributes"] = "\n".join(
+    [
+        "channel_ : {channel_type} or list of them\n"
+        "    The channel of each column (a list for several columns).",
+        PARAMETERS["privacy_"],
+        PARAMETERS["n_features_in_"],
+    ]
+)
+PARAMETERS["privatizer_parameters_section"] = "\n".join(
+    ["Parameters\n----------", PARAMETERS["epsilon"], PARAMETERS["common_parameters"]]
+)
+PARAMETERS["privatizer_attributes_section"] = "\n".join(
+    ["Attributes\n----------", PARAMETERS["categories_"], PARAMETERS["fitted_attributes"]]
+)
+
 _PLACEHOLDER = re.compile(
     r"^(?P<indent>[ \t]*)\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}[ \t]*$", re.MULTILINE
 )
+_FIELD = re.compile(r"\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def substitute(**entries):
@@ -61,20 +85,29 @@ def substitute(**entries):
     Parameters
     ----------
     **entries : str
-        Entries for this docstring only, added to (or replacing) :data:`PARAMETERS`.
+        Entries for this docstring only, added to (or replacing) :data:`PARAMETERS`. A
+        one-line entry also fills its name in braces inside a shared text
+        (``channel_type="RAPPORChannel"`` for the ``{channel_type}`` of ``fitted_attributes``).
 
     Raises
     ------
     KeyError
-        At import time, when a placeholder names no entry.
+        At import time, when a placeholder names no entry, or a shared text names a word
+        that the call does not give.
     """
     table = {**PARAMETERS, **{k: textwrap.dedent(v).strip("\n") for k, v in entries.items()}}
+    words = {k: v for k, v in entries.items() if "\n" not in v}
+
+    def word(match):
+        if match.group("name") not in words:
+            raise KeyError(f"shared docstring text needs {match.group('name')}= in substitute()")
+        return words[match.group("name")]
 
     def fill(match):
         name = match.group("name")
         if name not in table:
             raise KeyError(f"docstring placeholder {{{name}}} names no shared parameter text")
-        return textwrap.indent(table[name], match.group("indent"))
+        return textwrap.indent(_FIELD.sub(word, table[name]), match.group("indent"))
 
     def decorate(obj):
         if obj.__doc__:

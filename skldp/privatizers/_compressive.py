@@ -36,7 +36,7 @@ _POWER_OF_TWO = Satisfies(
 )
 
 
-@substitute()
+@substitute(channel_type="OneBitCompressiveChannel")
 @hyperparameters
 class OneBitCompressive(BasePrivatizer):
     r"""One-bit compressive privatization: one private bit about one random measurement of x.
@@ -52,9 +52,7 @@ class OneBitCompressive(BasePrivatizer):
 
     Read more in the :ref:`User Guide <compressive>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     n_measurements : int, default=500
         m, the number of groups and of measurements (the paper's experiments use 500).
         Exact recovery of an s-sparse p needs m of order :math:`s \log(k/s)`.
@@ -65,16 +63,8 @@ class OneBitCompressive(BasePrivatizer):
         group ``(u + i) mod m`` for a uniform random start u, the paper's
         :math:`S_j = \{i : i \equiv j \pmod m\}` (balanced groups); ``'random'``: each row
         gets an independent uniform group.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : OneBitCompressiveChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -123,7 +113,7 @@ class OneBitCompressive(BasePrivatizer):
         )
 
 
-@substitute()
+@substitute(channel_type="SymmetricCompressiveChannel")
 @hyperparameters
 class SymmetricCompressive(BasePrivatizer):
     r"""Symmetric compressive privatization: everyone reports one of m symbols.
@@ -139,23 +129,13 @@ class SymmetricCompressive(BasePrivatizer):
 
     Read more in the :ref:`User Guide <compressive>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     n_measurements : int, default=500
         m, the output alphabet size; even.
     matrix_seed : int, default=0
         Public seed of :math:`A_h`.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : SymmetricCompressiveChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -236,7 +216,7 @@ def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None, n_categories=None):
     return L
 
 
-@substitute()
+@substitute(channel_type="RecursiveCompressiveChannel")
 @hyperparameters
 class RecursiveCompressive(BasePrivatizer):
     r"""Recursive compressive privatization: medium privacy with log2(L) + 1 bits per report.
@@ -250,9 +230,7 @@ class RecursiveCompressive(BasePrivatizer):
 
     Read more in the :ref:`User Guide <compressive>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     n_measurements : int, default=500
         m, the number of groups (rows of :math:`A_2`).
     n_blocks : int or None, default=None
@@ -264,16 +242,8 @@ class RecursiveCompressive(BasePrivatizer):
         Public seed of :math:`A_2` and of the permutation.
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : RecursiveCompressiveChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -331,7 +301,7 @@ class RecursiveCompressive(BasePrivatizer):
         )
 
 
-@substitute()
+@substitute(channel_type="OneBitHadamardChannel")
 @hyperparameters
 class OneBitHadamardResponse(BasePrivatizer):
     r"""One-bit Hadamard response: the one-bit baseline of compressive privatization.
@@ -346,21 +316,11 @@ class OneBitHadamardResponse(BasePrivatizer):
 
     Read more in the :ref:`User Guide <compressive>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : OneBitHadamardChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------

@@ -78,7 +78,7 @@ def grid_blocks(shape: tuple[int, int], n_blocks: tuple[int, int]) -> NDArray[np
     return (row_block[:, None] * m2 + col_block[None, :]).ravel()
 
 
-@substitute()
+@substitute(channel_type="HadamardResponseChannel")
 @hyperparameters
 class HadamardResponse(BasePrivatizer):
     r"""Hadamard response: report a random column of the Hadamard row of the true value.
@@ -93,19 +93,9 @@ class HadamardResponse(BasePrivatizer):
 
     Read more in the :ref:`User Guide <context_aware>`.
 
-    Parameters
-    ----------
-    {epsilon}
-    {categories}
-    {accountant}
-    {random_state}
+    {privatizer_parameters_section}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : HadamardResponseChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -165,6 +155,7 @@ class BlockHadamardResponse(BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Budget within a block; a positive finite number.
+    {common_parameters}
     blocks : list of lists, mapping, callable, array-like or None, default=None
         The partition of the categories, as
 
@@ -178,9 +169,6 @@ class BlockHadamardResponse(BasePrivatizer):
     block_size : int or None, default=None
         Cut the categories, in their order, into contiguous blocks of this size (the last one
         may be smaller).
-    {categories}
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
@@ -283,13 +271,11 @@ class HighLowHadamardResponse(BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Budget of a sensitive value; a positive finite number.
+    {common_parameters}
     sensitive : list of values, callable, list of lists, or None, default=None
         The sensitive categories (required): a list of categories, a callable called on each
         category that returns True for the sensitive ones, or (for several columns) one list
         per column. At least one category must be sensitive.
-    {categories}
-    {accountant}
-    {random_state}
 
     Attributes
     ----------

@@ -12,7 +12,7 @@ from skldp.channels._local_hashing import MAX_BUCKETS, default_buckets
 from skldp.channels._subset_selection import optimal_subset_size
 
 
-@substitute()
+@substitute(channel_type="LocalHashingChannel")
 @hyperparameters
 class LocalHashing(BasePrivatizer):
     r"""Local hashing: hash the value with a fresh public hash function, then k-RR on g buckets.
@@ -26,29 +26,13 @@ class LocalHashing(BasePrivatizer):
 
     Read more in the :ref:`User Guide <local_hashing>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     n_buckets : int or None, default=None
         g >= 2, the range of the hash functions. None is OLH's
         :math:`\mathrm{round}(e^\varepsilon) + 1`, capped at k (see
         ``skldp.channels._local_hashing.default_buckets``); 2 is BLH.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    categories_ : list of ndarray
-        The domain of each column.
-    channel_ : LocalHashingChannel or list of them
-        The channel of each column.
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -103,7 +87,7 @@ class LocalHashing(BasePrivatizer):
         return LocalHashingChannel(self.epsilon, k, g)
 
 
-@substitute()
+@substitute(channel_type="SubsetSelectionChannel")
 @hyperparameters
 class SubsetSelection(BasePrivatizer):
     r"""Subset selection: report d categories, the true one among them with boosted probability.
@@ -117,31 +101,15 @@ class SubsetSelection(BasePrivatizer):
 
     Read more in the :ref:`User Guide <subset_selection>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     subset_size : int or None, default=None
         d in [1, k - 1]. None takes the d that minimizes the variance
         (``skldp.channels._subset_selection.optimal_subset_size``).
-    {categories}
-    {accountant}
-    {random_state}
     sparse_output : bool, default=False
         Return the reports as a scipy.sparse CSR matrix holding the d indices of each subset
         (index reports) instead of k indicator bits per row; estimators then need ``channel=``.
 
-    Attributes
-    ----------
-    categories_ : list of ndarray
-        The domain of each column.
-    channel_ : SubsetSelectionChannel or list of them
-        The channel of each column.
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privatizer_attributes_section}
 
     See Also
     --------

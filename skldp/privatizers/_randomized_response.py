@@ -10,7 +10,7 @@ from skldp._validation import PRIVATIZER_CONSTRAINTS
 from skldp.channels import RandomizedResponseChannel
 
 
-@substitute()
+@substitute(channel_type="RandomizedResponseChannel")
 @hyperparameters
 class RandomizedResponse(BasePrivatizer):
     r"""k-ary randomized response: keep the true category, or report another one uniformly.
@@ -23,21 +23,13 @@ class RandomizedResponse(BasePrivatizer):
 
     Read more in the :ref:`User Guide <randomized_response>`.
 
-    Parameters
-    ----------
-    {epsilon}
-    {categories}
-    {accountant}
-    {random_state}
+    {privatizer_parameters_section}
 
     Attributes
     ----------
     categories_ : list of ndarray
         The domain of each column; category ``categories_[j][i]`` is encoded as i.
-    channel_ : RandomizedResponseChannel or list of them
-        The channel of the column (a list for several columns).
-    {privacy_}
-    {n_features_in_}
+    {fitted_attributes}
 
     See Also
     --------

@@ -13,7 +13,7 @@ from skldp._validation import (
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
 
 
-@substitute()
+@substitute(channel_type="RAPPORChannel")
 @hyperparameters
 class RAPPOR(BasePrivatizer):
     r"""RAPPOR: one-hot encode the value and report every bit through its own coin flip.
@@ -28,24 +28,16 @@ class RAPPOR(BasePrivatizer):
 
     Read more in the :ref:`User Guide <utility_optimized>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     theta : float or None, default=None
         Probability of keeping the one-hot bit, in (0, 1). None is basic one-time RAPPOR;
         0.5 is optimized unary encoding (see :class:`OptimizedUnaryEncoding`).
-    {categories}
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
     categories_ : list of ndarray
         The domain of each column; category ``categories_[j][i]`` is bit i of its reports.
-    channel_ : RAPPORChannel or list of them
-        The channel of the column (a list for several columns).
-    {privacy_}
-    {n_features_in_}
+    {fitted_attributes}
 
     See Also
     --------
@@ -100,7 +92,7 @@ class RAPPOR(BasePrivatizer):
         return RAPPORChannel(self.epsilon, len(categories), theta=self.theta)
 
 
-@substitute()
+@substitute(channel_type="OptimizedUnaryEncodingChannel")
 @hyperparameters
 class OptimizedUnaryEncoding(BasePrivatizer):
     r"""Optimized unary encoding (OUE): one-hot bits, the one kept with probability 1/2.
@@ -112,20 +104,9 @@ class OptimizedUnaryEncoding(BasePrivatizer):
 
     Read more in the :ref:`User Guide <utility_optimized>`.
 
-    Parameters
-    ----------
-    {epsilon}
-    {categories}
-    {accountant}
-    {random_state}
+    {privatizer_parameters_section}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : OptimizedUnaryEncodingChannel or list of them
-        The channel of the column (a list for several columns).
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------

@@ -49,12 +49,10 @@ class UtilityOptimizedRR(BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Privacy budget on the protected outputs; a positive finite number.
+    {common_parameters}
     sensitive : list of values or list of lists
         The sensitive values X_S (a flat list for one column, one list per column); each must
         be in the domain. Required: it defines what is protected.
-    {categories}
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
@@ -138,14 +136,12 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Privacy budget on the protected outputs; a positive finite number.
+    {common_parameters}
     sensitive : list of values or list of lists
         The sensitive values X_S (a flat list for one column, one list per column).
     theta : float or None, default=None
         Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
-    {categories}
-    {accountant}
-    {random_state}
     sparse_output : bool, default=False
         When True, ``transform`` returns a ``scipy.sparse.csr_matrix`` of the 0/1 bits
         (``uint8``), drawn directly in sparse form: the d_S sensitive bits densely, plus at
