@@ -50,6 +50,20 @@ feature_names_in_ : ndarray of shape (n_features_in_,)
     Column names, when X has string column names.""",
 }
 
+# fitted attributes of the estimators
+PARAMETERS["report_counts"] = """\
+n_reports_ : int
+    Reports seen by ``fit`` and ``partial_fit``.
+n_features_in_ : int
+    Number of report columns."""
+PARAMETERS["estimator_attributes"] = "\n".join(
+    [
+        "categories_ : ndarray of shape (n_categories,)\n"
+        "    The categories, from the privatizer (``arange(k)`` for a bare channel).",
+        PARAMETERS["report_counts"],
+    ]
+)
+
 #: Entries made of others, in the order of the privatizers' signatures (see
 #: ``skldp._base.hyperparameters``): what every privatizer takes after ``epsilon``; the fitted
 #: attributes of a privatizer with one plain channel per column (its channel's class given to

@@ -1226,51 +1226,48 @@ def _strict_float(text):
     return float(text)
 
 
-def _epsilon(text):
-    try:
-        value = _strict_float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"epsilon must be a positive number such as 1 or 0.5; got {text!r}"
-        ) from None
-    if not (value > 0 and np.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"epsilon must be a positive finite number; got {text!r}")
-    return value
+def _argument(convert, ok, message, unreadable=None):
+    """An argparse ``type``: ``convert(text)``, kept when ``ok(value)``.
+
+    Text that ``convert`` cannot read (a ValueError) fails with ``unreadable`` (by default
+    ``message``), a value that ``ok`` refuses with ``message``; both end with "; got '<text>'".
+    """
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{unreadable or message}; got {text!r}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{message}; got {text!r}")
+        return value
+
+    return parse
 
 
-def _alpha(text):
-    try:
-        value = _strict_float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"alpha must be a number in (0, 1); got {text!r}")
-    return value
+def _integer(pattern):
+    """A converter reading text that matches ``pattern`` (around white space) as an int."""
+
+    def convert(text):
+        if re.fullmatch(pattern, text.strip()) is None:
+            raise ValueError(text)
+        return int(text)
+
+    return convert
 
 
-def _positive_int(text):
-    if re.fullmatch(r"\+?\d+", text.strip()) is None or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
-    return int(text)
-
-
-def _jobs(text):
-    message = f"jobs must be a non-zero integer (-1 for all cores); got {text!r}"
-    if re.fullmatch(r"[+-]?\d+", text.strip()) is None or int(text) == 0:
-        raise argparse.ArgumentTypeError(message)
-    return int(text)
-
-
-def _seed(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"the seed must be a non-negative integer; got {text!r}"
-        ) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"the seed must be a non-negative integer; got {text!r}")
-    return value
+_epsilon = _argument(
+    _strict_float,
+    lambda v: v > 0 and np.isfinite(v),
+    "epsilon must be a positive finite number",
+    unreadable="epsilon must be a positive number such as 1 or 0.5",
+)
+_alpha = _argument(_strict_float, lambda v: 0 < v < 1, "alpha must be a number in (0, 1)")
+_positive_int = _argument(_integer(r"\+?\d+"), lambda v: v >= 1, "expected a positive integer")
+_jobs = _argument(
+    _integer(r"[+-]?\d+"), lambda v: v != 0, "jobs must be a non-zero integer (-1 for all cores)"
+)
+_seed = _argument(int, lambda v: v >= 0, "the seed must be a non-negative integer")
 
 
 def _shown(value):

@@ -158,8 +158,7 @@ class CandidateEstimator(BaseDistributionEstimator):
         Whether EM met ``tol`` (``method='em'`` only).
     log_likelihood_ : float
         Mean log-likelihood of the reports at the estimate (``method='em'`` only).
-    n_reports_ : int
-    n_features_in_ : int
+    {report_counts}
 
     See Also
     --------

@@ -43,12 +43,7 @@ class EmpiricalEstimator(BaseDistributionEstimator):
     distribution_std_ : ndarray of shape (n_categories,)
         Its standard error: the exact standard deviation of the estimator, evaluated at the
         estimate projected onto the simplex (plug-in). Computed when first read.
-    categories_ : ndarray of shape (n_categories,)
-        The categories, from the privatizer (``arange(k)`` for a bare channel).
-    n_reports_ : int
-        Reports seen by ``fit`` and ``partial_fit``.
-    n_features_in_ : int
-        Number of report columns.
+    {estimator_attributes}
 
     See Also
     --------

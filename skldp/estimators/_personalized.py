@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BaseDistributionEstimator, hyperparameters
+from skldp._docstring import substitute
 from skldp._validation import CHANNEL, TOL, InstanceOf, Interval, Options, check_probability_vector
 from skldp.channels import PersonalizedChannel
 from skldp.estimators._em import EMEstimator
@@ -80,6 +81,7 @@ def personalized_reconstruction(
     return r[:k] + r[k:] @ pis, pis
 
 
+@substitute()
 @hyperparameters
 class PersonalizedEstimator(BaseDistributionEstimator):
     r"""Estimate the value distribution from PUM reports, using background knowledge per tag.
@@ -138,8 +140,7 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     n_iter_ : int
         EM iterations (method 'em' only); so are ``converged_``, ``log_likelihood_`` and
         ``log_likelihoods_``.
-    n_reports_ : int
-    n_features_in_ : int
+    {report_counts}
 
     See Also
     --------

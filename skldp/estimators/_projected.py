@@ -127,9 +127,7 @@ class ProjectedEstimator(BaseDistributionEstimator):
     distribution_std_ : ndarray of shape (n_categories,)
         Standard error of the unbiased estimate (plug-in, as in EmpiricalEstimator), computed
         when first read.
-    categories_ : ndarray of shape (n_categories,)
-    n_reports_ : int
-    n_features_in_ : int
+    {estimator_attributes}
 
     See Also
     --------

@@ -458,7 +458,8 @@ class SparseEstimator(BaseDistributionEstimator):
     Attributes
     ----------
     distribution_ : ndarray of shape (n_categories,)
-        The projected estimate (a list for several columns).
+        The estimate: ``recovered_`` mapped onto the simplex by ``projection`` (a list for
+        several columns).
     recovered_ : ndarray of shape (n_categories,)
         The sparse solution :math:`\tilde p` before projection.
     support_ : ndarray of int
@@ -475,9 +476,7 @@ class SparseEstimator(BaseDistributionEstimator):
     n_iter_ : int
         Passes of :math:`M^T r` over all columns (hierarchical recovery: the most passes over
         one block's columns).
-    categories_ : ndarray of shape (n_categories,)
-    n_reports_ : int
-    n_features_in_ : int
+    {estimator_attributes}
 
     See Also
     --------

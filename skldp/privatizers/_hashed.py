@@ -49,6 +49,7 @@ def _check_open_column(col, column, *, objects=True):
         )
 
 
+@hyperparameters
 class _OpenAlphabetPrivatizer(BasePrivatizer):
     """Shared ``_fit`` and ``_sample`` of the open-alphabet privatizers.
 
@@ -60,6 +61,9 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
     """
 
     #: The hyperparameters every cohort-hashing privatizer has; subclasses add their own.
+    n_cohorts: int = 8
+    hash_seed: int = 0
+
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
         "n_cohorts": [Interval("int", 1)],
@@ -205,8 +209,6 @@ class HashedRR(_OpenAlphabetPrivatizer):
 
     epsilon: float = field(default=1.0, kw_only=False)
     n_buckets: int = 16
-    n_cohorts: int = 8
-    hash_seed: int = 0
 
     _parameter_constraints = {
         **_OpenAlphabetPrivatizer._parameter_constraints,
@@ -299,8 +301,6 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
     epsilon: float = field(default=1.0, kw_only=False)
     n_bits: int = 32
     n_hashes: int = 1
-    n_cohorts: int = 8
-    hash_seed: int = 0
 
     _parameter_constraints = {
         **_OpenAlphabetPrivatizer._parameter_constraints,
