@@ -22,6 +22,7 @@ memory, broken pipes and unwritable outputs end with exit code 2 and a one-line 
 """
 
 import argparse
+import functools
 import gzip
 import hashlib
 import inspect
@@ -1024,24 +1025,13 @@ def _demo_mechanisms(epsilon, grid_shape, k, seed):
         out.append((label, "block-structured", make if block else None, "BlockHadamardResponse"))
     rng = np.random.default_rng(seed)
     sensitive = np.sort(rng.choice(k, size=k // 100, replace=False)).tolist()
-    hl = available("high-low-hadamard")
-    out.append(
-        (
-            "High-low Hadamard",
-            "high-low (1% sensitive)",
-            (lambda: hl(epsilon=epsilon, sensitive=sensitive)) if hl else None,
-            "HighLowHadamardResponse",
-        )
-    )
-    urr = available("urr")
-    out.append(
-        (
-            "uRR",
-            "utility-optimized (1% sensitive)",
-            (lambda: urr(epsilon=epsilon, sensitive=sensitive)) if urr else None,
-            "UtilityOptimizedRR",
-        )
-    )
+    for name, label, kind, note in [
+        ("high-low-hadamard", "High-low Hadamard", "high-low", "HighLowHadamardResponse"),
+        ("urr", "uRR", "utility-optimized", "UtilityOptimizedRR"),
+    ]:
+        cls = available(name)
+        make = functools.partial(cls, epsilon=epsilon, sensitive=sensitive) if cls else None
+        out.append((label, f"{kind} (1% sensitive)", make, note))
     return out
 
 

@@ -25,6 +25,7 @@ from scipy.sparse.linalg import LinearOperator, lsqr
 from skldp._memory import check_allocation
 from skldp._validation import check_probability_vector
 from skldp.channels._likelihood import MultinomialModel
+from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
@@ -518,6 +519,15 @@ class AffineCounts:
     def _zero_frequency_variance(self, n, p):
         m = np.broadcast_to(self._offset, (self.n_inputs,))
         return m * (1.0 - m) / (n * self._slope**2)
+
+
+class EpsilonLDP:
+    """A channel that claims plain epsilon-LDP: its ``guarantee()`` is ``LDP(epsilon)``."""
+
+    epsilon: float
+
+    def guarantee(self) -> PrivacyModel:
+        return LDP(self.epsilon)
 
 
 class SymbolReports(_Mechanism):

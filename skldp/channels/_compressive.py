@@ -55,16 +55,14 @@ from skldp._measurement import (
 )
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._abilities import BlockMeasurements, SparseMeasurements
-from skldp.channels._base import SymbolChannel
+from skldp.channels._base import EpsilonLDP, SymbolChannel
 from skldp.channels._randomized_response import rr_sample, rr_truth
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import NDArray
 
-    from skldp.privacy._models import PrivacyModel
 __all__ = [
     "OneBitCompressiveChannel",
     "OneBitHadamardChannel",
@@ -89,7 +87,7 @@ def _check_seed(seed):
     return check_int(seed, "seed", min_value=0)
 
 
-class _MeasurementChannel(SparseMeasurements, SymbolChannel):
+class _MeasurementChannel(EpsilonLDP, SparseMeasurements, SymbolChannel):
     """Shared machinery: a channel whose output counts are affine measurements ``M p``.
 
     Subclasses set ``operator`` (M), ``gain`` (keep - other), ``n_groups``, ``_coef`` (sparse,
@@ -99,9 +97,6 @@ class _MeasurementChannel(SparseMeasurements, SymbolChannel):
 
     _zero_symbols = None
     _pinv_cache = None
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     @property
     def measurement_operator(self) -> Any:

@@ -30,13 +30,14 @@ from skldp._domain import format_sizes, partition_labels, sensitive_indices
 from skldp._fwht import fwht, hadamard_entry, next_power_of_two, popcount
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import (
+    EpsilonLDP,
     SymbolChannel,
     exactly_within,
     floor_to_uniform_grid,
     mechanism_repr,
     within_ratio,
 )
-from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP
+from skldp.privacy import BlockStructuredLDP, HighLowLDP
 
 if TYPE_CHECKING:
     from typing import Any
@@ -304,7 +305,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
         return self._likelihood(np.arange(self.n_outputs)).T
 
 
-class HadamardResponseChannel(BlockHadamardResponseChannel):
+class HadamardResponseChannel(EpsilonLDP, BlockHadamardResponseChannel):
     r"""Hadamard response (HR): the epsilon-LDP baseline of the Hadamard family.
 
     One block holding all k inputs: :math:`K = 2^{\lceil \log_2(k + 1) \rceil}` outputs,
@@ -348,9 +349,6 @@ class HadamardResponseChannel(BlockHadamardResponseChannel):
 
     def __repr__(self):
         return mechanism_repr(self, n_inputs=self.n_inputs)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
 
 class HighLowHadamardResponseChannel(SymbolChannel):

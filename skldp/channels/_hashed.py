@@ -39,6 +39,7 @@ from skldp._warnings import warn
 from skldp.channels._abilities import CohortIncidence, IndistinguishableInputs
 from skldp.channels._base import (
     Channel,
+    EpsilonLDP,
     SymbolChannel,
     SymbolReports,
     _Mechanism,
@@ -46,14 +47,11 @@ from skldp.channels._base import (
     within_ratio,
 )
 from skldp.channels._randomized_response import _rr_truth, rr_sample
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
-
-    from skldp.privacy._models import PrivacyModel
 
 
 def cohort_rr_probabilities(epsilon, k, n_cohorts):
@@ -143,7 +141,7 @@ def _no_variance(shape):
     return np.full(shape[1], np.nan)
 
 
-class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
+class _CohortLeastSquaresMixin(EpsilonLDP, CohortIncidence, IndistinguishableInputs):
     """A closed-alphabet cohort channel, for the cohort channels of this module and
     :mod:`skldp.channels._hashed_rappor`: an epsilon-LDP channel defined by ``epsilon``, the
     hash range and a table of buckets (its identity and pickle), solved by least squares on
@@ -179,9 +177,6 @@ class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
     def __reduce__(self):
         k = getattr(self, self._range_name)
         return (type(self), (self.epsilon, k, np.asarray(self.buckets)))
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     # -- the linear map ------------------------------------------------------------------------
     # forward(p) = (a H p + b sum(p)) / C, with ``_map`` = (a, b): (q_keep - q_other, q_other)
@@ -400,7 +395,7 @@ _CHANNEL_MEMBERS = frozenset(
 ) | {"n_inputs"}
 
 
-class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
+class HashedRRChannel(EpsilonLDP, SymbolReports, OpenAlphabetChannel):
     r"""The channel of hashed k-RR over an open alphabet (O-RR, before candidates are known).
 
     A value ``s`` in cohort ``c`` is hashed to ``H_c(s) mod k`` (module ``skldp._hashing``: keyed
@@ -430,9 +425,6 @@ class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
 
     def _key(self):
         return (self.epsilon, self.n_buckets, self.n_cohorts, self.hash_seed)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """Randomize raw values (strings or anything with a text form) into one report each."""

@@ -26,7 +26,7 @@ from scipy import sparse
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import mechanism_repr
+from skldp.channels._base import EpsilonLDP, mechanism_repr
 from skldp.channels._bits import (
     BitVectorChannel,
     BitVectorModel,
@@ -41,7 +41,6 @@ from skldp.channels._hashed import (
     collision_groups,
 )
 from skldp.channels._unary import rappor_probabilities
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
@@ -49,7 +48,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
     from skldp.channels._base import Channel
-    from skldp.privacy._models import PrivacyModel
 
 
 def cohort_bits(n_cohorts):
@@ -271,7 +269,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
         return S
 
 
-class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
+class HashedRAPPORChannel(EpsilonLDP, _CohortBitReports, OpenAlphabetChannel):
     r"""The channel of hashed RAPPOR over an open alphabet (O-RAPPOR before candidates).
 
     A value s in cohort c sets the bits :math:`H_{c,i}(s) \bmod k`, i < h (keyed BLAKE2b,
@@ -305,9 +303,6 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
 
     def _key(self):
         return (self.epsilon, self.n_bits, self.n_hashes, self.n_cohorts, self.hash_seed)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """Randomize raw values into uint8 reports of width ``n_bits + ceil(log2 C)``."""

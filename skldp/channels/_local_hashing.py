@@ -47,17 +47,15 @@ from skldp._hashing import (
 )
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_int
-from skldp.channels._base import AffineCounts
+from skldp.channels._base import AffineCounts, EpsilonLDP
 from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
 from skldp.channels._randomized_response import rr_sample, rr_truth
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
 
-    from skldp.privacy._models import PrivacyModel
 
 #: Most buckets a local hashing channel takes (its arithmetic is int64; reports L bits a digit).
 MAX_BUCKETS = 2**31
@@ -81,7 +79,7 @@ def default_buckets(epsilon, n_inputs):
     return max(2, min(k, math.floor(math.exp(epsilon) + 0.5) + 1))
 
 
-class LocalHashingChannel(AffineCounts, BitVectorChannel):
+class LocalHashingChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
     r"""The channel of local hashing over k categories and g buckets.
 
     Parameters
@@ -130,9 +128,6 @@ class LocalHashingChannel(AffineCounts, BitVectorChannel):
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.n_buckets)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     @property
     def n_statistics(self) -> int:

@@ -12,17 +12,15 @@ from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._abilities import ClosedFormMaximumLikelihood
 from skldp.channels._base import (
     AffineCounts,
+    EpsilonLDP,
     SymbolChannel,
     exactly_within,
     floor_to_uniform_grid,
     within_ratio,
 )
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-    from skldp.privacy._models import PrivacyModel
 
 
 def rr_truth(epsilon, k):
@@ -185,7 +183,9 @@ def _water_fill(m_hat, floor, slope):
     return p / p.sum()
 
 
-class RandomizedResponseChannel(AffineCounts, ClosedFormMaximumLikelihood, SymbolChannel):
+class RandomizedResponseChannel(
+    EpsilonLDP, AffineCounts, ClosedFormMaximumLikelihood, SymbolChannel
+):
     r"""The channel of k-ary randomized response.
 
     .. math::
@@ -220,9 +220,6 @@ class RandomizedResponseChannel(AffineCounts, ClosedFormMaximumLikelihood, Symbo
 
     def _key(self):
         return (self.epsilon, self.n_inputs)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_inputs))

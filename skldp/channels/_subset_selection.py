@@ -24,16 +24,20 @@ from scipy import sparse
 
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
-from skldp.channels._base import AffineCounts, exactly_within, floor_to_uniform_grid, within_ratio
+from skldp.channels._base import (
+    AffineCounts,
+    EpsilonLDP,
+    exactly_within,
+    floor_to_uniform_grid,
+    within_ratio,
+)
 from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import NDArray
 
-    from skldp.privacy._models import PrivacyModel
 
 #: Bytes of the boolean block the subset sampler works in (measured: 4 MiB beats 1 and 8 MiB).
 _BLOCK_BYTES = 1 << 22
@@ -95,7 +99,7 @@ def optimal_subset_size(epsilon, k):
     return int(np.argmin(var)) + 1
 
 
-class SubsetSelectionChannel(AffineCounts, BitVectorChannel):
+class SubsetSelectionChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
     r"""The channel of subset selection (k-subset mechanism) with subsets of size d.
 
     Parameters
@@ -139,9 +143,6 @@ class SubsetSelectionChannel(AffineCounts, BitVectorChannel):
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.subset_size)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     @property
     def bits_per_report(self) -> float:

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from skldp._docstring import substitute
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
-from skldp._docstring import substitute
-from skldp.channels._base import AffineCounts, floor_to_uniform_grid, within_ratio
+from skldp.channels._base import AffineCounts, EpsilonLDP, floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
     BitVectorChannel,
     PackedBitReports,
@@ -36,14 +36,12 @@ from skldp.channels._bits import (
     ceil_to_uniform_grid,
 )
 from skldp.channels._likelihood import LikelihoodModel
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import NDArray
 
-    from skldp.privacy._models import PrivacyModel
 _ULP = 2.0**-53
 
 #: Relative slack kept below e^epsilon in every stated ratio, so that likelihoods built as
@@ -506,7 +504,7 @@ _unary_parameters = substitute(
 
 
 @_unary_parameters
-class RAPPORChannel(UnaryEncodingChannel):
+class RAPPORChannel(EpsilonLDP, UnaryEncodingChannel):
     r"""The channel of (theta, epsilon)-generalized RAPPOR; basic one-time RAPPOR by default.
 
     The input x is one-hot encoded and each bit is reported independently:
@@ -546,12 +544,9 @@ class RAPPORChannel(UnaryEncodingChannel):
     def _key(self):
         return (self.epsilon, self.n_inputs, self.theta_param)
 
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
-
 
 @_unary_parameters
-class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
+class OptimizedUnaryEncodingChannel(EpsilonLDP, UnaryEncodingChannel):
     r"""The channel of optimized unary encoding (OUE): generalized RAPPOR at theta = 1/2.
 
     .. math::
@@ -581,6 +576,3 @@ class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
 
     def _key(self):
         return (self.epsilon, self.n_inputs)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)

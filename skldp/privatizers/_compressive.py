@@ -247,7 +247,7 @@ class RecursiveCompressive(BasePrivatizer):
 
     See Also
     --------
-    OneBitCompressive, skldp.estimators.SparseEstimator
+    OneBitCompressive, SymmetricCompressive, skldp.estimators.SparseEstimator
 
     Notes
     -----
@@ -324,6 +324,7 @@ class OneBitHadamardResponse(BasePrivatizer):
 
     See Also
     --------
+    HadamardResponse : The Hadamard mechanism with reports of about log2 k bits.
     OneBitCompressive, skldp.estimators.SparseEstimator
 
     Notes
