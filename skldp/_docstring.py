@@ -35,6 +35,16 @@ channel : Channel, fitted privatizer, list of them, or None, default=None
     The channel of reports that do not carry it (plain arrays, reports read from a file):
     a channel, the fitted privatizer that made the reports, or one per column. None reads
     it from the reports.""",
+    # the constructor of a channel
+    "channel_parameters": """\
+epsilon : float
+    Privacy budget, positive and finite.
+n_inputs : int
+    k, the number of categories: at least 2.""",
+    # a reference cited first by several classes (the footnote label is part of the text)
+    "ref_rappor": """\
+.. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
+   privacy-preserving ordinal response", CCS 2014.""",
     # fitted attributes of the privatizers
     "categories_": """\
 categories_ : list of ndarray

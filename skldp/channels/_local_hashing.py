@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from skldp._docstring import substitute
 from skldp._hashing import (
     input_digits,
     linear_hash,
@@ -79,15 +80,13 @@ def default_buckets(epsilon, n_inputs):
     return max(2, min(k, math.floor(math.exp(epsilon) + 0.5) + 1))
 
 
+@substitute()
 class LocalHashingChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
     r"""The channel of local hashing over k categories and g buckets.
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget, positive and finite.
-    n_inputs : int
-        k >= 2.
+    {channel_parameters}
     n_buckets : int
         g, 2 <= g <= 2**31 (2 is binary local hashing, BLH; ``default_buckets`` is OLH).
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from skldp._docstring import substitute
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import (
@@ -99,15 +100,13 @@ def optimal_subset_size(epsilon, k):
     return int(np.argmin(var)) + 1
 
 
+@substitute()
 class SubsetSelectionChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
     r"""The channel of subset selection (k-subset mechanism) with subsets of size d.
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget, positive and finite.
-    n_inputs : int
-        k >= 2.
+    {channel_parameters}
     subset_size : int
         d, 1 <= d <= k - 1 (d = 1 is k-ary randomized response).
 

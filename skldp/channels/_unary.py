@@ -528,8 +528,7 @@ class RAPPORChannel(EpsilonLDP, UnaryEncodingChannel):
 
     References
     ----------
-    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
-       privacy-preserving ordinal response", CCS 2014.
+    {ref_rappor}
     .. [2] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
        Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 2.4.
     """

@@ -281,8 +281,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
 
     References
     ----------
-    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
-       privacy-preserving ordinal response", CCS 2014.
+    {ref_rappor}
     .. [2] P. Kairouz, K. Bonawitz and D. Ramage, "Discrete Distribution Estimation under
        Local Privacy", ICML 2016, Sec. 5.2.
 

@@ -60,8 +60,7 @@ class RAPPOR(BasePrivatizer):
 
     References
     ----------
-    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
-       privacy-preserving ordinal response", CCS 2014.
+    {ref_rappor}
     .. [2] P. Kairouz, K. Bonawitz and D. Ramage, "Discrete Distribution Estimation under
        Local Privacy", ICML 2016, Sec. 4.2.
     .. [3] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
