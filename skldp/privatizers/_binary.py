@@ -28,16 +28,16 @@ class BinaryRandomizedResponse(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon_01 : float
-        Budget protecting ``categories_[0]`` against ``categories_[1]``: non-negative,
-        ``inf`` for no protection.
-    epsilon_10 : float
-        Budget protecting ``categories_[1]`` against ``categories_[0]``.
     categories : list of values, list of lists, or None, default=None
         The public domain, exactly two values per column, in the order the budgets refer to.
         None infers it from X (sorted) and warns with a PrivacyLeakWarning.
     {accountant}
     {random_state}
+    epsilon_01 : float
+        Budget protecting ``categories_[0]`` against ``categories_[1]``: non-negative,
+        ``inf`` for no protection.
+    epsilon_10 : float
+        Budget protecting ``categories_[1]`` against ``categories_[0]``.
 
     Attributes
     ----------

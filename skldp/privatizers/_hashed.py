@@ -148,19 +148,19 @@ class HashedRR(_OpenAlphabetPrivatizer):
     Parameters
     ----------
     {epsilon}
-    n_buckets : int, default=16
-        k >= 2: the range of each hash and the alphabet of k-RR. The best k grows with epsilon.
-    n_cohorts : int, default=8
-        C >= 1: the number of cohorts, each with its own hash.
     categories : None or list of values, default=None
         None for an open alphabet (nothing about the data is learned in ``fit``); a list of
         the public categories (one list per column) for the closed-alphabet variant.
+    {accountant}
+    {random_state}
+    n_cohorts : int, default=8
+        C >= 1: the number of cohorts, each with its own hash.
     hash_seed : int, default=0
         Selects the hash family (or the permutations); the server must use the same seed. The
         hashes are keyed BLAKE2b (module ``skldp._hashing``), identical on every machine and in
         every process. They are public: privacy does not depend on them.
-    {accountant}
-    {random_state}
+    n_buckets : int, default=16
+        k >= 2: the range of each hash and the alphabet of k-RR. The best k grows with epsilon.
 
     Attributes
     ----------
@@ -242,19 +242,19 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
     Parameters
     ----------
     {epsilon}
+    categories : None or list of values, default=None
+        None for an open alphabet; the public categories for the closed-alphabet variant.
+    {accountant}
+    {random_state}
+    n_cohorts : int, default=8
+        C >= 1.
+    hash_seed : int, default=0
+        Selects the hash family (or the permutations); the server must use the same seed.
     n_bits : int, default=32
         k >= 2: the Bloom filter size.
     n_hashes : int, default=1
         h >= 1: hashes per cohort. Each bit uses the budget epsilon / h (two filters differ in
         at most 2h bits). The paper found h = 1 always best.
-    n_cohorts : int, default=8
-        C >= 1.
-    categories : None or list of values, default=None
-        None for an open alphabet; the public categories for the closed-alphabet variant.
-    hash_seed : int, default=0
-        Selects the hash family (or the permutations); the server must use the same seed.
-    {accountant}
-    {random_state}
 
     Attributes
     ----------

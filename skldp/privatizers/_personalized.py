@@ -68,6 +68,10 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Budget of the common mechanism on protected outputs; positive and finite.
+    categories : list of values or None, default=None
+        The public domain of the value column. None infers it and warns.
+    {accountant}
+    {random_state}
     sensitive : list of values, default=()
         Values sensitive for everyone (X_S); may be empty.
     tags : list of str
@@ -76,10 +80,6 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         The common mechanism: utility-optimized RR or RAPPOR.
     theta : float or None, default=None
         uRAP's keep probability (None: its default); only with ``base='urap'``.
-    categories : list of values or None, default=None
-        The public domain of the value column. None infers it and warns.
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
