@@ -7,7 +7,7 @@ import dataclasses
 import math
 import sys
 from collections.abc import Sized
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -36,7 +36,6 @@ from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
@@ -79,7 +78,7 @@ def hyperparameters(cls: type[_T]) -> type[_T]:
         annotated ``ClassVar``, or it would become a parameter.
     """
     out = dataclasses.dataclass(cls, repr=False, eq=False, kw_only=True, match_args=False)
-    private = [f.name for f in dataclasses.fields(out) if f.name.startswith("_")]
+    private = [f.name for f in dataclasses.fields(cast(Any, out)) if f.name.startswith("_")]
     if private:
         raise TypeError(
             f"{cls.__name__} would take the private names {private} as parameters: annotate "
@@ -197,10 +196,11 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     ``transform`` encodes each value, samples its report from the channel with the resolved
     ``random_state``, and keeps pandas indexes. Subclasses declare their hyperparameters (see
     :func:`hyperparameters`, which writes ``__init__``), ``_parameter_constraints`` and
-    ``_make_channel``, and where needed the hooks ``_check_params`` (rules that tie several parameters together) and
-    ``_derived_attributes`` (learned attributes beyond ``categories_``, ``channel_`` and
-    ``privacy_``). A privatizer that reads its input differently overrides ``_fit`` and
-    ``_sample``. No privatizer overrides ``fit`` or ``transform``, so every one keeps the
+    ``_make_channel``, and where needed the hooks ``_check_params`` (rules that tie several
+    parameters together) and ``_derived_attributes`` (learned attributes beyond
+    ``categories_``, ``channel_`` and ``privacy_``). A privatizer that reads its input
+    differently overrides ``_fit`` and ``_sample``. No privatizer overrides ``fit`` or
+    ``transform``, so every one keeps the
     Dask path (see :ref:`scale`) and the same validation.
     """
 
@@ -391,7 +391,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
         columns, _ = self._read_columns(X, reset=True)
         categories = resolve_categories(self.categories, columns, min_size=self._min_categories)
-        for j, (col, cats) in enumerate(zip(columns, categories)):
+        for j, (col, cats) in enumerate(zip(columns, categories, strict=True)):
             encode(col, cats, j)
         self.categories_ = categories
         channels = [self._make_channel(cats, j) for j, cats in enumerate(categories)]
@@ -417,7 +417,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
 
     def report_specs(self) -> tuple[ReportSpec, ...]:
         """One :class:`~skldp._reports.ReportSpec` per column: what an estimator needs."""
-        return tuple(ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_))
+        return tuple(
+            ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_, strict=True)
+        )
 
     def transform(self, X: ArrayLike) -> Any:
         """Randomize every row.
@@ -546,7 +548,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """Encode each column of X and draw its reports with the channel's ``method``."""
         columns, index = self._read_columns(X, reset=False)
         parts = []
-        for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_)):
+        for j, (col, cats, ch) in enumerate(
+            zip(columns, self.categories_, self.channels_, strict=True)
+        ):
             idx = encode(col, cats, j)
             if method == "sample" and ch.n_inputs == len(cats):
                 # encode checked the indices against the domain, the channel's inputs:
@@ -748,7 +752,8 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self._solved = ()  # a read of a learned attribute inside the solve does not recurse
         try:
             results = [
-                self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
+                self._estimate(s.channel, st, self._n)
+                for s, st in zip(self._specs, self._stats, strict=True)
             ]
         except BaseException:
             del self._solved  # the next read tries again (and raises again)
@@ -805,7 +810,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             if any(_is_fitted_privatizer(item) for item in given):
                 kept = [
                     copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
-                    for item, cloned in zip(given, new.channel)
+                    for item, cloned in zip(given, new.channel, strict=True)
                 ]
                 new.set_params(channel=type(given)(kept))
         elif _is_fitted_privatizer(given):
@@ -950,7 +955,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         if hasattr(self, "_specs"):
             stats = [
                 self._merge_statistics(s.channel, a, b)
-                for s, a, b in zip(specs, self._stats, stats)
+                for s, a, b in zip(specs, self._stats, stats, strict=True)
             ]
             n += self._n
         if n == 0:
@@ -1015,7 +1020,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         """
         values, specs = self._read_fitted(X)
         total = np.zeros(values.shape[0])
-        for (spec, col), p in zip(self._blocks(values, specs), self._distributions()):
+        for (spec, col), p in zip(self._blocks(values, specs), self._distributions(), strict=True):
             total += spec.channel.log_likelihood(col, self._model_distribution(p))
         return total
 

@@ -22,6 +22,7 @@ memory, broken pipes and unwritable outputs end with exit code 2 and a one-line 
 """
 
 import argparse
+import contextlib
 import functools
 import gzip
 import hashlib
@@ -168,10 +169,8 @@ class _Outputs:
 
     def discard(self):
         for tmp, _ in self._files:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         self._files = []
 
 
@@ -495,7 +494,8 @@ def _cmd_privatize(args):
     missing = entry.missing(params)
     if missing:
         raise CLIError(
-            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)"
+            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} "
+            "(give them with -p)"
         )
     defaults = _defaults(entry.cls)
     default_epsilon = "epsilon" not in params and "epsilon" in defaults
@@ -658,7 +658,8 @@ def _load_metadata(path):
         raise CLIError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
     if not isinstance(meta, dict) or meta.get("format") not in (_FORMAT, *_OLD_FORMATS):
         raise CLIError(
-            f"metadata file {path!r} was not written by 'skldp privatize' (format {_FORMAT} expected)"
+            f"metadata file {path!r} was not written by 'skldp privatize' "
+            f"(format {_FORMAT} expected)"
         )
     old = meta["format"] in _OLD_FORMATS
     required = ["mechanism", "params", "categories", "report_columns"]
@@ -1056,7 +1057,7 @@ def _demo_plot(path, data, estimates, table):
     truth = panels[0][1]
     vmin = float(truth[truth > 0].min())
     vmax = max(float(np.max(values)) for _, values in panels)
-    for ax, (title, values) in zip(axes, panels):
+    for ax, (title, values) in zip(axes, panels, strict=False):  # one axis more: the colour bar
         plot_grid_heatmap(
             values,
             shape,
@@ -1159,7 +1160,10 @@ def _cmd_demo(args):
     )
     shown = (
         table.assign(
-            tv=[f"{m:.4f} ± {m - lo:.4f}" for m, lo in zip(table["tv"], table["tv_low"])],
+            tv=[
+                f"{m:.4f} ± {m - lo:.4f}"
+                for m, lo in zip(table["tv"], table["tv_low"], strict=True)
+            ],
             privatize_s=table["privatize_s"].map("{:.3f}".format),
             estimate_s=table["estimate_s"].map("{:.3f}".format),
         )
@@ -1368,7 +1372,9 @@ def build_parser():
     mech = sub.add_parser(
         "mechanisms",
         help="list the mechanisms and their guarantees",
-        description="List the mechanisms by the names privatize takes, with their privacy guarantees.",
+        description=(
+            "List the mechanisms by the names privatize takes, with their privacy guarantees."
+        ),
     )
     mech.add_argument(
         "--all", action="store_true", help="also list mechanisms that this build does not have"
@@ -1378,10 +1384,10 @@ def build_parser():
     priv = sub.add_parser(
         "privatize",
         help="randomize a column of a CSV or Parquet file",
-        description="Randomize every value of one column with a mechanism, write the reports (one row "
-        "per input row, in order) and a JSON metadata file that 'skldp estimate' reads. Values are "
-        "compared with the categories as text. The file is read and written in chunks; reports and "
-        "metadata appear together when both are complete.",
+        description="Randomize every value of one column with a mechanism, write the reports "
+        "(one row per input row, in order) and a JSON metadata file that 'skldp estimate' reads. "
+        "Values are compared with the categories as text. The file is read and written in "
+        "chunks; reports and metadata appear together when both are complete.",
         epilog=_mechanisms_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -1414,7 +1420,10 @@ def build_parser():
     )
     priv.add_argument(
         "--categories",
-        help="the public domain, comma-separated (optional for open-alphabet mechanisms such as hashed-rr)",
+        help=(
+            "the public domain, comma-separated (optional for open-alphabet mechanisms such as "
+            "hashed-rr)"
+        ),
     )
     priv.add_argument("--categories-file", help="the public domain, one category per line")
     priv.add_argument(

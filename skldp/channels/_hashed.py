@@ -135,7 +135,8 @@ def collision_groups(signatures):
 def _no_variance(shape):
     warn(
         f"the exact variance needs the pseudo-inverse of the {shape[0]} x {shape[1]} incidence "
-        f"matrix, which is not formed above {_least_squares.VARIANCE_LIMIT} rows and columns; returning NaN",
+        f"matrix, which is not formed above {_least_squares.VARIANCE_LIMIT} rows and columns; "
+        f"returning NaN",
         RuntimeWarning,
     )
     return np.full(shape[1], np.nan)
@@ -318,7 +319,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     # -- likelihood ------------------------------------------------------------------------------
     def _likelihood(self, reports):
         c, y = np.divmod(reports, self.n_buckets)
-        hit = self.buckets[:, c].T == y[:, None]
+        hit = y[:, None] == self.buckets[:, c].T
         return (self.other + self._a * hit) / self.n_cohorts
 
     def _to_dense(self):

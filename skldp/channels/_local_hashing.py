@@ -215,7 +215,7 @@ class LocalHashingChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
             )
         return counts
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def _em_model(self, reports):
         """The exact likelihood of checked reports: their support incidence, bit-packed.
 
@@ -227,7 +227,7 @@ class LocalHashingChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
             self, PackedBitReports.from_bits(self.support(reports).view(np.uint8))
         )
 
-    # -- likelihood ----------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         return np.full(reports.shape[0], self._log_scale0)
 

@@ -244,7 +244,7 @@ class SubsetSelectionChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
             shape=(n, self.width),
         )
 
-    # -- likelihood ----------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         return np.full(reports.shape[0], self._log_scale0)
 
@@ -253,7 +253,7 @@ class SubsetSelectionChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
         R[reports.sum(axis=1, dtype=np.int64) != self.subset_size] = 0.0
         return R
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def _em_model(self, reports):
         """The exact likelihood of checked reports: an :class:`~skldp.channels.IncidenceModel`
         of the bit-packed subsets (two passes of byte-table look-ups per step)."""

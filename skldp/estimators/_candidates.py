@@ -34,7 +34,8 @@ def _candidate_array(candidates):
         _, first, counts = np.unique(texts, return_index=True, return_counts=True)
         dup = texts[first[counts > 1]][:5]
         raise ValueError(
-            f"candidates must be distinct as text (values are hashed through str); these repeat: {list(dup)}"
+            f"candidates must be distinct as text (values are hashed through str); these repeat: "
+            f"{list(dup)}"
         )
     return cands
 
@@ -110,10 +111,11 @@ class CandidateEstimator(BaseDistributionEstimator):
     at an exact zero, left out of the least-squares system and listed in ``unreported_``; the
     projection and EM run over the other candidates only, and the projection also gives exact
     zeros to the candidates it cuts. (If no candidate at all was reported, the reports say
-    nothing about the candidates: a warning is raised and the estimate is uniform.) Candidates that share their bucket in every cohort
-    (identical columns of H) cannot be told apart by any estimator: least squares splits their
-    total evenly, and they are listed in ``indistinguishable_``. Values outside the dictionary still add to the
-    bucket counts; the estimate describes the candidates as if they were the whole alphabet.
+    nothing about the candidates: a warning is raised and the estimate is uniform.) Candidates
+    that share their bucket in every cohort (identical columns of H) cannot be told apart by
+    any estimator: least squares splits their total evenly, and they are listed in
+    ``indistinguishable_``. Values outside the dictionary still add to the bucket counts; the
+    estimate describes the candidates as if they were the whole alphabet.
 
     The system has at most :math:`C(k-1)+1` independent rows (every cohort's rows add up to
     the same total). With more candidates than that it is underdetermined, and the
@@ -273,7 +275,8 @@ class CandidateEstimator(BaseDistributionEstimator):
             )
             if not converged:
                 warn(
-                    f"EM did not converge in max_iter={self.max_iter} iterations; raise max_iter or tol",
+                    f"EM did not converge in max_iter={self.max_iter} iterations; raise max_iter "
+                    f"or tol",
                     ConvergenceWarning,
                 )
             out.update(
@@ -288,9 +291,9 @@ class CandidateEstimator(BaseDistributionEstimator):
         if isinstance(cats, list):
             return {
                 "indistinguishable_": [
-                    [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)
+                    [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats, strict=True)
                 ],
-                "unreported_": [np.asarray(c)[u] for u, c in zip(unrep, cats)],
+                "unreported_": [np.asarray(c)[u] for u, c in zip(unrep, cats, strict=True)],
             }
         return {
             "indistinguishable_": [np.asarray(cats)[g] for g in groups],

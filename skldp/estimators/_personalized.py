@@ -194,7 +194,8 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     def _check_channel(channel):
         if not isinstance(channel, PersonalizedChannel):
             raise TypeError(
-                f"PersonalizedEstimator reads reports of PersonalizedULDP; got reports of {type(channel).__name__}"
+                f"PersonalizedEstimator reads reports of PersonalizedULDP; got reports of "
+                f"{type(channel).__name__}"
             )
 
     def _chunk_statistics(self, channel, values):
@@ -223,7 +224,7 @@ class PersonalizedEstimator(BaseDistributionEstimator):
                 )
             entries = list(given)
         out = []
-        for tag, pi in zip(tags, entries):
+        for tag, pi in zip(tags, entries, strict=True):
             if pi is None:
                 out.append(None)
             else:
