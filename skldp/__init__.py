@@ -4,7 +4,7 @@ Privatizers (transformers) randomize each person's value on their device; estima
 the distribution from the reports through the mechanism's channel.
 """
 
-from skldp import channels, datasets, metrics, privacy, projection
+from skldp import channels, datasets, metrics, privacy, privatizers, projection
 from skldp._memory import get_memory_limit, memory_limit, set_memory_limit
 from skldp.estimators import (
     CandidateEstimator,
@@ -16,54 +16,36 @@ from skldp.estimators import (
     SparseEstimator,
 )
 from skldp.exceptions import ChannelMismatchError, MemoryLimitError, PrivacyLeakWarning
-from skldp.privatizers import (
-    RAPPOR,
-    AttributeSampling,
-    BinaryRandomizedResponse,
-    BlockHadamardResponse,
-    BudgetSplitting,
-    HadamardResponse,
-    HashedRAPPOR,
-    HashedRR,
-    HighLowHadamardResponse,
-    LocalHashing,
-    OneBitCompressive,
-    OneBitHadamardResponse,
-    OptimizedUnaryEncoding,
-    PersonalizedULDP,
-    RandomizedResponse,
-    RecursiveCompressive,
-    SubsetSelection,
-    SymmetricCompressive,
-    UtilityOptimizedRAPPOR,
-    UtilityOptimizedRR,
-    grid_blocks,
+from skldp.privatizers import (  # "X as X": re-exported, for linters and type checkers
+    RAPPOR as RAPPOR,
+    AttributeSampling as AttributeSampling,
+    BinaryRandomizedResponse as BinaryRandomizedResponse,
+    BlockHadamardResponse as BlockHadamardResponse,
+    BudgetSplitting as BudgetSplitting,
+    HadamardResponse as HadamardResponse,
+    HashedRAPPOR as HashedRAPPOR,
+    HashedRR as HashedRR,
+    HighLowHadamardResponse as HighLowHadamardResponse,
+    LocalHashing as LocalHashing,
+    OneBitCompressive as OneBitCompressive,
+    OneBitHadamardResponse as OneBitHadamardResponse,
+    OptimizedUnaryEncoding as OptimizedUnaryEncoding,
+    PersonalizedULDP as PersonalizedULDP,
+    RandomizedResponse as RandomizedResponse,
+    RecursiveCompressive as RecursiveCompressive,
+    SubsetSelection as SubsetSelection,
+    SymmetricCompressive as SymmetricCompressive,
+    UtilityOptimizedRAPPOR as UtilityOptimizedRAPPOR,
+    UtilityOptimizedRR as UtilityOptimizedRR,
+    grid_blocks as grid_blocks,
 )
 
 __version__ = "0.1.0.dev0"
 
+# The privatizers' list is theirs (skldp.privatizers.__all__), so that a new mechanism is named
+# once; the rest is written here.
 __all__ = [
-    "RandomizedResponse",
-    "BinaryRandomizedResponse",
-    "HadamardResponse",
-    "BlockHadamardResponse",
-    "HighLowHadamardResponse",
-    "grid_blocks",
-    "RAPPOR",
-    "OptimizedUnaryEncoding",
-    "UtilityOptimizedRR",
-    "UtilityOptimizedRAPPOR",
-    "PersonalizedULDP",
-    "HashedRR",
-    "HashedRAPPOR",
-    "OneBitCompressive",
-    "SymmetricCompressive",
-    "RecursiveCompressive",
-    "OneBitHadamardResponse",
-    "LocalHashing",
-    "SubsetSelection",
-    "BudgetSplitting",
-    "AttributeSampling",
+    *privatizers.__all__,
     "EmpiricalEstimator",
     "ProjectedEstimator",
     "EMEstimator",

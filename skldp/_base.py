@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
+import sys
 from collections.abc import Sized
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -39,14 +41,55 @@ from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
 
     from skldp._typing import RandomStateLike
 
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+elif sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # it only tells type checkers what the decorator does
+
+    def dataclass_transform(**_):
+        return lambda obj: obj
+
+
 _WARNED = "warned"
+_T = TypeVar("_T")
+
+
+@dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field,))
+def hyperparameters(cls: type[_T]) -> type[_T]:
+    """Class decorator: write ``__init__`` from the class's annotated hyperparameters.
+
+    scikit-learn's rule for ``__init__`` is the same for every privatizer: keyword arguments,
+    each stored verbatim under its own name, and nothing else (no logic, no validation:
+    ``fit`` checks them). So it is written once, here, by :func:`dataclasses.dataclass`. A
+    class declares its hyperparameters as annotated class attributes with their defaults;
+    they follow those of its bases (``categories``, ``accountant`` and ``random_state`` of
+    :class:`BasePrivatizer`) and are keyword-only, except one declared with
+    ``dataclasses.field(default=..., kw_only=False)`` (``epsilon``, the one positional
+    argument). No ``__repr__`` or ``__eq__`` is written: scikit-learn's repr stays, and
+    privatizers compare and hash by identity, as every scikit-learn estimator does.
+    A class that writes its own ``__init__`` keeps it.
+
+    Raises
+    ------
+    TypeError
+        When an annotated class attribute is private (``_name``): a class constant is
+        annotated ``ClassVar``, or it would become a parameter.
+    """
+    out = dataclasses.dataclass(cls, repr=False, eq=False, kw_only=True, match_args=False)
+    private = [f.name for f in dataclasses.fields(cast(Any, out)) if f.name.startswith("_")]
+    if private:
+        raise TypeError(
+            f"{cls.__name__} would take the private names {private} as parameters: annotate "
+            "class constants with typing.ClassVar"
+        )
+    return out
 
 
 def _same_seed(a, b):
@@ -149,26 +192,33 @@ class DocumentationLinkMixin:
         return {"version": version, "name": f"{module}.{cls.__name__}"}
 
 
+@hyperparameters
 class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     """Base class of privatizers: scikit-learn transformers that randomize each row.
 
     ``fit`` checks the hyperparameters against ``_parameter_constraints``, fixes the public
     domain ``categories_`` and builds one channel per column with the hook ``_make_channel``;
     ``transform`` encodes each value, samples its report from the channel with the resolved
-    ``random_state``, and keeps pandas indexes. Subclasses write ``__init__`` (storing
-    parameters only), ``_parameter_constraints`` and ``_make_channel``, and where needed the
-    hooks ``_check_params`` (rules that tie several parameters together) and
-    ``_derived_attributes`` (learned attributes beyond ``categories_``, ``channel_`` and
-    ``privacy_``). A privatizer that reads its input differently overrides ``_fit`` and
-    ``_sample``. No privatizer overrides ``fit`` or ``transform``, so every one keeps the
+    ``random_state``, and keeps pandas indexes. Subclasses declare their hyperparameters (see
+    :func:`hyperparameters`, which writes ``__init__``), ``_parameter_constraints`` and
+    ``_make_channel``, and where needed the hooks ``_check_params`` (rules that tie several
+    parameters together) and ``_derived_attributes`` (learned attributes beyond
+    ``categories_``, ``channel_`` and ``privacy_``). A privatizer that reads its input
+    differently overrides ``_fit`` and ``_sample``. No privatizer overrides ``fit`` or
+    ``transform``, so every one keeps the
     Dask path (see :ref:`scale`) and the same validation.
     """
 
+    #: The hyperparameters of every privatizer (each class declares its own after these).
+    categories: ArrayLike | None = None
+    accountant: PrivacyAccountant | None = None
+    random_state: RandomStateLike | None = None
+
     #: Fewest categories a column may have.
-    _min_categories = 2
+    _min_categories: ClassVar[int] = 2
 
     #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
-    _parameter_constraints: dict = {}
+    _parameter_constraints: ClassVar[dict] = {}
 
     def __init_subclass__(cls, **kwargs):
         # Every privatizer takes accountant=: its constraint is declared here, once, beside
@@ -526,7 +576,12 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     def get_feature_names_out(
         self, input_features: Sequence[str] | NDArray[Any] | None = None
     ) -> NDArray[np.object_]:
-        """Output column names: the input name for symbol reports, ``name_j`` for bit j."""
+        """Output column names: the input name for symbol reports, ``name_j`` for bit j.
+
+        The reports of channel j are named after input column j; a privatizer that reads
+        several columns into one channel (:class:`~skldp.privatizers.PersonalizedULDP`: the
+        value and its tag) names its reports after the first.
+        """
         check_is_fitted(self)
         if input_features is None:
             input_features = getattr(self, "feature_names_in_", None)
@@ -697,6 +752,7 @@ def read_reports(X, given):
     return values, specs
 
 
+@hyperparameters
 class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstimator):
     """Base class of distribution estimators: they read reports through their channel.
 
@@ -711,11 +767,15 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
     adds the statistics and solves at once, so that its errors and warnings come from
     ``fit``, as in scikit-learn. No estimator overrides ``fit`` or ``partial_fit``. Reports
     carry their channel; plain arrays need ``channel=`` (a channel, a fitted privatizer, or a
-    list with one per column).
+    list with one per column). Subclasses declare their hyperparameters after ``channel``
+    (see :func:`hyperparameters`).
     """
 
+    #: The hyperparameter of every estimator: the channel of reports that do not carry it.
+    channel: Channel | list | None = None
+
     #: The values each ``__init__`` parameter may take (see ``skldp._validation``).
-    _parameter_constraints: dict = {"channel": [CHANNEL]}
+    _parameter_constraints: ClassVar[dict] = {"channel": [CHANNEL]}
 
     # -- hooks ----------------------------------------------------------------------------------
     def _check_params(self):
@@ -752,7 +812,7 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         raise NotImplementedError
 
     #: Interval methods this estimator offers (see :meth:`confidence_interval`).
-    _interval_methods: tuple[str, ...] = ("bootstrap",)
+    _interval_methods: ClassVar[tuple[str, ...]] = ("bootstrap",)
     #: The method ``confidence_interval(method="auto")`` uses.
     _default_interval_method = "bootstrap"
 

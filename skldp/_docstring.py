@@ -35,6 +35,16 @@ channel : Channel, fitted privatizer, list of them, or None, default=None
     The channel of reports that do not carry it (plain arrays, reports read from a file):
     a channel, the fitted privatizer that made the reports, or one per column. None reads
     it from the reports.""",
+    # the constructor of a channel
+    "channel_parameters": """\
+epsilon : float
+    Privacy budget, positive and finite.
+n_inputs : int
+    k, the number of categories: at least 2.""",
+    # a reference cited first by several classes (the footnote label is part of the text)
+    "ref_rappor": """\
+.. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
+   privacy-preserving ordinal response", CCS 2014.""",
     # fitted attributes of the privatizers
     "categories_": """\
 categories_ : list of ndarray
@@ -50,9 +60,47 @@ feature_names_in_ : ndarray of shape (n_features_in_,)
     Column names, when X has string column names.""",
 }
 
+# fitted attributes of the estimators
+PARAMETERS["report_counts"] = """\
+n_reports_ : int
+    Reports seen by ``fit`` and ``partial_fit``.
+n_features_in_ : int
+    Number of report columns."""
+PARAMETERS["estimator_attributes"] = "\n".join(
+    [
+        "categories_ : ndarray of shape (n_categories,)\n"
+        "    The categories, from the privatizer (``arange(k)`` for a bare channel).",
+        PARAMETERS["report_counts"],
+    ]
+)
+
+#: Entries made of others, in the order of the privatizers' signatures (see
+#: ``skldp._base.hyperparameters``): what every privatizer takes after ``epsilon``; the fitted
+#: attributes of a privatizer with one plain channel per column (its channel's class given to
+#: :func:`substitute` as ``channel_type``); and, with their headers, the whole Parameters and
+#: Attributes sections of a privatizer that has nothing of its own to add to them.
+PARAMETERS["common_parameters"] = "\n".join(
+    PARAMETERS[name] for name in ("categories", "accountant", "random_state")
+)
+PARAMETERS["fitted_attributes"] = "\n".join(
+    [
+        "channel_ : {channel_type} or list of them\n"
+        "    The channel of each column (a list for several columns).",
+        PARAMETERS["privacy_"],
+        PARAMETERS["n_features_in_"],
+    ]
+)
+PARAMETERS["privatizer_parameters_section"] = "\n".join(
+    ["Parameters\n----------", PARAMETERS["epsilon"], PARAMETERS["common_parameters"]]
+)
+PARAMETERS["privatizer_attributes_section"] = "\n".join(
+    ["Attributes\n----------", PARAMETERS["categories_"], PARAMETERS["fitted_attributes"]]
+)
+
 _PLACEHOLDER = re.compile(
     r"^(?P<indent>[ \t]*)\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}[ \t]*$", re.MULTILINE
 )
+_FIELD = re.compile(r"\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def substitute(**entries):
@@ -61,20 +109,29 @@ def substitute(**entries):
     Parameters
     ----------
     **entries : str
-        Entries for this docstring only, added to (or replacing) :data:`PARAMETERS`.
+        Entries for this docstring only, added to (or replacing) :data:`PARAMETERS`. A
+        one-line entry also fills its name in braces inside a shared text
+        (``channel_type="RAPPORChannel"`` for the ``{channel_type}`` of ``fitted_attributes``).
 
     Raises
     ------
     KeyError
-        At import time, when a placeholder names no entry.
+        At import time, when a placeholder names no entry, or a shared text names a word
+        that the call does not give.
     """
     table = {**PARAMETERS, **{k: textwrap.dedent(v).strip("\n") for k, v in entries.items()}}
+    words = {k: v for k, v in entries.items() if "\n" not in v}
+
+    def word(match):
+        if match.group("name") not in words:
+            raise KeyError(f"shared docstring text needs {match.group('name')}= in substitute()")
+        return words[match.group("name")]
 
     def fill(match):
         name = match.group("name")
         if name not in table:
             raise KeyError(f"docstring placeholder {{{name}}} names no shared parameter text")
-        return textwrap.indent(table[name], match.group("indent"))
+        return textwrap.indent(_FIELD.sub(word, table[name]), match.group("indent"))
 
     def decorate(obj):
         if obj.__doc__:

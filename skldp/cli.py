@@ -22,6 +22,8 @@ memory, broken pipes and unwritable outputs end with exit code 2 and a one-line 
 """
 
 import argparse
+import contextlib
+import functools
 import gzip
 import hashlib
 import inspect
@@ -167,10 +169,8 @@ class _Outputs:
 
     def discard(self):
         for tmp, _ in self._files:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         self._files = []
 
 
@@ -494,7 +494,8 @@ def _cmd_privatize(args):
     missing = entry.missing(params)
     if missing:
         raise CLIError(
-            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)"
+            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} "
+            "(give them with -p)"
         )
     defaults = _defaults(entry.cls)
     default_epsilon = "epsilon" not in params and "epsilon" in defaults
@@ -657,7 +658,8 @@ def _load_metadata(path):
         raise CLIError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
     if not isinstance(meta, dict) or meta.get("format") not in (_FORMAT, *_OLD_FORMATS):
         raise CLIError(
-            f"metadata file {path!r} was not written by 'skldp privatize' (format {_FORMAT} expected)"
+            f"metadata file {path!r} was not written by 'skldp privatize' "
+            f"(format {_FORMAT} expected)"
         )
     old = meta["format"] in _OLD_FORMATS
     required = ["mechanism", "params", "categories", "report_columns"]
@@ -1024,24 +1026,13 @@ def _demo_mechanisms(epsilon, grid_shape, k, seed):
         out.append((label, "block-structured", make if block else None, "BlockHadamardResponse"))
     rng = np.random.default_rng(seed)
     sensitive = np.sort(rng.choice(k, size=k // 100, replace=False)).tolist()
-    hl = available("high-low-hadamard")
-    out.append(
-        (
-            "High-low Hadamard",
-            "high-low (1% sensitive)",
-            (lambda: hl(epsilon=epsilon, sensitive=sensitive)) if hl else None,
-            "HighLowHadamardResponse",
-        )
-    )
-    urr = available("urr")
-    out.append(
-        (
-            "uRR",
-            "utility-optimized (1% sensitive)",
-            (lambda: urr(epsilon=epsilon, sensitive=sensitive)) if urr else None,
-            "UtilityOptimizedRR",
-        )
-    )
+    for name, label, kind, note in [
+        ("high-low-hadamard", "High-low Hadamard", "high-low", "HighLowHadamardResponse"),
+        ("urr", "uRR", "utility-optimized", "UtilityOptimizedRR"),
+    ]:
+        cls = available(name)
+        make = functools.partial(cls, epsilon=epsilon, sensitive=sensitive) if cls else None
+        out.append((label, f"{kind} (1% sensitive)", make, note))
     return out
 
 
@@ -1066,7 +1057,7 @@ def _demo_plot(path, data, estimates, table):
     truth = panels[0][1]
     vmin = float(truth[truth > 0].min())
     vmax = max(float(np.max(values)) for _, values in panels)
-    for ax, (title, values) in zip(axes, panels):
+    for ax, (title, values) in zip(axes, panels, strict=False):  # one axis more: the colour bar
         plot_grid_heatmap(
             values,
             shape,
@@ -1169,7 +1160,10 @@ def _cmd_demo(args):
     )
     shown = (
         table.assign(
-            tv=[f"{m:.4f} ± {m - lo:.4f}" for m, lo in zip(table["tv"], table["tv_low"])],
+            tv=[
+                f"{m:.4f} ± {m - lo:.4f}"
+                for m, lo in zip(table["tv"], table["tv_low"], strict=True)
+            ],
             privatize_s=table["privatize_s"].map("{:.3f}".format),
             estimate_s=table["estimate_s"].map("{:.3f}".format),
         )
@@ -1226,51 +1220,48 @@ def _strict_float(text):
     return float(text)
 
 
-def _epsilon(text):
-    try:
-        value = _strict_float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"epsilon must be a positive number such as 1 or 0.5; got {text!r}"
-        ) from None
-    if not (value > 0 and np.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"epsilon must be a positive finite number; got {text!r}")
-    return value
+def _argument(convert, ok, message, unreadable=None):
+    """An argparse ``type``: ``convert(text)``, kept when ``ok(value)``.
+
+    Text that ``convert`` cannot read (a ValueError) fails with ``unreadable`` (by default
+    ``message``), a value that ``ok`` refuses with ``message``; both end with "; got '<text>'".
+    """
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{unreadable or message}; got {text!r}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{message}; got {text!r}")
+        return value
+
+    return parse
 
 
-def _alpha(text):
-    try:
-        value = _strict_float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"alpha must be a number in (0, 1); got {text!r}")
-    return value
+def _integer(pattern):
+    """A converter reading text that matches ``pattern`` (around white space) as an int."""
+
+    def convert(text):
+        if re.fullmatch(pattern, text.strip()) is None:
+            raise ValueError(text)
+        return int(text)
+
+    return convert
 
 
-def _positive_int(text):
-    if re.fullmatch(r"\+?\d+", text.strip()) is None or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
-    return int(text)
-
-
-def _jobs(text):
-    message = f"jobs must be a non-zero integer (-1 for all cores); got {text!r}"
-    if re.fullmatch(r"[+-]?\d+", text.strip()) is None or int(text) == 0:
-        raise argparse.ArgumentTypeError(message)
-    return int(text)
-
-
-def _seed(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"the seed must be a non-negative integer; got {text!r}"
-        ) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"the seed must be a non-negative integer; got {text!r}")
-    return value
+_epsilon = _argument(
+    _strict_float,
+    lambda v: v > 0 and np.isfinite(v),
+    "epsilon must be a positive finite number",
+    unreadable="epsilon must be a positive number such as 1 or 0.5",
+)
+_alpha = _argument(_strict_float, lambda v: 0 < v < 1, "alpha must be a number in (0, 1)")
+_positive_int = _argument(_integer(r"\+?\d+"), lambda v: v >= 1, "expected a positive integer")
+_jobs = _argument(
+    _integer(r"[+-]?\d+"), lambda v: v != 0, "jobs must be a non-zero integer (-1 for all cores)"
+)
+_seed = _argument(int, lambda v: v >= 0, "the seed must be a non-negative integer")
 
 
 def _shown(value):
@@ -1381,7 +1372,9 @@ def build_parser():
     mech = sub.add_parser(
         "mechanisms",
         help="list the mechanisms and their guarantees",
-        description="List the mechanisms by the names privatize takes, with their privacy guarantees.",
+        description=(
+            "List the mechanisms by the names privatize takes, with their privacy guarantees."
+        ),
     )
     mech.add_argument(
         "--all", action="store_true", help="also list mechanisms that this build does not have"
@@ -1391,10 +1384,10 @@ def build_parser():
     priv = sub.add_parser(
         "privatize",
         help="randomize a column of a CSV or Parquet file",
-        description="Randomize every value of one column with a mechanism, write the reports (one row "
-        "per input row, in order) and a JSON metadata file that 'skldp estimate' reads. Values are "
-        "compared with the categories as text. The file is read and written in chunks; reports and "
-        "metadata appear together when both are complete.",
+        description="Randomize every value of one column with a mechanism, write the reports "
+        "(one row per input row, in order) and a JSON metadata file that 'skldp estimate' reads. "
+        "Values are compared with the categories as text. The file is read and written in "
+        "chunks; reports and metadata appear together when both are complete.",
         epilog=_mechanisms_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -1427,7 +1420,10 @@ def build_parser():
     )
     priv.add_argument(
         "--categories",
-        help="the public domain, comma-separated (optional for open-alphabet mechanisms such as hashed-rr)",
+        help=(
+            "the public domain, comma-separated (optional for open-alphabet mechanisms such as "
+            "hashed-rr)"
+        ),
     )
     priv.add_argument("--categories-file", help="the public domain, one category per line")
     priv.add_argument(

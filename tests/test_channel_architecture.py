@@ -38,6 +38,11 @@ BANNED = [
         "(SparseMeasurements, CohortIncidence, ...) and test it with isinstance",
     ),
     (
+        ("",),
+        r"\bhasattr\(\s*channel\b",
+        "a channel is a skldp.channels.Channel: test it with isinstance, not by its members",
+    ),
+    (
         ("channels", "estimators"),
         r"\b_ls_blocks\b|\bem_statistics\b|\bstatistics_from_em\b|\bmerge_em_statistics\b",
         "EM state lives in the likelihood model (channel.em_model); least-squares blocks are "
@@ -85,6 +90,7 @@ def test_banned_patterns_would_be_found():
     samples = [
         'if channel.report_kind == "symbol":',
         'hook = getattr(channel, "sparse_measurements", None)',
+        'if hasattr(channel, "to_dense"):',
         "blocks=getattr(channel, '_ls_blocks', None)",
         "raise NotImplementedError",
         "import weakref",

@@ -25,6 +25,7 @@ from scipy.sparse.linalg import LinearOperator, lsqr
 from skldp._memory import check_allocation
 from skldp._validation import check_probability_vector
 from skldp.channels._likelihood import MultinomialModel
+from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
@@ -148,6 +149,13 @@ def _check_posterior_size(n_reports, n_inputs, report_width=0):
     )
 
 
+def mechanism_repr(mechanism: Any, **fields: Any) -> str:
+    """``Name(epsilon=1, field=value, ...)``: a mechanism shown by its budget (``%g``), then
+    ``fields`` in the order given."""
+    args = [f"epsilon={mechanism.epsilon:g}", *(f"{k}={v}" for k, v in fields.items())]
+    return f"{type(mechanism).__name__}({', '.join(args)})"
+
+
 class _Mechanism(ABC):
     """What every channel and open-alphabet channel shares: identity, guarantee, report format.
 
@@ -174,6 +182,11 @@ class _Mechanism(ABC):
 
     def __repr__(self):
         return f"{type(self).__name__}{self._key()!r}"
+
+    def __reduce__(self):
+        # Pickled as its constructor call: by default ``_key()`` is the constructor's
+        # arguments, in order (a mechanism whose key is another thing writes its own).
+        return (type(self), self._key())
 
     @abstractmethod
     def guarantee(self) -> PrivacyModel:
@@ -447,13 +460,14 @@ class Channel(_Mechanism):
             between steps; the channel itself is left unchanged.
         """
 
-    # -- dense form ----------------------------------------------------------------------------------
+    # -- dense form --------------------------------------------------------------------------------
     def to_dense(self) -> NDArray[np.float64]:
         """The explicit n_inputs x n_outputs matrix Q (small channels only)."""
         self._check_dense_size()
         if self.n_inputs * self.n_outputs > MAX_DENSE_ENTRIES:
             raise ValueError(
-                f"to_dense would build a {self.n_inputs} x {self.n_outputs} matrix; it is for small channels"
+                f"to_dense would build a {self.n_inputs} x {self.n_outputs} matrix; it is for "
+                "small channels"
             )
         return self._to_dense()
 
@@ -462,6 +476,59 @@ class Channel(_Mechanism):
 
     def _to_dense(self):
         return np.stack([self._forward(row) for row in np.eye(self.n_inputs)])
+
+
+class AffineCounts:
+    r"""The linear map of a channel whose statistic of category x counts its supporting reports.
+
+    Report i supports category x (k-RR: reports x; unary encodings: sets bit x; local
+    hashing: hashes x to its bucket; subset selection: contains x) with probability
+    :math:`q_x + d_x [x_i = x]`, so the statistic :math:`s_x` (the count of supporting
+    reports) has
+
+    .. math::
+
+        E[s_x] / n = m_x = q_x + d_x p_x, \qquad \hat p_x = \frac{s_x / n - q_x}{d_x},
+        \qquad \mathrm{Var}\, \hat p_x = \frac{m_x (1 - m_x)}{n d_x^2},
+
+    since the indicators of x are independent Bernoulli(:math:`m_x`) over reports (the
+    correlations between categories within one report do not enter one coordinate's
+    variance). A category of frequency zero is supported with probability :math:`q_x`,
+    whatever p. Written once here for k-RR (Kairouz et al., ICML 2016), the unary encodings
+    (Wang et al., USENIX Security 2017), local hashing (ibid.) and subset selection (Ye and
+    Barg, IEEE Trans. Inf. Theory 2018). A subclass sets ``_offset`` (q) and ``_slope``
+    (d > 0), each a float or one per category; one with an ``_offset`` per category writes
+    its own ``_adjoint`` (:math:`\sum_x q_x v_x + d\, v`).
+    """
+
+    _offset: Any
+    _slope: Any
+
+    def _forward(self, p):
+        return self._offset * p.sum() + self._slope * p
+
+    def _adjoint(self, v):
+        return self._offset * v.sum() + self._slope * v
+
+    def _unbiased(self, stats, n):
+        return (stats / n - self._offset) / self._slope
+
+    def _variance(self, p, n):
+        m = self._forward(p)
+        return m * (1.0 - m) / (n * self._slope**2)
+
+    def _zero_frequency_variance(self, n, p):
+        m = np.broadcast_to(self._offset, (self.n_inputs,))
+        return m * (1.0 - m) / (n * self._slope**2)
+
+
+class EpsilonLDP:
+    """A channel that claims plain epsilon-LDP: its ``guarantee()`` is ``LDP(epsilon)``."""
+
+    epsilon: float
+
+    def guarantee(self) -> PrivacyModel:
+        return LDP(self.epsilon)
 
 
 class SymbolReports(_Mechanism):
@@ -498,7 +565,8 @@ class SymbolReports(_Mechanism):
             reports = reports[:, 0]
         if reports.ndim != 1:
             raise ValueError(
-                f"reports of {type(self).__name__} are one integer per row; got shape {reports.shape}"
+                f"reports of {type(self).__name__} are one integer per row; got shape "
+                f"{reports.shape}"
             )
         if reports.dtype.kind == "f":
             if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):

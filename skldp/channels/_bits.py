@@ -307,26 +307,16 @@ class BitVectorReports(_Mechanism):
         return reports.sum(axis=0, dtype=np.int64)
 
 
-class BitVectorModel(LikelihoodModel):
-    r"""The exact likelihood of bit-vector reports, kept bit-packed.
+class _PackedReportsModel(LikelihoodModel):
+    """A likelihood model over bit-packed reports, one weight each: what its two forms share.
 
-    With the scaled likelihood :math:`Q(y_i \mid x) = e^{s_i} R_{ix}` of the channel,
-    :math:`L(p) = \frac1n \sum_i (s_i + \log R_i \cdot p)`: A is the (n, k) matrix of
-    relative likelihoods R (never held whole above 256 MiB), every weight is one and the
-    constant is :math:`\sum_i s_i`. The relative likelihoods do not depend on p, so when they
-    fit in 256 MiB the model keeps them after its first step and every later step is two
-    products; they go with the model.
-
-    Parameters
-    ----------
-    channel : BitVectorChannel
-    packed : PackedBitReports
+    ``packed`` (:class:`PackedBitReports`) holds the reports; its bit sums are the channel's
+    plain statistics, and models of two chunks merge by concatenating them.
     """
 
     def __init__(self, channel: Channel, packed: PackedBitReports) -> None:
         self.channel = channel
         self.packed = packed
-        self._chunks = None
 
     def __reduce__(self):
         return (type(self), (self.channel, self.packed))
@@ -343,13 +333,34 @@ class BitVectorModel(LikelihoodModel):
     def weights(self) -> NDArray[np.float64]:
         return np.ones(self.packed.n)
 
-    @property
-    def constant(self) -> float:
-        return sum(log_scale for _, log_scale in self._likelihood_chunks())
-
     def merge(self, other: LikelihoodModel) -> LikelihoodModel:
         self._check_merge(other)
         return type(self)(self.channel, self.packed.merge(other.packed))
+
+
+class BitVectorModel(_PackedReportsModel):
+    r"""The exact likelihood of bit-vector reports, kept bit-packed.
+
+    With the scaled likelihood :math:`Q(y_i \mid x) = e^{s_i} R_{ix}` of the channel,
+    :math:`L(p) = \frac1n \sum_i (s_i + \log R_i \cdot p)`: A is the (n, k) matrix of
+    relative likelihoods R (never held whole above 256 MiB), every weight is one and the
+    constant is :math:`\sum_i s_i`. The relative likelihoods do not depend on p, so when they
+    fit in 256 MiB the model keeps them after its first step and every later step is two
+    products; they go with the model.
+
+    Parameters
+    ----------
+    channel : BitVectorChannel
+    packed : PackedBitReports
+    """
+
+    def __init__(self, channel: Channel, packed: PackedBitReports) -> None:
+        super().__init__(channel, packed)
+        self._chunks = None
+
+    @property
+    def constant(self) -> float:
+        return sum(log_scale for _, log_scale in self._likelihood_chunks())
 
     def forward(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.concatenate([R @ p for R, _ in self._likelihood_chunks()])
@@ -363,7 +374,10 @@ class BitVectorModel(LikelihoodModel):
         return out
 
     def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
-        r"""The diagonal of the Hessian of L at p: :math:`-\frac1n \sum_i R_{ix}^2 / (R_i \cdot p)^2`."""
+        r"""The diagonal of the Hessian of L at p.
+
+        :math:`-\frac1n \sum_i R_{ix}^2 / (R_i \cdot p)^2`.
+        """
         out = np.zeros(self.channel.n_inputs)
         for R, _ in self._likelihood_chunks():
             out += (1.0 / (R @ p) ** 2) @ R**2
@@ -408,7 +422,7 @@ class BitVectorModel(LikelihoodModel):
         return self._chunks
 
 
-class IncidenceModel(LikelihoodModel):
+class IncidenceModel(_PackedReportsModel):
     r"""The exact likelihood :math:`Q(y_i \mid x) = e^{s} r^{z_{ix}}` over bit-packed 0/1 rows z.
 
     Subset selection (z = the subset's indicator) and local hashing (z = the support incidence
@@ -425,32 +439,9 @@ class IncidenceModel(LikelihoodModel):
     packed : PackedBitReports
     """
 
-    def __init__(self, channel: BitVectorChannel, packed: PackedBitReports) -> None:
-        self.channel = channel
-        self.packed = packed
-
-    def __reduce__(self):
-        return (type(self), (self.channel, self.packed))
-
-    @property
-    def n_reports(self) -> float:
-        return float(self.packed.n)
-
-    @property
-    def statistics(self) -> Any:
-        return self.packed.sums
-
-    @property
-    def weights(self) -> NDArray[np.float64]:
-        return np.ones(self.packed.n)
-
     @property
     def constant(self) -> float:
         return self.packed.n * self.channel._log_scale0
-
-    def merge(self, other: LikelihoodModel) -> LikelihoodModel:
-        self._check_merge(other)
-        return type(self)(self.channel, self.packed.merge(other.packed))
 
     def forward(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
         return p.sum() + (self.channel._ratio - 1.0) * self.packed.row_dot(p)
@@ -486,7 +477,7 @@ class BitVectorChannel(BitVectorReports, Channel):
     def _rows_per_chunk(self):
         return max(1, _CHUNK_ENTRIES // max(self.width, self.n_inputs))
 
-    # -- likelihood ------------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     @abstractmethod
     def _log_scale(self, reports):
         """The scale :math:`s_i` of each checked dense report, shape (m,)."""
@@ -521,7 +512,7 @@ class BitVectorChannel(BitVectorReports, Channel):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def em_model(self, reports: Any) -> LikelihoodModel:
         """The exact likelihood of ``reports``: a :class:`BitVectorModel` of them, bit-packed.
 
@@ -550,7 +541,7 @@ class BitVectorChannel(BitVectorReports, Channel):
         """The model of checked dense reports: bit-packed, with their bit sums."""
         return BitVectorModel(self, PackedBitReports.from_bits(reports))
 
-    # -- dense form ----------------------------------------------------------------------------------
+    # -- dense form --------------------------------------------------------------------------------
     def output_bits(self) -> NDArray[np.uint8]:
         """The (2**width, width) matrix of every output vector, row o having bits of o."""
         o = np.arange(2**self.width)

@@ -30,12 +30,14 @@ from skldp._domain import format_sizes, partition_labels, sensitive_indices
 from skldp._fwht import fwht, hadamard_entry, next_power_of_two, popcount
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import (
+    EpsilonLDP,
     SymbolChannel,
     exactly_within,
     floor_to_uniform_grid,
+    mechanism_repr,
     within_ratio,
 )
-from skldp.privacy import LDP, BlockStructuredLDP, HighLowLDP
+from skldp.privacy import BlockStructuredLDP, HighLowLDP
 
 if TYPE_CHECKING:
     from typing import Any
@@ -218,9 +220,8 @@ class BlockHadamardResponseChannel(SymbolChannel):
         return (type(self), (self.epsilon, np.asarray(self.labels)))
 
     def __repr__(self):
-        return (
-            f"{type(self).__name__}(epsilon={self.epsilon:g}, n_inputs={self.n_inputs}, "
-            f"block_sizes={format_sizes(self.block_sizes)})"
+        return mechanism_repr(
+            self, n_inputs=self.n_inputs, block_sizes=format_sizes(self.block_sizes)
         )
 
     def guarantee(self) -> PrivacyModel:
@@ -267,7 +268,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
 
     def _adjoint(self, v):
         out = np.zeros(self.n_inputs)
-        for K, ids, inputs, brow, rows, out_index in self._groups:
+        for K, _ids, inputs, brow, rows, out_index in self._groups:
             V = v[out_index]
             T = fwht(V)
             out[inputs] = (V.sum(axis=1)[brow] + self._slope * T[brow, rows]) / K
@@ -275,7 +276,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
 
     def _unbiased(self, stats, n):
         p = np.zeros(self.n_inputs)
-        for K, ids, inputs, brow, rows, out_index in self._groups:
+        for _K, _ids, inputs, brow, rows, out_index in self._groups:
             T = fwht(stats[out_index] / n)
             p[inputs] = T[brow, rows] / self._slope
         return p
@@ -304,7 +305,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
         return self._likelihood(np.arange(self.n_outputs)).T
 
 
-class HadamardResponseChannel(BlockHadamardResponseChannel):
+class HadamardResponseChannel(EpsilonLDP, BlockHadamardResponseChannel):
     r"""Hadamard response (HR): the epsilon-LDP baseline of the Hadamard family.
 
     One block holding all k inputs: :math:`K = 2^{\lceil \log_2(k + 1) \rceil}` outputs,
@@ -347,10 +348,7 @@ class HadamardResponseChannel(BlockHadamardResponseChannel):
         return (type(self), (self.epsilon, self.n_inputs))
 
     def __repr__(self):
-        return f"HadamardResponseChannel(epsilon={self.epsilon:g}, n_inputs={self.n_inputs})"
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
+        return mechanism_repr(self, n_inputs=self.n_inputs)
 
 
 class HighLowHadamardResponseChannel(SymbolChannel):
@@ -426,10 +424,7 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         return (type(self), (self.epsilon, self.n_inputs, np.asarray(self.sensitive)))
 
     def __repr__(self):
-        return (
-            f"HighLowHadamardResponseChannel(epsilon={self.epsilon:g}, n_inputs={self.n_inputs}, "
-            f"n_sensitive={self.n_sensitive})"
-        )
+        return mechanism_repr(self, n_inputs=self.n_inputs, n_sensitive=self.n_sensitive)
 
     def guarantee(self) -> PrivacyModel:
         return HighLowLDP(self.sensitive, self.epsilon)

@@ -39,20 +39,19 @@ from skldp._warnings import warn
 from skldp.channels._abilities import CohortIncidence, IndistinguishableInputs
 from skldp.channels._base import (
     Channel,
+    EpsilonLDP,
     SymbolChannel,
     SymbolReports,
     _Mechanism,
+    mechanism_repr,
     within_ratio,
 )
 from skldp.channels._randomized_response import _rr_truth, rr_sample
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
-
-    from skldp.privacy._models import PrivacyModel
 
 
 def cohort_rr_probabilities(epsilon, k, n_cohorts):
@@ -136,13 +135,14 @@ def collision_groups(signatures):
 def _no_variance(shape):
     warn(
         f"the exact variance needs the pseudo-inverse of the {shape[0]} x {shape[1]} incidence "
-        f"matrix, which is not formed above {_least_squares.VARIANCE_LIMIT} rows and columns; returning NaN",
+        f"matrix, which is not formed above {_least_squares.VARIANCE_LIMIT} rows and columns; "
+        f"returning NaN",
         RuntimeWarning,
     )
     return np.full(shape[1], np.nan)
 
 
-class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
+class _CohortLeastSquaresMixin(EpsilonLDP, CohortIncidence, IndistinguishableInputs):
     """A closed-alphabet cohort channel, for the cohort channels of this module and
     :mod:`skldp.channels._hashed_rappor`: an epsilon-LDP channel defined by ``epsilon``, the
     hash range and a table of buckets (its identity and pickle), solved by least squares on
@@ -178,9 +178,6 @@ class _CohortLeastSquaresMixin(CohortIncidence, IndistinguishableInputs):
     def __reduce__(self):
         k = getattr(self, self._range_name)
         return (type(self), (self.epsilon, k, np.asarray(self.buckets)))
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     # -- the linear map ------------------------------------------------------------------------
     # forward(p) = (a H p + b sum(p)) / C, with ``_map`` = (a, b): (q_keep - q_other, q_other)
@@ -277,9 +274,8 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
         )
 
     def __repr__(self):
-        return (
-            f"{type(self).__name__}(epsilon={self.epsilon:g}, n_buckets={self.n_buckets}, "
-            f"n_inputs={self.n_inputs}, n_cohorts={self.n_cohorts})"
+        return mechanism_repr(
+            self, n_buckets=self.n_buckets, n_inputs=self.n_inputs, n_cohorts=self.n_cohorts
         )
 
     @property
@@ -323,7 +319,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     # -- likelihood ------------------------------------------------------------------------------
     def _likelihood(self, reports):
         c, y = np.divmod(reports, self.n_buckets)
-        hit = self.buckets[:, c].T == y[:, None]
+        hit = y[:, None] == self.buckets[:, c].T
         return (self.other + self._a * hit) / self.n_cohorts
 
     def _to_dense(self):
@@ -378,10 +374,6 @@ class OpenAlphabetChannel(_Mechanism):
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """One report per raw value (any hashable values), drawn with ``rng``."""
 
-    def __reduce__(self):
-        # A subclass's ``_key`` is its constructor's arguments, in order.
-        return (type(self), self._key())
-
     def _draw_cohorts(self, values, rng):
         """``values`` as an array, and a cohort in [0, n_cohorts) drawn for each."""
         values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
@@ -404,7 +396,7 @@ _CHANNEL_MEMBERS = frozenset(
 ) | {"n_inputs"}
 
 
-class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
+class HashedRRChannel(EpsilonLDP, SymbolReports, OpenAlphabetChannel):
     r"""The channel of hashed k-RR over an open alphabet (O-RR, before candidates are known).
 
     A value ``s`` in cohort ``c`` is hashed to ``H_c(s) mod k`` (module ``skldp._hashing``: keyed
@@ -434,9 +426,6 @@ class HashedRRChannel(SymbolReports, OpenAlphabetChannel):
 
     def _key(self):
         return (self.epsilon, self.n_buckets, self.n_cohorts, self.hash_seed)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """Randomize raw values (strings or anything with a text form) into one report each."""

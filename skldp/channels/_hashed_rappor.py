@@ -26,6 +26,7 @@ from scipy import sparse
 
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._validation import check_epsilon, check_int
+from skldp.channels._base import EpsilonLDP, mechanism_repr
 from skldp.channels._bits import (
     BitVectorChannel,
     BitVectorModel,
@@ -40,7 +41,6 @@ from skldp.channels._hashed import (
     collision_groups,
 )
 from skldp.channels._unary import rappor_probabilities
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
     from skldp.channels._base import Channel
-    from skldp.privacy._models import PrivacyModel
 
 
 def cohort_bits(n_cohorts):
@@ -182,9 +181,12 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
         self._lo = math.log(self.psi) - math.log1p(-self.psi)
 
     def __repr__(self):
-        return (
-            f"{type(self).__name__}(epsilon={self.epsilon:g}, n_bits={self.n_bits}, n_inputs="
-            f"{self.n_inputs}, n_cohorts={self.n_cohorts}, n_hashes={self.n_hashes})"
+        return mechanism_repr(
+            self,
+            n_bits=self.n_bits,
+            n_inputs=self.n_inputs,
+            n_cohorts=self.n_cohorts,
+            n_hashes=self.n_hashes,
         )
 
     @property
@@ -221,7 +223,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
             var += np.einsum("ij,jl,il->i", Gc, second / C, Gc)
         return var / n
 
-    # -- likelihood ------------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         ones = reports[:, : self.n_bits].sum(axis=1, dtype=np.int64)
         return -math.log(self.n_cohorts) + self.n_bits * math.log1p(-self.psi) + ones * self._lo
@@ -246,7 +248,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
     def _em_model(self, reports):
         return _CohortBitModel(self, PackedBitReports.from_bits(reports))
 
-    # -- cohorts -----------------------------------------------------------------------------------------
+    # -- cohorts -----------------------------------------------------------------------------------
     def indistinguishable_groups(self) -> list[NDArray[np.intp]]:
         """Groups of inputs with the same Bloom filter in every cohort."""
         k = self.n_bits
@@ -267,7 +269,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
         return S
 
 
-class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
+class HashedRAPPORChannel(EpsilonLDP, _CohortBitReports, OpenAlphabetChannel):
     r"""The channel of hashed RAPPOR over an open alphabet (O-RAPPOR before candidates).
 
     A value s in cohort c sets the bits :math:`H_{c,i}(s) \bmod k`, i < h (keyed BLAKE2b,
@@ -301,9 +303,6 @@ class HashedRAPPORChannel(_CohortBitReports, OpenAlphabetChannel):
 
     def _key(self):
         return (self.epsilon, self.n_bits, self.n_hashes, self.n_cohorts, self.hash_seed)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     def sample_values(self, values: ArrayLike, rng: np.random.Generator) -> Any:
         """Randomize raw values into uint8 reports of width ``n_bits + ceil(log2 C)``."""

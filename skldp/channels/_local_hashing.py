@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from skldp._docstring import substitute
 from skldp._hashing import (
     input_digits,
     linear_hash,
@@ -47,16 +48,15 @@ from skldp._hashing import (
 )
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_int
+from skldp.channels._base import AffineCounts, EpsilonLDP
 from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
 from skldp.channels._randomized_response import rr_sample, rr_truth
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
 
-    from skldp.privacy._models import PrivacyModel
 
 #: Most buckets a local hashing channel takes (its arithmetic is int64; reports L bits a digit).
 MAX_BUCKETS = 2**31
@@ -80,15 +80,13 @@ def default_buckets(epsilon, n_inputs):
     return max(2, min(k, math.floor(math.exp(epsilon) + 0.5) + 1))
 
 
-class LocalHashingChannel(BitVectorChannel):
+@substitute()
+class LocalHashingChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
     r"""The channel of local hashing over k categories and g buckets.
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget, positive and finite.
-    n_inputs : int
-        k >= 2.
+    {channel_parameters}
     n_buckets : int
         g, 2 <= g <= 2**31 (2 is binary local hashing, BLH; ``default_buckets`` is OLH).
 
@@ -122,19 +120,13 @@ class LocalHashingChannel(BitVectorChannel):
         self.digit_bits = (g - 1).bit_length()
         self.width = (self.n_digits + 2) * self.digit_bits
         self.truth, self.keep, self.other = rr_truth(self.epsilon, g)
-        self._q = 1.0 / g
-        self._diff = self.keep - self._q
+        self._offset = 1.0 / g  # a category other than x_i is hashed to y_i w.p. 1/g
+        self._slope = self.keep - self._offset
         self._ratio = self.keep / self.other
         self._log_scale0 = math.log(self.other) - (self.n_digits + 1) * math.log(g)
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.n_buckets)
-
-    def __reduce__(self):
-        return (type(self), self._key())
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     @property
     def n_statistics(self) -> int:
@@ -223,7 +215,7 @@ class LocalHashingChannel(BitVectorChannel):
             )
         return counts
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def _em_model(self, reports):
         """The exact likelihood of checked reports: their support incidence, bit-packed.
 
@@ -235,26 +227,7 @@ class LocalHashingChannel(BitVectorChannel):
             self, PackedBitReports.from_bits(self.support(reports).view(np.uint8))
         )
 
-    # -- the linear map ------------------------------------------------------------------------------
-    def _forward(self, p):
-        return self._q * p.sum() + self._diff * p
-
-    def _adjoint(self, v):
-        return self._q * v.sum() + self._diff * v
-
-    def _unbiased(self, stats, n):
-        return (stats / n - self._q) / self._diff
-
-    def _variance(self, p, n):
-        m = self._forward(p)
-        return m * (1.0 - m) / (n * self._diff**2)
-
-    def _zero_frequency_variance(self, n, p):
-        # A category of frequency zero is supported (contained) with probability q, whatever p.
-        q = self._q
-        return np.full(self.n_inputs, q * (1.0 - q) / (n * self._diff**2))
-
-    # -- likelihood ----------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         return np.full(reports.shape[0], self._log_scale0)
 

@@ -144,6 +144,10 @@ class AttributeSamplingMechanism(_Mechanism):
     def _key(self):
         return self.specs
 
+    def __reduce__(self):
+        # The key is the tuple of specs, the constructor's one argument.
+        return (type(self), (self.specs,))
+
     def guarantee(self) -> PrivacyModel:
         """:class:`~skldp.privacy.LDP` with the largest epsilon of the attributes' channels."""
         eps = []

@@ -11,17 +11,16 @@ import numpy as np
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._abilities import ClosedFormMaximumLikelihood
 from skldp.channels._base import (
+    AffineCounts,
+    EpsilonLDP,
     SymbolChannel,
     exactly_within,
     floor_to_uniform_grid,
     within_ratio,
 )
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-    from skldp.privacy._models import PrivacyModel
 
 
 def rr_truth(epsilon, k):
@@ -184,7 +183,9 @@ def _water_fill(m_hat, floor, slope):
     return p / p.sum()
 
 
-class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
+class RandomizedResponseChannel(
+    EpsilonLDP, AffineCounts, ClosedFormMaximumLikelihood, SymbolChannel
+):
     r"""The channel of k-ary randomized response.
 
     .. math::
@@ -214,40 +215,17 @@ class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         self.n_outputs = self.n_inputs
         self.truth, self.keep, self.other = rr_truth(self.epsilon, self.n_inputs)
-        # forward(p) = a p + b sum(p)
-        self._a = self.truth  # keep - other, exactly as sampled
-        self._b = self.other
+        # forward(p) = other sum(p) + truth p; truth = keep - other, exactly as sampled
+        self._offset, self._slope = self.other, self.truth
 
     def _key(self):
         return (self.epsilon, self.n_inputs)
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_inputs))
 
     def _sample(self, x, rng):
         return rr_sample(x, self.n_inputs, self.truth, rng)
-
-    def _forward(self, p):
-        return self._a * p + self._b * p.sum()
-
-    def _adjoint(self, v):
-        return self._a * v + self._b * v.sum()
-
-    def _unbiased(self, stats, n):
-        # p_hat = Q^{-1}-applied frequencies: ((k - 1 + e^eps) m_hat - 1) / (e^eps - 1).
-        return (stats / n - self._b) / self._a
-
-    def _variance(self, p, n):
-        m = self._forward(p)
-        return m * (1.0 - m) / (n * self._a**2)
-
-    def _zero_frequency_variance(self, n, p):
-        # A category of frequency zero is reported with probability q_other whatever p is.
-        m = self.other
-        return np.full(self.n_inputs, m * (1.0 - m) / (n * self._a**2))
 
     def maximum_likelihood(self, stats: NDArray[np.float64]) -> NDArray[np.float64]:
         r"""The maximum-likelihood estimate of p from output counts, in closed form.
@@ -281,7 +259,7 @@ class RandomizedResponseChannel(ClosedFormMaximumLikelihood, SymbolChannel):
             raise ValueError(f"statistics must have shape ({self.n_inputs},); got {N.shape}")
         if np.any(N < 0) or not np.all(np.isfinite(N)) or N.sum() <= 0:
             raise ValueError("statistics must be non-negative counts with a positive total")
-        return _water_fill(N / N.sum(), self.other, self._a)
+        return _water_fill(N / N.sum(), self.other, self._slope)
 
     def _likelihood(self, reports):
         L = np.full((reports.shape[0], self.n_inputs), self.other)

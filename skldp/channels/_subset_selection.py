@@ -22,18 +22,23 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from skldp._docstring import substitute
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
-from skldp.channels._base import exactly_within, floor_to_uniform_grid, within_ratio
+from skldp.channels._base import (
+    AffineCounts,
+    EpsilonLDP,
+    exactly_within,
+    floor_to_uniform_grid,
+    within_ratio,
+)
 from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import NDArray
 
-    from skldp.privacy._models import PrivacyModel
 
 #: Bytes of the boolean block the subset sampler works in (measured: 4 MiB beats 1 and 8 MiB).
 _BLOCK_BYTES = 1 << 22
@@ -95,15 +100,13 @@ def optimal_subset_size(epsilon, k):
     return int(np.argmin(var)) + 1
 
 
-class SubsetSelectionChannel(BitVectorChannel):
+@substitute()
+class SubsetSelectionChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
     r"""The channel of subset selection (k-subset mechanism) with subsets of size d.
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget, positive and finite.
-    n_inputs : int
-        k >= 2.
+    {channel_parameters}
     subset_size : int
         d, 1 <= d <= k - 1 (d = 1 is k-ary randomized response).
 
@@ -133,18 +136,12 @@ class SubsetSelectionChannel(BitVectorChannel):
             raise ValueError(f"subset_size must lie in [1, k - 1] = [1, {k - 1}]; got {d}")
         self.subset_size = d
         self.p_in, self.q_in = subset_probabilities(self.epsilon, k, d)
-        self._diff = self.p_in - self.q_in
+        self._offset, self._slope = self.q_in, self.p_in - self.q_in
         self._ratio = self.p_in * (k - d) / ((1.0 - self.p_in) * d)
         self._log_scale0 = math.log1p(-self.p_in) - _log_comb(k - 1, d)
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.subset_size)
-
-    def __reduce__(self):
-        return (type(self), self._key())
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
 
     @property
     def bits_per_report(self) -> float:
@@ -247,26 +244,7 @@ class SubsetSelectionChannel(BitVectorChannel):
             shape=(n, self.width),
         )
 
-    # -- the linear map ------------------------------------------------------------------------------
-    def _forward(self, p):
-        return self.q_in * p.sum() + self._diff * p
-
-    def _adjoint(self, v):
-        return self.q_in * v.sum() + self._diff * v
-
-    def _unbiased(self, stats, n):
-        return (stats / n - self.q_in) / self._diff
-
-    def _variance(self, p, n):
-        m = self._forward(p)
-        return m * (1.0 - m) / (n * self._diff**2)
-
-    def _zero_frequency_variance(self, n, p):
-        # A category of frequency zero is supported (contained) with probability q, whatever p.
-        q = self.q_in
-        return np.full(self.n_inputs, q * (1.0 - q) / (n * self._diff**2))
-
-    # -- likelihood ----------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         return np.full(reports.shape[0], self._log_scale0)
 
@@ -275,7 +253,7 @@ class SubsetSelectionChannel(BitVectorChannel):
         R[reports.sum(axis=1, dtype=np.int64) != self.subset_size] = 0.0
         return R
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def _em_model(self, reports):
         """The exact likelihood of checked reports: an :class:`~skldp.channels.IncidenceModel`
         of the bit-packed subsets (two passes of byte-table look-ups per step)."""

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from skldp._docstring import substitute
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
-from skldp.channels._base import floor_to_uniform_grid, within_ratio
+from skldp.channels._base import AffineCounts, EpsilonLDP, floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
     BitVectorChannel,
     PackedBitReports,
@@ -35,14 +36,12 @@ from skldp.channels._bits import (
     ceil_to_uniform_grid,
 )
 from skldp.channels._likelihood import LikelihoodModel
-from skldp.privacy import LDP
 
 if TYPE_CHECKING:
     from typing import Any
 
     from numpy.typing import NDArray
 
-    from skldp.privacy._models import PrivacyModel
 _ULP = 2.0**-53
 
 #: Relative slack kept below e^epsilon in every stated ratio, so that likelihoods built as
@@ -248,7 +247,9 @@ class _UnaryModel(LikelihoodModel):
 
     # -- the EM step -----------------------------------------------------------------------
     def em_step(self, p):
-        r"""One EM step: :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
+        r"""One EM step.
+
+        :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
 
         For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
         so one step is a product of the reports with a k-vector and its transpose.
@@ -297,7 +298,7 @@ class _UnaryModel(LikelihoodModel):
         return nxt / nxt.sum(), ll / n
 
 
-class UnaryEncodingChannel(BitVectorChannel):
+class UnaryEncodingChannel(AffineCounts, BitVectorChannel):
     r"""Base of channels that one-hot encode the input and flip each bit independently.
 
     Subclasses call ``_setup(on, off)`` with the per-bit probabilities (multiples of
@@ -330,19 +331,20 @@ class UnaryEncodingChannel(BitVectorChannel):
             ("on", on),
             ("off", off),
             ("_decisive", decisive),
-            ("_diff", diff),
+            ("_slope", diff),
             ("_r0", r0),
             ("_c", c),
             ("_lo", lo),
         ]:
             arr.setflags(write=False)
             setattr(self, name, arr)
+        self._offset = self.off
         self._free = np.flatnonzero(nd)
         self._pinning = np.flatnonzero(decisive)
         self._pin_mask = np.asarray(decisive, dtype=np.uint8)
         self._scale0 = float(np.sum(np.log1p(-off[nd])))
 
-    # -- reports -------------------------------------------------------------------------------------
+    # -- reports -----------------------------------------------------------------------------------
     def check_reports(self, reports: Any) -> Any:
         reports = super().check_reports(reports)
         if self._pinning.size and reports.size:
@@ -432,26 +434,11 @@ class UnaryEncodingChannel(BitVectorChannel):
         out.sort_indices()
         return out
 
-    # -- the linear map -----------------------------------------------------------------------------
-    def _forward(self, p):
-        return self.off * p.sum() + self._diff * p
-
+    # -- the linear map (AffineCounts, with one offset per bit) ------------------------------------
     def _adjoint(self, v):
-        return np.dot(self.off, v) + self._diff * v
+        return np.dot(self._offset, v) + self._slope * v
 
-    def _unbiased(self, stats, n):
-        return (stats / n - self.off) / self._diff
-
-    def _variance(self, p, n):
-        m = self._forward(p)
-        return m * (1.0 - m) / (n * self._diff**2)
-
-    def _zero_frequency_variance(self, n, p):
-        # Bit x of a category of frequency zero is one with probability off[x], whatever p is.
-        m = np.broadcast_to(self.off, (self.n_inputs,))
-        return m * (1.0 - m) / (n * self._diff**2)
-
-    # -- likelihood ----------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         out = np.empty(reports.shape[0])
         step = self._rows_per_chunk()
@@ -479,7 +466,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         factors = np.where(outputs[None, :, :], P1[:, None, :], 1.0 - P1[:, None, :])
         return np.prod(factors, axis=2)
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def _em_model(self, reports):
         """Pinned counts per input plus the free reports (pattern histogram or bit-packed)."""
         n = reports.shape[0]
@@ -508,7 +495,18 @@ class UnaryEncodingChannel(BitVectorChannel):
         return _UnaryModel(self, n, sums, pinned, None, PackedBitReports.from_bits(free_rows))
 
 
-class RAPPORChannel(UnaryEncodingChannel):
+#: The parameters of every unary-encoding channel, written once in their docstrings.
+_unary_parameters = substitute(
+    unary_parameters="""\
+    epsilon : float
+        Privacy budget, positive and finite.
+    n_inputs : int
+        Domain size k >= 2; reports have k bits."""
+)
+
+
+@_unary_parameters
+class RAPPORChannel(EpsilonLDP, UnaryEncodingChannel):
     r"""The channel of (theta, epsilon)-generalized RAPPOR; basic one-time RAPPOR by default.
 
     The input x is one-hot encoded and each bit is reported independently:
@@ -526,17 +524,13 @@ class RAPPORChannel(UnaryEncodingChannel):
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget, positive and finite.
-    n_inputs : int
-        Domain size k >= 2; reports have k bits.
+    {unary_parameters}
     theta : float or None, default=None
         Probability of keeping the one-hot bit at one; None is basic one-time RAPPOR.
 
     References
     ----------
-    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
-       privacy-preserving ordinal response", CCS 2014.
+    {ref_rappor}
     .. [2] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
        Mechanisms for Distribution Estimation", USENIX Security 2019, Sec. 2.4.
     """
@@ -551,14 +545,9 @@ class RAPPORChannel(UnaryEncodingChannel):
     def _key(self):
         return (self.epsilon, self.n_inputs, self.theta_param)
 
-    def __reduce__(self):
-        return (type(self), (self.epsilon, self.n_inputs, self.theta_param))
 
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)
-
-
-class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
+@_unary_parameters
+class OptimizedUnaryEncodingChannel(EpsilonLDP, UnaryEncodingChannel):
     r"""The channel of optimized unary encoding (OUE): generalized RAPPOR at theta = 1/2.
 
     .. math::
@@ -572,10 +561,7 @@ class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget, positive and finite.
-    n_inputs : int
-        Domain size k >= 2; reports have k bits.
+    {unary_parameters}
 
     References
     ----------
@@ -591,9 +577,3 @@ class OptimizedUnaryEncodingChannel(UnaryEncodingChannel):
 
     def _key(self):
         return (self.epsilon, self.n_inputs)
-
-    def __reduce__(self):
-        return (type(self), (self.epsilon, self.n_inputs))
-
-    def guarantee(self) -> PrivacyModel:
-        return LDP(self.epsilon)

@@ -171,8 +171,9 @@ def _finish(p, name, n_samples, random_state, rng=None):
     return dist.sample(n_samples, random_state=rng), dist
 
 
-#: Docstring text that every ``make_*`` generator shares (see :func:`skldp._docstring.substitute`).
-_generator_docs = substitute(
+#: Docstring text that every ``make_*`` generator shares (see :func:`skldp._docstring.substitute`);
+#: ``seed_first`` names what is drawn before the raw values (``drawn_first=...``).
+_GENERATOR_DOCS = dict(
     n_categories="""\
     n_categories : int
         k, at least 2.
@@ -181,6 +182,9 @@ _generator_docs = substitute(
     seed_draw="""\
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the draw of raw values.""",
+    seed_first="""\
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the {drawn_first} (drawn first) and then the raw values.""",
     returns="""\
     Returns
     -------
@@ -190,6 +194,7 @@ _generator_docs = substitute(
         When ``n_samples`` is given: raw values drawn i.i.d. with ``random_state``, and the
         distribution they were drawn from.""",
 )
+_generator_docs = substitute(**_GENERATOR_DOCS)
 
 
 @_generator_docs
@@ -219,7 +224,7 @@ def make_uniform(
     return _finish(np.full(k, 1.0 / k), "Uniform", n_samples, random_state)
 
 
-@_generator_docs
+@substitute(**_GENERATOR_DOCS, drawn_first="permutation")
 def make_geometric(
     n_categories: int,
     n_samples: int | None = None,
@@ -256,8 +261,7 @@ def make_geometric(
         Which formula, as above.
     permute : bool, default=False
         Shuffle the probabilities over the categories (Geo*).
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the permutation (drawn first) and then the raw values.
+    {seed_first}
 
     {returns}
 
@@ -364,7 +368,7 @@ def make_two_step(
     return _finish(p, "Two-step", n_samples, random_state)
 
 
-@_generator_docs
+@substitute(**_GENERATOR_DOCS, drawn_first="support and weights")
 def make_sparse(
     n_categories: int,
     n_samples: int | None = None,
@@ -389,8 +393,7 @@ def make_sparse(
         ``random_state``.
     weights : {'uniform', 'dirichlet'}, default='uniform'
         Equal mass :math:`1/s` (Unif(s)), or weights drawn from a flat Dirichlet.
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the support and weights (drawn first) and then the raw values.
+    {seed_first}
 
     {returns}
 
@@ -418,7 +421,7 @@ def make_sparse(
     )
 
 
-@_generator_docs
+@substitute(**_GENERATOR_DOCS, drawn_first="distribution")
 def make_dirichlet(
     n_categories: int,
     n_samples: int | None = None,
@@ -426,7 +429,7 @@ def make_dirichlet(
     alpha: float = 1.0,
     random_state: RandomStateLike | None = None,
 ) -> Distribution | tuple[NDArray[Any], Distribution]:
-    r"""A distribution drawn from the symmetric Dirichlet :math:`\mathrm{Dir}(\alpha, \dots, \alpha)`.
+    r"""A distribution drawn from a symmetric Dirichlet, :math:`\mathrm{Dir}(\alpha, \dots)`.
 
     With :math:`\alpha = 1` this is a uniformly random point of the simplex: the flat case of
     Kairouz, Bonawitz and Ramage (ICML 2016), where normalization beats projection.
@@ -436,8 +439,7 @@ def make_dirichlet(
     {n_categories}
     alpha : float, default=1.0
         Concentration, positive.
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the distribution (drawn first) and then the raw values.
+    {seed_first}
 
     {returns}
 

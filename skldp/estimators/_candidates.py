@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import check_category_list
 from skldp._reports import ReportSpec
@@ -21,7 +22,6 @@ from skldp.projection import project_simplex
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from skldp.channels._base import Channel
 _METHODS = ("projected", "least_squares", "em")
 
 
@@ -34,7 +34,8 @@ def _candidate_array(candidates):
         _, first, counts = np.unique(texts, return_index=True, return_counts=True)
         dup = texts[first[counts > 1]][:5]
         raise ValueError(
-            f"candidates must be distinct as text (values are hashed through str); these repeat: {list(dup)}"
+            f"candidates must be distinct as text (values are hashed through str); these repeat: "
+            f"{list(dup)}"
         )
     return cands
 
@@ -88,6 +89,7 @@ def _project_reported(p_ls, unreported):
 
 
 @substitute()
+@hyperparameters
 class CandidateEstimator(BaseDistributionEstimator):
     r"""Frequencies of candidate values from open-alphabet reports (hashed k-RR, hashed RAPPOR).
 
@@ -109,10 +111,11 @@ class CandidateEstimator(BaseDistributionEstimator):
     at an exact zero, left out of the least-squares system and listed in ``unreported_``; the
     projection and EM run over the other candidates only, and the projection also gives exact
     zeros to the candidates it cuts. (If no candidate at all was reported, the reports say
-    nothing about the candidates: a warning is raised and the estimate is uniform.) Candidates that share their bucket in every cohort
-    (identical columns of H) cannot be told apart by any estimator: least squares splits their
-    total evenly, and they are listed in ``indistinguishable_``. Values outside the dictionary still add to the
-    bucket counts; the estimate describes the candidates as if they were the whole alphabet.
+    nothing about the candidates: a warning is raised and the estimate is uniform.) Candidates
+    that share their bucket in every cohort (identical columns of H) cannot be told apart by
+    any estimator: least squares splits their total evenly, and they are listed in
+    ``indistinguishable_``. Values outside the dictionary still add to the bucket counts; the
+    estimate describes the candidates as if they were the whole alphabet.
 
     The system has at most :math:`C(k-1)+1` independent rows (every cohort's rows add up to
     the same total). With more candidates than that it is underdetermined, and the
@@ -157,8 +160,7 @@ class CandidateEstimator(BaseDistributionEstimator):
         Whether EM met ``tol`` (``method='em'`` only).
     log_likelihood_ : float
         Mean log-likelihood of the reports at the estimate (``method='em'`` only).
-    n_reports_ : int
-    n_features_in_ : int
+    {report_counts}
 
     See Also
     --------
@@ -174,20 +176,10 @@ class CandidateEstimator(BaseDistributionEstimator):
     (array([0.5, 0.3, 0.2, 0. ]), [])
     """
 
-    def __init__(
-        self,
-        candidates: ArrayLike | None = None,
-        *,
-        method: str = "projected",
-        tol: float = 1e-10,
-        max_iter: int = 10000,
-        channel: Channel | None = None,
-    ) -> None:
-        self.candidates = candidates
-        self.method = method
-        self.tol = tol
-        self.max_iter = max_iter
-        self.channel = channel
+    candidates: ArrayLike | None = field(default=None, kw_only=False)
+    method: str = "projected"
+    tol: float = 1e-10
+    max_iter: int = 10000
 
     _parameter_constraints = {
         "candidates": [None, Deferred("a list of distinct values, checked when reports arrive")],
@@ -283,7 +275,8 @@ class CandidateEstimator(BaseDistributionEstimator):
             )
             if not converged:
                 warn(
-                    f"EM did not converge in max_iter={self.max_iter} iterations; raise max_iter or tol",
+                    f"EM did not converge in max_iter={self.max_iter} iterations; raise max_iter "
+                    f"or tol",
                     ConvergenceWarning,
                 )
             out.update(
@@ -298,9 +291,9 @@ class CandidateEstimator(BaseDistributionEstimator):
         if isinstance(cats, list):
             return {
                 "indistinguishable_": [
-                    [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)
+                    [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats, strict=True)
                 ],
-                "unreported_": [np.asarray(c)[u] for u, c in zip(unrep, cats)],
+                "unreported_": [np.asarray(c)[u] for u, c in zip(unrep, cats, strict=True)],
             }
         return {
             "indistinguishable_": [np.asarray(cats)[g] for g in groups],

@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._base import BaseDistributionEstimator, LazyAttribute
+from skldp._base import BaseDistributionEstimator, LazyAttribute, hyperparameters
 from skldp._docstring import substitute
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
-    from skldp.channels._base import Channel
+    pass
 
 
 def _plug_in_std(channel, p_hat, n):
@@ -19,6 +19,7 @@ def _plug_in_std(channel, p_hat, n):
 
 
 @substitute()
+@hyperparameters
 class EmpiricalEstimator(BaseDistributionEstimator):
     r"""Unbiased estimate of the distribution by inverting the channel's expected statistics.
 
@@ -42,12 +43,7 @@ class EmpiricalEstimator(BaseDistributionEstimator):
     distribution_std_ : ndarray of shape (n_categories,)
         Its standard error: the exact standard deviation of the estimator, evaluated at the
         estimate projected onto the simplex (plug-in). Computed when first read.
-    categories_ : ndarray of shape (n_categories,)
-        The categories, from the privatizer (``arange(k)`` for a bare channel).
-    n_reports_ : int
-        Reports seen by ``fit`` and ``partial_fit``.
-    n_features_in_ : int
-        Number of report columns.
+    {estimator_attributes}
 
     See Also
     --------
@@ -66,9 +62,6 @@ class EmpiricalEstimator(BaseDistributionEstimator):
 
     _interval_methods = ("wilson", "normal", "bootstrap")
     _default_interval_method = "wilson"
-
-    def __init__(self, *, channel: Channel | None = None) -> None:
-        self.channel = channel
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)

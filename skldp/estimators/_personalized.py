@@ -1,6 +1,5 @@
 """Distribution estimation for the personalized ULDP mechanism (PUM) with background knowledge."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -8,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, hyperparameters
+from skldp._docstring import substitute
 from skldp._validation import CHANNEL, TOL, InstanceOf, Interval, Options, check_probability_vector
 from skldp.channels import PersonalizedChannel
 from skldp.estimators._em import EMEstimator
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-    from skldp.channels._base import Channel
 
 _METHODS = ("em", "threshold", "empirical")
 
@@ -82,6 +81,8 @@ def personalized_reconstruction(
     return r[:k] + r[k:] @ pis, pis
 
 
+@substitute()
+@hyperparameters
 class PersonalizedEstimator(BaseDistributionEstimator):
     r"""Estimate the value distribution from PUM reports, using background knowledge per tag.
 
@@ -139,8 +140,7 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     n_iter_ : int
         EM iterations (method 'em' only); so are ``converged_``, ``log_likelihood_`` and
         ``log_likelihoods_``.
-    n_reports_ : int
-    n_features_in_ : int
+    {report_counts}
 
     See Also
     --------
@@ -165,22 +165,11 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     1.0
     """
 
-    def __init__(
-        self,
-        *,
-        method: str = "em",
-        background: ArrayLike | None = None,
-        alpha: float = 0.05,
-        tol: float = 1e-10,
-        max_iter: int = 10000,
-        channel: Channel | None = None,
-    ) -> None:
-        self.method = method
-        self.background = background
-        self.alpha = alpha
-        self.tol = tol
-        self.max_iter = max_iter
-        self.channel = channel
+    method: str = "em"
+    background: ArrayLike | None = None
+    alpha: float = 0.05
+    tol: float = 1e-10
+    max_iter: int = 10000
 
     _parameter_constraints = {
         "method": [Options(*_METHODS)],
@@ -205,7 +194,8 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     def _check_channel(channel):
         if not isinstance(channel, PersonalizedChannel):
             raise TypeError(
-                f"PersonalizedEstimator reads reports of PersonalizedULDP; got reports of {type(channel).__name__}"
+                f"PersonalizedEstimator reads reports of PersonalizedULDP; got reports of "
+                f"{type(channel).__name__}"
             )
 
     def _chunk_statistics(self, channel, values):
@@ -234,7 +224,7 @@ class PersonalizedEstimator(BaseDistributionEstimator):
                 )
             entries = list(given)
         out = []
-        for tag, pi in zip(tags, entries):
+        for tag, pi in zip(tags, entries, strict=True):
             if pi is None:
                 out.append(None)
             else:

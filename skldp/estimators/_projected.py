@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import norm
 
-from skldp._base import BaseDistributionEstimator, LazyAttribute
+from skldp._base import BaseDistributionEstimator, LazyAttribute, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, Interval, Options
 from skldp.estimators._empirical import _plug_in_std
@@ -16,7 +17,6 @@ from skldp.projection import clip_normalize, norm_sub, project_simplex
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from skldp.channels._base import Channel
 _METHODS = {
     "simplex": project_simplex,
     "clip": clip_normalize,
@@ -79,6 +79,7 @@ def significance_threshold(
 
 
 @substitute()
+@hyperparameters
 class ProjectedEstimator(BaseDistributionEstimator):
     r"""The unbiased estimate made into a distribution by post-processing.
 
@@ -126,9 +127,7 @@ class ProjectedEstimator(BaseDistributionEstimator):
     distribution_std_ : ndarray of shape (n_categories,)
         Standard error of the unbiased estimate (plug-in, as in EmpiricalEstimator), computed
         when first read.
-    categories_ : ndarray of shape (n_categories,)
-    n_reports_ : int
-    n_features_in_ : int
+    {estimator_attributes}
 
     See Also
     --------
@@ -147,16 +146,8 @@ class ProjectedEstimator(BaseDistributionEstimator):
     _interval_methods = ("wilson", "normal", "bootstrap")
     _default_interval_method = "wilson"
 
-    def __init__(
-        self,
-        method: str = "simplex",
-        *,
-        alpha: float = 0.05,
-        channel: Channel | None = None,
-    ) -> None:
-        self.method = method
-        self.alpha = alpha
-        self.channel = channel
+    method: str = field(default="simplex", kw_only=False)
+    alpha: float = 0.05
 
     _parameter_constraints = {
         "method": [Options(*sorted(_METHODS))],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,7 +20,7 @@ from scipy.linalg import solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
 from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
 from skldp._validation import CHANNEL, Boolean, Interval, Options
@@ -27,7 +28,7 @@ from skldp.channels import BlockMeasurements, SparseMeasurements, SymbolChannel
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
-    from skldp.channels._base import Channel
+    pass
 __all__ = [
     "SparseEstimator",
     "iht",
@@ -87,7 +88,9 @@ _PROJECT = {
 
 
 def noise_threshold(sigma, n_cols, alpha=_ALPHA):
-    r"""Level below which the correlation of a unit column with noise stays: :math:`\sigma\sqrt{2\ln(2k/\alpha)}`.
+    r"""Level below which the correlation of a unit column with noise stays.
+
+    :math:`\sigma\sqrt{2\ln(2k/\alpha)}`.
 
     For Gaussian noise of standard deviation at most sigma per unit-norm direction, the largest
     of k correlations exceeds it with probability at most alpha (union bound).
@@ -184,7 +187,7 @@ def _pick(corr, positive):
     return int(np.argmax(corr if positive else np.abs(corr)))
 
 
-# -- solvers ----------------------------------------------------------------------------------------
+# -- solvers ---------------------------------------------------------------------------------------
 def omp(B, y, sparsity=None, *, threshold=0.0, max_atoms=None, positive=False, tol=1e-12):
     r"""Orthogonal matching pursuit (Tropp, 2004) on a normalized operator.
 
@@ -328,12 +331,15 @@ def _lasso(Phi, y, lam, x0, positive, max_iter, tol):
 
 
 def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer=20):
-    r"""Basis pursuit denoising in Lagrangian form, :math:`\min_x \tfrac12\lVert y - Bx \rVert_2^2 + \lambda \lVert x \rVert_1`.
+    r"""Basis pursuit denoising in Lagrangian form.
+
+    .. math:: \min_x \tfrac12\lVert y - Bx \rVert_2^2 + \lambda \lVert x \rVert_1
 
     Solved by an active-set loop: coordinate descent (:class:`sklearn.linear_model.Lasso`) on
-    a working set of columns (first the 2m most correlated with y, at most 1024), then one pass of :math:`B^T r` over all
-    columns checks the optimality condition :math:`|b_x^T r| \le \lambda` and adds the columns
-    that break it. ``positive=True`` adds :math:`x \ge 0`.
+    a working set of columns (first the 2m most correlated with y, at most 1024), then one
+    pass of :math:`B^T r` over all columns checks the optimality condition
+    :math:`|b_x^T r| \le \lambda` and adds the columns that break it. ``positive=True``
+    adds :math:`x \ge 0`.
 
     Returns
     -------
@@ -377,8 +383,9 @@ def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer
     return work[nz], x[nz], n_pass
 
 
-# -- the estimator ----------------------------------------------------------------------------------
+# -- the estimator ---------------------------------------------------------------------------------
 @substitute()
+@hyperparameters
 class SparseEstimator(BaseDistributionEstimator):
     r"""Sparse recovery of a distribution from linear measurements (compressive sensing).
 
@@ -456,7 +463,8 @@ class SparseEstimator(BaseDistributionEstimator):
     Attributes
     ----------
     distribution_ : ndarray of shape (n_categories,)
-        The projected estimate (a list for several columns).
+        The estimate: ``recovered_`` mapped onto the simplex by ``projection`` (a list for
+        several columns).
     recovered_ : ndarray of shape (n_categories,)
         The sparse solution :math:`\tilde p` before projection.
     support_ : ndarray of int
@@ -473,9 +481,7 @@ class SparseEstimator(BaseDistributionEstimator):
     n_iter_ : int
         Passes of :math:`M^T r` over all columns (hierarchical recovery: the most passes over
         one block's columns).
-    categories_ : ndarray of shape (n_categories,)
-    n_reports_ : int
-    n_features_in_ : int
+    {estimator_attributes}
 
     See Also
     --------
@@ -519,30 +525,15 @@ class SparseEstimator(BaseDistributionEstimator):
     ([0, 1, 2], [0.5, 0.3, 0.2])
     """
 
-    def __init__(
-        self,
-        sparsity: int | None = None,
-        *,
-        method: str = "omp",
-        projection: str = "simplex",
-        empty_groups: str = "drop",
-        positive: bool = False,
-        debias: bool = True,
-        max_iter: int = 100,
-        hierarchical: bool | str = "auto",
-        beta: float = 1.0,
-        channel: Channel | None = None,
-    ) -> None:
-        self.sparsity = sparsity
-        self.method = method
-        self.projection = projection
-        self.empty_groups = empty_groups
-        self.positive = positive
-        self.debias = debias
-        self.max_iter = max_iter
-        self.hierarchical = hierarchical
-        self.beta = beta
-        self.channel = channel
+    sparsity: int | None = field(default=None, kw_only=False)
+    method: str = "omp"
+    projection: str = "simplex"
+    empty_groups: str = "drop"
+    positive: bool = False
+    debias: bool = True
+    max_iter: int = 100
+    hierarchical: bool | str = "auto"
+    beta: float = 1.0
 
     _parameter_constraints = {
         "sparsity": [Interval("int", 1), None],
@@ -557,7 +548,7 @@ class SparseEstimator(BaseDistributionEstimator):
         "channel": [CHANNEL],
     }
 
-    # -- recovery -------------------------------------------------------------------------------------
+    # -- recovery ----------------------------------------------------------------------------------
     def _inverse(self, channel, system, stats, n):
         op = system.operator
         if isinstance(op, RowSubset) and op.base.orthogonal_columns:
@@ -626,9 +617,7 @@ class SparseEstimator(BaseDistributionEstimator):
                 continue
             B = _Normalized(system.operator)
             max_atoms = max(1, system.values.shape[0] // 2)
-            support, coef, it = self._solve(
-                B, system.values, block_s, tau, max_atoms, min_atoms=0
-            )
+            support, coef, it = self._solve(B, system.values, block_s, tau, max_atoms, min_atoms=0)
             p_tilde[system.inputs[support]] = coef * B.inv[support]
             solved.append((system, B, support))
             n_iter = max(n_iter, it)

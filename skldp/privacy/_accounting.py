@@ -38,16 +38,7 @@ import pandas as pd
 
 from skldp._validation import check_epsilon
 from skldp.exceptions import AccountantCopyError, BudgetExceededError
-from skldp.privacy._models import (
-    LDP,
-    BinaryContextAwareLDP,
-    BlockStructuredLDP,
-    ContextAwareLDP,
-    HighLowLDP,
-    PrivacyModel,
-    SequentialComposition,
-    UtilityOptimizedLDP,
-)
+from skldp.privacy import _models as models
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -82,12 +73,12 @@ def _budget_matrix(model, n_inputs):
     Kawamoto, Prop. 13): a sensitive input only produces protected outputs, so its row is
     epsilon; an invertible output may reveal a non-sensitive input, so its row is +inf.
     """
-    if isinstance(model, UtilityOptimizedLDP):
-        return HighLowLDP(model.sensitive, model.epsilon).epsilon_matrix(n_inputs)
+    if isinstance(model, models.UtilityOptimizedLDP):
+        return models.HighLowLDP(model.sensitive, model.epsilon).epsilon_matrix(n_inputs)
     return model.epsilon_matrix(n_inputs)
 
 
-def charged_epsilon(model: PrivacyModel) -> float:
+def charged_epsilon(model: models.PrivacyModel) -> float:
     r"""The epsilon an accountant charges for one report under ``model``.
 
     The largest *finite* budget the model states for any pair of inputs: epsilon for LDP,
@@ -110,14 +101,17 @@ def charged_epsilon(model: PrivacyModel) -> float:
     epsilon : float
         Non-negative and finite (0 when no pair has a finite non-zero budget).
     """
-    if isinstance(model, SequentialComposition):
+    if isinstance(model, models.SequentialComposition):
         return math.fsum(charged_epsilon(part) for part in model.parts)
-    if isinstance(model, (LDP, BlockStructuredLDP, HighLowLDP, UtilityOptimizedLDP)):
+    if isinstance(
+        model,
+        (models.LDP, models.BlockStructuredLDP, models.HighLowLDP, models.UtilityOptimizedLDP),
+    ):
         return float(model.epsilon)
-    if isinstance(model, BinaryContextAwareLDP):
+    if isinstance(model, models.BinaryContextAwareLDP):
         finite = [e for e in (model.epsilon_01, model.epsilon_10) if math.isfinite(e)]
         return float(max(finite, default=0.0))
-    if isinstance(model, ContextAwareLDP):
+    if isinstance(model, models.ContextAwareLDP):
         finite = model.E[np.isfinite(model.E)]
         return float(finite.max()) if finite.size else 0.0
     raise TypeError(f"model must be a skldp privacy model; got {type(model).__name__}")
@@ -127,13 +121,15 @@ def charged_epsilon(model: PrivacyModel) -> float:
 
 
 def _check_parts(
-    parts: Iterable[PrivacyModel], sizes: Iterable[int | None]
-) -> tuple[list[PrivacyModel], list[int | None]]:
+    parts: Iterable[models.PrivacyModel], sizes: Iterable[int | None]
+) -> tuple[list[models.PrivacyModel], list[int | None]]:
     parts = list(parts)
     if not parts:
         raise ValueError("parts must hold at least one privacy model; got an empty list")
     for j, part in enumerate(parts):
-        if not isinstance(part, PrivacyModel) or isinstance(part, SequentialComposition):
+        if not isinstance(part, models.PrivacyModel) or isinstance(
+            part, models.SequentialComposition
+        ):
             raise TypeError(f"parts must be privacy models of one column; part {j} is {part!r}")
     sizes = [None if s is None else int(s) for s in sizes]
     if len(sizes) != len(parts):
@@ -142,7 +138,7 @@ def _check_parts(
 
 
 def composed_epsilon_matrix(
-    parts: Iterable[PrivacyModel], sizes: Iterable[int]
+    parts: Iterable[models.PrivacyModel], sizes: Iterable[int]
 ) -> NDArray[np.float64]:
     r"""The budget matrix of independent columns on the product domain: the Kronecker sum.
 
@@ -175,7 +171,7 @@ def composed_epsilon_matrix(
             f"the product domain has {n} values; a dense budget matrix is built for at most "
             f"{_MAX_MATRIX_INPUTS}"
         )
-    mats = [_budget_matrix(m, s) for m, s in zip(parts, sizes)]
+    mats = [_budget_matrix(m, s) for m, s in zip(parts, sizes, strict=True)]
     return reduce(
         lambda A, B: (A[:, None, :, None] + B[None, :, None, :]).reshape(
             A.shape[0] * B.shape[0], -1
@@ -195,12 +191,14 @@ def _product_labels(labels):
 def _product_sensitive(sets, sizes):
     """Indices of the product set A_1 x ... x A_d, np.kron order."""
     out = np.zeros(1, dtype=np.int64)
-    for idx, size in zip(sets, sizes):
+    for idx, size in zip(sets, sizes, strict=True):
         out = (out[:, None] * size + np.asarray(idx, dtype=np.int64)[None, :]).ravel()
     return out
 
 
-def compose(parts: Iterable[PrivacyModel], sizes: Iterable[int | None]) -> PrivacyModel:
+def compose(
+    parts: Iterable[models.PrivacyModel], sizes: Iterable[int | None]
+) -> models.PrivacyModel:
     r"""The guarantee per person of independent columns (sequential composition).
 
     The rules, each from the Kronecker sum of budget matrices
@@ -245,26 +243,33 @@ def compose(parts: Iterable[PrivacyModel], sizes: Iterable[int | None]) -> Priva
     if len(parts) == 1:
         return parts[0]
     eps = math.fsum(charged_epsilon(p) for p in parts)
-    if all(type(p) is LDP for p in parts):
-        return LDP(eps)
+    if all(type(p) is models.LDP for p in parts):
+        return models.LDP(eps)
     known = [s for s in sizes if s is not None]
     n = math.prod(known) if len(known) == len(sizes) else None  # None: some size unknown
     if n is not None and n <= _MAX_PRODUCT_INPUTS:
-        if all(isinstance(p, (LDP, BlockStructuredLDP)) for p in parts):
+        if all(isinstance(p, (models.LDP, models.BlockStructuredLDP)) for p in parts):
             labels = [
-                p.labels if isinstance(p, BlockStructuredLDP) else np.zeros(s, dtype=np.int64)
-                for p, s in zip(parts, known)
+                p.labels
+                if isinstance(p, models.BlockStructuredLDP)
+                else np.zeros(s, dtype=np.int64)
+                for p, s in zip(parts, known, strict=True)
             ]
-            return BlockStructuredLDP(_product_labels(labels), eps)
-        if all(isinstance(p, (LDP, HighLowLDP, UtilityOptimizedLDP)) for p in parts):
+            return models.BlockStructuredLDP(_product_labels(labels), eps)
+        if all(
+            isinstance(p, (models.LDP, models.HighLowLDP, models.UtilityOptimizedLDP))
+            for p in parts
+        ):
             sets = [
-                p.sensitive if isinstance(p, (HighLowLDP, UtilityOptimizedLDP)) else np.arange(s)
-                for p, s in zip(parts, known)
+                p.sensitive
+                if isinstance(p, (models.HighLowLDP, models.UtilityOptimizedLDP))
+                else np.arange(s)
+                for p, s in zip(parts, known, strict=True)
             ]
-            return HighLowLDP(_product_sensitive(sets, known), eps)
+            return models.HighLowLDP(_product_sensitive(sets, known), eps)
     if n is not None and n <= _MAX_MATRIX_INPUTS:
-        return ContextAwareLDP(composed_epsilon_matrix(parts, known))
-    return SequentialComposition(parts)
+        return models.ContextAwareLDP(composed_epsilon_matrix(parts, known))
+    return models.SequentialComposition(parts)
 
 
 def _privatizer_parts(privatizer):
@@ -276,13 +281,13 @@ def _privatizer_parts(privatizer):
     check_is_fitted(privatizer)
     model = privatizer.privacy_
     channels = privatizer.channels_
-    models = list(model.parts) if isinstance(model, SequentialComposition) else [model]
-    if len(models) == len(channels):
+    parts = list(model.parts) if isinstance(model, models.SequentialComposition) else [model]
+    if len(parts) == len(channels):
         # an open-alphabet channel (hashed values, no list of them) has no domain size
         sizes = [None if isinstance(ch, OpenAlphabetChannel) else ch.n_inputs for ch in channels]
     else:  # one guarantee over several channels: its domain is not one channel's
-        sizes = [None] * len(models)
-    return list(zip(models, sizes))
+        sizes = [None] * len(parts)
+    return list(zip(parts, sizes, strict=True))
 
 
 def _collect(estimator, where):
@@ -352,7 +357,7 @@ def _holds_privatizer(estimator):
     return any(_holds_privatizer(t) for t in inner)
 
 
-def guarantee_of(estimator: Any) -> PrivacyModel:
+def guarantee_of(estimator: Any) -> models.PrivacyModel:
     r"""The per-person guarantee of a fitted privatizer, or of a composite holding them.
 
     Columns privatized independently compose sequentially (:func:`compose`): pure LDP
@@ -561,7 +566,7 @@ class PrivacyAccountant:
         epsilon: float,
         *,
         privatizer: object,
-        guarantee: PrivacyModel | None = None,
+        guarantee: models.PrivacyModel | None = None,
         n_people: int | None = None,
     ) -> _Charge:
         """Record a charge of ``epsilon`` per person, or refuse it.

@@ -18,8 +18,14 @@ ROW_SUM_TOL = 1e-9
 
 
 def dense_matrix(channel):
-    """The matrix Q of a channel, checked: 2-D, finite, non-negative, rows summing to one."""
-    if hasattr(channel, "to_dense"):
+    """The matrix Q of a channel, checked: 2-D, finite, non-negative, rows summing to one.
+
+    ``channel`` is a :class:`~skldp.channels.Channel` (its ``to_dense()``) or a matrix.
+    """
+    # The channels build on this package (they state privacy models): read them lazily.
+    from skldp.channels import Channel
+
+    if isinstance(channel, Channel):
         Q = np.asarray(channel.to_dense())
     else:
         try:

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
-from skldp._base import ACCOUNTANT, BasePrivatizer
+from skldp._base import ACCOUNTANT, BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, RANDOM_STATE, Epsilon
 from skldp.channels import BinaryRandomizedResponseChannel
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
-
 
 @substitute()
+@hyperparameters
 class BinaryRandomizedResponse(BasePrivatizer):
     r"""Binary randomized response with a separate budget for each direction (optimal Q*).
 
@@ -34,16 +28,16 @@ class BinaryRandomizedResponse(BasePrivatizer):
 
     Parameters
     ----------
-    epsilon_01 : float
-        Budget protecting ``categories_[0]`` against ``categories_[1]``: non-negative,
-        ``inf`` for no protection.
-    epsilon_10 : float
-        Budget protecting ``categories_[1]`` against ``categories_[0]``.
     categories : list of values, list of lists, or None, default=None
         The public domain, exactly two values per column, in the order the budgets refer to.
         None infers it from X (sorted) and warns with a PrivacyLeakWarning.
     {accountant}
     {random_state}
+    epsilon_01 : float
+        Budget protecting ``categories_[0]`` against ``categories_[1]``: non-negative,
+        ``inf`` for no protection.
+    epsilon_10 : float
+        Budget protecting ``categories_[1]`` against ``categories_[0]``.
 
     Attributes
     ----------
@@ -96,20 +90,8 @@ class BinaryRandomizedResponse(BasePrivatizer):
     BinaryContextAwareLDP(epsilon_01=0.5, epsilon_10=2)
     """
 
-    def __init__(
-        self,
-        *,
-        epsilon_01: float,
-        epsilon_10: float,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon_01 = epsilon_01
-        self.epsilon_10 = epsilon_10
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon_01: float
+    epsilon_10: float
 
     _parameter_constraints = {
         "epsilon_01": [Epsilon(allow_inf=True, allow_zero=True)],

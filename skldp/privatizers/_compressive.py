@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import field
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,
@@ -23,11 +23,6 @@ from skldp.channels import (
 )
 from skldp.exceptions import InvalidParameterError
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 _REFERENCE = (
     'T. Xiong, J. Sun, C. Mao, X. Wang, Y. Shan and H. Huang, "Compressive Sensing Approaches '
     'for Sparse Distribution Estimation Under Local Privacy", WWW 2022 (arXiv 2012.02081).'
@@ -41,7 +36,8 @@ _POWER_OF_TWO = Satisfies(
 )
 
 
-@substitute()
+@substitute(channel_type="OneBitCompressiveChannel")
+@hyperparameters
 class OneBitCompressive(BasePrivatizer):
     r"""One-bit compressive privatization: one private bit about one random measurement of x.
 
@@ -56,9 +52,7 @@ class OneBitCompressive(BasePrivatizer):
 
     Read more in the :ref:`User Guide <compressive>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     n_measurements : int, default=500
         m, the number of groups and of measurements (the paper's experiments use 500).
         Exact recovery of an s-sparse p needs m of order :math:`s \log(k/s)`.
@@ -69,16 +63,8 @@ class OneBitCompressive(BasePrivatizer):
         group ``(u + i) mod m`` for a uniform random start u, the paper's
         :math:`S_j = \{i : i \equiv j \pmod m\}` (balanced groups); ``'random'``: each row
         gets an independent uniform group.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : OneBitCompressiveChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -109,24 +95,10 @@ class OneBitCompressive(BasePrivatizer):
     ((80, 1), 1, LDP(epsilon=1))
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_measurements: int = 500,
-        matrix_seed: int = 0,
-        assignment: str = "cyclic",
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_measurements = n_measurements
-        self.matrix_seed = matrix_seed
-        self.assignment = assignment
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_measurements: int = 500
+    matrix_seed: int = 0
+    assignment: str = "cyclic"
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -141,7 +113,8 @@ class OneBitCompressive(BasePrivatizer):
         )
 
 
-@substitute()
+@substitute(channel_type="SymmetricCompressiveChannel")
+@hyperparameters
 class SymmetricCompressive(BasePrivatizer):
     r"""Symmetric compressive privatization: everyone reports one of m symbols.
 
@@ -156,23 +129,13 @@ class SymmetricCompressive(BasePrivatizer):
 
     Read more in the :ref:`User Guide <compressive>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     n_measurements : int, default=500
         m, the output alphabet size; even.
     matrix_seed : int, default=0
         Public seed of :math:`A_h`.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : SymmetricCompressiveChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -203,22 +166,9 @@ class SymmetricCompressive(BasePrivatizer):
     (4, True)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_measurements: int = 500,
-        matrix_seed: int = 0,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_measurements = n_measurements
-        self.matrix_seed = matrix_seed
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_measurements: int = 500
+    matrix_seed: int = 0
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -266,7 +216,8 @@ def resolve_n_blocks(epsilon, n_blocks=None, max_bits=None, n_categories=None):
     return L
 
 
-@substitute()
+@substitute(channel_type="RecursiveCompressiveChannel")
+@hyperparameters
 class RecursiveCompressive(BasePrivatizer):
     r"""Recursive compressive privatization: medium privacy with log2(L) + 1 bits per report.
 
@@ -279,9 +230,7 @@ class RecursiveCompressive(BasePrivatizer):
 
     Read more in the :ref:`User Guide <compressive>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     n_measurements : int, default=500
         m, the number of groups (rows of :math:`A_2`).
     n_blocks : int or None, default=None
@@ -293,20 +242,12 @@ class RecursiveCompressive(BasePrivatizer):
         Public seed of :math:`A_2` and of the permutation.
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : RecursiveCompressiveChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
-    OneBitCompressive, skldp.estimators.SparseEstimator
+    OneBitCompressive, SymmetricCompressive, skldp.estimators.SparseEstimator
 
     Notes
     -----
@@ -334,28 +275,12 @@ class RecursiveCompressive(BasePrivatizer):
     (4, 3)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_measurements: int = 500,
-        n_blocks: int | None = None,
-        max_bits: int | None = None,
-        matrix_seed: int = 0,
-        assignment: str = "cyclic",
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_measurements = n_measurements
-        self.n_blocks = n_blocks
-        self.max_bits = max_bits
-        self.matrix_seed = matrix_seed
-        self.assignment = assignment
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_measurements: int = 500
+    n_blocks: int | None = None
+    max_bits: int | None = None
+    matrix_seed: int = 0
+    assignment: str = "cyclic"
 
     _parameter_constraints = {
         **OneBitCompressive._parameter_constraints,  # L = 1 is OneBitCompressive
@@ -376,7 +301,8 @@ class RecursiveCompressive(BasePrivatizer):
         )
 
 
-@substitute()
+@substitute(channel_type="OneBitHadamardChannel")
+@hyperparameters
 class OneBitHadamardResponse(BasePrivatizer):
     r"""One-bit Hadamard response: the one-bit baseline of compressive privatization.
 
@@ -390,24 +316,15 @@ class OneBitHadamardResponse(BasePrivatizer):
 
     Read more in the :ref:`User Guide <compressive>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     assignment : {'cyclic', 'random'}, default='cyclic'
         Group assignment, as in :class:`OneBitCompressive`.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : OneBitHadamardChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
+    HadamardResponse : The Hadamard mechanism with reports of about log2 k bits.
     OneBitCompressive, skldp.estimators.SparseEstimator
 
     Notes
@@ -432,20 +349,8 @@ class OneBitHadamardResponse(BasePrivatizer):
     (8, 1)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        assignment: str = "cyclic",
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.assignment = assignment
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    assignment: str = "cyclic"
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,

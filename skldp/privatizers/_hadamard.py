@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (
@@ -27,8 +28,6 @@ from skldp.exceptions import InvalidParameterError
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 __all__ = ["BlockHadamardResponse", "HadamardResponse", "HighLowHadamardResponse", "grid_blocks"]
 
 
@@ -79,7 +78,8 @@ def grid_blocks(shape: tuple[int, int], n_blocks: tuple[int, int]) -> NDArray[np
     return (row_block[:, None] * m2 + col_block[None, :]).ravel()
 
 
-@substitute()
+@substitute(channel_type="HadamardResponseChannel")
+@hyperparameters
 class HadamardResponse(BasePrivatizer):
     r"""Hadamard response: report a random column of the Hadamard row of the true value.
 
@@ -93,19 +93,9 @@ class HadamardResponse(BasePrivatizer):
 
     Read more in the :ref:`User Guide <context_aware>`.
 
-    Parameters
-    ----------
-    {epsilon}
-    {categories}
-    {accountant}
-    {random_state}
+    {privatizer_parameters_section}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : HadamardResponseChannel or list of them
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -137,18 +127,7 @@ class HadamardResponse(BasePrivatizer):
     (8, 3)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
 
     _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 
@@ -157,6 +136,7 @@ class HadamardResponse(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class BlockHadamardResponse(BasePrivatizer):
     r"""Hadamard response inside the block of the true value: block-structured LDP.
 
@@ -175,6 +155,7 @@ class BlockHadamardResponse(BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Budget within a block; a positive finite number.
+    {common_parameters}
     blocks : list of lists, mapping, callable, array-like or None, default=None
         The partition of the categories, as
 
@@ -188,9 +169,6 @@ class BlockHadamardResponse(BasePrivatizer):
     block_size : int or None, default=None
         Cut the categories, in their order, into contiguous blocks of this size (the last one
         may be smaller).
-    {categories}
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
@@ -241,24 +219,10 @@ class BlockHadamardResponse(BasePrivatizer):
     BlockStructuredLDP(epsilon=1, n_blocks=2, block_sizes=[3, 2])
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        blocks: ArrayLike | None = None,
-        n_blocks: int | None = None,
-        block_size: int | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.blocks = blocks
-        self.n_blocks = n_blocks
-        self.block_size = block_size
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    blocks: ArrayLike | None = None
+    n_blocks: int | None = None
+    block_size: int | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -283,12 +247,13 @@ class BlockHadamardResponse(BasePrivatizer):
         # The partition as categories: blocks numbered by their first category.
         out = [
             [cats[idx] for idx in ch.guarantee().blocks]
-            for ch, cats in zip(self.channels_, self.categories_)
+            for ch, cats in zip(self.channels_, self.categories_, strict=True)
         ]
         return {"blocks_": out[0] if len(out) == 1 else out}
 
 
 @substitute()
+@hyperparameters
 class HighLowHadamardResponse(BasePrivatizer):
     r"""High-low LDP: Hadamard response among the sensitive values, release of the others.
 
@@ -306,13 +271,11 @@ class HighLowHadamardResponse(BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Budget of a sensitive value; a positive finite number.
+    {common_parameters}
     sensitive : list of values, callable, list of lists, or None, default=None
         The sensitive categories (required): a list of categories, a callable called on each
         category that returns True for the sensitive ones, or (for several columns) one list
         per column. At least one category must be sensitive.
-    {categories}
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
@@ -357,20 +320,8 @@ class HighLowHadamardResponse(BasePrivatizer):
     HighLowLDP(epsilon=1, n_sensitive=2)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        sensitive: ArrayLike | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -389,5 +340,7 @@ class HighLowHadamardResponse(BasePrivatizer):
         return HighLowHadamardResponseChannel(self.epsilon, len(categories), idx)
 
     def _derived_attributes(self):
-        out = [cats[ch.sensitive] for ch, cats in zip(self.channels_, self.categories_)]
+        out = [
+            cats[ch.sensitive] for ch, cats in zip(self.channels_, self.categories_, strict=True)
+        ]
         return {"sensitive_": out[0] if len(out) == 1 else out}

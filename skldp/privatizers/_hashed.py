@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import field
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer, single_or_list
+from skldp._base import BasePrivatizer, hyperparameters, single_or_list
 from skldp._docstring import substitute
 from skldp._hashing import cohort_permutations
 from skldp._reports import ReportSpec
@@ -25,11 +25,6 @@ from skldp.channels import (
 )
 from skldp.privacy import SequentialComposition
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
-
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 _OPEN = np.empty(0, dtype=object)
 _HASH_SEED = Interval(
     "int", 0, 2**128, closed="left", description="a non-negative integer below 2**128"
@@ -54,6 +49,7 @@ def _check_open_column(col, column, *, objects=True):
         )
 
 
+@hyperparameters
 class _OpenAlphabetPrivatizer(BasePrivatizer):
     """Shared ``_fit`` and ``_sample`` of the open-alphabet privatizers.
 
@@ -65,6 +61,9 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
     """
 
     #: The hyperparameters every cohort-hashing privatizer has; subclasses add their own.
+    n_cohorts: int = 8
+    hash_seed: int = 0
+
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
         "n_cohorts": [Interval("int", 1)],
@@ -114,7 +113,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
             return super()._sample(X, rng)
         columns, index = self._read_columns(X, reset=False)
         parts = []
-        for j, (col, ch) in enumerate(zip(columns, self.channels_)):
+        for j, (col, ch) in enumerate(zip(columns, self.channels_, strict=True)):
             _check_open_column(col, j, objects=False)
             try:
                 parts.append(ch.sample_values(col, rng))
@@ -129,6 +128,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class HashedRR(_OpenAlphabetPrivatizer):
     r"""Hashed k-ary randomized response with cohorts (O-RR), for values nobody lists in advance.
 
@@ -148,19 +148,19 @@ class HashedRR(_OpenAlphabetPrivatizer):
     Parameters
     ----------
     {epsilon}
-    n_buckets : int, default=16
-        k >= 2: the range of each hash and the alphabet of k-RR. The best k grows with epsilon.
-    n_cohorts : int, default=8
-        C >= 1: the number of cohorts, each with its own hash.
     categories : None or list of values, default=None
         None for an open alphabet (nothing about the data is learned in ``fit``); a list of
         the public categories (one list per column) for the closed-alphabet variant.
+    {accountant}
+    {random_state}
+    n_cohorts : int, default=8
+        C >= 1: the number of cohorts, each with its own hash.
     hash_seed : int, default=0
         Selects the hash family (or the permutations); the server must use the same seed. The
         hashes are keyed BLAKE2b (module ``skldp._hashing``), identical on every machine and in
         every process. They are public: privacy does not depend on them.
-    {accountant}
-    {random_state}
+    n_buckets : int, default=16
+        k >= 2: the range of each hash and the alphabet of k-RR. The best k grows with epsilon.
 
     Attributes
     ----------
@@ -207,24 +207,8 @@ class HashedRR(_OpenAlphabetPrivatizer):
     array([0.5, 0.3, 0.2, 0. ])
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_buckets: int = 16,
-        n_cohorts: int = 8,
-        categories: ArrayLike | None = None,
-        hash_seed: int = 0,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_buckets = n_buckets
-        self.n_cohorts = n_cohorts
-        self.categories = categories
-        self.hash_seed = hash_seed
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_buckets: int = 16
 
     _parameter_constraints = {
         **_OpenAlphabetPrivatizer._parameter_constraints,
@@ -240,6 +224,7 @@ class HashedRR(_OpenAlphabetPrivatizer):
 
 
 @substitute()
+@hyperparameters
 class HashedRAPPOR(_OpenAlphabetPrivatizer):
     r"""Hashed RAPPOR with cohorts (O-RAPPOR): Bloom filters of cohort hashes, then RAPPOR.
 
@@ -257,19 +242,19 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
     Parameters
     ----------
     {epsilon}
+    categories : None or list of values, default=None
+        None for an open alphabet; the public categories for the closed-alphabet variant.
+    {accountant}
+    {random_state}
+    n_cohorts : int, default=8
+        C >= 1.
+    hash_seed : int, default=0
+        Selects the hash family (or the permutations); the server must use the same seed.
     n_bits : int, default=32
         k >= 2: the Bloom filter size.
     n_hashes : int, default=1
         h >= 1: hashes per cohort. Each bit uses the budget epsilon / h (two filters differ in
         at most 2h bits). The paper found h = 1 always best.
-    n_cohorts : int, default=8
-        C >= 1.
-    categories : None or list of values, default=None
-        None for an open alphabet; the public categories for the closed-alphabet variant.
-    hash_seed : int, default=0
-        Selects the hash family (or the permutations); the server must use the same seed.
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
@@ -296,8 +281,7 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
 
     References
     ----------
-    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
-       privacy-preserving ordinal response", CCS 2014.
+    {ref_rappor}
     .. [2] P. Kairouz, K. Bonawitz and D. Ramage, "Discrete Distribution Estimation under
        Local Privacy", ICML 2016, Sec. 5.2.
 
@@ -313,26 +297,9 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
     array([0.5, 0.3, 0.2, 0. ])
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_bits: int = 32,
-        n_hashes: int = 1,
-        n_cohorts: int = 8,
-        categories: ArrayLike | None = None,
-        hash_seed: int = 0,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_bits = n_bits
-        self.n_hashes = n_hashes
-        self.n_cohorts = n_cohorts
-        self.categories = categories
-        self.hash_seed = hash_seed
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_bits: int = 32
+    n_hashes: int = 1
 
     _parameter_constraints = {
         **_OpenAlphabetPrivatizer._parameter_constraints,

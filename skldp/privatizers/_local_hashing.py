@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import field
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Boolean, Interval
 from skldp.channels import LocalHashingChannel, SubsetSelectionChannel
 from skldp.channels._local_hashing import MAX_BUCKETS, default_buckets
 from skldp.channels._subset_selection import optimal_subset_size
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
-
-
-@substitute()
+@substitute(channel_type="LocalHashingChannel")
+@hyperparameters
 class LocalHashing(BasePrivatizer):
     r"""Local hashing: hash the value with a fresh public hash function, then k-RR on g buckets.
 
@@ -31,29 +26,13 @@ class LocalHashing(BasePrivatizer):
 
     Read more in the :ref:`User Guide <local_hashing>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     n_buckets : int or None, default=None
         g >= 2, the range of the hash functions. None is OLH's
         :math:`\mathrm{round}(e^\varepsilon) + 1`, capped at k (see
         ``skldp.channels._local_hashing.default_buckets``); 2 is BLH.
-    {categories}
-    {accountant}
-    {random_state}
 
-    Attributes
-    ----------
-    categories_ : list of ndarray
-        The domain of each column.
-    channel_ : LocalHashingChannel or list of them
-        The channel of each column.
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -92,20 +71,8 @@ class LocalHashing(BasePrivatizer):
     (4, 12)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        n_buckets: int | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.n_buckets = n_buckets
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    n_buckets: int | None = None
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
@@ -120,7 +87,8 @@ class LocalHashing(BasePrivatizer):
         return LocalHashingChannel(self.epsilon, k, g)
 
 
-@substitute()
+@substitute(channel_type="SubsetSelectionChannel")
+@hyperparameters
 class SubsetSelection(BasePrivatizer):
     r"""Subset selection: report d categories, the true one among them with boosted probability.
 
@@ -133,31 +101,15 @@ class SubsetSelection(BasePrivatizer):
 
     Read more in the :ref:`User Guide <subset_selection>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     subset_size : int or None, default=None
         d in [1, k - 1]. None takes the d that minimizes the variance
         (``skldp.channels._subset_selection.optimal_subset_size``).
-    {categories}
-    {accountant}
-    {random_state}
     sparse_output : bool, default=False
         Return the reports as a scipy.sparse CSR matrix holding the d indices of each subset
         (index reports) instead of k indicator bits per row; estimators then need ``channel=``.
 
-    Attributes
-    ----------
-    categories_ : list of ndarray
-        The domain of each column.
-    channel_ : SubsetSelectionChannel or list of them
-        The channel of each column.
-    privacy_ : LDP or SequentialComposition
-        The guarantee per person.
-    n_features_in_ : int
-        Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when X has string column names.
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -194,22 +146,9 @@ class SubsetSelection(BasePrivatizer):
     [2, 2, 2, 2]
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        subset_size: int | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-        sparse_output: bool = False,
-    ) -> None:
-        self.epsilon = epsilon
-        self.subset_size = subset_size
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
-        self.sparse_output = sparse_output
+    epsilon: float = field(default=1.0, kw_only=False)
+    subset_size: int | None = None
+    sparse_output: bool = False
 
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],

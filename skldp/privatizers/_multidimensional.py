@@ -2,13 +2,14 @@ r"""Several attributes of one person under one budget: splitting it, or sampling
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import encode, resolve_categories
 from skldp._reports import ReportSpec
@@ -21,10 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from numpy.typing import ArrayLike, NDArray
+    from numpy.typing import NDArray
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 
 _SHARED = {
     "privatizer": """\
@@ -53,6 +52,7 @@ categories_ : list of ndarray
 }
 
 
+@hyperparameters
 class _AttributeCollection(BasePrivatizer):
     """Shared fit of the two ways to collect several attributes under one budget.
 
@@ -68,20 +68,8 @@ class _AttributeCollection(BasePrivatizer):
         "privatizer": [InstanceOf(BasePrivatizer, "a skldp privatizer"), None],
     }
 
-    def __init__(
-        self,
-        privatizer: BasePrivatizer | None = None,
-        *,
-        epsilon: float = 1.0,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.privatizer = privatizer
-        self.epsilon = epsilon
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    privatizer: BasePrivatizer | None = field(default=None, kw_only=False)
+    epsilon: float = 1.0
 
     def _base(self):
         return RandomizedResponse() if self.privatizer is None else self.privatizer
@@ -121,6 +109,7 @@ class _AttributeCollection(BasePrivatizer):
 
 
 @substitute(**_SHARED)
+@hyperparameters
 class BudgetSplitting(_AttributeCollection):
     r"""Collect d attributes by splitting the budget: every attribute at epsilon / d.
 
@@ -136,10 +125,10 @@ class BudgetSplitting(_AttributeCollection):
     Parameters
     ----------
     {privatizer}
-    {epsilon}
     {categories}
     {accountant}
     {random_state}
+    {epsilon}
 
     Attributes
     ----------
@@ -199,6 +188,7 @@ class BudgetSplitting(_AttributeCollection):
 
 
 @substitute(**_SHARED)
+@hyperparameters
 class AttributeSampling(_AttributeCollection):
     r"""Collect d attributes by sampling: each person reports one attribute at the whole budget.
 
@@ -214,10 +204,10 @@ class AttributeSampling(_AttributeCollection):
     Parameters
     ----------
     {privatizer}
-    {epsilon}
     {categories}
     {accountant}
     {random_state}
+    {epsilon}
 
     Attributes
     ----------

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive, describe, encode, is_list_like, resolve_categories
 from skldp._reports import ReportSpec
@@ -24,13 +25,10 @@ from skldp.exceptions import InvalidParameterError
 from skldp.privacy import AuditInputs
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
 _BASES = ("urr", "urap")
 
 
@@ -50,6 +48,7 @@ def _check_tags(tags):
 
 
 @substitute()
+@hyperparameters
 class PersonalizedULDP(AuditInputs, BasePrivatizer):
     r"""The personalized ULDP mechanism (PUM): each person also hides her own sensitive values.
 
@@ -69,6 +68,10 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Budget of the common mechanism on protected outputs; positive and finite.
+    categories : list of values or None, default=None
+        The public domain of the value column. None infers it and warns.
+    {accountant}
+    {random_state}
     sensitive : list of values, default=()
         Values sensitive for everyone (X_S); may be empty.
     tags : list of str
@@ -77,10 +80,6 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         The common mechanism: utility-optimized RR or RAPPOR.
     theta : float or None, default=None
         uRAP's keep probability (None: its default); only with ``base='urap'``.
-    categories : list of values or None, default=None
-        The public domain of the value column. None infers it and warns.
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
@@ -139,26 +138,11 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
     ((3,), (5,))
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        sensitive: ArrayLike = (),
-        tags: ArrayLike | None = None,
-        base: str = "urr",
-        theta: float | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.tags = tags
-        self.base = base
-        self.theta = theta
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike = ()
+    tags: ArrayLike | None = None
+    base: str = "urr"
+    theta: float | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -290,16 +274,3 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
         x = encode(columns[0], self.categories_[0], 0)
         tag = self._encode_tags(columns[1], self.tags_)
         return [self.channel_.sample(self.channel_.preprocess(x, tag), rng)], index
-
-    def get_feature_names_out(
-        self, input_features: Sequence[str] | NDArray[Any] | None = None
-    ) -> NDArray[np.object_]:
-        """Output column names: the value column's name, or ``name_j`` per bit (uRAP)."""
-        check_is_fitted(self)
-        if input_features is None:
-            input_features = getattr(self, "feature_names_in_", None)
-        name = "x0" if input_features is None else str(input_features[0])
-        width = self.channel_.report_width
-        if width == 1:
-            return np.asarray([name], dtype=object)
-        return np.asarray([f"{name}_{j}" for j in range(width)], dtype=object)

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import field
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import PRIVATIZER_CONSTRAINTS
 from skldp.channels import RandomizedResponseChannel
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
-
-
-@substitute()
+@substitute(channel_type="RandomizedResponseChannel")
+@hyperparameters
 class RandomizedResponse(BasePrivatizer):
     r"""k-ary randomized response: keep the true category, or report another one uniformly.
 
@@ -28,21 +23,13 @@ class RandomizedResponse(BasePrivatizer):
 
     Read more in the :ref:`User Guide <randomized_response>`.
 
-    Parameters
-    ----------
-    {epsilon}
-    {categories}
-    {accountant}
-    {random_state}
+    {privatizer_parameters_section}
 
     Attributes
     ----------
     categories_ : list of ndarray
         The domain of each column; category ``categories_[j][i]`` is encoded as i.
-    channel_ : RandomizedResponseChannel or list of them
-        The channel of the column (a list for several columns).
-    {privacy_}
-    {n_features_in_}
+    {fitted_attributes}
 
     See Also
     --------
@@ -82,18 +69,7 @@ class RandomizedResponse(BasePrivatizer):
     LDP(epsilon=1)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
 
     _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import field
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,
@@ -12,14 +12,9 @@ from skldp._validation import (
 )
 from skldp.channels import OptimizedUnaryEncodingChannel, RAPPORChannel
 
-if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
-
-
-@substitute()
+@substitute(channel_type="RAPPORChannel")
+@hyperparameters
 class RAPPOR(BasePrivatizer):
     r"""RAPPOR: one-hot encode the value and report every bit through its own coin flip.
 
@@ -33,24 +28,16 @@ class RAPPOR(BasePrivatizer):
 
     Read more in the :ref:`User Guide <utility_optimized>`.
 
-    Parameters
-    ----------
-    {epsilon}
+    {privatizer_parameters_section}
     theta : float or None, default=None
         Probability of keeping the one-hot bit, in (0, 1). None is basic one-time RAPPOR;
         0.5 is optimized unary encoding (see :class:`OptimizedUnaryEncoding`).
-    {categories}
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
     categories_ : list of ndarray
         The domain of each column; category ``categories_[j][i]`` is bit i of its reports.
-    channel_ : RAPPORChannel or list of them
-        The channel of the column (a list for several columns).
-    {privacy_}
-    {n_features_in_}
+    {fitted_attributes}
 
     See Also
     --------
@@ -73,8 +60,7 @@ class RAPPOR(BasePrivatizer):
 
     References
     ----------
-    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
-       privacy-preserving ordinal response", CCS 2014.
+    {ref_rappor}
     .. [2] P. Kairouz, K. Bonawitz and D. Ramage, "Discrete Distribution Estimation under
        Local Privacy", ICML 2016, Sec. 4.2.
     .. [3] T. Murakami and Y. Kawamoto, "Utility-Optimized Local Differential Privacy
@@ -93,20 +79,8 @@ class RAPPOR(BasePrivatizer):
     (3,)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        theta: float | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.theta = theta
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    theta: float | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -117,7 +91,8 @@ class RAPPOR(BasePrivatizer):
         return RAPPORChannel(self.epsilon, len(categories), theta=self.theta)
 
 
-@substitute()
+@substitute(channel_type="OptimizedUnaryEncodingChannel")
+@hyperparameters
 class OptimizedUnaryEncoding(BasePrivatizer):
     r"""Optimized unary encoding (OUE): one-hot bits, the one kept with probability 1/2.
 
@@ -128,20 +103,9 @@ class OptimizedUnaryEncoding(BasePrivatizer):
 
     Read more in the :ref:`User Guide <utility_optimized>`.
 
-    Parameters
-    ----------
-    {epsilon}
-    {categories}
-    {accountant}
-    {random_state}
+    {privatizer_parameters_section}
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : OptimizedUnaryEncodingChannel or list of them
-        The channel of the column (a list for several columns).
-    {privacy_}
-    {n_features_in_}
+    {privatizer_attributes_section}
 
     See Also
     --------
@@ -172,18 +136,7 @@ class OptimizedUnaryEncoding(BasePrivatizer):
     (4,)
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
 
     _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
 

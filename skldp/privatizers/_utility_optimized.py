@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING
 
-from skldp._base import BasePrivatizer
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive
 from skldp._validation import (
@@ -18,9 +19,6 @@ from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChan
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from skldp._typing import RandomStateLike
-    from skldp.privacy import PrivacyAccountant
-
 
 def _sensitive(sensitive, categories, column, n_columns):
     idx = column_sensitive(sensitive, categories, column, n_columns)
@@ -33,6 +31,7 @@ def _sensitive(sensitive, categories, column, n_columns):
 
 
 @substitute()
+@hyperparameters
 class UtilityOptimizedRR(BasePrivatizer):
     r"""Utility-optimized randomized response (uRR): protect only the sensitive values.
 
@@ -50,12 +49,10 @@ class UtilityOptimizedRR(BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Privacy budget on the protected outputs; a positive finite number.
+    {common_parameters}
     sensitive : list of values or list of lists
         The sensitive values X_S (a flat list for one column, one list per column); each must
         be in the domain. Required: it defines what is protected.
-    {categories}
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
@@ -109,20 +106,8 @@ class UtilityOptimizedRR(BasePrivatizer):
     1.0
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        sensitive: ArrayLike | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike | None = None
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,
@@ -135,6 +120,7 @@ class UtilityOptimizedRR(BasePrivatizer):
 
 
 @substitute()
+@hyperparameters
 class UtilityOptimizedRAPPOR(BasePrivatizer):
     r"""Utility-optimized RAPPOR (uRAP): RAPPOR on the sensitive bits, truth on the others.
 
@@ -150,14 +136,12 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     ----------
     epsilon : float, default=1.0
         Privacy budget on the protected outputs; a positive finite number.
+    {common_parameters}
     sensitive : list of values or list of lists
         The sensitive values X_S (a flat list for one column, one list per column).
     theta : float or None, default=None
         Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
-    {categories}
-    {accountant}
-    {random_state}
     sparse_output : bool, default=False
         When True, ``transform`` returns a ``scipy.sparse.csr_matrix`` of the 0/1 bits
         (``uint8``), drawn directly in sparse form: the d_S sensitive bits densely, plus at
@@ -227,24 +211,10 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     True
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        *,
-        sensitive: ArrayLike | None = None,
-        theta: float | None = None,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-        sparse_output: bool = False,
-    ) -> None:
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.theta = theta
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
-        self.sparse_output = sparse_output
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike | None = None
+    theta: float | None = None
+    sparse_output: bool = False
 
     _parameter_constraints = {
         **PRIVATIZER_CONSTRAINTS,

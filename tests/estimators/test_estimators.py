@@ -20,7 +20,9 @@ ESTIMATORS = [EmpiricalEstimator, ProjectedEstimator, EMEstimator]
 def _reports(channel, p, n, seed):
     rng = np.random.default_rng(seed)
     x = rng.choice(channel.n_inputs, size=n, p=p)
-    return Reports(channel.sample(x, np.random.default_rng(seed + 1))[:, None], [ReportSpec(channel)])
+    return Reports(
+        channel.sample(x, np.random.default_rng(seed + 1))[:, None], [ReportSpec(channel)]
+    )
 
 
 def test_empirical_equals_channel_inversion_of_counts():
@@ -51,7 +53,8 @@ def test_empirical_std_is_exact_variance_at_plug_in():
 
 @pytest.mark.parametrize("k, eps", [(6, 1.0), (20, 2.0)])
 def test_l2_risk_of_krr_matches_closed_form(k, eps, seed):
-    # Prop. 3 of Kairouz et al. (2016): E||p_hat - p||^2 = (1 - sum p^2 + (k-1)(k + 2(e-1))/(e-1)^2) / n.
+    # Prop. 3 of Kairouz et al. (2016):
+    # E||p_hat - p||^2 = (1 - sum p^2 + (k-1)(k + 2(e-1))/(e-1)^2) / n.
     # The tolerance is 4 standard errors of the Monte Carlo mean, from the exact covariance of
     # p_hat (Sigma) with the Gaussian approximation Var(||p_hat - p||^2) = 2 tr(Sigma^2).
     p = simplex_point(k, seed=3)
@@ -62,12 +65,15 @@ def test_l2_risk_of_krr_matches_closed_form(k, eps, seed):
     x = rng.choice(k, size=(trials, n), p=p)
     reports = rr.transform(x.reshape(-1))
     losses = np.array(
-        [np.sum((EmpiricalEstimator().fit(reports[t * n : (t + 1) * n]).distribution_ - p) ** 2) for t in range(trials)]
+        [
+            np.sum((EmpiricalEstimator().fit(reports[t * n : (t + 1) * n]).distribution_ - p) ** 2)
+            for t in range(trials)
+        ]
     )
     e = math.exp(eps)
     risk = (1 - np.sum(p**2) + (k - 1) * (k + 2 * (e - 1)) / (e - 1) ** 2) / n
     m = ch.forward(p)
-    sigma = (np.diag(m) - np.outer(m, m)) / (n * ch._a**2)
+    sigma = (np.diag(m) - np.outer(m, m)) / (n * ch.truth**2)
     tol = 4 * np.sqrt(2 * np.trace(sigma @ sigma) / trials)
     assert abs(losses.mean() - risk) < tol
     # A planted wrong channel (epsilon off by 30%) is caught by the same tolerance.

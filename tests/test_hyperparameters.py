@@ -1,0 +1,100 @@
+"""``skldp._base.hyperparameters``: the one ``__init__`` of every privatizer and estimator.
+
+scikit-learn's rule (keyword arguments stored verbatim under their own names, nothing else) is
+written once by the decorator; these tests hold every public class to it.
+"""
+
+import inspect
+import pickle
+from typing import ClassVar
+
+import pytest
+
+import skldp.estimators
+import skldp.privatizers
+from skldp._base import BaseDistributionEstimator, BasePrivatizer, hyperparameters
+
+
+def _public(module, base):
+    return [
+        getattr(module, n)
+        for n in module.__all__
+        if inspect.isclass(getattr(module, n)) and issubclass(getattr(module, n), base)
+    ]
+
+
+DECLARED = [
+    cls
+    for cls in _public(skldp.privatizers, BasePrivatizer)
+    + _public(skldp.estimators, BaseDistributionEstimator)
+    if "__dataclass_fields__" in vars(cls)  # declared, not inherited (EMEstimator writes its own)
+]
+
+
+def test_every_privatizer_declares_its_hyperparameters():
+    privatizers = _public(skldp.privatizers, BasePrivatizer)
+    assert len(privatizers) >= 18
+    assert set(privatizers) <= set(DECLARED)
+
+
+@pytest.mark.parametrize("cls", DECLARED, ids=lambda c: c.__name__)
+def test_init_stores_every_argument_verbatim_and_nothing_else(cls):
+    params = list(inspect.signature(cls).parameters.values())
+    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    assert len(positional) <= 1  # epsilon, or the estimator's main parameter
+    assert all(p.kind is p.KEYWORD_ONLY for p in params[len(positional) :])
+    assert "channel" in [p.name for p in params] or issubclass(cls, BasePrivatizer)
+    # One distinct object per argument (a required one too): each is stored as given.
+    given = {p.name: object() for p in params}
+    obj = cls(**given)
+    assert vars(obj).keys() == given.keys()
+    assert all(getattr(obj, name) is value for name, value in given.items())
+    assert obj.get_params(deep=False).keys() == given.keys()
+
+
+@pytest.mark.parametrize("cls", DECLARED, ids=lambda c: c.__name__)
+def test_scikit_learn_repr_identity_and_hash_are_kept(cls):
+    required = {
+        p.name: 1.0
+        for p in inspect.signature(cls).parameters.values()
+        if p.default is inspect.Parameter.empty
+    }
+    a, b = cls(**required), cls(**required)
+    assert a != b and len({a, b}) == 2  # compared and hashed by identity
+    assert repr(a).startswith(f"{cls.__name__}(")  # scikit-learn's repr, not dataclasses'
+    assert vars(pickle.loads(pickle.dumps(a))) == vars(a)
+
+
+def test_positional_epsilon_then_keyword_only_parameters():
+    rr = skldp.privatizers.RAPPOR(2.0, theta=0.25, categories=["a", "b"])
+    assert (rr.epsilon, rr.theta, rr.categories) == (2.0, 0.25, ["a", "b"])
+    with pytest.raises(TypeError):
+        skldp.privatizers.RAPPOR(2.0, 0.25)  # theta is keyword-only
+    with pytest.raises(TypeError):
+        skldp.privatizers.BinaryRandomizedResponse(epsilon_01=1.0)  # epsilon_10 is required
+
+
+def test_a_private_annotation_is_refused_a_class_variable_is_not():
+    with pytest.raises(TypeError, match=r"private names \['_cache'\].*typing.ClassVar"):
+
+        @hyperparameters
+        class _Leaky(BasePrivatizer):
+            _cache: dict = None
+
+    @hyperparameters
+    class _Fine(BasePrivatizer):
+        _table: ClassVar[dict] = {}
+        level: int = 3
+
+    assert list(inspect.signature(_Fine).parameters)[-1] == "level"
+    assert _Fine().get_params()["level"] == 3
+
+
+def test_a_class_that_writes_its_own_init_keeps_it():
+    @hyperparameters
+    class _Own(BasePrivatizer):
+        def __init__(self, *, width=2):
+            self.width = width
+
+    assert list(inspect.signature(_Own).parameters) == ["width"]
+    assert _Own(width=5).get_params() == {"width": 5}
