@@ -4,6 +4,7 @@
 
     skldp demo                      # compare mechanisms on the bundled Gowalla check-ins
     skldp mechanisms                # list mechanisms with their guarantees
+    skldp advise -k 1000 -n 100000 --epsilon 1   # rank them by expected error
     skldp privatize people.csv --column city --mechanism krr --epsilon 1 \\
         --categories paris,lyon,nice --output reports.csv
     skldp estimate reports.csv --estimator projected --output distribution.csv
@@ -22,6 +23,7 @@ memory, broken pipes and unwritable outputs end with exit code 2 and a one-line 
 """
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import inspect
@@ -167,10 +169,8 @@ class _Outputs:
 
     def discard(self):
         for tmp, _ in self._files:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         self._files = []
 
 
@@ -404,6 +404,73 @@ def _cmd_mechanisms(args):
     return 0
 
 
+def _indices_or_count(text, name):
+    """``--sensitive 10`` (a count: the first 10) or ``--sensitive 0,4,9`` (indices)."""
+    parts = [t.strip() for t in text.split(",")]
+    if not all(re.fullmatch(r"\d+", t) for t in parts):
+        raise CLIError(
+            f"--{name} must be a count such as 10 or comma-separated category indices such as "
+            f"0,4,9; got {text!r}"
+        )
+    values = [int(t) for t in parts]
+    return values[0] if len(values) == 1 and "," not in text else values
+
+
+def _cmd_advise(args):
+    from skldp._advisor import recommend_mechanism
+
+    sensitive = None if args.sensitive is None else _indices_or_count(args.sensitive, "sensitive")
+    table = recommend_mechanism(
+        args.n_categories,
+        args.n_reports,
+        args.epsilon,
+        sensitive=sensitive,
+        blocks=args.blocks,
+        sparsity=args.sparsity,
+        max_bits=args.max_bits,
+    )
+    print(
+        f"k = {args.n_categories}, n = {args.n_reports}, epsilon = {args.epsilon:g}: expected "
+        f"error of each mechanism's unbiased estimate, p {table.attrs['reference']}"
+    )
+    print("(l2: root of the exact mean squared error; l1, tv: normal approximation)\n")
+    header = ["rank", "mechanism", "l2", "l1", "tv", "bits", "guarantee", "parameters"]
+    cells = [
+        [
+            str(rank),
+            row.mechanism,
+            f"{row.l2:.4g}",
+            f"{row.l1:.4g}",
+            f"{row.tv:.4g}",
+            f"{row.bits_per_report:g}",
+            row.guarantee,
+            row.parameters or "-",
+        ]
+        for rank, row in zip(table.index, table.itertuples(index=False), strict=True)
+    ]
+    widths = [max(len(r[j]) for r in [header, *cells]) + 2 for j in range(len(header))]
+    lines = ["".join(f"{c:<{w}}" for c, w in zip(header, widths, strict=True)).rstrip()]
+    for cell, assumption in zip(cells, table["assumption"], strict=True):
+        lines.append("".join(f"{c:<{w}}" for c, w in zip(cell, widths, strict=True)).rstrip())
+        lines.append(_wrap(assumption, 99, " " * widths[0]))
+    if not cells:
+        lines.append("(no mechanism fits; see below)")
+    not_ranked = table.attrs["not_ranked"]
+    if not_ranked:
+        lines.append("\nnot ranked:")
+        name_w = max(len(name) for name in not_ranked) + 4
+        for name, reason in not_ranked.items():
+            text = textwrap.fill(
+                reason,
+                width=99,
+                initial_indent=f"  {name:<{name_w - 2}}",
+                subsequent_indent=" " * name_w,
+            )
+            lines.append(text)
+    print("\n".join(lines))
+    return 0
+
+
 def _chunk_size(args, width):
     if args.chunk_size is not None:
         return args.chunk_size
@@ -494,7 +561,8 @@ def _cmd_privatize(args):
     missing = entry.missing(params)
     if missing:
         raise CLIError(
-            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)"
+            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} "
+            "(give them with -p)"
         )
     defaults = _defaults(entry.cls)
     default_epsilon = "epsilon" not in params and "epsilon" in defaults
@@ -657,7 +725,8 @@ def _load_metadata(path):
         raise CLIError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
     if not isinstance(meta, dict) or meta.get("format") not in (_FORMAT, *_OLD_FORMATS):
         raise CLIError(
-            f"metadata file {path!r} was not written by 'skldp privatize' (format {_FORMAT} expected)"
+            f"metadata file {path!r} was not written by 'skldp privatize' "
+            f"(format {_FORMAT} expected)"
         )
     old = meta["format"] in _OLD_FORMATS
     required = ["mechanism", "params", "categories", "report_columns"]
@@ -1066,7 +1135,7 @@ def _demo_plot(path, data, estimates, table):
     truth = panels[0][1]
     vmin = float(truth[truth > 0].min())
     vmax = max(float(np.max(values)) for _, values in panels)
-    for ax, (title, values) in zip(axes, panels):
+    for ax, (title, values) in zip(axes, panels, strict=False):
         plot_grid_heatmap(
             values,
             shape,
@@ -1169,7 +1238,10 @@ def _cmd_demo(args):
     )
     shown = (
         table.assign(
-            tv=[f"{m:.4f} ± {m - lo:.4f}" for m, lo in zip(table["tv"], table["tv_low"])],
+            tv=[
+                f"{m:.4f} ± {m - lo:.4f}"
+                for m, lo in zip(table["tv"], table["tv_low"], strict=True)
+            ],
             privatize_s=table["privatize_s"].map("{:.3f}".format),
             estimate_s=table["estimate_s"].map("{:.3f}".format),
         )
@@ -1381,20 +1453,54 @@ def build_parser():
     mech = sub.add_parser(
         "mechanisms",
         help="list the mechanisms and their guarantees",
-        description="List the mechanisms by the names privatize takes, with their privacy guarantees.",
+        description="List the mechanisms by the names privatize takes, with their privacy "
+        "guarantees.",
     )
     mech.add_argument(
         "--all", action="store_true", help="also list mechanisms that this build does not have"
     )
     mech.set_defaults(func=_cmd_mechanisms)
 
+    adv = sub.add_parser(
+        "advise",
+        help="rank the mechanisms by expected error for a domain size, n and epsilon",
+        description="Rank every applicable mechanism by the expected error of its unbiased "
+        "estimate for k categories, n reports and budget epsilon (exact l2 from each channel's "
+        "variance; l1 and total variation by the normal approximation), with bits per report, "
+        "guarantee and the assumption each row needs. The context enables more mechanisms: "
+        "--sensitive (utility-optimized, high-low), --blocks (block-structured), --sparsity "
+        "(compressive); --max-bits drops larger reports.",
+    )
+    adv.add_argument(
+        "-k", "--n-categories", type=_positive_int, required=True, help="domain size k (>= 2)"
+    )
+    adv.add_argument(
+        "-n", "--n-reports", type=_positive_int, required=True, help="number of reports n"
+    )
+    adv.add_argument("--epsilon", type=_epsilon, default=1.0, help="privacy budget (default: 1)")
+    adv.add_argument(
+        "--sensitive",
+        metavar="S",
+        help="the sensitive categories: a count s (the first s) or comma-separated indices",
+    )
+    adv.add_argument(
+        "--blocks", type=_positive_int, metavar="M", help="cut the domain into M equal blocks"
+    )
+    adv.add_argument(
+        "--sparsity", type=_positive_int, metavar="S", help="number of categories with mass"
+    )
+    adv.add_argument(
+        "--max-bits", type=_positive_int, metavar="B", help="largest report size in bits"
+    )
+    adv.set_defaults(func=_cmd_advise)
+
     priv = sub.add_parser(
         "privatize",
         help="randomize a column of a CSV or Parquet file",
-        description="Randomize every value of one column with a mechanism, write the reports (one row "
-        "per input row, in order) and a JSON metadata file that 'skldp estimate' reads. Values are "
-        "compared with the categories as text. The file is read and written in chunks; reports and "
-        "metadata appear together when both are complete.",
+        description="Randomize every value of one column with a mechanism, write the reports "
+        "(one row per input row, in order) and a JSON metadata file that 'skldp estimate' reads. "
+        "Values are compared with the categories as text. The file is read and written in "
+        "chunks; reports and metadata appear together when both are complete.",
         epilog=_mechanisms_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -1427,7 +1533,8 @@ def build_parser():
     )
     priv.add_argument(
         "--categories",
-        help="the public domain, comma-separated (optional for open-alphabet mechanisms such as hashed-rr)",
+        help="the public domain, comma-separated (optional for open-alphabet mechanisms such "
+        "as hashed-rr)",
     )
     priv.add_argument("--categories-file", help="the public domain, one category per line")
     priv.add_argument(
