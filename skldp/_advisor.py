@@ -3,7 +3,7 @@ r"""The advisor: rank the registered mechanisms by expected error for k, n, epsi
 Every row is computed from the channel that the mechanism's privatizer would build for k
 categories, the budget and the context (its default parameters: optimized local hashing's
 :math:`g`, subset selection's optimal d, RAPPOR's theta, ...), never from a dense matrix, so an
-answer for :math:`k = 10^6` takes a fraction of a second. Read more in :ref:`which_mechanism`.
+answer for :math:`k = 10^6` takes a fraction of a second. Read more in :ref:`advisor`.
 """
 
 from __future__ import annotations
@@ -307,7 +307,7 @@ def recommend_mechanism(
     (:class:`~skldp.EmpiricalEstimator`) from ``n_reports`` reports of people drawn from ``p``.
     The rows are sorted by l2 error, smallest first (ties: fewer bits first).
 
-    Read more in the :ref:`User Guide <which_mechanism>`.
+    Read more in the :ref:`User Guide <advisor>`.
 
     Parameters
     ----------
@@ -394,14 +394,14 @@ def recommend_mechanism(
     --------
     >>> from skldp import recommend_mechanism
     >>> table = recommend_mechanism(1000, 100_000, 1.0)
-    >>> table[["mechanism", "bits_per_report"]].head(3)
-                 mechanism  bits_per_report
-    rank
-    1                  oue           1000.0
-    2     subset-selection           1000.0
-    3                  olh             44.0
+    >>> list(table["mechanism"])
+    ['subset-selection', 'oue', 'olh', 'rappor', 'hadamard', 'krr']
+    >>> table.loc[3, ["mechanism", "parameters", "bits_per_report"]].tolist()
+    ['olh', 'n_buckets=4', 24.0]
     >>> round(float(table.loc[1, "l2"]), 4)
-    0.1921
+    0.1917
+    >>> table.attrs["not_ranked"]["urr"]
+    'needs sensitive=...: the set of sensitive categories'
     """
     ctx = _check_context(n_categories, n_reports, epsilon, sensitive, blocks, sparsity, max_bits, p)
     from skldp._registry import MECHANISMS
