@@ -35,7 +35,12 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import binom
 
-from skldp._validation import check_epsilon, check_int, check_probability_vector
+from skldp._validation import (
+    as_float_array,
+    check_epsilon,
+    check_int,
+    check_probability_vector,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -143,12 +148,12 @@ def normal_l1_risk(variance: ArrayLike) -> float:
     -------
     risk : float
     """
-    variance = np.asarray(variance, dtype=float)
-    if variance.ndim != 1 or not np.all(np.isfinite(variance)) or np.any(variance < 0):
-        raise ValueError(
-            "variance must be a 1-D array of finite non-negative numbers; got "
-            + (f"shape {variance.shape}" if variance.ndim != 1 else f"{variance!r}"[:80])
-        )
+    variance = as_float_array(variance, "variance")
+    if variance.ndim != 1:
+        raise ValueError(f"variance must be one-dimensional; got shape {variance.shape}")
+    if not np.all(np.isfinite(variance)) or np.any(variance < 0):
+        bad = variance[~(np.isfinite(variance) & (variance >= 0))][0]
+        raise ValueError(f"variance must have finite non-negative entries; got {bad!r}")
     return float(math.sqrt(2.0 / math.pi) * np.sum(np.sqrt(variance)))
 
 

@@ -6,6 +6,7 @@ crash with an internal error (IndexError, KeyError, AttributeError, ZeroDivision
 numpy broadcasting messages) or return numbers silently.
 """
 
+import contextlib
 import inspect
 import math
 import re
@@ -33,6 +34,7 @@ from skldp import (
     metrics,
     privacy,
     projection,
+    recommend_mechanism,
     theory,
 )
 from skldp.datasets import (
@@ -88,6 +90,7 @@ from skldp.theory import (
     krr_l1_risk,
     krr_l2_risk,
     krr_rappor_break_even,
+    normal_l1_risk,
     rappor_excess_risk,
     rappor_l1_risk,
     rappor_l2_risk,
@@ -187,13 +190,13 @@ def test_inferred_domain_warns(privatizer):
             p.fit(_column(domain(privatizer)))
         assert all(c is None for c in p.categories_)
         return
-    with pytest.warns(PrivacyLeakWarning, match="inferred from the raw data"):
-        try:
-            p.fit(_column(domain(privatizer)))
-        except ValueError:
-            # A mechanism whose other parameters name categories may still need the domain;
-            # the warning comes first either way.
-            pass
+    # A mechanism whose other parameters name categories may still need the domain (a
+    # ValueError); the warning comes first either way.
+    with (
+        pytest.warns(PrivacyLeakWarning, match="inferred from the raw data"),
+        contextlib.suppress(ValueError),
+    ):
+        p.fit(_column(domain(privatizer)))
 
 
 # Parameters that tie a mechanism to its domain: a sensitive set or a partition. The mistake is
@@ -996,7 +999,7 @@ def test_tiny_epsilon_is_refused_naming_the_smallest_usable_value(privatizer, ti
     # The value named is usable (a channel whose inputs differ), the float below it is not.
     fitted_ = _with_budget(privatizer, smallest).fit(X)
     Q = fitted_.channel_.to_dense()
-    assert not np.all(Q == Q[0])
+    assert not np.all(Q[0] == Q)
     assert verify(fitted_.channel_, fitted_.privacy_).passed
     with pytest.raises(ValueError, match=TINY_MATCH):
         _with_budget(privatizer, math.nextafter(smallest, 0.0)).fit(X)
@@ -1132,6 +1135,42 @@ def test_theory_bad_n_and_p_are_named(risk, n, p, error, match):
 def test_theory_l1_bad_method_is_named(risk, method):
     with pytest.raises(ValueError, match=r"^method must be one of \['exact', 'large_n'\]"):
         risk(3, 1.0, 10, method=method)
+
+
+@pytest.mark.parametrize(
+    "variance,error,match",
+    [
+        ("abc", TypeError, "^variance must be a 1-D array of numbers; got str$"),
+        ([[0.1, 0.2]], ValueError, r"^variance must be one-dimensional; got shape \(1, 2\)$"),
+        ([0.1, -0.2], ValueError, "^variance must have finite non-negative entries; got "),
+        ([0.1, np.nan], ValueError, "^variance must have finite non-negative entries; got "),
+    ],
+    ids=["str", "2d", "negative", "nan"],
+)
+def test_normal_l1_risk_bad_variance_is_named(variance, error, match):
+    with pytest.raises(error, match=match):
+        normal_l1_risk(variance)
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"n_categories": 1}, ValueError, "^n_categories must be an integer >= 2; got 1$"),
+        ({"n_reports": "10"}, TypeError, "^n_reports must be an integer >= 1"),
+        ({"epsilon": 0}, ValueError, EPS_MATCH),
+        ({"sensitive": [0, 0]}, ValueError, "^sensitive indices must be distinct"),
+        ({"blocks": "ab"}, TypeError, "^blocks must be a block label per input"),
+        ({"sparsity": 2.0}, TypeError, "^sparsity must be an integer >= 1"),
+        ({"max_bits": -1}, ValueError, "^max_bits must be a positive finite number"),
+        ({"p": [1.0]}, ValueError, "^p must have 4 entries; got 1$"),
+    ],
+    ids=["k", "n", "epsilon", "sensitive", "blocks", "sparsity", "max_bits", "p"],
+)
+def test_recommend_mechanism_bad_input_is_named(kwargs, error, match):
+    args = {"n_categories": 4, "n_reports": 100, "epsilon": 1.0, **kwargs}
+    k, n, eps = args.pop("n_categories"), args.pop("n_reports"), args.pop("epsilon")
+    with pytest.raises(error, match=match):
+        recommend_mechanism(k, n, eps, **args)
 
 
 def test_one_sided_decomposition_inputs():
