@@ -160,11 +160,12 @@ def test_normal_approximation_flag_at_sparse_counts():
 
 def test_answers_fast_at_a_million_categories():
     recommend_mechanism(1000, 1000, 1.0)  # imports
-    start = time.perf_counter()
+    start = time.process_time()
     table = recommend_mechanism(10**6, 10**7, 1.0, sensitive=100, blocks=1000, sparsity=10)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(table) == 14
-    # about 0.5 s measured on a loaded 2-core machine; the bound leaves room for the load
+    # CPU time, less sensitive than wall time to the other jobs on the machine: 0.7 s
+    # measured (0.27 s without the context); the bound leaves room for slower machines
     assert elapsed < 3.0, elapsed
 
 
