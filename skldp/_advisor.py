@@ -430,6 +430,13 @@ def recommend_mechanism(
                         f"needs n >= {groups} (one report in each of its {groups} groups); "
                         f"got n = {ctx.n}"
                     )
+                blocks = getattr(channel, "n_blocks", 1)
+                if blocks > s:
+                    raise _NotApplicable(
+                        f"its default n_blocks L = {blocks} exceeds s = {s}: Xiong et al.'s "
+                        "recovery guarantee needs L <= s (e^epsilon and 2^bits at most s), and "
+                        "recovery was measured to fail there; a smaller max_bits lowers L"
+                    )
                 variance = _sparse_variance(channel, ctx)
                 assumption = (
                     f"sparse: error after recovering the support of an s-sparse p (s = {s}); "
