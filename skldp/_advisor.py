@@ -384,7 +384,9 @@ def recommend_mechanism(
     p, the error on it is that of least squares, :math:`\sigma_x^2 = c^2 / (L n)` on s
     coordinates, c their debiasing constant and L the blocks of recursive compressive
     privatization (1 otherwise). Those rows assume the recovery succeeds (about
-    :math:`m \ge C s \log(k/s)` measurements and every group reached).
+    :math:`m \ge C s \log(k/s)` measurements and every group reached); a mechanism with more
+    groups than reports, or recursive compressive privatization with more blocks than s
+    (outside its guarantee, :math:`e^\varepsilon, 2^b \le s`), is not ranked.
 
     The dense mechanisms are scored by their unbiased estimate: a projection or EM
     (:class:`~skldp.ProjectedEstimator`, :class:`~skldp.EMEstimator`) only lowers their error,
