@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from skldp._domain import column_partition, partition_labels, sensitive_indices
+from skldp._registry import MECHANISMS
 from skldp._validation import check_epsilon, check_int, check_probability_vector
 from skldp.channels import (
     BlockHadamardResponseChannel,
@@ -37,6 +38,7 @@ from skldp.channels import (
 )
 from skldp.channels._local_hashing import default_buckets
 from skldp.channels._subset_selection import optimal_subset_size
+from skldp.privatizers._compressive import resolve_n_blocks
 from skldp.theory import normal_l1_risk
 
 if TYPE_CHECKING:
@@ -111,8 +113,6 @@ def _needs_sparsity(ctx):
 
 def _default(name, parameter):
     """The default of ``parameter`` in the registered privatizer's signature."""
-    from skldp._registry import MECHANISMS
-
     return inspect.signature(MECHANISMS[name].cls).parameters[parameter].default
 
 
@@ -163,8 +163,6 @@ def _symmetric(ctx):
 
 
 def _recursive(ctx):
-    from skldp.privatizers._compressive import resolve_n_blocks
-
     m = _default("recursive-compressive", "n_measurements")
     bits = None if ctx.max_bits is None else max(1, math.floor(ctx.max_bits))
     L = resolve_n_blocks(ctx.epsilon, None, bits, ctx.k)
@@ -200,8 +198,6 @@ _EXACT_ASSUMPTION = {
 
 def _guarantee(name):
     """The registry's guarantee up to its first colon, comma or parenthesis: "epsilon-LDP"."""
-    from skldp._registry import MECHANISMS
-
     text = MECHANISMS[name].guarantee
     if text.startswith("("):  # "(S, Y_P, epsilon)-ULDP: ..."
         return text.split(":")[0].strip()
@@ -227,8 +223,7 @@ def _sparse_variance(channel, ctx):
     :math:`c_L = (e^\varepsilon + 2L - 1)/(e^\varepsilon - 1)`), and every coordinate sees all n.
     """
     L = getattr(channel, "n_blocks", 1)
-    s = int(np.count_nonzero(ctx.p)) if ctx.sparsity is None else ctx.sparsity
-    return np.full(s, channel.debias**2 / (L * ctx.n))
+    return np.full(ctx.sparsity, channel.debias**2 / (L * ctx.n))
 
 
 def _row(name, channel, params, variance, assumption):
@@ -406,8 +401,6 @@ def recommend_mechanism(
     'needs sensitive=...: the set of sensitive categories'
     """
     ctx = _check_context(n_categories, n_reports, epsilon, sensitive, blocks, sparsity, max_bits, p)
-    from skldp._registry import MECHANISMS
-
     rows, not_ranked = [], {}
     for name, entry in MECHANISMS.items():
         if not entry.available:
