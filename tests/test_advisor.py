@@ -347,6 +347,14 @@ def test_advise_prints_the_table(capsys):
     assert "not ranked:" in out and "oue" in out.split("not ranked:")[1]
 
 
+def test_advise_says_when_no_mechanism_fits(capsys):
+    code = main(["advise", "-k", "1000", "-n", "1000", "--max-bits", "1"])
+    out = capsys.readouterr().out
+    assert code == 0 and "(no mechanism fits; see below)" in out
+    assert "krr                    10 bits per report; max_bits = 1" in out
+    assert recommend_mechanism(1000, 1000, 1.0, max_bits=1).empty
+
+
 def test_advise_reads_sensitive_indices(capsys):
     code = main(["advise", "-k", "20", "-n", "1000", "--sensitive", "0,3"])
     out = capsys.readouterr().out
