@@ -8,7 +8,12 @@ Run from the repository root::
 Peers run only up to ``--peer-max-n`` (10^5: pure-ldp's OLH alone takes minutes there).
 
 With ``--mechanism ss``: subset selection (optimal d) against multi-freq-ldpy's ``SS_Client`` per
-value and ``SS_Aggregator_MI`` (pure-ldp has none), results in ``oracles_subset``.
+value and ``SS_Aggregator_MI`` (pure-ldp has none), results in ``oracles_subset``; and against
+zitengsun/hadamard_response's ``Subsetselection`` (a GitHub repository, not on PyPI: clone it
+to ``--hr-path``; its ``encode_string`` draws exactly d ones per report, ``encode_string_light``
+sets each bit independently; both decode with the simplex projection), e.g.
+``--mechanism ss --peer "hadamard_response SS (faithful)" --peer "hadamard_response SS (light)"
+--name oracles_subset_hr``.
 
 What is timed, at k = 1000 and epsilon = 1 (OLH, g = round(e) + 1 = 4), from the same data
 (``_common.make_data``, Zipf(1.1)), each *including setup*:
@@ -44,13 +49,13 @@ import time
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import numpy as np
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir))
 sys.path.insert(0, HERE)
 
-from _common import (
+from _common import (  # noqa: E402
     l1,
     make_data,
     markdown_table,
@@ -60,7 +65,7 @@ from _common import (
     write_results,
 )
 
-from skldp import EmpiricalEstimator, LocalHashing, SubsetSelection
+from skldp import EmpiricalEstimator, LocalHashing, SubsetSelection  # noqa: E402
 
 #: skldp's speed-up over the fastest peer, privatize + estimate including setup (at least).
 TARGET_SPEEDUP = 50.0
@@ -68,7 +73,7 @@ TARGET_SPEEDUP = 50.0
 PEER_CODE = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[5])
-import numpy as np
+import numpy as np  # noqa: E402
 import xxhash
 from _common import make_data
 from _peer_case import _stub_undeclared_imports
@@ -97,6 +102,18 @@ elif which == "pure-ldp FastLH":
     client = FastLHClient(eps, k, 1000, use_olh=True, index_mapper=ident)
     server.aggregate_all([client.privatise(int(v)) for v in x])
     est = np.asarray(server.estimate_all(range(k), suppress_warnings=True), float) / n
+elif which.startswith("hadamard_response SS"):
+    # zitengsun/hadamard_response, a GitHub repository (not on PyPI) cloned to sys.argv[6];
+    # Subsetselection.py imports matplotlib at module top, for nothing benchmarked here
+    sys.path.insert(0, sys.argv[6])
+    _stub_undeclared_imports()
+    from Subsetselection import Subsetselection
+    peer = Subsetselection(k, eps)
+    if which.endswith("(faithful)"):  # exactly d ones per report, one Python call per value
+        est = peer.decode_string(peer.encode_string(x), n, normalization=1)
+    else:  # 'light': each bit independently with the right marginal, one loop step per value
+        counts, _ = peer.encode_string_light(x)
+        est = peer.decode_counts(counts, n, normalization=1)
 elif which == "multi-freq-ldpy SS":
     from multi_freq_ldpy.pure_frequency_oracles.SS import SS_Aggregator_MI, SS_Client
     reports = [SS_Client(int(v), k, eps) for v in x]
@@ -111,7 +128,8 @@ print(json.dumps({"seconds": seconds, "l1": float(np.abs(est - f).sum())}))
 
 PEERS = {
     "lh": ["pure-ldp OLH", "pure-ldp FastLH", "multi-freq-ldpy LH"],
-    "ss": ["multi-freq-ldpy SS"],  # pure-ldp has no subset selection
+    # pure-ldp has no subset selection
+    "ss": ["multi-freq-ldpy SS", "hadamard_response SS (faithful)", "hadamard_response SS (light)"],
 }
 
 
@@ -132,10 +150,10 @@ def run_skldp(n, k, eps, mechanism="lh", repeat=3):
     return best, err, ch.n_buckets if mechanism == "lh" else ch.subset_size
 
 
-def run_peer(python, which, n, k, eps, timeout):
+def run_peer(python, which, n, k, eps, timeout, hr_path=""):
     try:
         out = subprocess.run(
-            [python, "-c", PEER_CODE, str(n), str(k), str(eps), which, HERE],
+            [python, "-c", PEER_CODE, str(n), str(k), str(eps), which, HERE, hr_path],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -168,6 +186,14 @@ def main(argv=None):
         default="lh",
         help="lh: optimized local hashing; ss: subset selection (results oracles_subset)",
     )
+    ap.add_argument(
+        "--hr-path",
+        default=os.environ.get("SKLDP_HR_PATH", "/tmp/hadamard_response"),
+        help="a clone of zitengsun/hadamard_response (its Subsetselection.py and functions.py)",
+    )
+    ap.add_argument(
+        "--peer", action="append", help="run only these peers (repeatable; default: all)"
+    )
     ap.add_argument("--cpu", type=int, default=0)
     args = ap.parse_args(argv)
     cpu = pin_to_cpu(args.cpu)
@@ -179,9 +205,11 @@ def main(argv=None):
         rows.append([f"skldp {label}", n, f"{sk:.3g}", f"{sk_err:.3g}", "1"])
         case = {"n": n, "skldp_s": sk, "skldp_l1": sk_err, "g": g, "peers": {}}
         fastest = None
-        peers = PEERS[args.mechanism]
+        peers = [p for p in PEERS[args.mechanism] if not args.peer or p in args.peer]
         for which in [] if args.no_peers or n > args.peer_max_n else peers:
-            res = run_peer(args.peers_python, which, n, args.k, args.epsilon, args.peer_timeout)
+            res = run_peer(
+                args.peers_python, which, n, args.k, args.epsilon, args.peer_timeout, args.hr_path
+            )
             case["peers"][which] = res
             if "error" in res:
                 rows.append([which, n, res["error"], "", ""])

@@ -5,6 +5,7 @@ the distribution from the reports through the mechanism's channel.
 """
 
 from skldp import channels, datasets, metrics, privacy, privatizers, projection
+from skldp._advisor import recommend_mechanism
 from skldp._memory import get_memory_limit, memory_limit, set_memory_limit
 from skldp.estimators import (
     CandidateEstimator,
@@ -56,6 +57,7 @@ __all__ = [
     "PrivacyLeakWarning",
     "ChannelMismatchError",
     "MemoryLimitError",
+    "recommend_mechanism",
     "get_memory_limit",
     "set_memory_limit",
     "memory_limit",

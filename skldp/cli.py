@@ -4,6 +4,7 @@
 
     skldp demo                      # compare mechanisms on the bundled Gowalla check-ins
     skldp mechanisms                # list mechanisms with their guarantees
+    skldp advise -k 1000 -n 100000 --epsilon 1   # rank them by expected error
     skldp privatize people.csv --column city --mechanism krr --epsilon 1 \\
         --categories paris,lyon,nice --output reports.csv
     skldp estimate reports.csv --estimator projected --output distribution.csv
@@ -401,6 +402,73 @@ def _cmd_mechanisms(args):
     print("\n".join(lines))
     if not args.all:
         print("\n(skldp mechanisms --all also lists mechanisms that this build does not have)")
+    return 0
+
+
+def _indices_or_count(text, name):
+    """``--sensitive 10`` (a count: the first 10) or ``--sensitive 0,4,9`` (indices)."""
+    parts = [t.strip() for t in text.split(",")]
+    if not all(re.fullmatch(r"\d+", t) for t in parts):
+        raise CLIError(
+            f"--{name} must be a count such as 10 or comma-separated category indices such as "
+            f"0,4,9; got {text!r}"
+        )
+    values = [int(t) for t in parts]
+    return values[0] if len(values) == 1 and "," not in text else values
+
+
+def _cmd_advise(args):
+    from skldp._advisor import recommend_mechanism
+
+    sensitive = None if args.sensitive is None else _indices_or_count(args.sensitive, "sensitive")
+    table = recommend_mechanism(
+        args.n_categories,
+        args.n_reports,
+        args.epsilon,
+        sensitive=sensitive,
+        blocks=args.blocks,
+        sparsity=args.sparsity,
+        max_bits=args.max_bits,
+    )
+    print(
+        f"k = {args.n_categories}, n = {args.n_reports}, epsilon = {args.epsilon:g}: expected "
+        f"error of each mechanism's unbiased estimate, p {table.attrs['reference']}"
+    )
+    print("(l2: root of the exact mean squared error; l1, tv: normal approximation)\n")
+    header = ["rank", "mechanism", "l2", "l1", "tv", "bits", "guarantee", "parameters"]
+    cells = [
+        [
+            str(rank),
+            row.mechanism,
+            f"{row.l2:.4g}",
+            f"{row.l1:.4g}",
+            f"{row.tv:.4g}",
+            f"{row.bits_per_report:g}",
+            row.guarantee,
+            row.parameters or "-",
+        ]
+        for rank, row in zip(table.index, table.itertuples(index=False), strict=True)
+    ]
+    widths = [max(len(r[j]) for r in [header, *cells]) + 2 for j in range(len(header))]
+    lines = ["".join(f"{c:<{w}}" for c, w in zip(header, widths, strict=True)).rstrip()]
+    for cell, assumption in zip(cells, table["assumption"], strict=True):
+        lines.append("".join(f"{c:<{w}}" for c, w in zip(cell, widths, strict=True)).rstrip())
+        lines.append(_wrap(assumption, 99, " " * widths[0]))
+    if not cells:
+        lines.append("(no mechanism fits; see below)")
+    not_ranked = table.attrs["not_ranked"]
+    if not_ranked:
+        lines.append("\nnot ranked:")
+        name_w = max(len(name) for name in not_ranked) + 4
+        for name, reason in not_ranked.items():
+            text = textwrap.fill(
+                reason,
+                width=99,
+                initial_indent=f"  {name:<{name_w - 2}}",
+                subsequent_indent=" " * name_w,
+            )
+            lines.append(text)
+    print("\n".join(lines))
     return 0
 
 
@@ -1380,6 +1448,39 @@ def build_parser():
         "--all", action="store_true", help="also list mechanisms that this build does not have"
     )
     mech.set_defaults(func=_cmd_mechanisms)
+
+    adv = sub.add_parser(
+        "advise",
+        help="rank the mechanisms by expected error for a domain size, n and epsilon",
+        description="Rank every applicable mechanism by the expected error of its unbiased "
+        "estimate for k categories, n reports and budget epsilon (exact l2 from each channel's "
+        "variance; l1 and total variation by the normal approximation), with bits per report, "
+        "guarantee and the assumption each row needs. The context enables more mechanisms: "
+        "--sensitive (utility-optimized, high-low), --blocks (block-structured), --sparsity "
+        "(compressive); --max-bits drops larger reports.",
+    )
+    adv.add_argument(
+        "-k", "--n-categories", type=_positive_int, required=True, help="domain size k (>= 2)"
+    )
+    adv.add_argument(
+        "-n", "--n-reports", type=_positive_int, required=True, help="number of reports n"
+    )
+    adv.add_argument("--epsilon", type=_epsilon, default=1.0, help="privacy budget (default: 1)")
+    adv.add_argument(
+        "--sensitive",
+        metavar="S",
+        help="the sensitive categories: a count s (the first s) or comma-separated indices",
+    )
+    adv.add_argument(
+        "--blocks", type=_positive_int, metavar="M", help="cut the domain into M equal blocks"
+    )
+    adv.add_argument(
+        "--sparsity", type=_positive_int, metavar="S", help="number of categories with mass"
+    )
+    adv.add_argument(
+        "--max-bits", type=_positive_int, metavar="B", help="largest report size in bits"
+    )
+    adv.set_defaults(func=_cmd_advise)
 
     priv = sub.add_parser(
         "privatize",

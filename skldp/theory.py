@@ -35,7 +35,12 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import binom
 
-from skldp._validation import check_epsilon, check_int, check_probability_vector
+from skldp._validation import (
+    as_float_array,
+    check_epsilon,
+    check_int,
+    check_probability_vector,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -44,6 +49,7 @@ __all__ = [
     "krr_l1_risk",
     "krr_l2_risk",
     "krr_rappor_break_even",
+    "normal_l1_risk",
     "rappor_excess_risk",
     "rappor_l1_risk",
     "rappor_l2_risk",
@@ -124,6 +130,33 @@ def krr_rappor_break_even(k: int) -> float:
 _L1_METHODS = ("exact", "large_n")
 
 
+def normal_l1_risk(variance: ArrayLike) -> float:
+    r"""Expected l1 error of normal errors: :math:`\sum_i \sigma_i \sqrt{2/\pi}`.
+
+    Each coordinate's error :math:`\hat p_i - p_i \approx N(0, \sigma_i^2)` has
+    :math:`E|\hat p_i - p_i| = \sigma_i \sqrt{2/\pi}`, and expectations add whatever the
+    correlations, so only the marginal variances enter. This is the large-n limit of the
+    exact binomial l1 risks (``method='large_n'`` of :func:`krr_l1_risk` and
+    :func:`rappor_l1_risk`) and the l1 column of :func:`skldp.recommend_mechanism`.
+
+    Parameters
+    ----------
+    variance : array-like of shape (k,)
+        :math:`\sigma_i^2`, non-negative (for instance ``Channel.variance(p, n)``).
+
+    Returns
+    -------
+    risk : float
+    """
+    variance = as_float_array(variance, "variance")
+    if variance.ndim != 1:
+        raise ValueError(f"variance must be one-dimensional; got shape {variance.shape}")
+    if not np.all(np.isfinite(variance)) or np.any(variance < 0):
+        bad = variance[~(np.isfinite(variance) & (variance >= 0))][0]
+        raise ValueError(f"variance must have finite non-negative entries; got {bad!r}")
+    return float(math.sqrt(2.0 / math.pi) * np.sum(np.sqrt(variance)))
+
+
 def _l1_risk(scale, m, n, method):
     r"""``sum_i scale * E|N_i / n - m_i|`` for :math:`N_i \sim \mathrm{Bin}(n, m_i)`.
 
@@ -134,7 +167,7 @@ def _l1_risk(scale, m, n, method):
     if method not in _L1_METHODS:
         raise ValueError(f"method must be one of {list(_L1_METHODS)}; got {method!r}")
     if method == "large_n":
-        return float(scale * math.sqrt(2.0 / (math.pi * n)) * np.sum(np.sqrt(m * (1.0 - m))))
+        return normal_l1_risk(scale**2 * m * (1.0 - m) / n)
     j = np.floor(n * m)
     mad = 2.0 * (j + 1.0) * (1.0 - m) * binom.pmf(j + 1.0, n, m)
     return float(scale * np.sum(mad) / n)

@@ -36,6 +36,7 @@ from skldp import (
     metrics,
     privacy,
     projection,
+    recommend_mechanism,
     theory,
 )
 from skldp.datasets import (
@@ -91,6 +92,7 @@ from skldp.theory import (
     krr_l1_risk,
     krr_l2_risk,
     krr_rappor_break_even,
+    normal_l1_risk,
     rappor_excess_risk,
     rappor_l1_risk,
     rappor_l2_risk,
@@ -1135,6 +1137,42 @@ def test_theory_bad_n_and_p_are_named(risk, n, p, error, match):
 def test_theory_l1_bad_method_is_named(risk, method):
     with pytest.raises(ValueError, match=r"^method must be one of \['exact', 'large_n'\]"):
         risk(3, 1.0, 10, method=method)
+
+
+@pytest.mark.parametrize(
+    "variance,error,match",
+    [
+        ("abc", TypeError, "^variance must be a 1-D array of numbers; got str$"),
+        ([[0.1, 0.2]], ValueError, r"^variance must be one-dimensional; got shape \(1, 2\)$"),
+        ([0.1, -0.2], ValueError, "^variance must have finite non-negative entries; got "),
+        ([0.1, np.nan], ValueError, "^variance must have finite non-negative entries; got "),
+    ],
+    ids=["str", "2d", "negative", "nan"],
+)
+def test_normal_l1_risk_bad_variance_is_named(variance, error, match):
+    with pytest.raises(error, match=match):
+        normal_l1_risk(variance)
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"n_categories": 1}, ValueError, "^n_categories must be an integer >= 2; got 1$"),
+        ({"n_reports": "10"}, TypeError, "^n_reports must be an integer >= 1"),
+        ({"epsilon": 0}, ValueError, EPS_MATCH),
+        ({"sensitive": [0, 0]}, ValueError, "^sensitive indices must be distinct"),
+        ({"blocks": "ab"}, TypeError, "^blocks must be a block label per input"),
+        ({"sparsity": 2.0}, TypeError, "^sparsity must be an integer >= 1"),
+        ({"max_bits": -1}, ValueError, "^max_bits must be a positive finite number"),
+        ({"p": [1.0]}, ValueError, "^p must have 4 entries; got 1$"),
+    ],
+    ids=["k", "n", "epsilon", "sensitive", "blocks", "sparsity", "max_bits", "p"],
+)
+def test_recommend_mechanism_bad_input_is_named(kwargs, error, match):
+    args = {"n_categories": 4, "n_reports": 100, "epsilon": 1.0, **kwargs}
+    k, n, eps = args.pop("n_categories"), args.pop("n_reports"), args.pop("epsilon")
+    with pytest.raises(error, match=match):
+        recommend_mechanism(k, n, eps, **args)
 
 
 def test_one_sided_decomposition_inputs():
