@@ -64,7 +64,7 @@ def name_of(privatizer, instance_id):
 
 
 def planted_bugs():
-    from tests.test_audit import _LeakyURR, _UnaryEncoding
+    from tests.privacy.test_audit import _LeakyURR, _UnaryEncoding
 
     return [
         (

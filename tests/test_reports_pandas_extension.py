@@ -6,7 +6,7 @@ without its tests. What is left out and why:
 
 * arithmetic, comparison and unary operator suites: they expect ``op(array)`` to give an
   array of the same extension dtype; reports deliberately give plain numpy (or pandas'
-  nullable) numbers, as a sum of reports is not a report (tested in test_pandas_reports.py);
+  nullable) numbers, as a sum of reports is not a report (tested in test_reports_pandas.py);
 * accumulations, for the same reason (``cumsum`` of reports is int64);
 * the parsing suite, and the dtype tests that build the dtype from its name: a reports dtype
   cannot be built from a string (it needs the channel);

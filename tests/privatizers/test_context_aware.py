@@ -226,7 +226,7 @@ def test_reproducible_and_picklable():
     again = pickle.loads(pickle.dumps(bhr))
     assert again.channel_ == bhr.channel_
     # a fitted copy never resumes (or restarts) the noise stream: fresh noise, with a warning;
-    # setting the seed again replays the sequence from its start (tests/test_seeds.py)
+    # setting the seed again replays the sequence from its start (tests/privatizers/test_seeds.py)
     with pytest.warns(UserWarning, match="restored from a pickle"):
         assert not np.array_equal(np.asarray(again.transform(x)), np.asarray(a))
     again.set_params(random_state=3).fit(x)
