@@ -32,7 +32,7 @@ from skldp import (
 )
 from skldp._base import BaseDistributionEstimator
 from skldp.channels import LikelihoodModel
-from tests import instances_compressive, instances_open_alphabet, instances_unary, registry
+from tests import registry
 from tests.conftest import assert_same_statistics, simplex_point, statistics_leaves
 
 ESTIMATORS = [EmpiricalEstimator, ProjectedEstimator, EMEstimator]
@@ -177,13 +177,13 @@ def _streaming_cases():
     for est in registry.ESTIMATORS:
         for priv in [*registry.MECHANISMS, *_WIDE]:
             yield est, priv, _domain_rows
-    for est in instances_compressive.ESTIMATORS:
+    for est in registry.SPARSE_ESTIMATORS:
         for priv in registry.MECHANISMS:
             yield est, priv, _domain_rows
-    for est in instances_open_alphabet.SPECIAL_INSTANCES:
-        for priv in instances_open_alphabet.INSTANCES:
+    for est in registry.CANDIDATE_ESTIMATORS:
+        for priv in registry.OPEN_ALPHABET:
             yield est, priv, _open_rows
-    (pum,) = [p for p in instances_unary.SPECIAL_INSTANCES if isinstance(p, PersonalizedULDP)]
+    (pum,) = [p for p in registry.TAG_COLUMN if isinstance(p, PersonalizedULDP)]
     for method in ("em", "threshold", "empirical"):
         for base in ("urr", "urap"):
             privatizer = clone(pum).set_params(base=base)
