@@ -190,9 +190,7 @@ def target(name, measured, limit, unit="s", *, higher_is_better=False, or_equal=
     return {
         "target": name,
         "limit": f"{sign} {fmt.format(limit)} {unit}".strip(),
-        "measured": f"{fmt.format(measured)} {unit}".strip()
-        if met is not None
-        else str(measured),
+        "measured": f"{fmt.format(measured)} {unit}".strip() if met is not None else str(measured),
         "value": measured if met is not None else None,
         "met": met,
     }

@@ -182,9 +182,9 @@ def run(spec):
         # the memory guard of _case.py: one Python object per person (and its list slot); the
         # unary aggregators stack the reports into a float64 array, which dominates then
         probe = privatize(x[:PROBE_ROWS])
-        bytes_per_report = sum(
-            max(sys.getsizeof(r), 8 * np.size(r)) + 8 for r in probe
-        ) / len(probe)
+        bytes_per_report = sum(max(sys.getsizeof(r), 8 * np.size(r)) + 8 for r in probe) / len(
+            probe
+        )
         del probe
         too_large = reports_over_budget(
             bytes_per_report, n, float(spec.get("report_bytes_max", REPORT_BYTES_MAX))

@@ -109,8 +109,9 @@ vocabulary of {args.vocabulary:,} words; best of {args.repeat} runs, BLAS limite
         "decode_s": t_decode,
         "l1": l1,
     }
-    write_results("hashed", "Hashed k-RR with strings (one core)", meta, targets, body, data,
-                  args.out_dir)
+    write_results(
+        "hashed", "Hashed k-RR with strings (one core)", meta, targets, body, data, args.out_dir
+    )
 
 
 if __name__ == "__main__":

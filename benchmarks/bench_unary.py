@@ -206,13 +206,21 @@ def main(argv=None):
         name = f"RAPPOR EM, tol = {r['tol']:g}, {where}"
         targets.append(target(name, r["seconds"], TARGETS["em_s"]))
     if capped is None:
-        row = target(f"RAPPOR EM, default tol = {default_tol:g}, {where}", f"> {args.em_cap:.0f} s "
-                     "(stopped at the cap)", TARGETS["em_s"])
+        row = target(
+            f"RAPPOR EM, default tol = {default_tol:g}, {where}",
+            f"> {args.em_cap:.0f} s (stopped at the cap)",
+            TARGETS["em_s"],
+        )
         row["met"] = False  # it ran past the cap, far beyond the target
         targets.append(row)
     else:
-        targets.append(target(f"RAPPOR EM, default tol = {default_tol:g}, {where}",
-                              capped["seconds"], TARGETS["em_s"]))
+        targets.append(
+            target(
+                f"RAPPOR EM, default tol = {default_tol:g}, {where}",
+                capped["seconds"],
+                TARGETS["em_s"],
+            )
+        )
 
     oue = [["skldp OptimizedUnaryEncoding.transform", f"{ours:.3f}", "1x"]]
     for name, val in peers.items():
@@ -221,15 +229,28 @@ def main(argv=None):
         else:
             oue.append([name, str(val)[:120], "-"])
     em_table = [
-        [f"{r['tol']:g}", f"{r['seconds']:.2f}", r["iterations"], r["converged"], f"{r['l1']:.3f}",
-         f"{r['loglik']:.6f}"]
+        [
+            f"{r['tol']:g}",
+            f"{r['seconds']:.2f}",
+            r["iterations"],
+            r["converged"],
+            f"{r['l1']:.3f}",
+            f"{r['loglik']:.6f}",
+        ]
         for r in em_rows + ([capped] if capped else [])
     ]
     if capped is None:
         per_iter = em_rows[-1]["seconds"] / max(1, em_rows[-1]["iterations"])
-        em_table.append([f"{default_tol:g} (default)", f"> {args.em_cap:.0f} (stopped)",
-                         f"> {args.em_cap / per_iter:.0f} (at {per_iter:.2f} s per iteration)",
-                         False, "-", "-"])
+        em_table.append(
+            [
+                f"{default_tol:g} (default)",
+                f"> {args.em_cap:.0f} (stopped)",
+                f"> {args.em_cap / per_iter:.0f} (at {per_iter:.2f} s per iteration)",
+                False,
+                "-",
+                "-",
+            ]
+        )
     body = (
         f"n = {n:,}, k = {k:,}, epsilon = {eps:g}. OUE privatization of uniform values: skldp "
         "privatizes the column at once (best of three); the peers privatize one value at a "
@@ -241,15 +262,31 @@ def main(argv=None):
         "per-report likelihood), at most 10,000 iterations; tol is the l1 change of the "
         "estimate per iteration. The default tolerance ran in a child process with a cap of "
         f"{args.em_cap:.0f} s.\n\n"
-        + markdown_table(["tol", "seconds", "iterations", "converged", "l1 error to p",
-                          "mean log-likelihood"], em_table)
+        + markdown_table(
+            ["tol", "seconds", "iterations", "converged", "l1 error to p", "mean log-likelihood"],
+            em_table,
+        )
         + "\n"
     )
-    data = {"n": n, "k": k, "epsilon": eps, "oue_skldp_s": ours, "oue_peers": peers,
-            "em": em_rows, "em_default_tol": capped, "em_cap_s": args.em_cap}
-    write_results("unary" + ("_quick" if args.quick else ""),
-                  "Unary encoding: OUE privatization and RAPPOR EM (one core)", meta, targets,
-                  body, data, args.out_dir)
+    data = {
+        "n": n,
+        "k": k,
+        "epsilon": eps,
+        "oue_skldp_s": ours,
+        "oue_peers": peers,
+        "em": em_rows,
+        "em_default_tol": capped,
+        "em_cap_s": args.em_cap,
+    }
+    write_results(
+        "unary" + ("_quick" if args.quick else ""),
+        "Unary encoding: OUE privatization and RAPPOR EM (one core)",
+        meta,
+        targets,
+        body,
+        data,
+        args.out_dir,
+    )
 
 
 if __name__ == "__main__":

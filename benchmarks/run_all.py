@@ -496,16 +496,28 @@ def plot(rows, path):
         for (label, lib), pts in sorted(series.items()):
             pts.sort()
             style = "-o" if lib == "skldp" else "--x"
-            ax.loglog([p[0] for p in pts], [p[1] for p in pts], style, label=label,
-                      markersize=4, color=color[label])
+            ax.loglog(
+                [p[0] for p in pts],
+                [p[1] for p in pts],
+                style,
+                label=label,
+                markersize=4,
+                color=color[label],
+            )
         ax.set_title(f"k = {k:,}")
         ax.set_xlabel("rows n")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("privatized rows per second (one core)")
     if labels:
         handles = [
-            plt.Line2D([], [], color=color[label], marker="o" if "[" not in label else "x",
-                       linestyle="-" if "[" not in label else "--", markersize=4)
+            plt.Line2D(
+                [],
+                [],
+                color=color[label],
+                marker="o" if "[" not in label else "x",
+                linestyle="-" if "[" not in label else "--",
+                markersize=4,
+            )
             for label in labels
         ]
         fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7, frameon=False)

@@ -134,7 +134,13 @@ def _api_page():
         if not names:
             continue
         lines += [title, "-" * len(title), "", f".. automodule:: {modname}", "   :no-members:", ""]
-        lines += [f".. currentmodule:: {modname}", "", ".. autosummary::", "   :toctree: generated/", ""]
+        lines += [
+            f".. currentmodule:: {modname}",
+            "",
+            ".. autosummary::",
+            "   :toctree: generated/",
+            "",
+        ]
         lines += [f"   {name}" for name in sorted(names, key=lambda n: (not n[0].isupper(), n))]
         lines.append("")
     _write_if_changed(HERE / "api.rst", "\n".join(lines))
@@ -168,6 +174,7 @@ sphinx_gallery_conf = {
     "default_thumb_file": None,
 }
 
+
 def _mechanisms_table():
     """The registry of ``skldp mechanisms`` as a table: what this build offers."""
     from skldp._registry import MECHANISMS
@@ -188,7 +195,8 @@ def _mechanisms_table():
         rows += [
             f"   * - ``{m.name}``",
             f"     - :class:`~skldp.{m.class_name}`",
-            f"     - {m.guarantee}" + (f" (needs ``{m.describe_required()}``)" if m.required else ""),
+            f"     - {m.guarantee}"
+            + (f" (needs ``{m.describe_required()}``)" if m.required else ""),
             f"     - {m.paper}",
         ]
     _write_if_changed(HERE / "mechanisms_table.rst.inc", "\n".join(rows) + "\n")

@@ -115,16 +115,23 @@ def methods(m, eps, s, include_symmetric):
     return out
 
 
-def run_grid(k, m, eps, ns, runs, seed, include_symmetric, verbose=True, n_jobs=None,
-             progress=False):
+def run_grid(
+    k, m, eps, ns, runs, seed, include_symmetric, verbose=True, n_jobs=None, progress=False
+):
     """Mean l1 error per (distribution, method, n), the bits of each method, and the runs."""
     results, bits, frames = {}, {}, []
     for d, (dist_name, dist, s) in enumerate(distributions(k)):
         for f, (name, priv, estimators) in enumerate(methods(m, eps, s, include_symmetric)):
             t0 = time.perf_counter()
             res = run_experiment(
-                {name: priv}, estimators, dist, n_samples=ns, n_repeats=runs, metrics=("l1",),
-                n_jobs=n_jobs, progress=progress,
+                {name: priv},
+                estimators,
+                dist,
+                n_samples=ns,
+                n_repeats=runs,
+                metrics=("l1",),
+                n_jobs=n_jobs,
+                progress=progress,
                 random_state=int(np.random.SeedSequence([seed, d, f]).generate_state(1)[0]),
             )
             mean = res.groupby(["estimator", "n_samples"])["l1"].mean()
@@ -334,8 +341,15 @@ def main(argv=None):
         symmetric = not args.no_symmetric and not (large and args.no_symmetric_large_k)
         print(f"k = {k:,}: {k_runs} runs per point")
         res, bits, runs_by_k[k] = run_grid(
-            k, m, args.epsilon, ns_by_k[k], k_runs, args.seed + k, symmetric,
-            n_jobs=args.n_jobs, progress=args.progress,
+            k,
+            m,
+            args.epsilon,
+            ns_by_k[k],
+            k_runs,
+            args.seed + k,
+            symmetric,
+            n_jobs=args.n_jobs,
+            progress=args.progress,
         )
         all_results[k], all_bits[k] = res, bits
         labels_by_k[k] = [label for label in LABELS if label in bits]

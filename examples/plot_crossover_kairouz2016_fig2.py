@@ -35,15 +35,26 @@ def simulate(k, epsilons, n, trials, seed, n_jobs=None, progress=True):
     """{epsilon: (mean squared l2 of k-RR, of RAPPOR, exact k-RR risk, exact RAPPOR risk)}."""
     dist = make_geometric(k, lam=0.9, reading="ratio")
     results = run_experiment(
-        {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()}, EmpiricalEstimator(), dist,
-        n_samples=n, n_repeats=trials, param_grid={"epsilon": list(epsilons)},
-        metrics=[squared_l2], n_jobs=n_jobs, progress=progress, random_state=seed,
+        {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()},
+        EmpiricalEstimator(),
+        dist,
+        n_samples=n,
+        n_repeats=trials,
+        param_grid={"epsilon": list(epsilons)},
+        metrics=[squared_l2],
+        n_jobs=n_jobs,
+        progress=progress,
+        random_state=seed,
     )
     mean = results.groupby(["privatizer", "param_epsilon"])["squared_l2"].mean()
     p = dist.probabilities
     return {
-        eps: (mean["k-RR", eps], mean["RAPPOR", eps], krr_l2_risk(k, eps, n, p),
-              rappor_l2_risk(k, eps, n, p))
+        eps: (
+            mean["k-RR", eps],
+            mean["RAPPOR", eps],
+            krr_l2_risk(k, eps, n, p),
+            rappor_l2_risk(k, eps, n, p),
+        )
         for eps in epsilons
     }
 

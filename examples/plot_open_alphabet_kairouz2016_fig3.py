@@ -122,21 +122,38 @@ def _run(args):
         "O-RR": (HashedRR(), candidates, rr_params, rr_keys),
         "O-RAPPOR": (HashedRAPPOR(), candidates, rap_params, rap_keys),
         "O-RR closed": (
-            HashedRR(categories=list(values)), ProjectedEstimator(), rr_params, rr_keys
+            HashedRR(categories=list(values)),
+            ProjectedEstimator(),
+            rr_params,
+            rr_keys,
         ),
     }
-    common = dict(n_samples=n_users, n_repeats=reps, metrics=("l1",), n_jobs=args.n_jobs,
-                  progress=not args.no_progress)
+    common = dict(
+        n_samples=n_users,
+        n_repeats=reps,
+        metrics=("l1",),
+        n_jobs=args.n_jobs,
+        progress=not args.no_progress,
+    )
     results = {}
     for d, (dname, dist) in enumerate(dists.items()):
         runs = {}
         for c, (name, (priv, est, grid, keys)) in enumerate(families.items()):
-            res = run_experiment({name: priv}, est, dist, param_grid=grid,
-                                 random_state=100 * args.seed + 10 * d + c, **common)
+            res = run_experiment(
+                {name: priv},
+                est,
+                dist,
+                param_grid=grid,
+                random_state=100 * args.seed + 10 * d + c,
+                **common,
+            )
             runs[name] = runs_by_setting(res, keys)
         known = run_experiment(
-            {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()}, ProjectedEstimator(), dist,
-            param_grid={"epsilon": epsilons}, no_privacy=True,
+            {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()},
+            ProjectedEstimator(),
+            dist,
+            param_grid={"epsilon": epsilons},
+            no_privacy=True,
             random_state=100 * args.seed + 10 * d + 9,
             **common,
         )

@@ -145,9 +145,7 @@ def report(name, table, sizes, epsilons, out, nonpriv, draws):
     print("  paper: uRAP best at eps = 0.1, uRR best at eps = ln|X|; ours (EM), sizes won:")
     for eps in epsilons:
         wins = {
-            m: sum(
-                out[(m, "EM", eps, s)] < out[(other, "EM", eps, s)] for s in sizes
-            )
+            m: sum(out[(m, "EM", eps, s)] < out[(other, "EM", eps, s)] for s in sizes)
             for m, other in (("uRR", "uRAP"), ("uRAP", "uRR"))
         }
         print(

@@ -282,9 +282,7 @@ def available_mechanisms():
 
 def reads_tag_column(privatizer):
     """Whether ``privatizer`` is registered as reading a tag column beside the values."""
-    return any(
-        m.tag_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS
-    )
+    return any(m.tag_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS)
 
 
 def reads_open_alphabet(privatizer):

@@ -141,12 +141,32 @@ CASES = [
     case("rappor", epsilon=1.0, random_state=0),
     case("rappor", epsilon=1.0, theta=0.3, random_state=0),
     case("oue", epsilon=1.0, random_state=0),
-    case("urr", epsilon=1.0, sensitive=[0, 1], categories=[0, 1, 2, 3], random_state=0,
-         checks="fixed-domain"),
-    case("urap", epsilon=1.0, sensitive=[0, 1], categories=[0, 1, 2, 3], random_state=0,
-         checks="fixed-domain"),
-    case("personalized", epsilon=1.0, sensitive=[0], tags=["home", "work"],
-         categories=[0, 1, 2, 3], random_state=0, checks="two-columns", trust=_PUM_REASON),
+    case(
+        "urr",
+        epsilon=1.0,
+        sensitive=[0, 1],
+        categories=[0, 1, 2, 3],
+        random_state=0,
+        checks="fixed-domain",
+    ),
+    case(
+        "urap",
+        epsilon=1.0,
+        sensitive=[0, 1],
+        categories=[0, 1, 2, 3],
+        random_state=0,
+        checks="fixed-domain",
+    ),
+    case(
+        "personalized",
+        epsilon=1.0,
+        sensitive=[0],
+        tags=["home", "work"],
+        categories=[0, 1, 2, 3],
+        random_state=0,
+        checks="two-columns",
+        trust=_PUM_REASON,
+    ),
 ]
 
 # -- estimators ---------------------------------------------------------------------------------
@@ -311,6 +331,8 @@ CHECKED = [(inst, entry.checks, entry.xfail) for entry, inst, _ in _BUILT if ent
 
 #: The configured privatizers over an open alphabet (no domain), and those reading a tag column.
 OPEN_ALPHABET = [
-    inst for entry, inst, _ in _BUILT if entry.checks and get_mechanism(entry.mechanism).open_alphabet
+    inst
+    for entry, inst, _ in _BUILT
+    if entry.checks and get_mechanism(entry.mechanism).open_alphabet
 ]
 TAG_COLUMN = [inst for entry, inst, _ in _BUILT if get_mechanism(entry.mechanism).tag_column]

@@ -25,8 +25,16 @@ def _close():
 
 @pytest.fixture(scope="module")
 def results():
-    return run_experiment(RandomizedResponse(), ["empirical", "projected"], make_zipf(5), n_samples=[100, 1000],
-                          n_repeats=3, param_grid={"epsilon": [1.0, 2.0]}, progress=False, random_state=0)
+    return run_experiment(
+        RandomizedResponse(),
+        ["empirical", "projected"],
+        make_zipf(5),
+        n_samples=[100, 1000],
+        n_repeats=3,
+        param_grid={"epsilon": [1.0, 2.0]},
+        progress=False,
+        random_state=0,
+    )
 
 
 def test_plot_error_lines_and_bands(results):
@@ -46,7 +54,9 @@ def test_plot_error_lines_and_bands(results):
 
 def test_plot_distribution():
     p = np.array([0.5, 0.3, 0.2])
-    ax = plot_distribution(p, {"a": [0.4, 0.4, 0.2], "b": [0.6, 0.2, 0.2]}, categories=["x", "y", "z"])
+    ax = plot_distribution(
+        p, {"a": [0.4, 0.4, 0.2], "b": [0.6, 0.2, 0.2]}, categories=["x", "y", "z"]
+    )
     assert len(ax.patches) == 3 and len(ax.lines) == 2
     ax = plot_distribution(p[::-1], [0.2, 0.3, 0.5], top=2)
     assert len(ax.patches) == 2 and [t.get_text() for t in ax.get_xticklabels()] == ["2", "1"]

@@ -131,7 +131,11 @@ def test_personalized_estimate_is_a_distribution(method, epsilon, k, n_tags, bas
     tags = [f"t{j}" for j in range(n_tags)]
     sensitive = list(np.flatnonzero(rng.random(k) < 0.3))
     pum = PersonalizedULDP(
-        epsilon=epsilon, sensitive=sensitive, tags=tags, base=base, categories=list(range(k)),
+        epsilon=epsilon,
+        sensitive=sensitive,
+        tags=tags,
+        base=base,
+        categories=list(range(k)),
         random_state=seed,
     ).fit([[0, None]])
     values = rng.choice(k, size=n, p=_simplex_point(rng, k, False))
@@ -202,8 +206,10 @@ def test_unbiased_on_random_full_rank_channels(k, extra, concentration, sparse, 
     reports = channel.sample(x, rng).reshape(-1, 1)
     fitted = EmpiricalEstimator(channel=channel).fit(reports)
     assert_allclose(
-        fitted.distribution_, channel.unbiased(channel.statistics(reports[:, 0]), 200),
-        rtol=1e-12, atol=1e-12 * cond,
+        fitted.distribution_,
+        channel.unbiased(channel.statistics(reports[:, 0]), 200),
+        rtol=1e-12,
+        atol=1e-12 * cond,
     )
 
 

@@ -45,12 +45,18 @@ def test_personalized_and_one_bit_hadamard_are_registered():
     assert pum.describe_required() == "tags, a tag column" and pum.missing({}) == ["tags=..."]
     assert get_mechanism("OneBitHadamardResponse").name == "one-bit-hadamard"
     assert make_privatizer("one-bit-hadamard", epsilon=0.5).epsilon == 0.5
-    assert isinstance(make_estimator("personalized", method="threshold"), skldp.PersonalizedEstimator)
+    assert isinstance(
+        make_estimator("personalized", method="threshold"), skldp.PersonalizedEstimator
+    )
     assert reads_tag_column(skldp.PersonalizedULDP(tags=["home"]))
     assert not reads_tag_column(RandomizedResponse())
     # every privatizer that skldp exports has a registry name
     registered = {m.class_name for m in MECHANISMS.values()}
-    privatizers = [n for n in skldp.__all__ if isinstance(getattr(skldp, n), type) and hasattr(getattr(skldp, n), "transform")]
+    privatizers = [
+        n
+        for n in skldp.__all__
+        if isinstance(getattr(skldp, n), type) and hasattr(getattr(skldp, n), "transform")
+    ]
     assert set(privatizers) <= registered, set(privatizers) - registered
 
 

@@ -75,10 +75,24 @@ def test_a_broken_line_fails_test_collection(tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-         str(tmp_path / "test_uses_registry.py")],
-        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(tmp_path / "test_uses_registry.py"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
     )
     assert out.returncode == 2, out.stdout + out.stderr  # 2: interrupted by collection errors
     assert "RegistryError: 1 broken entry in the test registry" in out.stdout
-    assert "case('krr', epsilonn=1.0): ValueError: RandomizedResponse has no parameter" in out.stdout
+    assert (
+        "case('krr', epsilonn=1.0): ValueError: RandomizedResponse has no parameter" in out.stdout
+    )

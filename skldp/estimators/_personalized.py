@@ -1,6 +1,5 @@
 """Distribution estimation for the personalized ULDP mechanism (PUM) with background knowledge."""
 
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -626,9 +626,7 @@ class SparseEstimator(BaseDistributionEstimator):
                 continue
             B = _Normalized(system.operator)
             max_atoms = max(1, system.values.shape[0] // 2)
-            support, coef, it = self._solve(
-                B, system.values, block_s, tau, max_atoms, min_atoms=0
-            )
+            support, coef, it = self._solve(B, system.values, block_s, tau, max_atoms, min_atoms=0)
             p_tilde[system.inputs[support]] = coef * B.inv[support]
             solved.append((system, B, support))
             n_iter = max(n_iter, it)

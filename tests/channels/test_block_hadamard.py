@@ -28,7 +28,9 @@ PARTITIONS = [
     [[0], [1]],
     [[0, 1, 2]],
 ]
-SMALL = [BlockHadamardResponseChannel(eps, blocks) for blocks in PARTITIONS for eps in (1e-3, 1.0, 50.0)]
+SMALL = [
+    BlockHadamardResponseChannel(eps, blocks) for blocks in PARTITIONS for eps in (1e-3, 1.0, 50.0)
+]
 
 
 channel = contract_fixture(SMALL)

@@ -20,7 +20,9 @@ ESTIMATORS = [EmpiricalEstimator, ProjectedEstimator, EMEstimator]
 def _reports(channel, p, n, seed):
     rng = np.random.default_rng(seed)
     x = rng.choice(channel.n_inputs, size=n, p=p)
-    return Reports(channel.sample(x, np.random.default_rng(seed + 1))[:, None], [ReportSpec(channel)])
+    return Reports(
+        channel.sample(x, np.random.default_rng(seed + 1))[:, None], [ReportSpec(channel)]
+    )
 
 
 def test_empirical_equals_channel_inversion_of_counts():
@@ -62,7 +64,10 @@ def test_l2_risk_of_krr_matches_closed_form(k, eps, seed):
     x = rng.choice(k, size=(trials, n), p=p)
     reports = rr.transform(x.reshape(-1))
     losses = np.array(
-        [np.sum((EmpiricalEstimator().fit(reports[t * n : (t + 1) * n]).distribution_ - p) ** 2) for t in range(trials)]
+        [
+            np.sum((EmpiricalEstimator().fit(reports[t * n : (t + 1) * n]).distribution_ - p) ** 2)
+            for t in range(trials)
+        ]
     )
     e = math.exp(eps)
     risk = (1 - np.sum(p**2) + (k - 1) * (k + 2 * (e - 1)) / (e - 1) ** 2) / n

@@ -453,8 +453,9 @@ def test_claim22_dense_hadamard_with_simplex_projection_degrades_with_k():
         p = uniform_sparse(k, s)
         errs[k] = np.array(
             [
-                np.abs(est._estimate(ch, rng.multinomial(n, ch.forward(p)), n)["distribution_"] - p)
-                .sum()
+                np.abs(
+                    est._estimate(ch, rng.multinomial(n, ch.forward(p)), n)["distribution_"] - p
+                ).sum()
                 for _ in range(runs)
             ]
         )
