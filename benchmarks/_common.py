@@ -115,7 +115,7 @@ def medians(fns, repeat):
         fn()
     times = [[] for _ in fns]
     for _ in range(repeat):
-        for fn, ts in zip(fns, times):
+        for fn, ts in zip(fns, times, strict=True):
             t0 = time.perf_counter()
             fn()
             ts.append(time.perf_counter() - t0)

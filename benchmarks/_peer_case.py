@@ -14,17 +14,11 @@ Mechanisms:
   aggregators.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this folder on sys.path (see _env)
 import json
-import os
 import sys
 import time
 import warnings
-from pathlib import Path
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 from _common import (

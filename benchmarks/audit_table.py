@@ -131,7 +131,8 @@ def exact_epsilon(privatizer, result):
         return "(no dense matrix)"
     cats = list(privatizer.categories_[0])
     idx = [
-        (cats.index(a), cats.index(b)) for a, b in zip(result.pairs["x"], result.pairs["x_prime"])
+        (cats.index(a), cats.index(b))
+        for a, b in zip(result.pairs["x"], result.pairs["x_prime"], strict=True)
     ]
     return f"{max(E[a, b] for a, b in idx):.3f}"
 

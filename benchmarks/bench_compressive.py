@@ -16,29 +16,18 @@ privatization, so "privatize" excludes it; "privatize incl. matrix" is the sum, 
 call in a fresh process costs. Results go to ``benchmarks/results/compressive.{md,rst,json}``.
 """
 
-import os
-
-for _var in (
-    "OMP_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-):
-    os.environ[_var] = "1"
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path
 
 import argparse
 import resource
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import markdown_table, pin_to_cpu, start_meta, target, write_results  # noqa: E402
+from _common import markdown_table, pin_to_cpu, start_meta, target, write_results
 
 from skldp import (
     OneBitCompressive,

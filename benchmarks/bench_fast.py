@@ -21,23 +21,16 @@ It writes ``benchmarks/results/fast.{md,rst,json}`` (``--out-dir`` elsewhere) un
 ``--only`` is given.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
-
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import (  # noqa: E402
+from _common import (
     markdown_table,
     medians,
     pin_to_cpu,

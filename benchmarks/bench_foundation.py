@@ -23,15 +23,12 @@ are the best of ``--repeat`` runs. The machine's load shows in them (recorded be
 after).
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ[_var] = "1"
 
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -40,11 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import best_of, medians  # noqa: E402
+from _common import best_of, medians
 
 #: multi-freq-ldpy's IBU defaults (GRR_Aggregator_IBU: nb_iter, tol on the max-abs change).
 _IBU_MAX_ITER, _IBU_TOL = 10_000, 1e-12

@@ -24,7 +24,6 @@ n = 10**6; larger n are timed for information. Results go to
 import argparse
 import os
 import sys
-import time
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before numpy: the FWHT's products run on one BLAS thread

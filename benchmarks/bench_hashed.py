@@ -21,7 +21,6 @@ process pins itself to one core (``--cpu -1``: no pinning); results go to
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits

@@ -32,23 +32,14 @@ encode strings as UTF-8 first (the encode shim, here only). A peer that runs lon
 faster than the fastest peer. Results: ``benchmarks/results/oracles.{md,rst,json}``.
 """
 
+from _env import HERE  # first: one BLAS thread (float32 products), this checkout on sys.path
 import argparse
 import json
 import os
 import subprocess
-import sys
 import time
 
-# One BLAS thread: the process is pinned to one core, where a second thread only contends
-# (the support counts are float32 matrix products).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
 
 from _common import (
     l1,

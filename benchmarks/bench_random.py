@@ -19,7 +19,6 @@ core; ``--cpu -1``: no pinning). The best of ``--repeat`` runs is reported; resu
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np

@@ -485,7 +485,7 @@ def plot(rows, path):
     palette = plt.get_cmap("tab20").colors
     color = {label: palette[i % len(palette)] for i, label in enumerate(labels)}
     fig, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 5.2), sharey=True, squeeze=False)
-    for ax, k in zip(axes[0], ks):
+    for ax, k in zip(axes[0], ks, strict=False):
         series = {}
         for r in rows:
             if r["k"] != k or "privatize_s" not in r:

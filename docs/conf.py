@@ -17,7 +17,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))  # gallery_argv
 
-import skldp
+# Sphinx runs this file from any folder: the checkout and docs/ go on sys.path first.
+import gallery_argv  # noqa: E402
+import skldp  # noqa: E402
 
 project = "skldp"
 author = "the skldp developers"
@@ -148,8 +150,6 @@ def _api_page():
 
 # ------------------------------------------------------------------------------------------------
 # gallery: the examples, executed at build time by sphinx-gallery (gallery_argv.py: fast mode)
-
-import gallery_argv  # docs/ is on sys.path (above)
 
 os.environ.setdefault("SKLDP_GALLERY_FAST", "1" if gallery_argv.fast() else "0")
 sphinx_gallery_conf = {

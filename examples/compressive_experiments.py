@@ -162,7 +162,7 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
         for dist in ("Unif(10)", "Unif(25)"):
             cp = [err(k, dist, "one-bit CP", n) for n in large_n]
             hr = [err(k, dist, "HR + simplex proj.", n) for n in large_n]
-            ok = all(c < 0.5 * h for c, h in zip(cp, hr))
+            ok = all(c < 0.5 * h for c, h in zip(cp, hr, strict=True))
             out.append(
                 (
                     (
@@ -174,7 +174,7 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
                 )
             )
             ob = [err(k, dist, "one-bit HR + sparse proj. (half)", n) for n in large_n]
-            ok = all(max(a / b, b / a) <= 1.5 for a, b in zip(cp, ob))
+            ok = all(max(a / b, b / a) <= 1.5 for a, b in zip(cp, ob, strict=True))
             out.append(
                 (
                     (
@@ -189,7 +189,7 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
         for dist in ("Unif(10)", "Unif(25)"):
             sp = [err(k, dist, "HR + sparse proj.", n) for n in ns_by_k[k]]
             si = [err(k, dist, "HR + simplex proj.", n) for n in ns_by_k[k]]
-            ok = all(a < b for a, b in zip(sp, si))
+            ok = all(a < b for a, b in zip(sp, si, strict=True))
             out.append(
                 (
                     (
@@ -206,7 +206,7 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
         for fill in ("half", "zero"):
             cp = [err(k, "Unif(10)", "one-bit CP", n) for n in below]
             ob = [err(k, "Unif(10)", f"one-bit HR + sparse proj. ({fill})", n) for n in below]
-            ok = bool(below) and all(o > 3 * c for c, o in zip(cp, ob))
+            ok = bool(below) and all(o > 3 * c for c, o in zip(cp, ob, strict=True))
             out.append(
                 (
                     (
@@ -283,7 +283,9 @@ def plot(runs_by_k, ks, path):
             ax = axes[row, col]
             runs = runs_by_k[k]
             plot_error(runs[runs["distribution"] == dist], metric="l1", hue=["estimator"], ax=ax)
-            for line, band in zip(ax.lines, ax.collections):  # one line and band per method
+            for line, band in zip(
+                ax.lines, ax.collections, strict=False
+            ):  # one line and band per method
                 line.set_color(colors[line.get_label()])
                 band.set_color(colors[line.get_label()])
             ax.get_legend().remove()

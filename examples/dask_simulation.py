@@ -31,8 +31,8 @@ import numpy as np
 _HERE = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
 sys.path.insert(0, str(_HERE.parent))
 
-from skldp import EMEstimator, RandomizedResponse
-from skldp.metrics import total_variation
+from skldp import EMEstimator, RandomizedResponse  # noqa: E402  (this checkout, above)
+from skldp.metrics import total_variation  # noqa: E402
 
 
 def zipf(k, s=1.1):

@@ -111,7 +111,7 @@ def plot(err, dist_names, mech_names, sizes, path, title):
     from skldp.plotting import metric_label
 
     fig, axes = plt.subplots(2, 3, figsize=(15, 9), sharex=True, layout="constrained")
-    for ax, name, e in zip(axes.ravel(), dist_names, err):
+    for ax, name, e in zip(axes.ravel(), dist_names, err, strict=False):
         for j, mech in enumerate(mech_names):
             ax.plot(sizes, e[j], marker="o", ms=3, label=mech, color="black" if j == 0 else None)
         ax.set_xscale("log")

@@ -114,8 +114,13 @@ def _run(args):
         rap_grid = list(itertools.product([32, 128], [1, 4, 16], [1, 2]))
     values, dists = distributions(S)
     rr_keys, rap_keys = ("n_buckets", "n_cohorts"), ("n_bits", "n_cohorts", "n_hashes")
-    rr_params = [{"epsilon": epsilons, **{k: [v] for k, v in zip(rr_keys, c)}} for c in rr_grid]
-    rap_params = [{"epsilon": epsilons, **{k: [v] for k, v in zip(rap_keys, c)}} for c in rap_grid]
+    rr_params = [
+        {"epsilon": epsilons, **{k: [v] for k, v in zip(rr_keys, c, strict=True)}} for c in rr_grid
+    ]
+    rap_params = [
+        {"epsilon": epsilons, **{k: [v] for k, v in zip(rap_keys, c, strict=True)}}
+        for c in rap_grid
+    ]
     candidates = CandidateEstimator(candidates=values)
     # (privatizers, estimator, param_grid, configuration keys) of each tuned family
     families = {
@@ -189,7 +194,7 @@ def _run(args):
         "RAPPOR": ("tab:red", "-"),
         "O-RR closed": ("tab:blue", "--"),
     }
-    for ax, (dname, res) in zip(axes, results.items()):
+    for ax, (dname, res) in zip(axes, results.items(), strict=False):
         for name, (color, ls) in styles.items():
             runs = np.array(res[name])
             med = np.median(runs, axis=1)

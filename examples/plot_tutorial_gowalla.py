@@ -149,7 +149,7 @@ panels = [
     ("true distribution", truth),
     (f"block-structured HR, epsilon = 1, 25 x 35 blocks (TV {error:.3f})", projected),
 ]
-for ax, (title, values) in zip(axes, panels):
+for ax, (title, values) in zip(axes, panels, strict=False):
     plot_grid_heatmap(values, shape, ax=ax, title=title, vmin=vmin, vmax=vmax, colorbar=False)
 rows, cols = np.divmod(np.flatnonzero(truth), shape[1])
 for ax in axes:

@@ -189,7 +189,7 @@ def report(name, table, sensitive, epsilons, results, realizations):
         "  (paper: EM better for RAPPOR and uRAP at large eps, otherwise very close):"
     )
     gains = (mean[(m, "emp+thr", large)] / mean[(m, "EM", large)] for m in MECHANISMS)
-    print("    " + ", ".join(f"{m} {g:.2f}x" for m, g in zip(MECHANISMS, gains)))
+    print("    " + ", ".join(f"{m} {g:.2f}x" for m, g in zip(MECHANISMS, gains, strict=True)))
     return mean, nonpriv
 
 

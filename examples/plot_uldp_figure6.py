@@ -117,7 +117,7 @@ def close_to_no_privacy(sizes, values, reference, tol=0.10):
     """The last size before the first one whose TV exceeds (1 + tol) * reference (None if the
     first size already does; every size if none does)."""
     last = None
-    for size, value in zip(sizes, values):
+    for size, value in zip(sizes, values, strict=True):
         if value > (1 + tol) * reference:
             break
         last = size

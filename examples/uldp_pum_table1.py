@@ -53,9 +53,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() el
 sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
 
-from uldp_common import load_foursquare
+from uldp_common import load_foursquare  # noqa: E402  (this folder, above)
 
-from skldp import PersonalizedEstimator, PersonalizedULDP
+from skldp import PersonalizedEstimator, PersonalizedULDP  # noqa: E402  (this checkout)
 
 PAPER = {  # l1, first term, second term (Table 1, epsilon = ln|X|, EM, 100 realizations)
     ("uRR", "I"): (6.73e-2, 2.70e-2, 7.34e-2),

@@ -341,7 +341,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
         columns, _ = self._read_columns(X, reset=True)
         categories = resolve_categories(self.categories, columns, min_size=self._min_categories)
-        for j, (col, cats) in enumerate(zip(columns, categories)):
+        for j, (col, cats) in enumerate(zip(columns, categories, strict=True)):
             encode(col, cats, j)
         self.categories_ = categories
         channels = [self._make_channel(cats, j) for j, cats in enumerate(categories)]
@@ -367,7 +367,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
 
     def report_specs(self) -> tuple[ReportSpec, ...]:
         """One :class:`~skldp._reports.ReportSpec` per column: what an estimator needs."""
-        return tuple(ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_))
+        return tuple(
+            ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_, strict=True)
+        )
 
     def transform(self, X: ArrayLike) -> Any:
         """Randomize every row.
@@ -496,7 +498,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """Encode each column of X and draw its reports with the channel's ``method``."""
         columns, index = self._read_columns(X, reset=False)
         parts = []
-        for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_)):
+        for j, (col, cats, ch) in enumerate(
+            zip(columns, self.categories_, self.channels_, strict=True)
+        ):
             idx = encode(col, cats, j)
             if method == "sample" and ch.n_inputs == len(cats):
                 # encode checked the indices against the domain, the channel's inputs:
@@ -524,7 +528,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         if input_features is None:
             input_features = [f"x{j}" for j in range(self.n_features_in_)]
         names = []
-        for name, ch in zip(input_features, self.channels_):
+        for name, ch in zip(input_features, self.channels_, strict=True):
             if ch.report_width == 1:
                 names.append(str(name))
             else:
@@ -688,7 +692,8 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self._solved = ()  # a read of a learned attribute inside the solve does not recurse
         try:
             results = [
-                self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
+                self._estimate(s.channel, st, self._n)
+                for s, st in zip(self._specs, self._stats, strict=True)
             ]
         except BaseException:
             del self._solved  # the next read tries again (and raises again)
@@ -745,7 +750,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             if any(_is_fitted_privatizer(item) for item in given):
                 kept = [
                     copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
-                    for item, cloned in zip(given, new.channel)
+                    for item, cloned in zip(given, new.channel, strict=True)
                 ]
                 new.set_params(channel=type(given)(kept))
         elif _is_fitted_privatizer(given):
@@ -890,7 +895,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         if hasattr(self, "_specs"):
             stats = [
                 self._merge_statistics(s.channel, a, b)
-                for s, a, b in zip(specs, self._stats, stats)
+                for s, a, b in zip(specs, self._stats, stats, strict=True)
             ]
             n += self._n
         if n == 0:
@@ -955,7 +960,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         """
         values, specs = self._read_fitted(X)
         total = np.zeros(values.shape[0])
-        for (spec, col), p in zip(self._blocks(values, specs), self._distributions()):
+        for (spec, col), p in zip(self._blocks(values, specs), self._distributions(), strict=True):
             total += spec.channel.log_likelihood(col, self._model_distribution(p))
         return total
 

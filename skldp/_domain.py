@@ -17,6 +17,7 @@ privatizers' partitions and sensitive sets given as categories (:func:`column_pa
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import numbers
 from collections.abc import Mapping
@@ -263,10 +264,8 @@ def resolve_categories(categories, columns, *, min_size=2):
             if np.any(pd.isna(col)):
                 raise ValueError(f"column {j} contains missing values (None or NaN)")
             uniq = _unique_by_kind(col)
-            try:
+            with contextlib.suppress(TypeError):  # values of unorderable kinds stay unsorted
                 uniq = np.sort(uniq)
-            except TypeError:
-                pass
             out.append(
                 check_category_list(
                     uniq, j, min_size=min_size, source=f" (inferred from n_samples={len(col)})"
@@ -431,7 +430,7 @@ def _type_hint(uniq, categories):
     pairs = [
         f"{_plain(v)!r} ({type(v).__name__}) equals the category {_plain(categories[i])!r} "
         f"({type(categories[i]).__name__})"
-        for v, i in zip(shown, found)
+        for v, i in zip(shown, found, strict=True)
         if i >= 0
     ]
     if not pairs:

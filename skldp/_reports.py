@@ -27,6 +27,7 @@ A symbol channel writes one integer column per privatized column; a bit-vector c
 returns a scipy.sparse CSR matrix) carry no spec: the estimator then needs ``channel=``.
 """
 
+import contextlib
 import functools
 import io
 import json
@@ -136,7 +137,7 @@ def _subset_specs(specs, cols):
     starts = np.cumsum([0] + [s.width for s in specs])
     out, pos = [], 0
     cols = list(cols)
-    for s, a, b in zip(specs, starts[:-1], starts[1:]):
+    for s, a, b in zip(specs, starts[:-1], starts[1:], strict=True):
         if cols[pos : pos + (b - a)] == list(range(a, b)):
             out.append(s)
             pos += b - a
@@ -380,7 +381,7 @@ class ReportsArray(ExtensionArray):
         return self._data.shape[0]
 
     def __iter__(self):
-        for value, missing in zip(self._data, self._mask):
+        for value, missing in zip(self._data, self._mask, strict=True):
             yield self.dtype.na_value if missing else value
 
     def __array__(self, dtype=None, copy=None):
@@ -388,7 +389,7 @@ class ReportsArray(ExtensionArray):
             if copy is False:
                 raise ValueError("reports with missing values convert to numpy only by a copy")
             dtype = np.dtype(dtype or np.float64)
-            na = pd.NA if dtype == object else np.nan
+            na = pd.NA if dtype.kind == "O" else np.nan
             return np.asarray(self._integers().to_numpy(dtype=dtype, na_value=na))
         if copy is False and dtype is not None and np.dtype(dtype) != self._data.dtype:
             raise ValueError("converting reports to another dtype needs a copy")
@@ -605,16 +606,14 @@ else:
                 )
                 return pd.Int64Dtype()
 
-    try:
+    with contextlib.suppress(_pa.ArrowKeyError):  # already registered (module reloaded)
         _pa.register_extension_type(_ArrowReports(b"", 0))
-    except _pa.ArrowKeyError:  # already registered (module reloaded)
-        pass
 
 
 def to_frame(parts, specs, index, names):
     """Build a DataFrame of reports from per-spec 1-D or 2-D integer arrays."""
     data = {}
-    for arr, spec, name in zip(parts, specs, names):
+    for arr, spec, name in zip(parts, specs, names, strict=True):
         arr = np.asarray(arr)
         if arr.ndim == 1:
             data[name[0]] = ReportsArray(arr, ReportsDtype(spec, 0))
@@ -658,7 +657,7 @@ def extract(X):
                 specs.append(spec)
                 pos += width
             arrays = [X.iloc[:, j].array for j in range(X.shape[1])]
-            missing = [name for name, a in zip(X.columns, arrays) if a._mask.any()]
+            missing = [name for name, a in zip(X.columns, arrays, strict=True) if a._mask.any()]
             if missing:
                 raise ValueError(
                     f"reports are missing (NA) in column(s) {missing[:5]}, as after a reindex or "

@@ -22,6 +22,7 @@ memory, broken pipes and unwritable outputs end with exit code 2 and a one-line 
 """
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import inspect
@@ -167,10 +168,8 @@ class _Outputs:
 
     def discard(self):
         for tmp, _ in self._files:
-            try:
+            with contextlib.suppress(OSError):  # already gone
                 os.unlink(tmp)
-            except OSError:
-                pass
         self._files = []
 
 
@@ -1066,7 +1065,7 @@ def _demo_plot(path, data, estimates, table):
     truth = panels[0][1]
     vmin = float(truth[truth > 0].min())
     vmax = max(float(np.max(values)) for _, values in panels)
-    for ax, (title, values) in zip(axes, panels):
+    for ax, (title, values) in zip(axes, panels, strict=False):
         plot_grid_heatmap(
             values,
             shape,
@@ -1169,7 +1168,10 @@ def _cmd_demo(args):
     )
     shown = (
         table.assign(
-            tv=[f"{m:.4f} ± {m - lo:.4f}" for m, lo in zip(table["tv"], table["tv_low"])],
+            tv=[
+                f"{m:.4f} ± {m - lo:.4f}"
+                for m, lo in zip(table["tv"], table["tv_low"], strict=True)
+            ],
             privatize_s=table["privatize_s"].map("{:.3f}".format),
             estimate_s=table["estimate_s"].map("{:.3f}".format),
         )

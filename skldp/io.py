@@ -507,7 +507,10 @@ def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
     specs = width = None
 
     def merge(a, b):
-        stats = [estimator._merge_statistics(s.channel, x, y) for s, x, y in zip(specs, a[0], b[0])]
+        stats = [
+            estimator._merge_statistics(s.channel, x, y)
+            for s, x, y in zip(specs, a[0], b[0], strict=True)
+        ]
         return stats, a[1] + b[1]
 
     for chunk in chunks:

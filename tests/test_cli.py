@@ -100,7 +100,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
         empirical = frame["city"].value_counts(normalize=True)[dist["category"]].to_numpy()
         assert np.all(np.abs(dist["probability"].to_numpy() - empirical) < 0.05)
         # every estimator writes its 95% intervals (issue 18; EM had none before)
-        assert np.all((0 <= dist["lower"]) & (dist["lower"] < dist["upper"]) & (dist["upper"] <= 1))
+        assert np.all((dist["lower"] >= 0) & (dist["lower"] < dist["upper"]) & (dist["upper"] <= 1))
     # standard output when no -o is given
     code, out, _ = run(["estimate", reports], capsys)
     assert code == 0 and out.splitlines()[0] == "category,probability,std,lower,upper"
@@ -765,7 +765,7 @@ def test_one_bit_hadamard_round_trip(people, tmp_path, capsys):
     assert code == 0 and np.all(np.abs(dist["probability"] - empirical) < 5 * dist["std"])
     # 95% intervals (issue 18): inside [0, 1], around the estimate (Wilson contains it)
     lower, upper = dist["lower"].to_numpy(), dist["upper"].to_numpy()
-    assert np.all((0 <= lower) & (lower <= upper) & (upper <= 1))
+    assert np.all((lower >= 0) & (lower <= upper) & (upper <= 1))
     assert np.all(
         (lower <= dist["probability"].clip(0, 1)) & (dist["probability"].clip(0, 1) <= upper)
     )

@@ -400,7 +400,7 @@ def test_every_estimator_has_the_same_columns(people, tmp_path, capsys):
     em = tables["em"]
     # EM gives no standard error (empty, not made up) but intervals (Wilson-type, in [0, 1])
     assert em["std"].isna().all()
-    assert ((0 <= em["lower"]) & (em["lower"] <= em["probability"])).all()
+    assert ((em["lower"] >= 0) & (em["lower"] <= em["probability"])).all()
     assert ((em["probability"] <= em["upper"]) & (em["upper"] <= 1)).all()
     emp = tables["empirical"]
     z = norm.ppf(0.95)

@@ -385,13 +385,13 @@ def test_edge_modules_are_not_imported_by_the_core():
 
 def test_spawned_seed_sequences_give_different_runs_and_replay():
     args = dict(n_samples=400, n_repeats=2, progress=False)
-    run = lambda seed: run_experiment(
-        RandomizedResponse(epsilon=1),
-        "empirical",
-        make_zipf(6),  # noqa: E731
-        random_state=seed,
-        **args,
-    )["tv"].tolist()
+
+    def run(seed):
+        dist = make_zipf(6)
+        return run_experiment(
+            RandomizedResponse(epsilon=1), "empirical", dist, random_state=seed, **args
+        )["tv"].tolist()
+
     first, second = np.random.SeedSequence(7).spawn(2)
     assert run(first) != run(second)  # the spawn key counts, not only the entropy
     res = run_experiment(

@@ -4,17 +4,16 @@ import pytest
 from skldp import RandomizedResponse
 from skldp.datasets import load_foursquare_manhattan, make_zipf
 from skldp.experiments import run_experiment, summarize
-
-mpl = pytest.importorskip("matplotlib")
-mpl.use("Agg")
-import matplotlib.pyplot as plt
-
 from skldp.plotting import (
     metric_label,
     plot_distribution,
     plot_error,
     plot_grid_heatmap,
 )
+
+mpl = pytest.importorskip("matplotlib")
+mpl.use("Agg")
+plt = pytest.importorskip("matplotlib.pyplot")
 
 
 @pytest.fixture(autouse=True)

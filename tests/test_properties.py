@@ -276,7 +276,7 @@ def test_partial_fit_over_chunks_equals_fit(estimator, mechanism, epsilon, k, n,
     whole = _fit_or_skip(clone(estimator), reports)
     bounds = sorted({int(c * n) for c in cuts} | {0, n})
     chunked = clone(estimator)
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         if hi > lo:
             chunked.partial_fit(reports[lo:hi])
     assert chunked.n_reports_ == whole.n_reports_ == n

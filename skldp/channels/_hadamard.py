@@ -267,7 +267,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
 
     def _adjoint(self, v):
         out = np.zeros(self.n_inputs)
-        for K, ids, inputs, brow, rows, out_index in self._groups:
+        for K, _ids, inputs, brow, rows, out_index in self._groups:
             V = v[out_index]
             T = fwht(V)
             out[inputs] = (V.sum(axis=1)[brow] + self._slope * T[brow, rows]) / K
@@ -275,7 +275,7 @@ class BlockHadamardResponseChannel(SymbolChannel):
 
     def _unbiased(self, stats, n):
         p = np.zeros(self.n_inputs)
-        for K, ids, inputs, brow, rows, out_index in self._groups:
+        for _K, _ids, inputs, brow, rows, out_index in self._groups:
             T = fwht(stats[out_index] / n)
             p[inputs] = T[brow, rows] / self._slope
         return p

@@ -323,7 +323,7 @@ class CohortRRChannel(_CohortLeastSquaresMixin, SymbolChannel):
     # -- likelihood ------------------------------------------------------------------------------
     def _likelihood(self, reports):
         c, y = np.divmod(reports, self.n_buckets)
-        hit = self.buckets[:, c].T == y[:, None]
+        hit = y[:, None] == self.buckets[:, c].T
         return (self.other + self._a * hit) / self.n_cohorts
 
     def _to_dense(self):

@@ -298,9 +298,9 @@ class CandidateEstimator(BaseDistributionEstimator):
         if isinstance(cats, list):
             return {
                 "indistinguishable_": [
-                    [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats)
+                    [np.asarray(c)[g] for g in gs] for gs, c in zip(groups, cats, strict=True)
                 ],
-                "unreported_": [np.asarray(c)[u] for u, c in zip(unrep, cats)],
+                "unreported_": [np.asarray(c)[u] for u, c in zip(unrep, cats, strict=True)],
             }
         return {
             "indistinguishable_": [np.asarray(cats)[g] for g in groups],

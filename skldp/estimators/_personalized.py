@@ -233,7 +233,7 @@ class PersonalizedEstimator(BaseDistributionEstimator):
                 )
             entries = list(given)
         out = []
-        for tag, pi in zip(tags, entries):
+        for tag, pi in zip(tags, entries, strict=True):
             if pi is None:
                 out.append(None)
             else:

@@ -175,7 +175,7 @@ def composed_epsilon_matrix(
             f"the product domain has {n} values; a dense budget matrix is built for at most "
             f"{_MAX_MATRIX_INPUTS}"
         )
-    mats = [_budget_matrix(m, s) for m, s in zip(parts, sizes)]
+    mats = [_budget_matrix(m, s) for m, s in zip(parts, sizes, strict=True)]
     return reduce(
         lambda A, B: (A[:, None, :, None] + B[None, :, None, :]).reshape(
             A.shape[0] * B.shape[0], -1
@@ -195,7 +195,7 @@ def _product_labels(labels):
 def _product_sensitive(sets, sizes):
     """Indices of the product set A_1 x ... x A_d, np.kron order."""
     out = np.zeros(1, dtype=np.int64)
-    for idx, size in zip(sets, sizes):
+    for idx, size in zip(sets, sizes, strict=True):
         out = (out[:, None] * size + np.asarray(idx, dtype=np.int64)[None, :]).ravel()
     return out
 
@@ -253,13 +253,13 @@ def compose(parts: Iterable[PrivacyModel], sizes: Iterable[int | None]) -> Priva
         if all(isinstance(p, (LDP, BlockStructuredLDP)) for p in parts):
             labels = [
                 p.labels if isinstance(p, BlockStructuredLDP) else np.zeros(s, dtype=np.int64)
-                for p, s in zip(parts, known)
+                for p, s in zip(parts, known, strict=True)
             ]
             return BlockStructuredLDP(_product_labels(labels), eps)
         if all(isinstance(p, (LDP, HighLowLDP, UtilityOptimizedLDP)) for p in parts):
             sets = [
                 p.sensitive if isinstance(p, (HighLowLDP, UtilityOptimizedLDP)) else np.arange(s)
-                for p, s in zip(parts, known)
+                for p, s in zip(parts, known, strict=True)
             ]
             return HighLowLDP(_product_sensitive(sets, known), eps)
     if n is not None and n <= _MAX_MATRIX_INPUTS:
@@ -282,7 +282,7 @@ def _privatizer_parts(privatizer):
         sizes = [None if isinstance(ch, OpenAlphabetChannel) else ch.n_inputs for ch in channels]
     else:  # one guarantee over several channels: its domain is not one channel's
         sizes = [None] * len(models)
-    return list(zip(models, sizes))
+    return list(zip(models, sizes, strict=True))
 
 
 def _collect(estimator, where):

@@ -53,6 +53,7 @@ each.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import numbers
 from abc import ABC, abstractmethod
@@ -352,10 +353,8 @@ def _as_report_array(out, n_rows):
             f"transform returned shape {arr.shape} for {n_rows} rows; the audit needs one report per row"
         )
     if arr.dtype == object:
-        try:
+        with contextlib.suppress(TypeError, ValueError):  # non-integer reports stay objects
             arr = arr.astype(np.int64)
-        except (TypeError, ValueError):
-            pass
     return arr
 
 

@@ -283,7 +283,7 @@ class BlockHadamardResponse(BasePrivatizer):
         # The partition as categories: blocks numbered by their first category.
         out = [
             [cats[idx] for idx in ch.guarantee().blocks]
-            for ch, cats in zip(self.channels_, self.categories_)
+            for ch, cats in zip(self.channels_, self.categories_, strict=True)
         ]
         return {"blocks_": out[0] if len(out) == 1 else out}
 
@@ -389,5 +389,7 @@ class HighLowHadamardResponse(BasePrivatizer):
         return HighLowHadamardResponseChannel(self.epsilon, len(categories), idx)
 
     def _derived_attributes(self):
-        out = [cats[ch.sensitive] for ch, cats in zip(self.channels_, self.categories_)]
+        out = [
+            cats[ch.sensitive] for ch, cats in zip(self.channels_, self.categories_, strict=True)
+        ]
         return {"sensitive_": out[0] if len(out) == 1 else out}

@@ -114,7 +114,7 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
             return super()._sample(X, rng)
         columns, index = self._read_columns(X, reset=False)
         parts = []
-        for j, (col, ch) in enumerate(zip(columns, self.channels_)):
+        for j, (col, ch) in enumerate(zip(columns, self.channels_, strict=True)):
             _check_open_column(col, j, objects=False)
             try:
                 parts.append(ch.sample_values(col, rng))

@@ -304,7 +304,7 @@ def test_randomized_response_truth_event_is_exactly_u_below_truth(epsilon):
     k = 5
     ch = RandomizedResponseChannel(epsilon, k)
     T = int(ch.truth * 2.0**53)
-    assert T == ch.truth * 2.0**53  # on the grid
+    assert ch.truth * 2.0**53 == T  # on the grid
     top, low = T >> 37, T & (2**37 - 1)
     t = np.arange(2**16, dtype=np.int64)
     c = 3

@@ -198,7 +198,7 @@ def test_adult_joint_cells_decode_to_their_attributes():
     )
     shape = tuple(len(v) for v in joint.attribute_values.values())
     codes = np.unravel_index(joint.frame["cell"].to_numpy(), shape)
-    for (name, values), c in zip(joint.attribute_values.items(), codes):
+    for (name, values), c in zip(joint.attribute_values.items(), codes, strict=True):
         assert_array_equal(
             np.asarray(values, dtype=object)[c], joint.frame[name].astype(object).to_numpy()
         )

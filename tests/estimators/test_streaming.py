@@ -60,15 +60,17 @@ def test_chunked_statistics_and_estimate_equal_one_fit(Estimator, n_columns, see
     streamed = Estimator()
     # uneven chunks, including a single report and the empty tail
     cuts = [0, 1, 17, 2000, 2001, 4999, n]
-    for a, b in zip(cuts[:-1], cuts[1:]):
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
         streamed.partial_fit(reports[a:b])
     stats_one, n_one = _fitted_state(one)
     stats_streamed, n_streamed = _fitted_state(streamed)
     assert n_one == n_streamed == n
-    for a, b in zip(stats_one, stats_streamed):
+    for a, b in zip(stats_one, stats_streamed, strict=True):
         assert a.dtype == b.dtype
         assert_array_equal(a, b)
-    for p, q in zip(np.atleast_2d(one.distribution_), np.atleast_2d(streamed.distribution_)):
+    for p, q in zip(
+        np.atleast_2d(one.distribution_), np.atleast_2d(streamed.distribution_), strict=True
+    ):
         assert_array_equal(p, q)  # same statistics, same deterministic solve: identical
 
 
@@ -240,14 +242,14 @@ def test_every_estimator_streams_to_the_statistics_of_one_fit(
     streamed = clone(estimator)
     solves = _count_solves(monkeypatch, streamed)
     cuts = [0, 1, 18, 300, 300, 301, 598, n]
-    for a, b in zip(cuts[:-1], cuts[1:]):
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
         streamed.partial_fit(reports[a:b])
     assert solves == []  # partial_fit only adds statistics
     check_is_fitted(streamed)
     assert streamed.n_reports_ == one.n_reports_ == n
     assert_same_statistics(streamed._stats, one._stats)
     # same statistics, same deterministic solve: the same estimate, bit for bit
-    for p, q in zip(one._distributions(), streamed._distributions()):
+    for p, q in zip(one._distributions(), streamed._distributions(), strict=True):
         assert_array_equal(p, q)
     assert len(solves) == len(streamed._specs)  # the first read solved, once per column
     assert_array_equal(np.asarray(one.distribution_), np.asarray(streamed.distribution_))

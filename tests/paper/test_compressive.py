@@ -337,10 +337,10 @@ def test_claim17_l1_projection_is_optimal():
         assert_allclose(np.abs(q - v).sum(), value, atol=1e-12)
         # LP: min sum u s.t. -u <= q - v <= u, q in simplex.
         c = np.r_[np.zeros(k), np.ones(k)]
-        I = np.eye(k)
+        eye = np.eye(k)
         res = linprog(
             c,
-            A_ub=np.block([[I, -I], [-I, -I]]),
+            A_ub=np.block([[eye, -eye], [-eye, -eye]]),
             b_ub=np.r_[v, -v],
             A_eq=np.r_[np.ones(k), np.zeros(k)][None],
             b_eq=[1],

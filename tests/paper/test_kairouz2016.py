@@ -439,7 +439,10 @@ def test_claim15_projected_decoder_has_smaller_l1_on_a_skewed_distribution():
     rng = np.random.default_rng(150)
     rr, ra = RandomizedResponseChannel(eps, k), RAPPORChannel(eps, k)
     d = {"rr_norm": [], "rr_ml": [], "ra_norm": [], "ra_std": []}
-    l1 = lambda q: np.abs(q - p).sum()
+
+    def l1(q):
+        return np.abs(q - p).sum()
+
     for _ in range(T):
         x = rng.choice(k, n, p=p)
         N = rr.statistics(rr.sample(x, rng))
@@ -651,7 +654,10 @@ def test_claim22_best_decoder_regimes_on_a_geometric_law(k, eps, winner):
     p = make_geometric(k, lam=(k / 5) / (k / 5 + 1)).probabilities
     rr, ra = RandomizedResponseChannel(eps, k), RAPPORChannel(eps, k)
     rng = np.random.default_rng(22)
-    l1 = lambda q: np.abs(q - p).sum()
+
+    def l1(q):
+        return np.abs(q - p).sum()
+
     loss = {name: [] for name in ("rr_proj", "rr_norm", "rr_ml", "ra_proj", "ra_norm", "ra_std")}
     for _ in range(T):
         x = rng.choice(k, n, p=p)

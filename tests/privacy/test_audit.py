@@ -243,7 +243,10 @@ def test_context_aware_budgets_are_checked_per_pair():
     E = np.array([[0, 0.5, np.inf], [0.5, 0, 2.0], [np.inf, 2.0, 0]])
     result = audit(rr, model=ContextAwareLDP(E), n_samples=50_000, random_state=0)
     assert not result.passed
-    bad = {(int(a), int(b)) for a, b in zip(result.violations["x"], result.violations["x_prime"])}
+    bad = {
+        (int(a), int(b))
+        for a, b in zip(result.violations["x"], result.violations["x_prime"], strict=True)
+    }
     assert bad == {(0, 1), (1, 0)}
     # Pairs without a promise are not tested.
     assert len(result.pairs) == 4
@@ -307,7 +310,9 @@ def test_block_budgets_on_a_large_domain_pick_pairs_inside_blocks():
     assert result.passed
     assert len(result.pairs) > 0
     assert np.all(result.pairs["budget"] == 1.0)
-    assert all(a // 3 == b // 3 for a, b in zip(result.pairs["x"], result.pairs["x_prime"]))
+    assert all(
+        a // 3 == b // 3 for a, b in zip(result.pairs["x"], result.pairs["x_prime"], strict=True)
+    )
 
 
 class _BlackBox:

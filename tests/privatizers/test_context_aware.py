@@ -57,7 +57,10 @@ LABELS = np.repeat([0, 1, 2], [3, 5, 2])
         {"blocks": PARTITION},
         {
             "blocks": {
-                c: lab for c, lab in zip(CATS, ["x", "x", "x", "y", "y", "y", "y", "y", "z", "z"])
+                c: lab
+                for c, lab in zip(
+                    CATS, ["x", "x", "x", "y", "y", "y", "y", "y", "z", "z"], strict=True
+                )
             }
         },
         {"blocks": pd.Series(LABELS, index=CATS)},
