@@ -185,7 +185,8 @@ def main(argv=None):
             "",
             (
                 f"n = {r['n']:,}, k = {r['k']}, epsilon = 1: floor (n uniforms + one bincount) "
-                f"{r['floor_ms']:.1f} ms; `RandomizedResponse.transform` {r['transform_ms']:.1f} ms "
+                f"{r['floor_ms']:.1f} ms; `RandomizedResponse.transform` "
+                f"{r['transform_ms']:.1f} ms "
                 f"({r['transform_rows_per_s'] / 1e6:.0f} M rows/s, {r['ratio']:.2f}x the floor); "
                 f"`channel.sample` {r['sample_ms']:.1f} ms."
             ),

@@ -85,7 +85,8 @@ def main(argv=None):
     ]
     top = ", ".join(f"{est.distribution_[i]:.3f}/{truth[i]:.3f}" for i in range(5))
     body = f"""HashedRR(epsilon={args.epsilon:g}, n_buckets={args.buckets},
-n_cohorts={args.cohorts}): C(k-1)+1 = {cells:,} cells for {args.candidates:,} candidates; Zipf(1.2) strings over a
+n_cohorts={args.cohorts}): C(k-1)+1 = {cells:,} cells for {args.candidates:,} candidates; Zipf(1.2)
+strings over a
 vocabulary of {args.vocabulary:,} words; best of {args.repeat} runs, BLAS limited to one thread.
 
 - Privatize {args.n:,} strings ({n_distinct:,} distinct): {t_priv:.3f} s.

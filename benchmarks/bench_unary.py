@@ -57,7 +57,8 @@ try:
     # pure_ldp.frequency_oracles/__init__ imports its RAPPOR server, which needs scikit-learn
     # (an undeclared dependency); load the unary-encoding client module by its path instead.
     import importlib.util, os, pure_ldp
-    path = os.path.join(os.path.dirname(pure_ldp.__file__), "frequency_oracles", "unary_encoding", "ue_client.py")
+    folder = os.path.join(os.path.dirname(pure_ldp.__file__), "frequency_oracles")
+    path = os.path.join(folder, "unary_encoding", "ue_client.py")
     spec = importlib.util.spec_from_file_location("ue_client", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

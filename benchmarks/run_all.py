@@ -197,12 +197,13 @@ def _log(row):
         or (f"timeout {row['timeout']}s" if "timeout" in row else "")
     )
     print(
-        f"[{row['library']:>15}] {row['mechanism']} n={row['n']:.0e} k={row['k']}: {' '.join(parts)} {status}",
+        f"[{row['library']:>15}] {row['mechanism']} n={row['n']:.0e} k={row['k']}: "
+        f"{' '.join(parts)} {status}",
         flush=True,
     )
 
 
-# -- reporting --------------------------------------------------------------------------------------
+# -- reporting -------------------------------------------------------------------------------------
 def _fmt_s(v):
     if not isinstance(v, (int, float)):
         return "-"
@@ -401,7 +402,8 @@ def build_tables(rows, missing, meta):
         "figures as indicative and the ratios as the comparison. Each time is one cold call "
         "(a fresh process per case: first-call costs included, no repeats), so it is slower "
         "than the warm medians of `bench_fast.py` and `bench_foundation.py`.",
-        f"EM runs at most {meta['em_max_iter']} iterations here; multi-freq-ldpy's IBU at most 1000.",
+        f"EM runs at most {meta['em_max_iter']} iterations "
+        "here; multi-freq-ldpy's IBU at most 1000.",
         "Peers privatize one person at a time (their API); skldp privatizes a column at once.",
     ]
     guarded = sorted(
@@ -580,9 +582,9 @@ def main(argv=None):
         },
         "status": "running",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": f"{platform.machine()} {platform.processor() or ''} ({os.cpu_count()} CPUs)".replace(
-            "  ", " "
-        ),
+        "machine": " ".join(
+            [platform.machine(), platform.processor() or "", f"({os.cpu_count()} CPUs)"]
+        ).replace("  ", " "),
         "cpu": None if args.cpu < 0 else args.cpu,
         "epsilon": args.epsilon,
         "em_max_iter": args.em_max_iter,

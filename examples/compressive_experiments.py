@@ -28,10 +28,11 @@ the curves it draws and prints the verdicts.
 
 Usage::
 
-    python examples/compressive_experiments.py --quick           # seconds
-    python examples/compressive_experiments.py                   # the paper's grid (hours at k = 10**6)
-    python examples/compressive_experiments.py --k 10000 --runs 10 --n 50000 100000 200000 500000 1000000
-    python examples/compressive_experiments.py --n-jobs 2 --progress   # two processes, bars
+    python examples/compressive_experiments.py --quick  # seconds
+    python examples/compressive_experiments.py  # the paper's grid (hours at k = 10**6)
+    python examples/compressive_experiments.py --k 10000 --runs 10 \\
+        --n 50000 100000 200000 500000 1000000
+    python examples/compressive_experiments.py --n-jobs 2 --progress  # two processes, bars
 
 The Geo(lambda) sparsity is the smallest s whose tail is at most 0.1 (s = 3 for Geo(0.6),
 s = 2 for Geo(0.8)); uniform supports are the first s values (for a Rademacher matrix the
@@ -149,7 +150,10 @@ def run_grid(
 
 
 def check_claims(all_results, all_bits, ks, ns_by_k, m):
-    """The paper's qualitative claims (Sec. 5), tested on the curves; returns [(claim, verdict, detail)]."""
+    """The paper's qualitative claims (Sec. 5), tested on the curves.
+
+    Returns a list of (claim, verdict, detail).
+    """
     out = []
 
     def err(k, dist, label, n):
@@ -178,7 +182,8 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
             out.append(
                 (
                     (
-                        f"[k={k}] {dist}: one-bit HR + sparse projection performs almost the same as "
+                        f"[k={k}] {dist}: one-bit HR + sparse "
+                        "projection performs almost the same as "
                         "one-bit CP (within 1.5x, n >= 2e5)"
                     ),
                     ok,
@@ -210,8 +215,9 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
             out.append(
                 (
                     (
-                        f"[k={k}] Unif(10), n < K = {K}: one-bit HR ({fill}-filled groups) much worse "
-                        "than one-bit CP"
+                        f"[k={k}] Unif(10), n < K = {K}: one-bit "
+                        f"HR ({fill}-filled groups) "
+                        "much worse than one-bit CP"
                     ),
                     ok,
                     f"CP {np.round(cp, 3)} vs one-bit HR {np.round(ob, 3)}",
@@ -224,7 +230,8 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
             out.append(
                 (
                     (
-                        f"[k={k}] {dist}, n = {n_top}: HR + sparse projection still performs well and one-bit "
+                        f"[k={k}] {dist}, n = {n_top}: HR + sparse "
+                        "projection still performs well and one-bit "
                         f"CP reaches the same accuracy (within 2x) with 1 bit instead of "
                         f"{all_bits[k]['HR + sparse proj.']}"
                     ),
@@ -250,7 +257,8 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
             out.append(
                 (
                     (
-                        f"[k={k}] {dist} (s = {p[1]}): the error of s-sparse recovery stays above the tail "
+                        f"[k={k}] {dist} (s = {p[1]}): the error of "
+                        "s-sparse recovery stays above the tail "
                         f"mass {tail:.3f} (approximate sparsity)"
                     ),
                     ok,
@@ -386,7 +394,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/compressive_experiments.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/compressive_experiments.txt``:
 #
 # .. literalinclude:: ../../examples/figures/compressive_experiments.txt
 #    :language: text

@@ -92,7 +92,8 @@ def main(argv=None):
             table.append((k, eps, mc_rr, mc_ra, ex_rr, ex_ra))
             print(
                 f"k={k:4d} eps={eps:4.2f}  k-RR {mc_rr:.3e} (exact {ex_rr:.3e})  "
-                f"RAPPOR {mc_ra:.3e} (exact {ex_ra:.3e})  winner: {'k-RR' if mc_rr < mc_ra else 'RAPPOR'}"
+                f"RAPPOR {mc_ra:.3e} (exact {ex_ra:.3e})  winner: "
+                f"{'k-RR' if mc_rr < mc_ra else 'RAPPOR'}"
                 f"  theory: {'k-RR' if ex_rr < ex_ra else 'RAPPOR'}"
             )
 
@@ -139,7 +140,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/plot_crossover_kairouz2016_fig2.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/plot_crossover_kairouz2016_fig2.txt``:
 #
 # .. literalinclude:: ../../examples/figures/plot_crossover_kairouz2016_fig2.txt
 #    :language: text

@@ -131,7 +131,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/plot_decoders_kairouz2016_fig1.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/plot_decoders_kairouz2016_fig1.txt``:
 #
 # .. literalinclude:: ../../examples/figures/plot_decoders_kairouz2016_fig1.txt
 #    :language: text

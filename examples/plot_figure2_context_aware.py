@@ -153,7 +153,8 @@ def main(argv=None):
 
     t0 = time.perf_counter()
     print(
-        f"Figure 2: k = {K}, epsilon = {args.epsilon}, {args.reps} repetitions, normalization = {args.normalization}"
+        f"Figure 2: k = {K}, epsilon = {args.epsilon}, {args.reps} repetitions, normalization = "
+        f"{args.normalization}"
     )
     err, dist_names, mech_names = run(
         args.epsilon,
@@ -181,10 +182,12 @@ def main(argv=None):
         ordered = np.all(np.diff(err[d], axis=0) < 0)
         holds &= bool(below)
         print(
-            f"  blocks below LDP at every n: {bool(below)}; ordered by m at every n: {bool(ordered)}"
+            f"  blocks below LDP at every n: {bool(below)}; "
+            f"ordered by m at every n: {bool(ordered)}"
         )
     title = (
-        f"Block-structured Hadamard response (m equal blocks) vs LDP, k = {K}, epsilon = {args.epsilon}, "
+        f"Block-structured Hadamard response (m equal blocks) vs LDP, k = {K}, epsilon = "
+        f"{args.epsilon}, "
         f"mean d_TV over {args.reps} repetitions, normalization: {args.normalization}"
     )
     plot(err, dist_names, mech_names, sizes, args.output, title)
@@ -200,7 +203,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/plot_figure2_context_aware.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/plot_figure2_context_aware.txt``:
 #
 # .. literalinclude:: ../../examples/figures/plot_figure2_context_aware.txt
 #    :language: text

@@ -224,7 +224,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/plot_open_alphabet_kairouz2016_fig3.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/plot_open_alphabet_kairouz2016_fig3.txt``:
 #
 # .. literalinclude:: ../../examples/figures/plot_open_alphabet_kairouz2016_fig3.txt
 #    :language: text

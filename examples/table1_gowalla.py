@@ -174,7 +174,8 @@ def main(argv=None):
     real = load_grid_counts(args.data)
     synth = synthetic_stand_in(real)
     print(
-        f"Table 1 of Acharya et al. (ICML 2020): epsilon = {args.epsilon}, {runs} runs, d_TV averaged over runs"
+        f"Table 1 of Acharya et al. (ICML 2020): epsilon = {args.epsilon}, {runs} runs, d_TV "
+        "averaged over runs"
     )
     print(
         "Normalization: 'clip' = max(p_hat, 0) renormalized (reported as the main one), 'simplex' ="

@@ -487,7 +487,8 @@ def column_partition(blocks, n_blocks, block_size, categories, column):
     if isinstance(blocks, str) or not is_list_like(blocks):
         raise TypeError(
             "blocks must be a list of blocks (lists of categories), a mapping category -> label, "
-            f"a callable, or an array of labels aligned with the categories; got {type(blocks).__name__}"
+            "a callable, or an array of labels aligned with the categories; got "
+            f"{type(blocks).__name__}"
         )
     items = list(blocks)
     if items and all(is_list_like(b) for b in items):
@@ -500,7 +501,8 @@ def column_partition(blocks, n_blocks, block_size, categories, column):
             if again.size or np.unique(idx).shape[0] != idx.shape[0]:
                 dup = categories[again] if again.size else categories[idx]
                 raise ValueError(
-                    f"the blocks of column {column} overlap: {describe(np.asarray(dup))} in two blocks"
+                    f"the blocks of column {column} overlap: "
+                    f"{describe(np.asarray(dup))} in two blocks"
                 )
             labels[idx] = j
         if np.any(labels < 0):
@@ -636,7 +638,8 @@ def partition_labels(blocks: ArrayLike, n_inputs: int | None = None) -> NDArray[
             counts = np.bincount(flat, minlength=k)
             if np.any(counts > 1):
                 raise ValueError(
-                    f"blocks overlap: indices {np.flatnonzero(counts > 1)[:5].tolist()} appear twice"
+                    "blocks overlap: indices "
+                    f"{np.flatnonzero(counts > 1)[:5].tolist()} appear twice"
                 )
             if np.any(counts == 0):
                 raise ValueError(

@@ -322,7 +322,8 @@ def make_estimator(name, **params):
     cls = getattr(skldp, class_name, None)
     if cls is None:
         raise ValueError(
-            f"estimator {name!r} is not available in this build; available: {', '.join(available_estimators())}"
+            f"estimator {name!r} is not available in this build; available: "
+            f"{', '.join(available_estimators())}"
         )
     _check_param_names(cls, params)
     return cls(**{**defaults, **params})

@@ -652,7 +652,8 @@ def extract(X):
                     or any(d.spec is not spec and d.spec != spec for d in block)
                 ):
                     raise ValueError(
-                        "the report columns of a bit-vector mechanism are incomplete or out of order"
+                        "the report columns of a bit-vector "
+                        "mechanism are incomplete or out of order"
                     )
                 specs.append(spec)
                 pos += width

@@ -493,7 +493,8 @@ def _cmd_privatize(args):
     missing = entry.missing(params)
     if missing:
         raise CLIError(
-            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)"
+            f"mechanism {entry.name!r} needs the parameters "
+            f"{'; '.join(missing)} (give them with -p)"
         )
     defaults = _defaults(entry.cls)
     default_epsilon = "epsilon" not in params and "epsilon" in defaults
@@ -656,7 +657,8 @@ def _load_metadata(path):
         raise CLIError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
     if not isinstance(meta, dict) or meta.get("format") not in (_FORMAT, *_OLD_FORMATS):
         raise CLIError(
-            f"metadata file {path!r} was not written by 'skldp privatize' (format {_FORMAT} expected)"
+            f"metadata file {path!r} was not written by "
+            f"'skldp privatize' (format {_FORMAT} expected)"
         )
     old = meta["format"] in _OLD_FORMATS
     required = ["mechanism", "params", "categories", "report_columns"]
@@ -1383,7 +1385,9 @@ def build_parser():
     mech = sub.add_parser(
         "mechanisms",
         help="list the mechanisms and their guarantees",
-        description="List the mechanisms by the names privatize takes, with their privacy guarantees.",
+        description=(
+            "List the mechanisms by the names privatize takes, with their privacy guarantees."
+        ),
     )
     mech.add_argument(
         "--all", action="store_true", help="also list mechanisms that this build does not have"
@@ -1393,10 +1397,10 @@ def build_parser():
     priv = sub.add_parser(
         "privatize",
         help="randomize a column of a CSV or Parquet file",
-        description="Randomize every value of one column with a mechanism, write the reports (one row "
-        "per input row, in order) and a JSON metadata file that 'skldp estimate' reads. Values are "
-        "compared with the categories as text. The file is read and written in chunks; reports and "
-        "metadata appear together when both are complete.",
+        description="Randomize every value of one column with a mechanism, write the reports "
+        "(one row per input row, in order) and a JSON metadata file that 'skldp estimate' reads. "
+        "Values are compared with the categories as text. The file is read and written in chunks; "
+        "reports and metadata appear together when both are complete.",
         epilog=_mechanisms_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -1429,7 +1433,10 @@ def build_parser():
     )
     priv.add_argument(
         "--categories",
-        help="the public domain, comma-separated (optional for open-alphabet mechanisms such as hashed-rr)",
+        help=(
+            "the public domain, comma-separated (optional "
+            "for open-alphabet mechanisms such as hashed-rr)"
+        ),
     )
     priv.add_argument("--categories-file", help="the public domain, one category per line")
     priv.add_argument(

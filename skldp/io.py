@@ -199,7 +199,8 @@ def iter_table(
     """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
 
     Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
-    values kept missing; ``csv_dtype`` is passed to :func:`pandas.read_csv`. Parquet files are read batch by batch, CSV files chunk by chunk, so
+    values kept missing; ``csv_dtype`` is passed to :func:`pandas.read_csv`. Parquet files are read
+    batch by batch, CSV files chunk by chunk, so
     memory is bounded by ``chunksize``, never by the file.
     """
     fmt = file_format(path)

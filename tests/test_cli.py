@@ -353,7 +353,8 @@ def test_bad_reports_and_metadata(people, tmp_path, capsys):
     check("outside")  # symbols the channel cannot emit
     frame.rename(columns={"report": "other"}).to_csv(reports, index=False)
     check(
-        "no report columns: expected 'report', 'report_bits' or report_0, report_1, ...; the columns are ['other']"
+        "no report columns: expected 'report', 'report_bits' or report_0, report_1, ...; the "
+        "columns are ['other']"
     )
     frame.astype({"report": float}).assign(report=0.5).to_csv(reports, index=False)
     check("must be integers")
@@ -645,7 +646,8 @@ def test_personalized_bad_input(tagged, tmp_path, capsys):
         ),
         (
             ["privatize", gym, "-c", "place", *_PUM, *out],
-            r"tag column 'tag' has tags that are not among the tags \['home', 'work'\]: 'gym' \(1 row\)",
+            r"tag column 'tag' has tags that are not among "
+            r"the tags \['home', 'work'\]: 'gym' \(1 row\)",
         ),
         (
             [

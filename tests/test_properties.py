@@ -81,7 +81,7 @@ def _fit_or_skip(estimator, reports):
         pytest.skip(f"{instance_id(estimator)} does not estimate these reports: {exc}")
 
 
-# -- estimates are distributions where promised -------------------------------------------------------
+# -- estimates are distributions where promised ----------------------------------------------------
 #: The registry's simplex estimators, and the other entry points that promise a distribution:
 #: the significance threshold (kept entries, the rest spread; uniform if none is kept), EM
 #: started from it, sparse recovery's simplex projection and the candidate estimator's
@@ -148,7 +148,7 @@ def test_personalized_estimate_is_a_distribution(method, epsilon, k, n_tags, bas
         assert abs(dist.sum() - 1.0) <= 1e-9
 
 
-# -- exact unbiasedness -------------------------------------------------------------------------------
+# -- exact unbiasedness ----------------------------------------------------------------------------
 class _DenseChannel(SymbolChannel):
     """Any k x m row-stochastic matrix as a channel, using the library's generic fallbacks.
 
@@ -258,7 +258,7 @@ def test_empirical_estimator_is_the_channel_inverse_of_its_statistics(
     assert_allclose(est.distribution_, channel.unbiased(channel.statistics(column), n), rtol=1e-12)
 
 
-# -- partial_fit over chunks equals fit ---------------------------------------------------------------
+# -- partial_fit over chunks equals fit ------------------------------------------------------------
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=instance_id)
 @SETTINGS
 @given(
@@ -283,7 +283,7 @@ def test_partial_fit_over_chunks_equals_fit(estimator, mechanism, epsilon, k, n,
     assert_allclose(chunked.distribution_, whole.distribution_, rtol=1e-12, atol=1e-15)
 
 
-# -- privatizer output aligns with the input rows ---------------------------------------------------
+# -- privatizer output aligns with the input rows --------------------------------------------------
 indexes = st.sampled_from(["range", "shuffled", "duplicated", "strings"])
 
 

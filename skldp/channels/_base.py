@@ -447,13 +447,14 @@ class Channel(_Mechanism):
             between steps; the channel itself is left unchanged.
         """
 
-    # -- dense form ----------------------------------------------------------------------------------
+    # -- dense form --------------------------------------------------------------------------------
     def to_dense(self) -> NDArray[np.float64]:
         """The explicit n_inputs x n_outputs matrix Q (small channels only)."""
         self._check_dense_size()
         if self.n_inputs * self.n_outputs > MAX_DENSE_ENTRIES:
             raise ValueError(
-                f"to_dense would build a {self.n_inputs} x {self.n_outputs} matrix; it is for small channels"
+                f"to_dense would build a {self.n_inputs} x "
+                f"{self.n_outputs} matrix; it is for small channels"
             )
         return self._to_dense()
 
@@ -498,7 +499,8 @@ class SymbolReports(_Mechanism):
             reports = reports[:, 0]
         if reports.ndim != 1:
             raise ValueError(
-                f"reports of {type(self).__name__} are one integer per row; got shape {reports.shape}"
+                f"reports of {type(self).__name__} are one "
+                f"integer per row; got shape {reports.shape}"
             )
         if reports.dtype.kind == "f":
             if not np.all(np.isfinite(reports)) or np.any(reports != np.round(reports)):

@@ -363,7 +363,10 @@ class BitVectorModel(LikelihoodModel):
         return out
 
     def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
-        r"""The diagonal of the Hessian of L at p: :math:`-\frac1n \sum_i R_{ix}^2 / (R_i \cdot p)^2`."""
+        r"""The diagonal of the Hessian of L at p.
+
+        :math:`-\frac1n \sum_i R_{ix}^2 / (R_i \cdot p)^2` for each x.
+        """
         out = np.zeros(self.channel.n_inputs)
         for R, _ in self._likelihood_chunks():
             out += (1.0 / (R @ p) ** 2) @ R**2
@@ -486,7 +489,7 @@ class BitVectorChannel(BitVectorReports, Channel):
     def _rows_per_chunk(self):
         return max(1, _CHUNK_ENTRIES // max(self.width, self.n_inputs))
 
-    # -- likelihood ------------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     @abstractmethod
     def _log_scale(self, reports):
         """The scale :math:`s_i` of each checked dense report, shape (m,)."""
@@ -521,7 +524,7 @@ class BitVectorChannel(BitVectorReports, Channel):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def em_model(self, reports: Any) -> LikelihoodModel:
         """The exact likelihood of ``reports``: a :class:`BitVectorModel` of them, bit-packed.
 
@@ -550,7 +553,7 @@ class BitVectorChannel(BitVectorReports, Channel):
         """The model of checked dense reports: bit-packed, with their bit sums."""
         return BitVectorModel(self, PackedBitReports.from_bits(reports))
 
-    # -- dense form ----------------------------------------------------------------------------------
+    # -- dense form --------------------------------------------------------------------------------
     def output_bits(self) -> NDArray[np.uint8]:
         """The (2**width, width) matrix of every output vector, row o having bits of o."""
         o = np.arange(2**self.width)

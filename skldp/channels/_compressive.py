@@ -31,8 +31,9 @@ noise level, for sparse recovery.
 Randomized response inside these channels is sampled as in
 :func:`skldp.channels._randomized_response.rr_truth`: the true symbol is kept with a
 probability ``truth`` on the 2**-53 grid of uniform draws and otherwise redrawn uniformly, so
-the sampled channel is the stated one and no stored ratio exceeds e^epsilon. The debiasing constant is then ``1 / (keep - other)``
-(the paper's :math:`c = (e^\varepsilon + 1)/(e^\varepsilon - 1)` up to that rounding).
+the sampled channel is the stated one and no stored ratio exceeds e^epsilon. The debiasing
+constant is then ``1 / (keep - other)`` (the paper's
+:math:`c = (e^\varepsilon + 1)/(e^\varepsilon - 1)` up to that rounding).
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ class _MeasurementChannel(SparseMeasurements, SymbolChannel):
 
     # -- the measurement vector -----------------------------------------------------------
     def measurements(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-        r"""The affine unbiased measurement vector :math:`z = G\,C N / n`, with :math:`E[z] = M p`."""
+        r"""The affine unbiased measurement vector :math:`z = G\,C N / n`: :math:`E[z] = M p`."""
         stats = np.asarray(stats, dtype=float)
         return self.n_groups * (self._coef @ stats) / n
 
@@ -173,7 +174,8 @@ class _MeasurementChannel(SparseMeasurements, SymbolChannel):
             raise ValueError(f"empty_groups must be one of {_EMPTY_GROUPS}; got {empty_groups!r}")
         if empty_groups == "zero" and self._zero_symbols is None:
             raise ValueError(
-                f"empty_groups='zero' is defined for one-bit channels only, not {type(self).__name__}"
+                "empty_groups='zero' is defined for one-bit channels only, not "
+                f"{type(self).__name__}"
             )
         stats = np.asarray(stats, dtype=float)
         if stats.shape != (self.n_outputs,):
@@ -263,7 +265,10 @@ class _MeasurementChannel(SparseMeasurements, SymbolChannel):
 
 
 class _OneBitChannel(_MeasurementChannel):
-    """Group j measures row j of ``operator`` with one bit: P(b = 1 | x, j) = keep if M[j, x] = +1."""
+    """Group j measures row j of ``operator`` with one bit.
+
+    P(b = 1 | x, j) = keep if M[j, x] = +1.
+    """
 
     def _setup(self, operator):
         self.operator = operator
@@ -515,7 +520,8 @@ class RecursiveCompressiveChannel(BlockMeasurements, _MeasurementChannel):
     :math:`e^\varepsilon/(e^\varepsilon+2L-1)`, each other one with :math:`1/(e^\varepsilon+2L-1)`.
     The symbol is ``2 L j + 2 l + [sigma_hat > 0]``.
 
-    Since :math:`\sum_{Q' \in \mathcal Q} Q' = 0`, :math:`E[\hat Q_j] = (e^\varepsilon-1)/(e^\varepsilon+2L-1)\,Q_j`;
+    Since :math:`\sum_{Q' \in \mathcal Q} Q' = 0`, :math:`E[\hat Q_j] =
+    (e^\varepsilon-1)/(e^\varepsilon+2L-1)\,Q_j`;
     with :math:`c_L = (e^\varepsilon+2L-1)/(e^\varepsilon-1)` the measurement
     :math:`z_{lm + j} = c_L (N_{j,+e_l} - N_{j,-e_l}) / |S_j|` has mean :math:`(A_2 p'^{(l)})_j`:
     the system :math:`(H_L \otimes A_2) P p` of eq. (23) decoupled by the orthogonality of
@@ -584,7 +590,7 @@ class RecursiveCompressiveChannel(BlockMeasurements, _MeasurementChannel):
 
     @staticmethod
     def _public_permutation(seed, size):
-        """A uniform permutation of [0, size) from raw PCG64 output (stable across numpy versions)."""
+        """A uniform permutation of [0, size) from raw PCG64 output (stable across numpy)."""
         bitgen = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(2**32 - 1,)))
         return np.argsort(bitgen.random_raw(size), kind="stable")
 

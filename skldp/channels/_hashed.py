@@ -136,7 +136,8 @@ def collision_groups(signatures):
 def _no_variance(shape):
     warn(
         f"the exact variance needs the pseudo-inverse of the {shape[0]} x {shape[1]} incidence "
-        f"matrix, which is not formed above {_least_squares.VARIANCE_LIMIT} rows and columns; returning NaN",
+        "matrix, which is not formed above "
+        f"{_least_squares.VARIANCE_LIMIT} rows and columns; returning NaN",
         RuntimeWarning,
     )
     return np.full(shape[1], np.nan)

@@ -221,7 +221,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
             var += np.einsum("ij,jl,il->i", Gc, second / C, Gc)
         return var / n
 
-    # -- likelihood ------------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         ones = reports[:, : self.n_bits].sum(axis=1, dtype=np.int64)
         return -math.log(self.n_cohorts) + self.n_bits * math.log1p(-self.psi) + ones * self._lo
@@ -246,7 +246,7 @@ class CohortRAPPORChannel(_CohortLeastSquaresMixin, _CohortBitReports, BitVector
     def _em_model(self, reports):
         return _CohortBitModel(self, PackedBitReports.from_bits(reports))
 
-    # -- cohorts -----------------------------------------------------------------------------------------
+    # -- cohorts -----------------------------------------------------------------------------------
     def indistinguishable_groups(self) -> list[NDArray[np.intp]]:
         """Groups of inputs with the same Bloom filter in every cohort."""
         k = self.n_bits

@@ -223,7 +223,7 @@ class LocalHashingChannel(BitVectorChannel):
             )
         return counts
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def _em_model(self, reports):
         """The exact likelihood of checked reports: their support incidence, bit-packed.
 
@@ -235,7 +235,7 @@ class LocalHashingChannel(BitVectorChannel):
             self, PackedBitReports.from_bits(self.support(reports).view(np.uint8))
         )
 
-    # -- the linear map ------------------------------------------------------------------------------
+    # -- the linear map ----------------------------------------------------------------------------
     def _forward(self, p):
         return self._q * p.sum() + self._diff * p
 
@@ -254,7 +254,7 @@ class LocalHashingChannel(BitVectorChannel):
         q = self._q
         return np.full(self.n_inputs, q * (1.0 - q) / (n * self._diff**2))
 
-    # -- likelihood ----------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         return np.full(reports.shape[0], self._log_scale0)
 

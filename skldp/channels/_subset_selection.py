@@ -247,7 +247,7 @@ class SubsetSelectionChannel(BitVectorChannel):
             shape=(n, self.width),
         )
 
-    # -- the linear map ------------------------------------------------------------------------------
+    # -- the linear map ----------------------------------------------------------------------------
     def _forward(self, p):
         return self.q_in * p.sum() + self._diff * p
 
@@ -266,7 +266,7 @@ class SubsetSelectionChannel(BitVectorChannel):
         q = self.q_in
         return np.full(self.n_inputs, q * (1.0 - q) / (n * self._diff**2))
 
-    # -- likelihood ----------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         return np.full(reports.shape[0], self._log_scale0)
 
@@ -275,7 +275,7 @@ class SubsetSelectionChannel(BitVectorChannel):
         R[reports.sum(axis=1, dtype=np.int64) != self.subset_size] = 0.0
         return R
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def _em_model(self, reports):
         """The exact likelihood of checked reports: an :class:`~skldp.channels.IncidenceModel`
         of the bit-packed subsets (two passes of byte-table look-ups per step)."""

@@ -248,7 +248,9 @@ class _UnaryModel(LikelihoodModel):
 
     # -- the EM step -----------------------------------------------------------------------
     def em_step(self, p):
-        r"""One EM step: :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
+        r"""One EM step.
+
+        :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
 
         For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
         so one step is a product of the reports with a k-vector and its transpose.
@@ -342,7 +344,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         self._pin_mask = np.asarray(decisive, dtype=np.uint8)
         self._scale0 = float(np.sum(np.log1p(-off[nd])))
 
-    # -- reports -------------------------------------------------------------------------------------
+    # -- reports -----------------------------------------------------------------------------------
     def check_reports(self, reports: Any) -> Any:
         reports = super().check_reports(reports)
         if self._pinning.size and reports.size:
@@ -432,7 +434,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         out.sort_indices()
         return out
 
-    # -- the linear map -----------------------------------------------------------------------------
+    # -- the linear map ----------------------------------------------------------------------------
     def _forward(self, p):
         return self.off * p.sum() + self._diff * p
 
@@ -451,7 +453,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         m = np.broadcast_to(self.off, (self.n_inputs,))
         return m * (1.0 - m) / (n * self._diff**2)
 
-    # -- likelihood ----------------------------------------------------------------------------------
+    # -- likelihood --------------------------------------------------------------------------------
     def _log_scale(self, reports):
         out = np.empty(reports.shape[0])
         step = self._rows_per_chunk()
@@ -479,7 +481,7 @@ class UnaryEncodingChannel(BitVectorChannel):
         factors = np.where(outputs[None, :, :], P1[:, None, :], 1.0 - P1[:, None, :])
         return np.prod(factors, axis=2)
 
-    # -- EM ------------------------------------------------------------------------------------------
+    # -- EM ----------------------------------------------------------------------------------------
     def _em_model(self, reports):
         """Pinned counts per input plus the free reports (pattern histogram or bit-packed)."""
         n = reports.shape[0]

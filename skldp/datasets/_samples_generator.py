@@ -426,7 +426,7 @@ def make_dirichlet(
     alpha: float = 1.0,
     random_state: RandomStateLike | None = None,
 ) -> Distribution | tuple[NDArray[Any], Distribution]:
-    r"""A distribution drawn from the symmetric Dirichlet :math:`\mathrm{Dir}(\alpha, \dots, \alpha)`.
+    r"""A distribution drawn from the symmetric Dirichlet :math:`\mathrm{Dir}(\alpha,\dots,\alpha)`.
 
     With :math:`\alpha = 1` this is a uniformly random point of the simplex: the flat case of
     Kairouz, Bonawitz and Ramage (ICML 2016), where normalization beats projection.

@@ -34,7 +34,8 @@ def _candidate_array(candidates):
         _, first, counts = np.unique(texts, return_index=True, return_counts=True)
         dup = texts[first[counts > 1]][:5]
         raise ValueError(
-            f"candidates must be distinct as text (values are hashed through str); these repeat: {list(dup)}"
+            "candidates must be distinct as text (values are "
+            f"hashed through str); these repeat: {list(dup)}"
         )
     return cands
 
@@ -109,9 +110,11 @@ class CandidateEstimator(BaseDistributionEstimator):
     at an exact zero, left out of the least-squares system and listed in ``unreported_``; the
     projection and EM run over the other candidates only, and the projection also gives exact
     zeros to the candidates it cuts. (If no candidate at all was reported, the reports say
-    nothing about the candidates: a warning is raised and the estimate is uniform.) Candidates that share their bucket in every cohort
+    nothing about the candidates: a warning is raised and the estimate is uniform.) Candidates that
+    share their bucket in every cohort
     (identical columns of H) cannot be told apart by any estimator: least squares splits their
-    total evenly, and they are listed in ``indistinguishable_``. Values outside the dictionary still add to the
+    total evenly, and they are listed in ``indistinguishable_``. Values outside the dictionary still
+    add to the
     bucket counts; the estimate describes the candidates as if they were the whole alphabet.
 
     The system has at most :math:`C(k-1)+1` independent rows (every cohort's rows add up to
@@ -283,7 +286,8 @@ class CandidateEstimator(BaseDistributionEstimator):
             )
             if not converged:
                 warn(
-                    f"EM did not converge in max_iter={self.max_iter} iterations; raise max_iter or tol",
+                    f"EM did not converge in max_iter={self.max_iter} "
+                    "iterations; raise max_iter or tol",
                     ConvergenceWarning,
                 )
             out.update(

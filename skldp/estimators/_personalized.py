@@ -204,7 +204,8 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     def _check_channel(channel):
         if not isinstance(channel, PersonalizedChannel):
             raise TypeError(
-                f"PersonalizedEstimator reads reports of PersonalizedULDP; got reports of {type(channel).__name__}"
+                "PersonalizedEstimator reads reports of PersonalizedULDP; got reports of "
+                f"{type(channel).__name__}"
             )
 
     def _chunk_statistics(self, channel, values):

@@ -87,7 +87,9 @@ _PROJECT = {
 
 
 def noise_threshold(sigma, n_cols, alpha=_ALPHA):
-    r"""Level below which the correlation of a unit column with noise stays: :math:`\sigma\sqrt{2\ln(2k/\alpha)}`.
+    r"""Level below which the correlation of a unit column with noise stays.
+
+    The level is :math:`\sigma\sqrt{2\ln(2k/\alpha)}`.
 
     For Gaussian noise of standard deviation at most sigma per unit-norm direction, the largest
     of k correlations exceeds it with probability at most alpha (union bound).
@@ -184,7 +186,7 @@ def _pick(corr, positive):
     return int(np.argmax(corr if positive else np.abs(corr)))
 
 
-# -- solvers ----------------------------------------------------------------------------------------
+# -- solvers ---------------------------------------------------------------------------------------
 def omp(B, y, sparsity=None, *, threshold=0.0, max_atoms=None, positive=False, tol=1e-12):
     r"""Orthogonal matching pursuit (Tropp, 2004) on a normalized operator.
 
@@ -328,10 +330,13 @@ def _lasso(Phi, y, lam, x0, positive, max_iter, tol):
 
 
 def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer=20):
-    r"""Basis pursuit denoising in Lagrangian form, :math:`\min_x \tfrac12\lVert y - Bx \rVert_2^2 + \lambda \lVert x \rVert_1`.
+    r"""Basis pursuit denoising in Lagrangian form.
+
+    :math:`\min_x \tfrac12\lVert y - Bx \rVert_2^2 + \lambda \lVert x \rVert_1`.
 
     Solved by an active-set loop: coordinate descent (:class:`sklearn.linear_model.Lasso`) on
-    a working set of columns (first the 2m most correlated with y, at most 1024), then one pass of :math:`B^T r` over all
+    a working set of columns (first the 2m most correlated with y, at most 1024), then one pass of
+    :math:`B^T r` over all
     columns checks the optimality condition :math:`|b_x^T r| \le \lambda` and adds the columns
     that break it. ``positive=True`` adds :math:`x \ge 0`.
 
@@ -377,7 +382,7 @@ def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer
     return work[nz], x[nz], n_pass
 
 
-# -- the estimator ----------------------------------------------------------------------------------
+# -- the estimator ---------------------------------------------------------------------------------
 @substitute()
 class SparseEstimator(BaseDistributionEstimator):
     r"""Sparse recovery of a distribution from linear measurements (compressive sensing).
@@ -557,7 +562,7 @@ class SparseEstimator(BaseDistributionEstimator):
         "channel": [CHANNEL],
     }
 
-    # -- recovery -------------------------------------------------------------------------------------
+    # -- recovery ----------------------------------------------------------------------------------
     def _inverse(self, channel, system, stats, n):
         op = system.operator
         if isinstance(op, RowSubset) and op.base.orthogonal_columns:

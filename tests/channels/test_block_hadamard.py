@@ -1,4 +1,4 @@
-"""Block-structured Hadamard response: contract over random unequal partitions, layout, estimator."""
+"""Block-structured Hadamard response: contract on unequal random partitions, layout, estimator."""
 
 import math
 import pickle

@@ -263,7 +263,7 @@ def test_smallest_usable_rr_budget_is_exact():
         assert eps == pytest.approx(k * 2.0**-53, rel=1e-6)
 
 
-# -- sampling thresholds -------------------------------------------------------------------------------
+# -- sampling thresholds ---------------------------------------------------------------------------
 def test_floor_to_uniform_grid_rounds_down_onto_the_grid():
     rng = np.random.default_rng(2)
     p = np.concatenate(

@@ -53,7 +53,8 @@ def test_empirical_std_is_exact_variance_at_plug_in():
 
 @pytest.mark.parametrize("k, eps", [(6, 1.0), (20, 2.0)])
 def test_l2_risk_of_krr_matches_closed_form(k, eps, seed):
-    # Prop. 3 of Kairouz et al. (2016): E||p_hat - p||^2 = (1 - sum p^2 + (k-1)(k + 2(e-1))/(e-1)^2) / n.
+    # Prop. 3 of Kairouz et al. (2016):
+    # E||p_hat - p||^2 = (1 - sum p^2 + (k-1)(k + 2(e-1))/(e-1)^2) / n.
     # The tolerance is 4 standard errors of the Monte Carlo mean, from the exact covariance of
     # p_hat (Sigma) with the Gaussian approximation Var(||p_hat - p||^2) = 2 tr(Sigma^2).
     p = simplex_point(k, seed=3)

@@ -119,7 +119,8 @@ def test_claim3_4_balanced_channel_matches_eq17_and_is_exactly_eps(eps):
     )
     p = np.random.default_rng(1).dirichlet(np.ones(k))
     q = ch.forward(p)
-    # eq. (19) with D' = I and e1 = 0; the channel's folded measurement z = c m (q_j - q_{j+m/2}) / 2.
+    # eq. (19) with D' = I and e1 = 0; the channel's folded measurement is
+    # z = c m (q_j - q_{j+m/2}) / 2.
     assert_allclose(
         c_of(eps) * (math.sqrt(m) * q - 1 / math.sqrt(m)), A @ p / math.sqrt(m), atol=1e-12
     )
@@ -385,7 +386,7 @@ def test_claim19_inequality_14():
         )
 
 
-# -- recovery behaviour (claims 20-25) ---------------------------------------------------------------
+# -- recovery behaviour (claims 20-25) -------------------------------------------------------------
 @pytest.mark.parametrize("s", [10, 25, 50])
 def test_claim20_exact_recovery_noiseless(s):
     k, m, n = 10**4, 500, 10**6

@@ -220,7 +220,7 @@ def test_5_hadamard_row_identities(K):
     assert np.all(both[off] == K // 4)
 
 
-# -- 6. Identities (24), (25), (28) ------------------------------------------------------------------
+# -- 6. Identities (24), (25), (28) ----------------------------------------------------------------
 
 
 def test_6_identity_28_block_membership():
@@ -302,7 +302,7 @@ def test_6_estimator_19_equals_the_transform_form():
     assert_allclose(ch.unbiased(counts, n), paper, rtol=1e-10, atol=1e-13)
 
 
-# -- 7. Exact variances -----------------------------------------------------------------------------
+# -- 7. Exact variances ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
@@ -336,7 +336,7 @@ def test_7_exact_variance_formulas(eps):
     )
 
 
-# -- 8. The paper's l2 bounds --------------------------------------------------------------------------
+# -- 8. The paper's l2 bounds ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("trial", range(10))
@@ -355,7 +355,7 @@ def test_8_l2_bounds(trial):
     assert n * expected_l2_risk(hl, p, n) <= 3 * s * cp**2 + cp
 
 
-# -- 9. The paper's d_TV bounds, in simulation ------------------------------------------------------------
+# -- 9. The paper's d_TV bounds, in simulation -----------------------------------------------------
 
 
 def _mean_tv(ch, p, n, reps, rng):
@@ -389,7 +389,7 @@ def test_9_high_low_tv_bound():
         assert _mean_tv(ch, p, n, 10, rng) <= bound
 
 
-# -- 10. Block-count scaling ---------------------------------------------------------------------------
+# -- 10. Block-count scaling -----------------------------------------------------------------------
 
 
 def test_10_block_count_scaling_and_monotonicity():
@@ -416,7 +416,7 @@ def test_10_block_count_scaling_and_monotonicity():
     assert_allclose(ratio, 0.100, atol=1e-3)
 
 
-# -- 11. High-low versus LDP ------------------------------------------------------------------------------
+# -- 11. High-low versus LDP -----------------------------------------------------------------------
 
 
 def test_11_high_low_versus_hadamard_response():
@@ -429,7 +429,7 @@ def test_11_high_low_versus_hadamard_response():
     assert hl < hr / 150
 
 
-# -- 12. The binary mechanism Q* ----------------------------------------------------------------------------
+# -- 12. The binary mechanism Q* -------------------------------------------------------------------
 
 
 def test_12_binary_mechanism_examples():
@@ -454,7 +454,7 @@ def test_12_binary_mechanism_examples():
     )
 
 
-# -- 13. Theorem 2: every binary E-LDP channel is a degradation of Q* ------------------------------------------
+# -- 13. Theorem 2: every binary E-LDP channel is a degradation of Q* ------------------------------
 
 
 def _mutual_information(Q, prior):
@@ -483,7 +483,7 @@ def test_13_theorem_2_degradation_on_random_binary_channels():
         assert _mutual_information(Q, prior) <= _mutual_information(star.to_dense(), prior) + 1e-12
 
 
-# -- 14. Theorem 1: hypothesis-testing form --------------------------------------------------------------------
+# -- 14. Theorem 1: hypothesis-testing form --------------------------------------------------------
 
 
 def test_14_theorem_1_error_tradeoff_for_random_decision_rules():
@@ -551,7 +551,7 @@ def test_14_theorem_1_converse_over_every_subset_rule(ch):
             assert np.any(detect > math.exp(0.99 * E[x, xp]) * false_alarm)
 
 
-# -- 15. Propositions 1-3 -----------------------------------------------------------------------------------------
+# -- 15. Propositions 1-3 --------------------------------------------------------------------------
 
 
 def test_15_post_processing_composition_and_posterior_ratio():
@@ -629,7 +629,7 @@ def test_15_adaptive_composition_budgets_add_up():
     assert np.any(tight_leaky[finite] > E_sum[finite] + 1e-9)
 
 
-# -- 16. Lower-bound ingredients -------------------------------------------------------------------------------------
+# -- 16. Lower-bound ingredients -------------------------------------------------------------------
 
 
 def test_16_within_block_inequality_for_the_block_mechanism():
@@ -674,7 +674,7 @@ def test_16_high_low_chi_square_claim(k, s, eps, value, bound):
     assert lhs <= rhs
 
 
-# -- 17. Normalization -----------------------------------------------------------------------------------------------
+# -- 17. Normalization -----------------------------------------------------------------------------
 
 
 def test_17_normalized_estimates_are_distributions():
@@ -689,7 +689,7 @@ def test_17_normalized_estimates_are_distributions():
     assert_allclose(project_simplex(p), p, atol=1e-15)
 
 
-# -- 18. Experiment shapes -------------------------------------------------------------------------------------------
+# -- 18. Experiment shapes -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("normalize", [clip_normalize, project_simplex], ids=["clip", "simplex"])

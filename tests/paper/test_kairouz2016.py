@@ -107,7 +107,7 @@ def test_claim2_o_rappor_calibrated_per_bit_and_negative_case(h):
         assert not verify(uncalibrated, LDP(eps)).passed
 
 
-# -- 3. k-RR with k = 2 is Warner's randomized response ---------------------------------------------
+# -- 3. k-RR with k = 2 is Warner's randomized response --------------------------------------------
 @pytest.mark.parametrize("eps", [0.2, 1.0, 3.0])
 def test_claim3_binary_krr_is_warner(eps):
     e = math.exp(eps)
@@ -118,7 +118,7 @@ def test_claim3_binary_krr_is_warner(eps):
     )
 
 
-# -- 6. closed-form inverse --------------------------------------------------------------------------
+# -- 6. closed-form inverse ------------------------------------------------------------------------
 @pytest.mark.parametrize("k, eps", [(3, 0.5), (6, 1.3), (20, 4.0)])
 def test_claim6_closed_form_inverse(k, eps):
     e = math.exp(eps)
@@ -128,7 +128,7 @@ def test_claim6_closed_form_inverse(k, eps):
     )
 
 
-# -- 7. sums of the empirical estimates ----------------------------------------------------------------
+# -- 7. sums of the empirical estimates ------------------------------------------------------------
 def test_claim7_krr_sums_to_one_rappor_only_in_expectation():
     k, eps, n, T = 6, 1.0, 500, 400
     rng = np.random.default_rng(7)
@@ -147,7 +147,7 @@ def test_claim7_krr_sums_to_one_rappor_only_in_expectation():
     assert abs(sums_ra.mean() - 1) < 5 * sums_ra.std(ddof=1) / math.sqrt(T)
 
 
-# -- 8. unbiasedness ------------------------------------------------------------------------------------
+# -- 8. unbiasedness -------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["k-RR", "k-RAPPOR", "O-RR", "O-RAPPOR"])
 def test_claim8_unbiased_within_standard_errors(name):
     ch = CHANNELS[name](1.0)
@@ -168,7 +168,7 @@ def test_claim8_unbiased_within_standard_errors(name):
     assert np.any(np.abs(np.mean(biased, axis=0) - p) > 4.5 * se)
 
 
-# -- 9. exact l2 risk (Props. 3 and 4) ---------------------------------------------------------------
+# -- 9. exact l2 risk (Props. 3 and 4) -------------------------------------------------------------
 CASES_9 = [
     (6, 1.0, 2000, np.array([0.5, 0.2, 0.1, 0.1, 0.05, 0.05]), 0.0083328, 0.0120956),
     (8, 2.0, 1000, np.full(8, 1 / 8), 0.0044381, 0.0082404),
@@ -292,7 +292,7 @@ def test_claim11_uniform_is_the_worst_case_for_large_n_l1(k, eps):
     assert rappor_l1_risk(k, eps, n, point, method="large_n") < worst_ra * (1 - 1e-6)
 
 
-# -- 12. conditional risk given the inputs is data-independent -----------------------------------------
+# -- 12. conditional risk given the inputs is data-independent -------------------------------------
 @pytest.mark.parametrize("k, eps", [(4, 0.5), (10, 2.0)])
 def test_claim12_fixed_input_risk_is_data_independent(k, eps):
     n = 1000
@@ -382,7 +382,7 @@ def test_claim13_n_times_the_l2_risk_is_constant_in_n(name):
     assert means[2] / 5000 < means[0] / 50 / 50
 
 
-# -- 14-16. decoders -------------------------------------------------------------------------------------
+# -- 14-16. decoders -------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "v, expected",
     [
@@ -469,7 +469,7 @@ def test_claim16_normalized_decoder():
         assert_allclose(clip_normalize(inside), inside, rtol=1e-12)
 
 
-# -- 17. the k-RR maximum-likelihood decoder -------------------------------------------------------------
+# -- 17. the k-RR maximum-likelihood decoder -------------------------------------------------------
 def _loglik(ch, N, q):
     return float(np.dot(N, np.log(ch.forward(q))))
 
@@ -512,7 +512,7 @@ def test_claim17_ml_equals_empirical_inside_the_simplex():
     assert_allclose(ch.maximum_likelihood(N), e, rtol=1e-12, atol=1e-15)
 
 
-# -- 18. O-RR / O-RAPPOR reduce to k-RR / k-RAPPOR ------------------------------------------------------
+# -- 18. O-RR / O-RAPPOR reduce to k-RR / k-RAPPOR -------------------------------------------------
 def test_claim18_reductions():
     S, eps = 6, 1.2
     N = np.array([40, 3, 0, 20, 7, 30])
@@ -538,7 +538,7 @@ def test_claim18_reductions():
     )
 
 
-# -- 19. the O-RR incidence matrix --------------------------------------------------------------------------
+# -- 19. the O-RR incidence matrix -----------------------------------------------------------------
 def test_claim19_incidence_columns_and_permutation_average():
     ch = _o_rr(1.0, S=40, k=5, C=6)
     assert_array_equal(np.asarray(ch.incidence.sum(axis=0)).ravel(), 6)
@@ -554,7 +554,7 @@ def test_claim19_incidence_columns_and_permutation_average():
     assert_allclose(ch.unbiased(N, n), mean, rtol=1e-10, atol=1e-12)
 
 
-# -- 20. Prop. 5: k-RR versus RAPPOR ------------------------------------------------------------------------
+# -- 20. Prop. 5: k-RR versus RAPPOR ---------------------------------------------------------------
 TABLE_20 = {
     6: 0.344,
     7: 0.591,

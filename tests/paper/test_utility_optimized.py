@@ -186,7 +186,7 @@ def test_exact_l2_matched_by_simulation(channel):
     assert abs(errs.mean() - other.variance(p, n).sum()) > 5 * se
 
 
-# -- 16. asymptotic l1 ------------------------------------------------------------------------------
+# -- 16. asymptotic l1 -----------------------------------------------------------------------------
 
 
 def test_asymptotic_l1_values():
@@ -498,7 +498,7 @@ def test_claim20_crossover_between_urap_and_urr(data, l2_cross, l1_cross):
         assert brentq(gap, 0.1, math.log(d)) == pytest.approx(expected, abs=0.006)
 
 
-# -- Sec. 6.4 worst-case l2 table -------------------------------------------------------------------
+# -- Sec. 6.4 worst-case l2 table ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -522,7 +522,7 @@ def test_worst_case_l2_table_foursquare_shape(eps, rr, rap, urr, urap):
     ).sum() == pytest.approx(urap, rel=2e-3)
 
 
-# -- 21. EM ------------------------------------------------------------------------------------------------
+# -- 21. EM ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -591,7 +591,7 @@ def test_closed_form_em_equals_full_matrix_em(make):
     assert_allclose(p_fast, p_dense, rtol=1e-8)
 
 
-# -- 22. emp+thr -------------------------------------------------------------------------------------
+# -- 22. emp+thr -----------------------------------------------------------------------------------
 
 
 def test_threshold_nonnegative_and_sums_to_one():
@@ -624,7 +624,7 @@ def test_threshold_estimator_uses_zero_frequency_variance():
     assert_allclose(r.zero_frequency_variance(1000), a / ((a - 1) ** 2 * 1000), rtol=1e-10)
 
 
-# -- 8. PUM privacy (Props. 9 and 10) ----------------------------------------------------------------
+# -- 8. PUM privacy (Props. 9 and 10) --------------------------------------------------------------
 
 
 @pytest.mark.parametrize("base", ["urr", "urap"])
@@ -652,7 +652,7 @@ def test_pum_prop9_and_prop10(base):
     assert worst == pytest.approx(math.exp(eps), rel=1e-9)  # attained
 
 
-# -- 23. PUM estimation -------------------------------------------------------------------------------
+# -- 23. PUM estimation ----------------------------------------------------------------------------
 
 
 def _population(rng, n=20_000, k=10):
@@ -713,7 +713,7 @@ def test_pum_theorem1_in_simulation(base):
     )
 
 
-# -- 24. qualitative claims at a paper shape (synthetic, small n) ----------------------------------------
+# -- 24. qualitative claims at a paper shape (synthetic, small n) ----------------------------------
 
 
 def test_uldp_beats_ldp_by_an_order_of_magnitude_when_few_values_are_sensitive():
@@ -797,7 +797,7 @@ def test_pum_estimator_input_errors():
     assert ZeroBits([1]) == ZeroBits([1])
 
 
-# -- 9-11. composition, post-processing, compatibility ----------------------------------------------
+# -- 9-11. composition, post-processing, compatibility ---------------------------------------------
 
 
 def test_sequential_composition_of_two_urrs():

@@ -253,7 +253,8 @@ def test_clone_and_pickle_privatizer():
     again = pickle.loads(pickle.dumps(rr))
     X = _cities(200)
     assert again.channel_ == rr.channel_ and again.get_params() == rr.get_params()
-    # a fitted privatizer's copy never resumes its noise stream (see tests/privatizers/test_seeds.py)
+    # a fitted privatizer's copy never resumes its noise stream (see
+    # tests/privatizers/test_seeds.py)
     with pytest.warns(UserWarning, match="restored from a pickle"):
         assert not np.array_equal(again.transform(X), rr.transform(X))
     assert clone(rr).get_params() == rr.get_params()
