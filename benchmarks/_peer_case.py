@@ -1,4 +1,4 @@
-"""One peer-library benchmark case, run with the peers' Python (/work/peers-venv).
+"""One peer-library benchmark case, run with the peers' Python (``--peers-python`` of run_all).
 
 Usage: ``python benchmarks/_peer_case.py '{"library": "pure-ldp", "mechanism": "DE", "n": ...,
 "k": ..., "epsilon": 1.0}'``. Privatizes with the library's own client, one person at a time

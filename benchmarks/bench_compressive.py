@@ -26,7 +26,6 @@ import tracemalloc
 
 import numpy as np
 
-
 from _common import markdown_table, pin_to_cpu, start_meta, target, write_results
 
 from skldp import (

@@ -29,7 +29,6 @@ import time
 
 import numpy as np
 
-
 from _common import (
     markdown_table,
     medians,

@@ -18,20 +18,18 @@ process pins itself to one core (``--cpu -1``: no pinning); results go to
 ``benchmarks/results/hashed.{md,rst,json}``.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import os
-import sys
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from _common import best_of, pin_to_cpu, start_meta, target, write_results
+
+from skldp import CandidateEstimator, HashedRR
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
-
-from _common import best_of, pin_to_cpu, start_meta, target, write_results  # noqa: E402
-
-from skldp import CandidateEstimator, HashedRR  # noqa: E402
 
 #: Seconds on one core: privatize 10**6 strings, decode against 10**4 candidates.
 TARGETS = {"privatize": 1.0, "decode": 1.0}

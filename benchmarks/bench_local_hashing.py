@@ -35,16 +35,17 @@ faster than the fastest peer. Results: ``benchmarks/results/oracles.{md,rst,json
 from _env import HERE  # first: one BLAS thread (float32 products), this checkout on sys.path
 import argparse
 import json
-import os
 import subprocess
 import time
 
 import numpy as np
 
 from _common import (
+    add_peers_python_option,
     l1,
     make_data,
     markdown_table,
+    peers_python,
     pin_to_cpu,
     start_meta,
     target,
@@ -144,9 +145,7 @@ def main(argv=None):
     ap.add_argument("--n", type=int, nargs="+", default=[100_000])
     ap.add_argument("--k", type=int, default=1000)
     ap.add_argument("--epsilon", type=float, default=1.0)
-    ap.add_argument(
-        "--peers-python", default=os.environ.get("SKLDP_PEERS_PYTHON", "/tmp/peers/bin/python")
-    )
+    add_peers_python_option(ap)
     ap.add_argument("--peer-timeout", type=float, default=600.0)
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument(
@@ -161,6 +160,7 @@ def main(argv=None):
     )
     ap.add_argument("--cpu", type=int, default=0)
     args = ap.parse_args(argv)
+    python = None if args.no_peers else peers_python(args.peers_python)
     cpu = pin_to_cpu(args.cpu)
     meta = start_meta(cpu, k=args.k, epsilon=args.epsilon)
     rows, targets, data = [], [], {"cases": []}
@@ -172,7 +172,7 @@ def main(argv=None):
         fastest = None
         peers = PEERS[args.mechanism]
         for which in [] if args.no_peers or n > args.peer_max_n else peers:
-            res = run_peer(args.peers_python, which, n, args.k, args.epsilon, args.peer_timeout)
+            res = run_peer(python, which, n, args.k, args.epsilon, args.peer_timeout)
             case["peers"][which] = res
             if "error" in res:
                 rows.append([which, n, res["error"], "", ""])

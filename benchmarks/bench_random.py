@@ -16,17 +16,13 @@ core; ``--cpu -1``: no pinning). The best of ``--repeat`` runs is reported; resu
 ``benchmarks/results/random.{md,rst,json}``.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import os
-import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's skldp
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import (  # noqa: E402
+from _common import (
     best_of,
     markdown_table,
     pin_to_cpu,

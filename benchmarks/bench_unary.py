@@ -25,24 +25,30 @@ machine and its load; the results file (``benchmarks/results/unary.{md,rst,json}
 both.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import json
 import multiprocessing
 import os
 import subprocess
-import sys
 import time
 import warnings
 
 import numpy as np
 
+from _common import (
+    add_peers_python_option,
+    markdown_table,
+    peers_python,
+    pin_to_cpu,
+    start_meta,
+    target,
+    write_results,
+)
+
+from skldp import RAPPOR, EMEstimator, OptimizedUnaryEncoding
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
-
-from _common import markdown_table, pin_to_cpu, start_meta, target, write_results  # noqa: E402
-
-from skldp import RAPPOR, EMEstimator, OptimizedUnaryEncoding  # noqa: E402
 
 #: OUE privatization speed-up over the faster peer (at least), EM seconds (under).
 TARGETS = {"oue_speedup": 20.0, "em_s": 5.0}
@@ -99,7 +105,7 @@ def bench_oue(n, k, eps, peers_python):
     ours = min(times)
     assert reports.shape == (n, k)
     peers = {}
-    if peers_python and os.path.exists(peers_python):
+    if peers_python is not None:
         res = subprocess.run(
             [peers_python, "-c", PEER_CODE, str(n), str(k), str(eps)],
             capture_output=True,
@@ -112,7 +118,7 @@ def bench_oue(n, k, eps, peers_python):
         else:
             peers = {"error": res.stderr[-500:]}
     else:
-        peers = {"error": f"no peer interpreter at {peers_python}"}
+        peers = {"error": "peers skipped (--no-peers)"}
     return ours, peers
 
 
@@ -170,15 +176,17 @@ def main(argv=None):
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument("--tol", type=float, default=1e-4, help="EM tolerance on the l1 change of p")
     ap.add_argument("--em-cap", type=float, default=600, help="seconds for the default-tol EM")
-    ap.add_argument("--peers-python", default="/work/peers-venv/bin/python")
+    add_peers_python_option(ap)
+    ap.add_argument("--no-peers", action="store_true", help="skip pure-ldp and multi-freq-ldpy")
     ap.add_argument("--cpu", type=int, default=0, help="CPU to pin to (-1: no pinning)")
     ap.add_argument("--out-dir", default=None, help="default: benchmarks/results")
     args = ap.parse_args(argv)
+    python = None if args.no_peers else peers_python(args.peers_python)
     meta = start_meta(pin_to_cpu(args.cpu))
     n = 10_000 if args.quick else 100_000
     k, eps = args.k, args.epsilon
 
-    ours, peers = bench_oue(n, k, eps, args.peers_python)
+    ours, peers = bench_oue(n, k, eps, python)
     numeric = {name: val for name, val in peers.items() if isinstance(val, float)}
     print("OUE:", ours, peers, flush=True)
 

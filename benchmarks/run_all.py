@@ -4,7 +4,7 @@ For every mechanism that exists in ``skldp.privatizers`` (discovered by name; mi
 listed as skipped), for n in {10^4, 10^5, 10^6, 10^7} and k in {16, 256, 4096, 65536}, it
 privatizes n synthetic Zipf(1.1) values and estimates the distribution with
 ``ProjectedEstimator`` and ``EMEstimator``; where pure-ldp or multi-freq-ldpy implement the same
-mechanism, it runs them on the same data in their own environment (``/work/peers-venv``) and
+mechanism, it runs them on the same data in their own environment (``--peers-python``) and
 reports the time ratios. Every case runs in a fresh process pinned to one core, which also
 gives its peak memory: the kernel's peak-RSS mark is reset after the imports and the input
 data, and "peak extra MB" is how far the privatization and estimation raised it.
@@ -30,6 +30,7 @@ and ``suite.json`` is rewritten after every case: a run stopped early (SIGTERM o
 all its outputs for the cases done, and ``suite.md`` states which part of the grid they cover.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import json
 import os
@@ -39,11 +40,9 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
+from _common import REPORT_BYTES_MAX, add_peers_python_option, peers_python
 
-from _common import REPORT_BYTES_MAX  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 NS = [10**4, 10**5, 10**6, 10**7]
 KS = [16, 256, 4096, 65536]
@@ -78,8 +77,6 @@ PEERS = {
     "OptimizedUnaryEncoding": [("pure-ldp", "OUE"), ("multi-freq-ldpy", "OUE")],
     "HadamardResponse": [("pure-ldp", "HR")],
 }
-
-PEERS_PYTHON = Path(os.environ.get("SKLDP_PEERS_PYTHON", "/work/peers-venv/bin/python"))
 
 
 def discover_mechanisms(wanted=None):
@@ -134,7 +131,7 @@ def run_suite(args, rows, save):
     """Run the grid, appending to ``rows`` and calling ``save()`` after every case."""
     mechanisms, _, ns, ks = grid_of(args)
     cpu = None if args.cpu < 0 else args.cpu
-    peers_ok = not args.no_peers and PEERS_PYTHON.exists()
+    peers_ok = args.peers_python is not None
     # the mechanisms with a peer first: the comparisons matter most if the run is cut short
     for mech in sorted(mechanisms, key=lambda m: m not in PEERS):
         for k in ks:
@@ -178,7 +175,9 @@ def run_suite(args, rows, save):
                             "report_bytes_max": args.max_report_gib * 2**30,
                         }
                         prow.update(
-                            _run_case(PEERS_PYTHON, "_peer_case.py", pspec, args.peer_timeout, cpu)
+                            _run_case(
+                                args.peers_python, "_peer_case.py", pspec, args.peer_timeout, cpu
+                            )
                         )
                         if "timeout" in prow or "error" in prow:
                             peer_dead.add((lib, peer_mech))
@@ -543,6 +542,7 @@ def main(argv=None):
         help="skip EM for bit-vector mechanisms when n * k exceeds this (its cost per iteration)",
     )
     parser.add_argument("--no-peers", action="store_true", help="skip pure-ldp and multi-freq-ldpy")
+    add_peers_python_option(parser)
     parser.add_argument(
         "--max-report-gib",
         type=float,
@@ -567,6 +567,8 @@ def main(argv=None):
         write_outputs(saved["rows"], saved["missing"], saved["meta"], Path(args.out_dir))
         return
 
+    # the peers' Python, checked before any case runs (None: the peers are skipped)
+    args.peers_python = None if args.no_peers else peers_python(args.peers_python)
     import platform
 
     mechanisms, missing, ns, ks = grid_of(args)
@@ -578,7 +580,7 @@ def main(argv=None):
             "timeout": args.timeout,
             "peer_timeout": args.peer_timeout,
             "max_report_gib": args.max_report_gib,
-            "peers": not args.no_peers and PEERS_PYTHON.exists(),
+            "peers": args.peers_python is not None,
         },
         "status": "running",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
