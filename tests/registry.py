@@ -117,6 +117,12 @@ _BINARY_XFAIL = {
 }
 
 _PUM_REASON = "reads two columns (value, tag); tests/estimators/test_streaming.py and the PUM tests"
+_PUM = "two-columns"
+_TAGGED = {"sensitive": [0], "tags": ["home", "work"], "categories": [0, 1, 2, 3]}
+
+#: A fixed public domain with two sensitive values (uRR and uRAP refuse a sensitive value
+#: outside the domain, so these cases do not infer it).
+_SENSITIVE_0_1 = {"sensitive": [0, 1], "categories": [0, 1, 2, 3]}
 
 # -- the registry: one line per configured privatizer -------------------------------------------
 CASES = [
@@ -141,32 +147,9 @@ CASES = [
     case("rappor", epsilon=1.0, random_state=0),
     case("rappor", epsilon=1.0, theta=0.3, random_state=0),
     case("oue", epsilon=1.0, random_state=0),
-    case(
-        "urr",
-        epsilon=1.0,
-        sensitive=[0, 1],
-        categories=[0, 1, 2, 3],
-        random_state=0,
-        checks="fixed-domain",
-    ),
-    case(
-        "urap",
-        epsilon=1.0,
-        sensitive=[0, 1],
-        categories=[0, 1, 2, 3],
-        random_state=0,
-        checks="fixed-domain",
-    ),
-    case(
-        "personalized",
-        epsilon=1.0,
-        sensitive=[0],
-        tags=["home", "work"],
-        categories=[0, 1, 2, 3],
-        random_state=0,
-        checks="two-columns",
-        trust=_PUM_REASON,
-    ),
+    case("urr", epsilon=1.0, **_SENSITIVE_0_1, random_state=0, checks="fixed-domain"),
+    case("urap", epsilon=1.0, **_SENSITIVE_0_1, random_state=0, checks="fixed-domain"),
+    case("personalized", epsilon=1.0, **_TAGGED, random_state=0, checks=_PUM, trust=_PUM_REASON),
 ]
 
 # -- estimators ---------------------------------------------------------------------------------
