@@ -231,7 +231,10 @@ def coverage_notes(rows, meta):
     if not grid:
         return []
     ns, ks = grid["ns"], grid["ks"]
-    fmt_set = lambda xs, f: "{" + ", ".join(f(x) for x in xs) + "}"  # noqa: E731
+
+    def fmt_set(xs, f):
+        return "{" + ", ".join(f(x) for x in xs) + "}"
+
     notes = [
         f"Grid requested: n in {fmt_set(ns, lambda n: f'{n:.0e}')}, k in "
         f"{fmt_set(ks, lambda k: f'{k:,}')}, {len(grid['mechanisms'])} mechanisms; skldp cases "

@@ -50,6 +50,7 @@ import pandas as pd
 # the repository root, to run from a checkout (sphinx-gallery defines no __file__: its cwd is here)
 _HERE = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
 sys.path.insert(0, str(_HERE.parent))
+# The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
 from skldp import (  # noqa: E402
     HadamardResponse,

@@ -53,6 +53,7 @@ import numpy as np
 _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
 sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
+# The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from uldp_common import DATASETS, describe  # noqa: E402

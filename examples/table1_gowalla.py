@@ -43,6 +43,7 @@ import time
 # run from a checkout (sphinx-gallery defines no __file__: its cwd is this folder)
 _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
 sys.path.insert(0, os.path.join(_HERE, os.pardir))
+# The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

@@ -330,7 +330,7 @@ def test_standard_errors_are_computed_when_read(Estimator, monkeypatch):
     monkeypatch.setattr(empirical, "_plug_in_std", counted)
     monkeypatch.setattr(projected, "_plug_in_std", counted)
     est = Estimator().fit(reports)
-    est.distribution_  # noqa: B018
+    est.distribution_  # noqa: B018  reading the attribute is the test
     assert calls == []  # fit solved, but nobody asked for the standard errors
     std = est.distribution_std_
     assert len(calls) == 2 and isinstance(std, list) and len(std) == 2
@@ -349,7 +349,7 @@ def test_convergence_warning_of_a_lazy_solve_points_at_the_read():
         warnings.simplefilter("error")
         est.partial_fit(reports)  # nothing solved, nothing to warn about
     with pytest.warns(ConvergenceWarning, match="max_iter=1") as record:
-        est.distribution_  # noqa: B018
+        est.distribution_  # noqa: B018  reading the attribute is the test
     assert len(record) == 1 and record[0].filename == __file__
     assert est.n_iter_ == 1 and not est.converged_
 
@@ -359,7 +359,7 @@ def test_a_failed_lazy_solve_raises_again_on_the_next_read():
     est = EMEstimator(init=[0.5, 0.5]).partial_fit(reports)  # the init fits no k = 6
     for _ in range(2):
         with pytest.raises(ValueError, match="init must be 6 positive numbers"):
-            est.distribution_  # noqa: B018
+            est.distribution_  # noqa: B018  reading the attribute is the test
     assert "_solved" not in vars(est)
     est.set_params(init="uniform")
     assert est.distribution_.shape == (6,)
