@@ -8,19 +8,11 @@ this checkout, cannot be built for this k, or when its reports would exceed the 
 same privatizer), so that no case of the grid runs out of memory.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import json
-import os
 import sys
 import time
 import warnings
-from pathlib import Path
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
 
 import numpy as np
 from _common import (

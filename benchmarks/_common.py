@@ -9,6 +9,52 @@ import resource
 
 import numpy as np
 
+#: The environment variable naming the peer libraries' Python interpreter (``--peers-python``
+#: on the command line wins over it).
+PEERS_PYTHON_VARIABLE = "SKLDP_PEERS_PYTHON"
+
+
+def add_peers_python_option(parser, *flags):
+    """Add ``--peers-python PATH`` (and ``flags``, older spellings) to an argparse parser."""
+    parser.add_argument(
+        "--peers-python",
+        *flags,
+        dest="peers_python",
+        default=None,
+        metavar="PATH",
+        help=(
+            "the Python of a virtual environment with the peer libraries (pure-ldp, "
+            f"multi-freq-ldpy, ...); default: ${PEERS_PYTHON_VARIABLE}"
+        ),
+    )
+
+
+def peers_python(given=None):
+    """The peer libraries' Python interpreter: ``given`` (the option), else the variable.
+
+    No path is built in: the peers live in a throwaway virtual environment of the user's
+    choosing (``python -m venv /tmp/peers && /tmp/peers/bin/pip install pure-ldp
+    multi-freq-ldpy xxhash``).
+
+    Raises
+    ------
+    SystemExit
+        If neither names an interpreter, or the named file does not exist; the message says
+        how to name one or how to skip the peers.
+    """
+    path = given or os.environ.get(PEERS_PYTHON_VARIABLE)
+    if not path:
+        raise SystemExit(
+            "the peer libraries run in their own Python: pass --peers-python PATH or set "
+            f"{PEERS_PYTHON_VARIABLE}=PATH (the python of a virtual environment with pure-ldp "
+            "and multi-freq-ldpy), or skip the peers (--no-peers / --skip-peers); got neither"
+        )
+    if not os.path.isfile(path):
+        source = "--peers-python" if given else PEERS_PYTHON_VARIABLE
+        raise SystemExit(f"{source} names {path!r}, which is not a file; expected a python")
+    return path
+
+
 #: Seed of the synthetic data; the same draws in every library (same numpy).
 DATA_SEED = 20240601
 
@@ -115,7 +161,7 @@ def medians(fns, repeat):
         fn()
     times = [[] for _ in fns]
     for _ in range(repeat):
-        for fn, ts in zip(fns, times):
+        for fn, ts in zip(fns, times, strict=True):
             t0 = time.perf_counter()
             fn()
             ts.append(time.perf_counter() - t0)
@@ -190,9 +236,7 @@ def target(name, measured, limit, unit="s", *, higher_is_better=False, or_equal=
     return {
         "target": name,
         "limit": f"{sign} {fmt.format(limit)} {unit}".strip(),
-        "measured": f"{fmt.format(measured)} {unit}".strip()
-        if met is not None
-        else str(measured),
+        "measured": f"{fmt.format(measured)} {unit}".strip() if met is not None else str(measured),
         "value": measured if met is not None else None,
         "met": met,
     }

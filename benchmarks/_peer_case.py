@@ -1,4 +1,4 @@
-"""One peer-library benchmark case, run with the peers' Python (/work/peers-venv).
+"""One peer-library benchmark case, run with the peers' Python (``--peers-python`` of run_all).
 
 Usage: ``python benchmarks/_peer_case.py '{"library": "pure-ldp", "mechanism": "DE", "n": ...,
 "k": ..., "epsilon": 1.0}'``. Privatizes with the library's own client, one person at a time
@@ -14,17 +14,11 @@ Mechanisms:
   aggregators.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this folder on sys.path (see _env)
 import json
-import os
 import sys
 import time
 import warnings
-from pathlib import Path
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 from _common import (
@@ -182,9 +176,9 @@ def run(spec):
         # the memory guard of _case.py: one Python object per person (and its list slot); the
         # unary aggregators stack the reports into a float64 array, which dominates then
         probe = privatize(x[:PROBE_ROWS])
-        bytes_per_report = sum(
-            max(sys.getsizeof(r), 8 * np.size(r)) + 8 for r in probe
-        ) / len(probe)
+        bytes_per_report = sum(max(sys.getsizeof(r), 8 * np.size(r)) + 8 for r in probe) / len(
+            probe
+        )
         del probe
         too_large = reports_over_budget(
             bytes_per_report, n, float(spec.get("report_bytes_max", REPORT_BYTES_MAX))

@@ -1,7 +1,7 @@
 """Audit peer LDP libraries as black boxes with :func:`skldp.privacy.audit`.
 
-pure-LDP and multi-freq-ldpy are installed only in a throwaway environment
-(``/work/peers-venv`` by default, or ``--python``); each privatizer runs there in a subprocess
+pure-LDP and multi-freq-ldpy are installed only in a throwaway environment (its Python named
+by ``--peers-python`` or ``$SKLDP_PEERS_PYTHON``); each privatizer runs there in a subprocess
 and is wrapped in a tiny object with ``categories_`` and ``transform``, so the audit sees only
 its reports. They are never a dependency of skldp.
 
@@ -10,19 +10,20 @@ its reports. They are never a dependency of skldp.
 Figures measured on a shared, loaded 2-core machine.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from _common import add_peers_python_option, peers_python
 
-from skldp.privacy import LDP, audit  # noqa: E402
+from skldp.privacy import LDP, audit
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 K = 8
 EPSILON = 1.0
@@ -146,13 +147,14 @@ def table(rows):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--python", default="/work/peers-venv/bin/python")
+    add_peers_python_option(parser, "--python")
     parser.add_argument("--print", action="store_true")
     parser.add_argument("--out", default=OUT)
     args = parser.parse_args(argv)
+    python = peers_python(args.peers_python)
     rows = []
     for name, lib, mech, label in PEERS:
-        peer = PeerPrivatizer(args.python, lib, mech, EPSILON, K)
+        peer = PeerPrivatizer(python, lib, mech, EPSILON, K)
         start = time.perf_counter()
         result = audit(peer, model=LDP(EPSILON), n_samples=N_SAMPLES, random_state=0)
         seconds = time.perf_counter() - start

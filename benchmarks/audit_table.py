@@ -16,19 +16,18 @@ Timings depend on the machine; the figures in the docs were measured on a shared
 2-core machine.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import os
 import re
-import sys
 import time
 
 import numpy as np
 from sklearn.base import clone
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from skldp.privacy import audit, tight_epsilon_matrix
 
-from skldp.privacy import audit, tight_epsilon_matrix  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 K = 8
 N_SAMPLES = 100_000
@@ -67,7 +66,7 @@ def name_of(privatizer, instance_id):
 
 
 def planted_bugs():
-    from tests.test_audit import _LeakyURR, _UnaryEncoding
+    from tests.privacy.test_audit import _LeakyURR, _UnaryEncoding
 
     return [
         (

@@ -17,6 +17,7 @@ Writes ``benchmarks/results/cli.md`` (with the load average before and after, th
 the repeats); ``--out`` names another file.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import os
 import platform
@@ -27,11 +28,10 @@ import time
 
 import numpy as np
 
+from _common import make_data
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-
-from _common import make_data
 
 K = 1000
 

@@ -16,29 +16,17 @@ privatization, so "privatize" excludes it; "privatize incl. matrix" is the sum, 
 call in a fresh process costs. Results go to ``benchmarks/results/compressive.{md,rst,json}``.
 """
 
-import os
-
-for _var in (
-    "OMP_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-):
-    os.environ[_var] = "1"
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path
 
 import argparse
 import resource
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import markdown_table, pin_to_cpu, start_meta, target, write_results  # noqa: E402
+from _common import markdown_table, pin_to_cpu, start_meta, target, write_results
 
 from skldp import (
     OneBitCompressive,
@@ -158,20 +146,44 @@ def main(argv=None):
     peak_gb = max(max(r["peak_gb"] for r in rows), maxrss_gb)
     where = f"k = {k:,}, n = {n:,}"
     targets = [
-        target(f"privatization, {where} (matrix built apart)", main_row["privatize_s"],
-               TARGETS["privatize"]),
-        target(f"privatization incl. the one-time matrix build, {where}",
-               main_row["privatize_s"] + main_row["matrix_s"], TARGETS["privatize"]),
+        target(
+            f"privatization, {where} (matrix built apart)",
+            main_row["privatize_s"],
+            TARGETS["privatize"],
+        ),
+        target(
+            f"privatization incl. the one-time matrix build, {where}",
+            main_row["privatize_s"] + main_row["matrix_s"],
+            TARGETS["privatize"],
+        ),
         target(f"recovery (OMP, s = {s}), {where}", main_row["recover_s"], TARGETS["recover"]),
-        target("peak memory (traced peak and process max RSS)", peak_gb, TARGETS["memory_gb"],
-               "GB"),
+        target(
+            "peak memory (traced peak and process max RSS)", peak_gb, TARGETS["memory_gb"], "GB"
+        ),
     ]
-    head = ["mechanism + estimator", "matrix s", "privatize s", "privatize incl. matrix s",
-            "recover s", "traced peak GB", "l1 error", "s found", "passes"]
+    head = [
+        "mechanism + estimator",
+        "matrix s",
+        "privatize s",
+        "privatize incl. matrix s",
+        "recover s",
+        "traced peak GB",
+        "l1 error",
+        "s found",
+        "passes",
+    ]
     body = [
-        [r["mechanism"], f"{r['matrix_s']:.2f}", f"{r['privatize_s']:.3f}",
-         f"{r['privatize_s'] + r['matrix_s']:.3f}", f"{r['recover_s']:.2f}",
-         f"{r['peak_gb']:.3f}", f"{r['l1']:.3f}", r["sparsity"], r["passes"]]
+        [
+            r["mechanism"],
+            f"{r['matrix_s']:.2f}",
+            f"{r['privatize_s']:.3f}",
+            f"{r['privatize_s'] + r['matrix_s']:.3f}",
+            f"{r['recover_s']:.2f}",
+            f"{r['peak_gb']:.3f}",
+            f"{r['l1']:.3f}",
+            r["sparsity"],
+            r["passes"],
+        ]
         for r in rows
     ]
     text = (
@@ -181,13 +193,20 @@ def main(argv=None):
         "'privatize s' excludes it and 'privatize incl. matrix s' is a first call in a fresh "
         "process. The estimator reuses the channel's matrix. The second row finds the "
         f"sparsity from the data. Process maximum resident set size: {maxrss_gb:.2f} GB.\n\n"
-        + markdown_table(head, body) + "\n"
+        + markdown_table(head, body)
+        + "\n"
     )
-    write_results("compressive" + ("_quick" if args.quick else ""),
-                  "Compressive privatization at k = n = 10^6 (one core)" if not args.quick
-                  else f"Compressive privatization at k = n = {k:,} (quick, one core)",
-                  meta, targets, text, {"k": k, "n": n, "m": m, "sparsity": s, "rows": rows,
-                                        "maxrss_gb": maxrss_gb}, args.out_dir)
+    write_results(
+        "compressive" + ("_quick" if args.quick else ""),
+        "Compressive privatization at k = n = 10^6 (one core)"
+        if not args.quick
+        else f"Compressive privatization at k = n = {k:,} (quick, one core)",
+        meta,
+        targets,
+        text,
+        {"k": k, "n": n, "m": m, "sparsity": s, "rows": rows, "maxrss_gb": maxrss_gb},
+        args.out_dir,
+    )
     return 0 if all(t["met"] for t in targets if "incl." not in t["target"]) else 1
 
 

@@ -15,7 +15,13 @@ import numpy as np
 
 from skldp import ProjectedEstimator, RandomizedResponse
 from skldp.cli import main
-from skldp.datasets import load_adult, load_adult_joint, load_foursquare_manhattan, load_gowalla, make_zipf
+from skldp.datasets import (
+    load_adult,
+    load_adult_joint,
+    load_foursquare_manhattan,
+    load_gowalla,
+    make_zipf,
+)
 from skldp.experiments import run_experiment
 
 
@@ -49,8 +55,15 @@ def plain():
 
 
 def grid():
-    run_experiment(RandomizedResponse(epsilon=1.0), ProjectedEstimator(), dist, n_samples=n, n_repeats=reps,
-                   progress=False, random_state=0)
+    run_experiment(
+        RandomizedResponse(epsilon=1.0),
+        ProjectedEstimator(),
+        dist,
+        n_samples=n,
+        n_repeats=reps,
+        progress=False,
+        random_state=0,
+    )
 
 
 t_plain, t_grid = timed(plain, 2), timed(grid, 2)

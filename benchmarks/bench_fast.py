@@ -21,23 +21,15 @@ It writes ``benchmarks/results/fast.{md,rst,json}`` (``--out-dir`` elsewhere) un
 ``--only`` is given.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
-
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from _common import (  # noqa: E402
+from _common import (
     markdown_table,
     medians,
     pin_to_cpu,
@@ -192,7 +184,8 @@ def main(argv=None):
             "",
             (
                 f"n = {r['n']:,}, k = {r['k']}, epsilon = 1: floor (n uniforms + one bincount) "
-                f"{r['floor_ms']:.1f} ms; `RandomizedResponse.transform` {r['transform_ms']:.1f} ms "
+                f"{r['floor_ms']:.1f} ms; `RandomizedResponse.transform` "
+                f"{r['transform_ms']:.1f} ms "
                 f"({r['transform_rows_per_s'] / 1e6:.0f} M rows/s, {r['ratio']:.2f}x the floor); "
                 f"`channel.sample` {r['sample_ms']:.1f} ms."
             ),

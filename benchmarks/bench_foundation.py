@@ -16,22 +16,20 @@
 3. EM memory at k = 10^4, 10^5, 10^6: peak traced bytes per category (linear in k means a
    constant).
 
-Run: ``python benchmarks/bench_foundation.py [--cpu 0] [--skip-peers] [--out-dir DIR]``. The
+Run: ``python benchmarks/bench_foundation.py [--cpu 0] [--skip-peers | --peers-python PATH]
+[--out-dir DIR]`` (the peers' Python: ``--peers-python`` or ``$SKLDP_PEERS_PYTHON``). The
 process pins itself to one CPU and one BLAS/OpenMP thread; the peer runs under ``taskset``.
 The k-RR figures are medians of at least 5 warm repeats (``_common.medians``); the EM timings
 are the best of ``--repeat`` runs. The machine's load shows in them (recorded before and
 after).
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ[_var] = "1"
 
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -40,16 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from _common import best_of, medians  # noqa: E402
+from _common import add_peers_python_option, best_of, medians, peers_python
 
 #: multi-freq-ldpy's IBU defaults (GRR_Aggregator_IBU: nb_iter, tol on the max-abs change).
 _IBU_MAX_ITER, _IBU_TOL = 10_000, 1e-12
 
-PEERS_PYTHON = Path(os.environ.get("SKLDP_PEERS_PYTHON", "/work/peers-venv/bin/python"))
 
 _IBU_SCRIPT = r"""
 import json, sys, time
@@ -100,11 +93,11 @@ def bench_privatization(n, k, repeat):
     }
 
 
-def _run_ibu(reports, k, eps, cpu):
+def _run_ibu(python, reports, k, eps, cpu):
     with tempfile.TemporaryDirectory() as tmp:
         rfile, ofile = os.path.join(tmp, "r.npy"), os.path.join(tmp, "est.npy")
         np.save(rfile, reports)
-        cmd = [str(PEERS_PYTHON), "-c", _IBU_SCRIPT, rfile, str(k), str(eps), ofile]
+        cmd = [python, "-c", _IBU_SCRIPT, rfile, str(k), str(eps), ofile]
         cmd += [str(_IBU_MAX_ITER), repr(_IBU_TOL)]
         if cpu is not None:
             cmd = ["taskset", "-c", str(cpu)] + cmd
@@ -114,7 +107,8 @@ def _run_ibu(reports, k, eps, cpu):
         return json.loads(res.stdout.strip().splitlines()[-1])["seconds"], np.load(ofile)
 
 
-def bench_em_vs_ibu(k, n, eps, floor, cpu, skip_peers, repeat):
+def bench_em_vs_ibu(k, n, eps, floor, cpu, peers, repeat):
+    """EM against multi-freq-ldpy's IBU, run by ``peers`` (its Python; None: EM only)."""
     from skldp import EMEstimator
     from skldp.channels import RandomizedResponseChannel
     from skldp.privatizers import RandomizedResponse
@@ -150,8 +144,8 @@ def bench_em_vs_ibu(k, n, eps, floor, cpu, skip_peers, repeat):
         "em_uniform_converged": bool(unif.converged_),
         "em_uniform_loglik": unif.log_likelihood_,
     }
-    if not skip_peers and PEERS_PYTHON.exists():
-        t_ibu, ibu = _run_ibu(np.asarray(reports)[:, 0], k, eps, cpu)
+    if peers is not None:
+        t_ibu, ibu = _run_ibu(peers, np.asarray(reports)[:, 0], k, eps, cpu)
         # IBU's step is the EM step of this channel (A is symmetric): one more step from its
         # output tells whether it stopped at its tolerance or at its iteration cap.
         ibu_move = float(np.abs(model.em_step(ibu)[0] * ibu.sum() - ibu).max())
@@ -316,6 +310,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=10**7)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-peers", action="store_true")
+    add_peers_python_option(parser)
     parser.add_argument("--out-dir", default=None, help="default: benchmarks/results")
     parser.add_argument(
         "--privatization-only",
@@ -323,6 +318,9 @@ def main(argv=None):
         help="re-measure k-RR only; keep the EM rows of the last results file, with their date",
     )
     args = parser.parse_args(argv)
+    # the peers' Python is checked before any work, so that a missing one fails at once
+    needs_peers = not (args.skip_peers or args.privatization_only)
+    peers = peers_python(args.peers_python) if needs_peers else None
     from _common import RESULTS_DIR, pin_to_cpu, start_meta, write_results
 
     cpu = pin_to_cpu(args.cpu)
@@ -343,8 +341,8 @@ def main(argv=None):
         )
     else:
         em_rows = [
-            bench_em_vs_ibu(1000, 10**5, 6.0, 0.5, cpu, args.skip_peers, args.repeat),
-            bench_em_vs_ibu(1000, 10**5, 1.0, 0.0, cpu, args.skip_peers, 1),
+            bench_em_vs_ibu(1000, 10**5, 6.0, 0.5, cpu, peers, args.repeat),
+            bench_em_vs_ibu(1000, 10**5, 1.0, 0.0, cpu, peers, 1),
         ]
         mem_rows = bench_em_memory([10**4, 10**5, 10**6], 10**5, 4.0)
     data = {"privatization": priv, "em": em_rows, "memory": mem_rows}

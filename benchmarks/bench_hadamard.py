@@ -21,20 +21,12 @@ n = 10**6; larger n are timed for information. Results go to
 ``benchmarks/results/hadamard.{md,rst,json}``.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import os
-import sys
-import time
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"  # before numpy: the FWHT's products run on one BLAS thread
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
-
-import numpy as np  # noqa: E402
-from _common import (  # noqa: E402
+import numpy as np
+from _common import (
     best_of,
     markdown_table,
     pin_to_cpu,
@@ -43,7 +35,9 @@ from _common import (  # noqa: E402
     write_results,
 )
 
-from skldp import EmpiricalEstimator, HadamardResponse  # noqa: E402
+from skldp import EmpiricalEstimator, HadamardResponse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 #: Seconds, on one core, at n = 10**6 (the Gowalla scale).
 TARGET_N, TARGETS = 10**6, {"privatize": 0.2, "estimate": 0.1}

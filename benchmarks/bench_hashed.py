@@ -18,21 +18,18 @@ process pins itself to one core (``--cpu -1``: no pinning); results go to
 ``benchmarks/results/hashed.{md,rst,json}``.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import os
-import sys
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from _common import best_of, pin_to_cpu, start_meta, target, write_results
+
+from skldp import CandidateEstimator, HashedRR
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
-
-from _common import best_of, pin_to_cpu, start_meta, target, write_results  # noqa: E402
-
-from skldp import CandidateEstimator, HashedRR  # noqa: E402
 
 #: Seconds on one core: privatize 10**6 strings, decode against 10**4 candidates.
 TARGETS = {"privatize": 1.0, "decode": 1.0}
@@ -86,7 +83,8 @@ def main(argv=None):
     ]
     top = ", ".join(f"{est.distribution_[i]:.3f}/{truth[i]:.3f}" for i in range(5))
     body = f"""HashedRR(epsilon={args.epsilon:g}, n_buckets={args.buckets},
-n_cohorts={args.cohorts}): C(k-1)+1 = {cells:,} cells for {args.candidates:,} candidates; Zipf(1.2) strings over a
+n_cohorts={args.cohorts}): C(k-1)+1 = {cells:,} cells for {args.candidates:,} candidates; Zipf(1.2)
+strings over a
 vocabulary of {args.vocabulary:,} words; best of {args.repeat} runs, BLAS limited to one thread.
 
 - Privatize {args.n:,} strings ({n_distinct:,} distinct): {t_priv:.3f} s.
@@ -109,8 +107,9 @@ vocabulary of {args.vocabulary:,} words; best of {args.repeat} runs, BLAS limite
         "decode_s": t_decode,
         "l1": l1,
     }
-    write_results("hashed", "Hashed k-RR with strings (one core)", meta, targets, body, data,
-                  args.out_dir)
+    write_results(
+        "hashed", "Hashed k-RR with strings (one core)", meta, targets, body, data, args.out_dir
+    )
 
 
 if __name__ == "__main__":

@@ -37,35 +37,27 @@ encode strings as UTF-8 first (the encode shim, here only). A peer that runs lon
 faster than the fastest peer. Results: ``benchmarks/results/oracles.{md,rst,json}``.
 """
 
+from _env import HERE  # first: one BLAS thread (float32 products), this checkout on sys.path
 import argparse
 import json
 import os
 import subprocess
-import sys
 import time
 
-# One BLAS thread: the process is pinned to one core, where a second thread only contends
-# (the support counts are float32 matrix products).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-import numpy as np  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
-
-from _common import (  # noqa: E402
+import numpy as np
+from _common import (
+    add_peers_python_option,
     l1,
     make_data,
     markdown_table,
+    peers_python,
     pin_to_cpu,
     start_meta,
     target,
     write_results,
 )
 
-from skldp import EmpiricalEstimator, LocalHashing, SubsetSelection  # noqa: E402
+from skldp import EmpiricalEstimator, LocalHashing, SubsetSelection
 
 #: skldp's speed-up over the fastest peer, privatize + estimate including setup (at least).
 TARGET_SPEEDUP = 50.0
@@ -171,9 +163,7 @@ def main(argv=None):
     ap.add_argument("--n", type=int, nargs="+", default=[100_000])
     ap.add_argument("--k", type=int, default=1000)
     ap.add_argument("--epsilon", type=float, default=1.0)
-    ap.add_argument(
-        "--peers-python", default=os.environ.get("SKLDP_PEERS_PYTHON", "/tmp/peers/bin/python")
-    )
+    add_peers_python_option(ap)
     ap.add_argument("--peer-timeout", type=float, default=600.0)
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument(
@@ -188,14 +178,18 @@ def main(argv=None):
     )
     ap.add_argument(
         "--hr-path",
-        default=os.environ.get("SKLDP_HR_PATH", "/tmp/hadamard_response"),
-        help="a clone of zitengsun/hadamard_response (its Subsetselection.py and functions.py)",
+        default=os.environ.get("SKLDP_HR_PATH"),
+        help="a clone of zitengsun/hadamard_response (its Subsetselection.py and functions.py); "
+        "default: $SKLDP_HR_PATH",
     )
     ap.add_argument(
         "--peer", action="append", help="run only these peers (repeatable; default: all)"
     )
     ap.add_argument("--cpu", type=int, default=0)
     args = ap.parse_args(argv)
+    python = None if args.no_peers else peers_python(args.peers_python)
+    if args.mechanism == "ss" and not args.no_peers and not args.hr_path:
+        ap.error("--mechanism ss compares with zitengsun/hadamard_response: give --hr-path")
     cpu = pin_to_cpu(args.cpu)
     meta = start_meta(cpu, k=args.k, epsilon=args.epsilon)
     rows, targets, data = [], [], {"cases": []}
@@ -207,9 +201,7 @@ def main(argv=None):
         fastest = None
         peers = [p for p in PEERS[args.mechanism] if not args.peer or p in args.peer]
         for which in [] if args.no_peers or n > args.peer_max_n else peers:
-            res = run_peer(
-                args.peers_python, which, n, args.k, args.epsilon, args.peer_timeout, args.hr_path
-            )
+            res = run_peer(python, which, n, args.k, args.epsilon, args.peer_timeout, args.hr_path)
             case["peers"][which] = res
             if "error" in res:
                 rows.append([which, n, res["error"], "", ""])

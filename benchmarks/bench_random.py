@@ -16,18 +16,13 @@ core; ``--cpu -1``: no pinning). The best of ``--repeat`` runs is reported; resu
 ``benchmarks/results/random.{md,rst,json}``.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import os
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's skldp
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import (  # noqa: E402
+from _common import (
     best_of,
     markdown_table,
     pin_to_cpu,
@@ -85,10 +80,22 @@ def main(argv=None):
     t_tr_none = best_of(lambda: rr.set_params(random_state=None).transform(x), args.repeat)[0]
     where = f"k-RR, n = {n:,}, k = {k}"
     targets = [
-        target(f"channel sampling, random_state=None vs seeded, {where}", times[none] / base,
-               TARGET_RATIO, "x", or_equal=True, fmt="{:.2f}"),
-        target(f"full transform, random_state=None vs seeded, {where}", t_tr_none / t_tr_seeded,
-               TARGET_RATIO, "x", or_equal=True, fmt="{:.2f}"),
+        target(
+            f"channel sampling, random_state=None vs seeded, {where}",
+            times[none] / base,
+            TARGET_RATIO,
+            "x",
+            or_equal=True,
+            fmt="{:.2f}",
+        ),
+        target(
+            f"full transform, random_state=None vs seeded, {where}",
+            t_tr_none / t_tr_seeded,
+            TARGET_RATIO,
+            "x",
+            or_equal=True,
+            fmt="{:.2f}",
+        ),
     ]
     table = markdown_table(
         ["randomness", "seconds", "million rows/s", "cost vs seeded"],
@@ -99,10 +106,22 @@ def main(argv=None):
         f"Full `transform`: seeded {t_tr_seeded:.3f} s, None {t_tr_none:.3f} s "
         f"({t_tr_none / t_tr_seeded:.2f}x).\n"
     )
-    data = {"n": n, "k": k, "sample_s": times, "transform_seeded_s": t_tr_seeded,
-            "transform_none_s": t_tr_none}
-    write_results("random", "Cost of the secure default randomness (one core)", meta, targets,
-                  body, data, args.out_dir)
+    data = {
+        "n": n,
+        "k": k,
+        "sample_s": times,
+        "transform_seeded_s": t_tr_seeded,
+        "transform_none_s": t_tr_none,
+    }
+    write_results(
+        "random",
+        "Cost of the secure default randomness (one core)",
+        meta,
+        targets,
+        body,
+        data,
+        args.out_dir,
+    )
 
 
 if __name__ == "__main__":

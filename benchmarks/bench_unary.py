@@ -25,24 +25,30 @@ machine and its load; the results file (``benchmarks/results/unary.{md,rst,json}
 both.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import json
 import multiprocessing
 import os
 import subprocess
-import sys
 import time
 import warnings
 
 import numpy as np
 
+from _common import (
+    add_peers_python_option,
+    markdown_table,
+    peers_python,
+    pin_to_cpu,
+    start_meta,
+    target,
+    write_results,
+)
+
+from skldp import RAPPOR, EMEstimator, OptimizedUnaryEncoding
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
-
-from _common import markdown_table, pin_to_cpu, start_meta, target, write_results  # noqa: E402
-
-from skldp import RAPPOR, EMEstimator, OptimizedUnaryEncoding  # noqa: E402
 
 #: OUE privatization speed-up over the faster peer (at least), EM seconds (under).
 TARGETS = {"oue_speedup": 20.0, "em_s": 5.0}
@@ -57,7 +63,8 @@ try:
     # pure_ldp.frequency_oracles/__init__ imports its RAPPOR server, which needs scikit-learn
     # (an undeclared dependency); load the unary-encoding client module by its path instead.
     import importlib.util, os, pure_ldp
-    path = os.path.join(os.path.dirname(pure_ldp.__file__), "frequency_oracles", "unary_encoding", "ue_client.py")
+    folder = os.path.join(os.path.dirname(pure_ldp.__file__), "frequency_oracles")
+    path = os.path.join(folder, "unary_encoding", "ue_client.py")
     spec = importlib.util.spec_from_file_location("ue_client", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -98,7 +105,7 @@ def bench_oue(n, k, eps, peers_python):
     ours = min(times)
     assert reports.shape == (n, k)
     peers = {}
-    if peers_python and os.path.exists(peers_python):
+    if peers_python is not None:
         res = subprocess.run(
             [peers_python, "-c", PEER_CODE, str(n), str(k), str(eps)],
             capture_output=True,
@@ -111,7 +118,7 @@ def bench_oue(n, k, eps, peers_python):
         else:
             peers = {"error": res.stderr[-500:]}
     else:
-        peers = {"error": f"no peer interpreter at {peers_python}"}
+        peers = {"error": "peers skipped (--no-peers)"}
     return ours, peers
 
 
@@ -169,15 +176,17 @@ def main(argv=None):
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument("--tol", type=float, default=1e-4, help="EM tolerance on the l1 change of p")
     ap.add_argument("--em-cap", type=float, default=600, help="seconds for the default-tol EM")
-    ap.add_argument("--peers-python", default="/work/peers-venv/bin/python")
+    add_peers_python_option(ap)
+    ap.add_argument("--no-peers", action="store_true", help="skip pure-ldp and multi-freq-ldpy")
     ap.add_argument("--cpu", type=int, default=0, help="CPU to pin to (-1: no pinning)")
     ap.add_argument("--out-dir", default=None, help="default: benchmarks/results")
     args = ap.parse_args(argv)
+    python = None if args.no_peers else peers_python(args.peers_python)
     meta = start_meta(pin_to_cpu(args.cpu))
     n = 10_000 if args.quick else 100_000
     k, eps = args.k, args.epsilon
 
-    ours, peers = bench_oue(n, k, eps, args.peers_python)
+    ours, peers = bench_oue(n, k, eps, python)
     numeric = {name: val for name, val in peers.items() if isinstance(val, float)}
     print("OUE:", ours, peers, flush=True)
 
@@ -206,13 +215,21 @@ def main(argv=None):
         name = f"RAPPOR EM, tol = {r['tol']:g}, {where}"
         targets.append(target(name, r["seconds"], TARGETS["em_s"]))
     if capped is None:
-        row = target(f"RAPPOR EM, default tol = {default_tol:g}, {where}", f"> {args.em_cap:.0f} s "
-                     "(stopped at the cap)", TARGETS["em_s"])
+        row = target(
+            f"RAPPOR EM, default tol = {default_tol:g}, {where}",
+            f"> {args.em_cap:.0f} s (stopped at the cap)",
+            TARGETS["em_s"],
+        )
         row["met"] = False  # it ran past the cap, far beyond the target
         targets.append(row)
     else:
-        targets.append(target(f"RAPPOR EM, default tol = {default_tol:g}, {where}",
-                              capped["seconds"], TARGETS["em_s"]))
+        targets.append(
+            target(
+                f"RAPPOR EM, default tol = {default_tol:g}, {where}",
+                capped["seconds"],
+                TARGETS["em_s"],
+            )
+        )
 
     oue = [["skldp OptimizedUnaryEncoding.transform", f"{ours:.3f}", "1x"]]
     for name, val in peers.items():
@@ -221,15 +238,28 @@ def main(argv=None):
         else:
             oue.append([name, str(val)[:120], "-"])
     em_table = [
-        [f"{r['tol']:g}", f"{r['seconds']:.2f}", r["iterations"], r["converged"], f"{r['l1']:.3f}",
-         f"{r['loglik']:.6f}"]
+        [
+            f"{r['tol']:g}",
+            f"{r['seconds']:.2f}",
+            r["iterations"],
+            r["converged"],
+            f"{r['l1']:.3f}",
+            f"{r['loglik']:.6f}",
+        ]
         for r in em_rows + ([capped] if capped else [])
     ]
     if capped is None:
         per_iter = em_rows[-1]["seconds"] / max(1, em_rows[-1]["iterations"])
-        em_table.append([f"{default_tol:g} (default)", f"> {args.em_cap:.0f} (stopped)",
-                         f"> {args.em_cap / per_iter:.0f} (at {per_iter:.2f} s per iteration)",
-                         False, "-", "-"])
+        em_table.append(
+            [
+                f"{default_tol:g} (default)",
+                f"> {args.em_cap:.0f} (stopped)",
+                f"> {args.em_cap / per_iter:.0f} (at {per_iter:.2f} s per iteration)",
+                False,
+                "-",
+                "-",
+            ]
+        )
     body = (
         f"n = {n:,}, k = {k:,}, epsilon = {eps:g}. OUE privatization of uniform values: skldp "
         "privatizes the column at once (best of three); the peers privatize one value at a "
@@ -241,15 +271,31 @@ def main(argv=None):
         "per-report likelihood), at most 10,000 iterations; tol is the l1 change of the "
         "estimate per iteration. The default tolerance ran in a child process with a cap of "
         f"{args.em_cap:.0f} s.\n\n"
-        + markdown_table(["tol", "seconds", "iterations", "converged", "l1 error to p",
-                          "mean log-likelihood"], em_table)
+        + markdown_table(
+            ["tol", "seconds", "iterations", "converged", "l1 error to p", "mean log-likelihood"],
+            em_table,
+        )
         + "\n"
     )
-    data = {"n": n, "k": k, "epsilon": eps, "oue_skldp_s": ours, "oue_peers": peers,
-            "em": em_rows, "em_default_tol": capped, "em_cap_s": args.em_cap}
-    write_results("unary" + ("_quick" if args.quick else ""),
-                  "Unary encoding: OUE privatization and RAPPOR EM (one core)", meta, targets,
-                  body, data, args.out_dir)
+    data = {
+        "n": n,
+        "k": k,
+        "epsilon": eps,
+        "oue_skldp_s": ours,
+        "oue_peers": peers,
+        "em": em_rows,
+        "em_default_tol": capped,
+        "em_cap_s": args.em_cap,
+    }
+    write_results(
+        "unary" + ("_quick" if args.quick else ""),
+        "Unary encoding: OUE privatization and RAPPOR EM (one core)",
+        meta,
+        targets,
+        body,
+        data,
+        args.out_dir,
+    )
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ def run_cell(channel, n, reps, seed):
                 ("normal_sim", "normal", True),
             ):
                 lo, hi = est.confidence_interval(0.05, method=method, simultaneous=sim)
-                inside = (lo <= P_TRUE) & (P_TRUE <= hi)
+                inside = (lo <= P_TRUE) & (hi >= P_TRUE)
                 rec = stats[name][key]
                 rec["cover"] += inside
                 rec["width"] += hi - lo

@@ -4,7 +4,7 @@ For every mechanism that exists in ``skldp.privatizers`` (discovered by name; mi
 listed as skipped), for n in {10^4, 10^5, 10^6, 10^7} and k in {16, 256, 4096, 65536}, it
 privatizes n synthetic Zipf(1.1) values and estimates the distribution with
 ``ProjectedEstimator`` and ``EMEstimator``; where pure-ldp or multi-freq-ldpy implement the same
-mechanism, it runs them on the same data in their own environment (``/work/peers-venv``) and
+mechanism, it runs them on the same data in their own environment (``--peers-python``) and
 reports the time ratios. Every case runs in a fresh process pinned to one core, which also
 gives its peak memory: the kernel's peak-RSS mark is reset after the imports and the input
 data, and "peak extra MB" is how far the privatization and estimation raised it.
@@ -30,6 +30,7 @@ and ``suite.json`` is rewritten after every case: a run stopped early (SIGTERM o
 all its outputs for the cases done, and ``suite.md`` states which part of the grid they cover.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path (see _env)
 import argparse
 import json
 import os
@@ -39,11 +40,9 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
+from _common import REPORT_BYTES_MAX, add_peers_python_option, peers_python
 
-from _common import REPORT_BYTES_MAX  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 NS = [10**4, 10**5, 10**6, 10**7]
 KS = [16, 256, 4096, 65536]
@@ -78,8 +77,6 @@ PEERS = {
     "OptimizedUnaryEncoding": [("pure-ldp", "OUE"), ("multi-freq-ldpy", "OUE")],
     "HadamardResponse": [("pure-ldp", "HR")],
 }
-
-PEERS_PYTHON = Path(os.environ.get("SKLDP_PEERS_PYTHON", "/work/peers-venv/bin/python"))
 
 
 def discover_mechanisms(wanted=None):
@@ -134,7 +131,7 @@ def run_suite(args, rows, save):
     """Run the grid, appending to ``rows`` and calling ``save()`` after every case."""
     mechanisms, _, ns, ks = grid_of(args)
     cpu = None if args.cpu < 0 else args.cpu
-    peers_ok = not args.no_peers and PEERS_PYTHON.exists()
+    peers_ok = args.peers_python is not None
     # the mechanisms with a peer first: the comparisons matter most if the run is cut short
     for mech in sorted(mechanisms, key=lambda m: m not in PEERS):
         for k in ks:
@@ -178,7 +175,9 @@ def run_suite(args, rows, save):
                             "report_bytes_max": args.max_report_gib * 2**30,
                         }
                         prow.update(
-                            _run_case(PEERS_PYTHON, "_peer_case.py", pspec, args.peer_timeout, cpu)
+                            _run_case(
+                                args.peers_python, "_peer_case.py", pspec, args.peer_timeout, cpu
+                            )
                         )
                         if "timeout" in prow or "error" in prow:
                             peer_dead.add((lib, peer_mech))
@@ -197,12 +196,13 @@ def _log(row):
         or (f"timeout {row['timeout']}s" if "timeout" in row else "")
     )
     print(
-        f"[{row['library']:>15}] {row['mechanism']} n={row['n']:.0e} k={row['k']}: {' '.join(parts)} {status}",
+        f"[{row['library']:>15}] {row['mechanism']} n={row['n']:.0e} k={row['k']}: "
+        f"{' '.join(parts)} {status}",
         flush=True,
     )
 
 
-# -- reporting --------------------------------------------------------------------------------------
+# -- reporting -------------------------------------------------------------------------------------
 def _fmt_s(v):
     if not isinstance(v, (int, float)):
         return "-"
@@ -231,7 +231,10 @@ def coverage_notes(rows, meta):
     if not grid:
         return []
     ns, ks = grid["ns"], grid["ks"]
-    fmt_set = lambda xs, f: "{" + ", ".join(f(x) for x in xs) + "}"  # noqa: E731
+
+    def fmt_set(xs, f):
+        return "{" + ", ".join(f(x) for x in xs) + "}"
+
     notes = [
         f"Grid requested: n in {fmt_set(ns, lambda n: f'{n:.0e}')}, k in "
         f"{fmt_set(ks, lambda k: f'{k:,}')}, {len(grid['mechanisms'])} mechanisms; skldp cases "
@@ -401,7 +404,8 @@ def build_tables(rows, missing, meta):
         "figures as indicative and the ratios as the comparison. Each time is one cold call "
         "(a fresh process per case: first-call costs included, no repeats), so it is slower "
         "than the warm medians of `bench_fast.py` and `bench_foundation.py`.",
-        f"EM runs at most {meta['em_max_iter']} iterations here; multi-freq-ldpy's IBU at most 1000.",
+        f"EM runs at most {meta['em_max_iter']} iterations "
+        "here; multi-freq-ldpy's IBU at most 1000.",
         "Peers privatize one person at a time (their API); skldp privatizes a column at once.",
     ]
     guarded = sorted(
@@ -485,7 +489,7 @@ def plot(rows, path):
     palette = plt.get_cmap("tab20").colors
     color = {label: palette[i % len(palette)] for i, label in enumerate(labels)}
     fig, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 5.2), sharey=True, squeeze=False)
-    for ax, k in zip(axes[0], ks):
+    for ax, k in zip(axes[0], ks, strict=False):
         series = {}
         for r in rows:
             if r["k"] != k or "privatize_s" not in r:
@@ -496,16 +500,28 @@ def plot(rows, path):
         for (label, lib), pts in sorted(series.items()):
             pts.sort()
             style = "-o" if lib == "skldp" else "--x"
-            ax.loglog([p[0] for p in pts], [p[1] for p in pts], style, label=label,
-                      markersize=4, color=color[label])
+            ax.loglog(
+                [p[0] for p in pts],
+                [p[1] for p in pts],
+                style,
+                label=label,
+                markersize=4,
+                color=color[label],
+            )
         ax.set_title(f"k = {k:,}")
         ax.set_xlabel("rows n")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("privatized rows per second (one core)")
     if labels:
         handles = [
-            plt.Line2D([], [], color=color[label], marker="o" if "[" not in label else "x",
-                       linestyle="-" if "[" not in label else "--", markersize=4)
+            plt.Line2D(
+                [],
+                [],
+                color=color[label],
+                marker="o" if "[" not in label else "x",
+                linestyle="-" if "[" not in label else "--",
+                markersize=4,
+            )
             for label in labels
         ]
         fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7, frameon=False)
@@ -529,6 +545,7 @@ def main(argv=None):
         help="skip EM for bit-vector mechanisms when n * k exceeds this (its cost per iteration)",
     )
     parser.add_argument("--no-peers", action="store_true", help="skip pure-ldp and multi-freq-ldpy")
+    add_peers_python_option(parser)
     parser.add_argument(
         "--max-report-gib",
         type=float,
@@ -553,6 +570,8 @@ def main(argv=None):
         write_outputs(saved["rows"], saved["missing"], saved["meta"], Path(args.out_dir))
         return
 
+    # the peers' Python, checked before any case runs (None: the peers are skipped)
+    args.peers_python = None if args.no_peers else peers_python(args.peers_python)
     import platform
 
     mechanisms, missing, ns, ks = grid_of(args)
@@ -564,13 +583,13 @@ def main(argv=None):
             "timeout": args.timeout,
             "peer_timeout": args.peer_timeout,
             "max_report_gib": args.max_report_gib,
-            "peers": not args.no_peers and PEERS_PYTHON.exists(),
+            "peers": args.peers_python is not None,
         },
         "status": "running",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": f"{platform.machine()} {platform.processor() or ''} ({os.cpu_count()} CPUs)".replace(
-            "  ", " "
-        ),
+        "machine": " ".join(
+            [platform.machine(), platform.processor() or "", f"({os.cpu_count()} CPUs)"]
+        ).replace("  ", " "),
         "cpu": None if args.cpu < 0 else args.cpu,
         "epsilon": args.epsilon,
         "em_max_iter": args.em_max_iter,

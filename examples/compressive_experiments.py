@@ -28,10 +28,11 @@ the curves it draws and prints the verdicts.
 
 Usage::
 
-    python examples/compressive_experiments.py --quick           # seconds
-    python examples/compressive_experiments.py                   # the paper's grid (hours at k = 10**6)
-    python examples/compressive_experiments.py --k 10000 --runs 10 --n 50000 100000 200000 500000 1000000
-    python examples/compressive_experiments.py --n-jobs 2 --progress   # two processes, bars
+    python examples/compressive_experiments.py --quick  # seconds
+    python examples/compressive_experiments.py  # the paper's grid (hours at k = 10**6)
+    python examples/compressive_experiments.py --k 10000 --runs 10 \\
+        --n 50000 100000 200000 500000 1000000
+    python examples/compressive_experiments.py --n-jobs 2 --progress  # two processes, bars
 
 The Geo(lambda) sparsity is the smallest s whose tail is at most 0.1 (s = 3 for Geo(0.6),
 s = 2 for Geo(0.8)); uniform supports are the first s values (for a Rademacher matrix the
@@ -49,6 +50,7 @@ import pandas as pd
 # the repository root, to run from a checkout (sphinx-gallery defines no __file__: its cwd is here)
 _HERE = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
 sys.path.insert(0, str(_HERE.parent))
+# The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
 from skldp import (  # noqa: E402
     HadamardResponse,
@@ -115,16 +117,23 @@ def methods(m, eps, s, include_symmetric):
     return out
 
 
-def run_grid(k, m, eps, ns, runs, seed, include_symmetric, verbose=True, n_jobs=None,
-             progress=False):
+def run_grid(
+    k, m, eps, ns, runs, seed, include_symmetric, verbose=True, n_jobs=None, progress=False
+):
     """Mean l1 error per (distribution, method, n), the bits of each method, and the runs."""
     results, bits, frames = {}, {}, []
     for d, (dist_name, dist, s) in enumerate(distributions(k)):
         for f, (name, priv, estimators) in enumerate(methods(m, eps, s, include_symmetric)):
             t0 = time.perf_counter()
             res = run_experiment(
-                {name: priv}, estimators, dist, n_samples=ns, n_repeats=runs, metrics=("l1",),
-                n_jobs=n_jobs, progress=progress,
+                {name: priv},
+                estimators,
+                dist,
+                n_samples=ns,
+                n_repeats=runs,
+                metrics=("l1",),
+                n_jobs=n_jobs,
+                progress=progress,
                 random_state=int(np.random.SeedSequence([seed, d, f]).generate_state(1)[0]),
             )
             mean = res.groupby(["estimator", "n_samples"])["l1"].mean()
@@ -142,7 +151,10 @@ def run_grid(k, m, eps, ns, runs, seed, include_symmetric, verbose=True, n_jobs=
 
 
 def check_claims(all_results, all_bits, ks, ns_by_k, m):
-    """The paper's qualitative claims (Sec. 5), tested on the curves; returns [(claim, verdict, detail)]."""
+    """The paper's qualitative claims (Sec. 5), tested on the curves.
+
+    Returns a list of (claim, verdict, detail).
+    """
     out = []
 
     def err(k, dist, label, n):
@@ -155,7 +167,7 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
         for dist in ("Unif(10)", "Unif(25)"):
             cp = [err(k, dist, "one-bit CP", n) for n in large_n]
             hr = [err(k, dist, "HR + simplex proj.", n) for n in large_n]
-            ok = all(c < 0.5 * h for c, h in zip(cp, hr))
+            ok = all(c < 0.5 * h for c, h in zip(cp, hr, strict=True))
             out.append(
                 (
                     (
@@ -167,11 +179,12 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
                 )
             )
             ob = [err(k, dist, "one-bit HR + sparse proj. (half)", n) for n in large_n]
-            ok = all(max(a / b, b / a) <= 1.5 for a, b in zip(cp, ob))
+            ok = all(max(a / b, b / a) <= 1.5 for a, b in zip(cp, ob, strict=True))
             out.append(
                 (
                     (
-                        f"[k={k}] {dist}: one-bit HR + sparse projection performs almost the same as "
+                        f"[k={k}] {dist}: one-bit HR + sparse "
+                        "projection performs almost the same as "
                         "one-bit CP (within 1.5x, n >= 2e5)"
                     ),
                     ok,
@@ -182,7 +195,7 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
         for dist in ("Unif(10)", "Unif(25)"):
             sp = [err(k, dist, "HR + sparse proj.", n) for n in ns_by_k[k]]
             si = [err(k, dist, "HR + simplex proj.", n) for n in ns_by_k[k]]
-            ok = all(a < b for a, b in zip(sp, si))
+            ok = all(a < b for a, b in zip(sp, si, strict=True))
             out.append(
                 (
                     (
@@ -199,12 +212,13 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
         for fill in ("half", "zero"):
             cp = [err(k, "Unif(10)", "one-bit CP", n) for n in below]
             ob = [err(k, "Unif(10)", f"one-bit HR + sparse proj. ({fill})", n) for n in below]
-            ok = bool(below) and all(o > 3 * c for c, o in zip(cp, ob))
+            ok = bool(below) and all(o > 3 * c for c, o in zip(cp, ob, strict=True))
             out.append(
                 (
                     (
-                        f"[k={k}] Unif(10), n < K = {K}: one-bit HR ({fill}-filled groups) much worse "
-                        "than one-bit CP"
+                        f"[k={k}] Unif(10), n < K = {K}: one-bit "
+                        f"HR ({fill}-filled groups) "
+                        "much worse than one-bit CP"
                     ),
                     ok,
                     f"CP {np.round(cp, 3)} vs one-bit HR {np.round(ob, 3)}",
@@ -217,7 +231,8 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
             out.append(
                 (
                     (
-                        f"[k={k}] {dist}, n = {n_top}: HR + sparse projection still performs well and one-bit "
+                        f"[k={k}] {dist}, n = {n_top}: HR + sparse "
+                        "projection still performs well and one-bit "
                         f"CP reaches the same accuracy (within 2x) with 1 bit instead of "
                         f"{all_bits[k]['HR + sparse proj.']}"
                     ),
@@ -243,7 +258,8 @@ def check_claims(all_results, all_bits, ks, ns_by_k, m):
             out.append(
                 (
                     (
-                        f"[k={k}] {dist} (s = {p[1]}): the error of s-sparse recovery stays above the tail "
+                        f"[k={k}] {dist} (s = {p[1]}): the error of "
+                        "s-sparse recovery stays above the tail "
                         f"mass {tail:.3f} (approximate sparsity)"
                     ),
                     ok,
@@ -276,7 +292,9 @@ def plot(runs_by_k, ks, path):
             ax = axes[row, col]
             runs = runs_by_k[k]
             plot_error(runs[runs["distribution"] == dist], metric="l1", hue=["estimator"], ax=ax)
-            for line, band in zip(ax.lines, ax.collections):  # one line and band per method
+            for line, band in zip(
+                ax.lines, ax.collections, strict=False
+            ):  # one line and band per method
                 line.set_color(colors[line.get_label()])
                 band.set_color(colors[line.get_label()])
             ax.get_legend().remove()
@@ -334,8 +352,15 @@ def main(argv=None):
         symmetric = not args.no_symmetric and not (large and args.no_symmetric_large_k)
         print(f"k = {k:,}: {k_runs} runs per point")
         res, bits, runs_by_k[k] = run_grid(
-            k, m, args.epsilon, ns_by_k[k], k_runs, args.seed + k, symmetric,
-            n_jobs=args.n_jobs, progress=args.progress,
+            k,
+            m,
+            args.epsilon,
+            ns_by_k[k],
+            k_runs,
+            args.seed + k,
+            symmetric,
+            n_jobs=args.n_jobs,
+            progress=args.progress,
         )
         all_results[k], all_bits[k] = res, bits
         labels_by_k[k] = [label for label in LABELS if label in bits]
@@ -370,7 +395,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/compressive_experiments.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/compressive_experiments.txt``:
 #
 # .. literalinclude:: ../../examples/figures/compressive_experiments.txt
 #    :language: text

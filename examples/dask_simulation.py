@@ -31,8 +31,8 @@ import numpy as np
 _HERE = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
 sys.path.insert(0, str(_HERE.parent))
 
-from skldp import EMEstimator, RandomizedResponse
-from skldp.metrics import total_variation
+from skldp import EMEstimator, RandomizedResponse  # noqa: E402  (this checkout, above)
+from skldp.metrics import total_variation  # noqa: E402
 
 
 def zipf(k, s=1.1):
@@ -108,12 +108,14 @@ def main(argv=None):
         truth = zipf(k)
         print(f"rows: {est.n_reports_:,}  k: {k}  epsilon: {args.epsilon}  partitions: {n_parts}")
         print(
-            f"elapsed: {seconds:.1f} s ({est.n_reports_ / seconds / 1e6:.1f} M rows/s on {args.workers} workers), "
+            f"elapsed: {seconds:.1f} s ({est.n_reports_ / seconds / 1e6:.1f} M rows/s on "
+            f"{args.workers} workers), "
             f"of which estimation {t_fit:.1f} s"
         )
         print(f"EM: {est.n_iter_} iterations, converged: {est.converged_}")
         print(
-            f"total variation to the population distribution: {total_variation(est.distribution_, truth):.5f}"
+            "total variation to the population distribution: "
+            f"{total_variation(est.distribution_, truth):.5f}"
         )
         top = np.argsort(est.distribution_)[::-1][:5]
         print(

@@ -41,12 +41,28 @@ grid = fig.add_gridspec(2, 3)
 plot_grid_heatmap(gowalla, ax=fig.add_subplot(grid[0, :2]))
 # the true Manhattan distribution and its estimate are compared: one colour scale for both
 vmin, vmax = truth[truth > 0].min(), max(truth.max(), shown.max())
-plot_grid_heatmap(truth, manhattan.grid_shape, ax=fig.add_subplot(grid[0, 2]),
-                  title="Foursquare (Manhattan grid): true", vmin=vmin, vmax=vmax)
-plot_grid_heatmap(shown, manhattan.grid_shape, ax=fig.add_subplot(grid[1, 0]),
-                  title=f"k-RR estimate, epsilon=4 (TV {shown_tv:.3f})", vmin=vmin, vmax=vmax)
-plot_distribution(manhattan.distribution, {"k-RR, epsilon=4, projected": shown}, top=20,
-                  ax=fig.add_subplot(grid[1, 1:]))
+plot_grid_heatmap(
+    truth,
+    manhattan.grid_shape,
+    ax=fig.add_subplot(grid[0, 2]),
+    title="Foursquare (Manhattan grid): true",
+    vmin=vmin,
+    vmax=vmax,
+)
+plot_grid_heatmap(
+    shown,
+    manhattan.grid_shape,
+    ax=fig.add_subplot(grid[1, 0]),
+    title=f"k-RR estimate, epsilon=4 (TV {shown_tv:.3f})",
+    vmin=vmin,
+    vmax=vmax,
+)
+plot_distribution(
+    manhattan.distribution,
+    {"k-RR, epsilon=4, projected": shown},
+    top=20,
+    ax=fig.add_subplot(grid[1, 1:]),
+)
 if len(sys.argv) > 1:
     fig.savefig(sys.argv[1], dpi=80)
     print(f"wrote {sys.argv[1]}")

@@ -35,15 +35,26 @@ def simulate(k, epsilons, n, trials, seed, n_jobs=None, progress=True):
     """{epsilon: (mean squared l2 of k-RR, of RAPPOR, exact k-RR risk, exact RAPPOR risk)}."""
     dist = make_geometric(k, lam=0.9, reading="ratio")
     results = run_experiment(
-        {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()}, EmpiricalEstimator(), dist,
-        n_samples=n, n_repeats=trials, param_grid={"epsilon": list(epsilons)},
-        metrics=[squared_l2], n_jobs=n_jobs, progress=progress, random_state=seed,
+        {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()},
+        EmpiricalEstimator(),
+        dist,
+        n_samples=n,
+        n_repeats=trials,
+        param_grid={"epsilon": list(epsilons)},
+        metrics=[squared_l2],
+        n_jobs=n_jobs,
+        progress=progress,
+        random_state=seed,
     )
     mean = results.groupby(["privatizer", "param_epsilon"])["squared_l2"].mean()
     p = dist.probabilities
     return {
-        eps: (mean["k-RR", eps], mean["RAPPOR", eps], krr_l2_risk(k, eps, n, p),
-              rappor_l2_risk(k, eps, n, p))
+        eps: (
+            mean["k-RR", eps],
+            mean["RAPPOR", eps],
+            krr_l2_risk(k, eps, n, p),
+            rappor_l2_risk(k, eps, n, p),
+        )
         for eps in epsilons
     }
 
@@ -81,7 +92,8 @@ def main(argv=None):
             table.append((k, eps, mc_rr, mc_ra, ex_rr, ex_ra))
             print(
                 f"k={k:4d} eps={eps:4.2f}  k-RR {mc_rr:.3e} (exact {ex_rr:.3e})  "
-                f"RAPPOR {mc_ra:.3e} (exact {ex_ra:.3e})  winner: {'k-RR' if mc_rr < mc_ra else 'RAPPOR'}"
+                f"RAPPOR {mc_ra:.3e} (exact {ex_ra:.3e})  winner: "
+                f"{'k-RR' if mc_rr < mc_ra else 'RAPPOR'}"
                 f"  theory: {'k-RR' if ex_rr < ex_ra else 'RAPPOR'}"
             )
 
@@ -128,7 +140,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/plot_crossover_kairouz2016_fig2.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/plot_crossover_kairouz2016_fig2.txt``:
 #
 # .. literalinclude:: ../../examples/figures/plot_crossover_kairouz2016_fig2.txt
 #    :language: text

@@ -47,9 +47,16 @@ def run(ks, epsilons, n, trials, ratio, seed, n_jobs=None, progress=True):
         mean = {}
         for j, (mech, (privatizer, decoders)) in enumerate(DECODERS.items()):
             results = run_experiment(
-                {mech: privatizer}, decoders, dist, n_samples=n, n_repeats=trials,
-                param_grid={"epsilon": list(epsilons)}, metrics=("l1",), n_jobs=n_jobs,
-                progress=progress, random_state=seed + 2 * i + j,
+                {mech: privatizer},
+                decoders,
+                dist,
+                n_samples=n,
+                n_repeats=trials,
+                param_grid={"epsilon": list(epsilons)},
+                metrics=("l1",),
+                n_jobs=n_jobs,
+                progress=progress,
+                random_state=seed + 2 * i + j,
             )
             summary = summarize(results, "l1").set_index(["estimator", "param_epsilon"])["mean"]
             mean.update({(mech, d, eps): summary[d, eps] for d in decoders for eps in epsilons})
@@ -124,7 +131,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/plot_decoders_kairouz2016_fig1.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/plot_decoders_kairouz2016_fig1.txt``:
 #
 # .. literalinclude:: ../../examples/figures/plot_decoders_kairouz2016_fig1.txt
 #    :language: text

@@ -45,13 +45,20 @@ estimators = {
 
 warnings.filterwarnings("ignore", message="EM did not converge")
 fig, axes = plt.subplots(1, 3, figsize=(13, 4), layout="constrained", sharey=True)
-for ax, dist in zip(axes, distributions):
-    results = run_experiment(RandomizedResponse(epsilon=EPSILON), estimators, dist, n_samples=N,
-                             n_repeats=3 if FAST else 10, random_state=0, progress=False)
+for ax, dist in zip(axes, distributions, strict=False):
+    results = run_experiment(
+        RandomizedResponse(epsilon=EPSILON),
+        estimators,
+        dist,
+        n_samples=N,
+        n_repeats=3 if FAST else 10,
+        random_state=0,
+        progress=False,
+    )
     plot_error(results, ax=ax, hue=["estimator"])
     ax.set_title(f"k-RR, k={K}, epsilon={EPSILON:g}: {dist.name}", fontsize="medium")
     at = summarize(results, by=["estimator", "n_samples"]).query("n_samples == 10000")
-    print(dist.name, dict(zip(at["estimator"], at["mean"].round(4))))
+    print(dist.name, dict(zip(at["estimator"], at["mean"].round(4), strict=True)))
 if len(sys.argv) > 1:
     fig.savefig(sys.argv[1], dpi=90)
     print(f"wrote {sys.argv[1]}")

@@ -39,6 +39,7 @@ import time
 # run from a checkout (sphinx-gallery defines no __file__: its cwd is this folder)
 _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
 sys.path.insert(0, os.path.join(_HERE, os.pardir))
+# The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
 import numpy as np  # noqa: E402
 
@@ -85,8 +86,15 @@ def run(epsilon, sizes, reps, estimator, seed, n_jobs=None, progress=True):
     err = np.zeros((len(dists), len(mechs), len(sizes)))
     for d, (name, dist) in enumerate(dists.items()):
         results = run_experiment(
-            mechs, estimator, dist, n_samples=sizes, n_repeats=reps, metrics=("tv",),
-            n_jobs=n_jobs, progress=progress, random_state=seed + d,
+            mechs,
+            estimator,
+            dist,
+            n_samples=sizes,
+            n_repeats=reps,
+            metrics=("tv",),
+            n_jobs=n_jobs,
+            progress=progress,
+            random_state=seed + d,
         )
         mean = summarize(results, "tv").set_index(["privatizer", "n_samples"])["mean"]
         for j, mech in enumerate(mechs):
@@ -104,7 +112,7 @@ def plot(err, dist_names, mech_names, sizes, path, title):
     from skldp.plotting import metric_label
 
     fig, axes = plt.subplots(2, 3, figsize=(15, 9), sharex=True, layout="constrained")
-    for ax, name, e in zip(axes.ravel(), dist_names, err):
+    for ax, name, e in zip(axes.ravel(), dist_names, err, strict=False):
         for j, mech in enumerate(mech_names):
             ax.plot(sizes, e[j], marker="o", ms=3, label=mech, color="black" if j == 0 else None)
         ax.set_xscale("log")
@@ -123,15 +131,21 @@ def plot(err, dist_names, mech_names, sizes, path, title):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Reproduce Figure 2 (block-structured LDP, synthetic).")
+    parser = argparse.ArgumentParser(
+        description="Reproduce Figure 2 (block-structured LDP, synthetic)."
+    )
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--max-power", type=int, default=9, help="n = 1000 * 2**i for i = 0..max_power")
+    parser.add_argument(
+        "--max-power", type=int, default=9, help="n = 1000 * 2**i for i = 0..max_power"
+    )
     parser.add_argument("--normalization", choices=sorted(NORMALIZATIONS), default="clip")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", default="figure2_context_aware.png")
     parser.add_argument("--quick", action="store_true", help="n <= 32,000 and 2 repetitions")
-    parser.add_argument("--n-jobs", type=int, default=None, help="processes (default one; -1: all cores)")
+    parser.add_argument(
+        "--n-jobs", type=int, default=None, help="processes (default one; -1: all cores)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.quick:
@@ -139,25 +153,42 @@ def main(argv=None):
     sizes = [1000 * 2**i for i in range(args.max_power + 1)]
 
     t0 = time.perf_counter()
-    print(f"Figure 2: k = {K}, epsilon = {args.epsilon}, {args.reps} repetitions, normalization = {args.normalization}")
+    print(
+        f"Figure 2: k = {K}, epsilon = {args.epsilon}, {args.reps} repetitions, normalization = "
+        f"{args.normalization}"
+    )
     err, dist_names, mech_names = run(
-        args.epsilon, sizes, args.reps, NORMALIZATIONS[args.normalization], args.seed,
-        n_jobs=args.n_jobs, progress=not args.no_progress,
+        args.epsilon,
+        sizes,
+        args.reps,
+        NORMALIZATIONS[args.normalization],
+        args.seed,
+        n_jobs=args.n_jobs,
+        progress=not args.no_progress,
     )
 
-    shown = [i for i, n in enumerate(sizes) if n in (1000, 8000, 64000, 512000) or i == len(sizes) - 1]
+    shown = [
+        i for i, n in enumerate(sizes) if n in (1000, 8000, 64000, 512000) or i == len(sizes) - 1
+    ]
     holds = True
     for d, name in enumerate(dist_names):
         print(f"\n{name}")
         print(f"  {'n':>10s}" + "".join(f"{m:>11s}" for m in mech_names))
         for i in shown:
-            print(f"  {sizes[i]:>10,d}" + "".join(f"{err[d, j, i]:>11.4f}" for j in range(len(mech_names))))
+            print(
+                f"  {sizes[i]:>10,d}"
+                + "".join(f"{err[d, j, i]:>11.4f}" for j in range(len(mech_names)))
+            )
         below = np.all(err[d, 1:] < err[d, :1])
         ordered = np.all(np.diff(err[d], axis=0) < 0)
         holds &= bool(below)
-        print(f"  blocks below LDP at every n: {bool(below)}; ordered by m at every n: {bool(ordered)}")
+        print(
+            f"  blocks below LDP at every n: {bool(below)}; "
+            f"ordered by m at every n: {bool(ordered)}"
+        )
     title = (
-        f"Block-structured Hadamard response (m equal blocks) vs LDP, k = {K}, epsilon = {args.epsilon}, "
+        f"Block-structured Hadamard response (m equal blocks) vs LDP, k = {K}, epsilon = "
+        f"{args.epsilon}, "
         f"mean d_TV over {args.reps} repetitions, normalization: {args.normalization}"
     )
     plot(err, dist_names, mech_names, sizes, args.output, title)
@@ -173,7 +204,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/plot_figure2_context_aware.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/plot_figure2_context_aware.txt``:
 #
 # .. literalinclude:: ../../examples/figures/plot_figure2_context_aware.txt
 #    :language: text

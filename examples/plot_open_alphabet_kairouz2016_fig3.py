@@ -114,29 +114,51 @@ def _run(args):
         rap_grid = list(itertools.product([32, 128], [1, 4, 16], [1, 2]))
     values, dists = distributions(S)
     rr_keys, rap_keys = ("n_buckets", "n_cohorts"), ("n_bits", "n_cohorts", "n_hashes")
-    rr_params = [{"epsilon": epsilons, **{k: [v] for k, v in zip(rr_keys, c)}} for c in rr_grid]
-    rap_params = [{"epsilon": epsilons, **{k: [v] for k, v in zip(rap_keys, c)}} for c in rap_grid]
+    rr_params = [
+        {"epsilon": epsilons, **{k: [v] for k, v in zip(rr_keys, c, strict=True)}} for c in rr_grid
+    ]
+    rap_params = [
+        {"epsilon": epsilons, **{k: [v] for k, v in zip(rap_keys, c, strict=True)}}
+        for c in rap_grid
+    ]
     candidates = CandidateEstimator(candidates=values)
     # (privatizers, estimator, param_grid, configuration keys) of each tuned family
     families = {
         "O-RR": (HashedRR(), candidates, rr_params, rr_keys),
         "O-RAPPOR": (HashedRAPPOR(), candidates, rap_params, rap_keys),
         "O-RR closed": (
-            HashedRR(categories=list(values)), ProjectedEstimator(), rr_params, rr_keys
+            HashedRR(categories=list(values)),
+            ProjectedEstimator(),
+            rr_params,
+            rr_keys,
         ),
     }
-    common = dict(n_samples=n_users, n_repeats=reps, metrics=("l1",), n_jobs=args.n_jobs,
-                  progress=not args.no_progress)
+    common = dict(
+        n_samples=n_users,
+        n_repeats=reps,
+        metrics=("l1",),
+        n_jobs=args.n_jobs,
+        progress=not args.no_progress,
+    )
     results = {}
     for d, (dname, dist) in enumerate(dists.items()):
         runs = {}
         for c, (name, (priv, est, grid, keys)) in enumerate(families.items()):
-            res = run_experiment({name: priv}, est, dist, param_grid=grid,
-                                 random_state=100 * args.seed + 10 * d + c, **common)
+            res = run_experiment(
+                {name: priv},
+                est,
+                dist,
+                param_grid=grid,
+                random_state=100 * args.seed + 10 * d + c,
+                **common,
+            )
             runs[name] = runs_by_setting(res, keys)
         known = run_experiment(
-            {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()}, ProjectedEstimator(), dist,
-            param_grid={"epsilon": epsilons}, no_privacy=True,
+            {"k-RR": RandomizedResponse(), "RAPPOR": RAPPOR()},
+            ProjectedEstimator(),
+            dist,
+            param_grid={"epsilon": epsilons},
+            no_privacy=True,
             random_state=100 * args.seed + 10 * d + 9,
             **common,
         )
@@ -172,7 +194,7 @@ def _run(args):
         "RAPPOR": ("tab:red", "-"),
         "O-RR closed": ("tab:blue", "--"),
     }
-    for ax, (dname, res) in zip(axes, results.items()):
+    for ax, (dname, res) in zip(axes, results.items(), strict=False):
         for name, (color, ls) in styles.items():
             runs = np.array(res[name])
             med = np.median(runs, axis=1)
@@ -202,7 +224,8 @@ if __name__ == "__main__":
 # Recorded output of the full run
 # -------------------------------
 #
-# The script run without its fast mode, as recorded in ``examples/figures/plot_open_alphabet_kairouz2016_fig3.txt``:
+# The script run without its fast mode, as recorded in
+# ``examples/figures/plot_open_alphabet_kairouz2016_fig3.txt``:
 #
 # .. literalinclude:: ../../examples/figures/plot_open_alphabet_kairouz2016_fig3.txt
 #    :language: text

@@ -97,8 +97,10 @@ table = pd.DataFrame(
 )
 covered = (lower <= truth) & (truth <= upper)
 visited = truth > 0
-print(f"95% intervals that cover the true probability: {covered.mean():.1%} of all {k:,} cells, "
-      f"{covered[visited].mean():.1%} of the {visited.sum()} visited ones")
+print(
+    f"95% intervals that cover the true probability: {covered.mean():.1%} of all {k:,} cells, "
+    f"{covered[visited].mean():.1%} of the {visited.sum()} visited ones"
+)
 table.round(4)
 
 # %%
@@ -114,9 +116,14 @@ fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
 pos = np.arange(len(busiest))
 ax.bar(pos, table["true"], color="0.8", label="true")
 ax.errorbar(
-    pos, table["estimate"], yerr=[table["estimate"] - table["lower"],
-                                  table["upper"] - table["estimate"]],
-    fmt="o", markersize=4, capsize=3, color="tab:blue", label="unbiased estimate, 95% interval",
+    pos,
+    table["estimate"],
+    yerr=[table["estimate"] - table["lower"], table["upper"] - table["estimate"]],
+    fmt="o",
+    markersize=4,
+    capsize=3,
+    color="tab:blue",
+    label="unbiased estimate, 95% interval",
 )
 ax.set_xticks(pos, [str(c) for c in table.index], rotation=90, fontsize="small")
 ax.set_xlabel("cell (the 15 busiest, by true probability)")
@@ -138,16 +145,22 @@ fig, axes = plt.subplots(2, 1, figsize=(8, 6.5), layout="constrained", sharex=Tr
 vmax = max(truth.max(), projected.max())
 vmin = 1e-5
 shape = data.grid_shape
-panels = [("true distribution", truth),
-          (f"block-structured HR, epsilon = 1, 25 x 35 blocks (TV {error:.3f})", projected)]
-for ax, (title, values) in zip(axes, panels):
+panels = [
+    ("true distribution", truth),
+    (f"block-structured HR, epsilon = 1, 25 x 35 blocks (TV {error:.3f})", projected),
+]
+for ax, (title, values) in zip(axes, panels, strict=False):
     plot_grid_heatmap(values, shape, ax=ax, title=title, vmin=vmin, vmax=vmax, colorbar=False)
 rows, cols = np.divmod(np.flatnonzero(truth), shape[1])
 for ax in axes:
     ax.set_xlim(cols.min() - 5, cols.max() + 5)
     ax.set_ylim(rows.min() - 5, rows.max() + 5)
-fig.colorbar(axes[0].images[0], ax=axes, shrink=0.8,
-             label="probability per cell, log scale (blank: 0 or below 1e-5)")
+fig.colorbar(
+    axes[0].images[0],
+    ax=axes,
+    shrink=0.8,
+    label="probability per cell, log scale (blank: 0 or below 1e-5)",
+)
 
 # %%
 # How much the partition buys
@@ -163,9 +176,9 @@ hr = HadamardResponse(epsilon=1.0, categories=data.categories, random_state=0)
 estimate = ProjectedEstimator().fit(hr.fit_transform(cells.to_frame())).distribution_
 rows.append(("LDP: Hadamard response on all cells", total_variation(truth, estimate)))
 for cut in cuts:
-    bhr = BlockHadamardResponse(epsilon=1.0, categories=data.categories,
-                                blocks=grid_blocks(shape, cut), random_state=0)
+    bhr = BlockHadamardResponse(
+        epsilon=1.0, categories=data.categories, blocks=grid_blocks(shape, cut), random_state=0
+    )
     estimate = ProjectedEstimator().fit(bhr.fit_transform(cells.to_frame())).distribution_
-    rows.append((f"block-structured, {cut[0]} x {cut[1]} blocks",
-                 total_variation(truth, estimate)))
+    rows.append((f"block-structured, {cut[0]} x {cut[1]} blocks", total_variation(truth, estimate)))
 pd.DataFrame(rows, columns=["mechanism (epsilon = 1)", "total variation"]).round(3)

@@ -53,6 +53,7 @@ import numpy as np
 _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
 sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
+# The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from uldp_common import DATASETS, describe  # noqa: E402
@@ -189,7 +190,7 @@ def report(name, table, sensitive, epsilons, results, realizations):
         "  (paper: EM better for RAPPOR and uRAP at large eps, otherwise very close):"
     )
     gains = (mean[(m, "emp+thr", large)] / mean[(m, "EM", large)] for m in MECHANISMS)
-    print("    " + ", ".join(f"{m} {g:.2f}x" for m, g in zip(MECHANISMS, gains)))
+    print("    " + ", ".join(f"{m} {g:.2f}x" for m, g in zip(MECHANISMS, gains, strict=True)))
     return mean, nonpriv
 
 

@@ -42,6 +42,7 @@ import warnings
 _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
 sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
+# The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from uldp_common import DATASETS, RandomSubset, describe  # noqa: E402
@@ -117,7 +118,7 @@ def close_to_no_privacy(sizes, values, reference, tol=0.10):
     """The last size before the first one whose TV exceeds (1 + tol) * reference (None if the
     first size already does; every size if none does)."""
     last = None
-    for size, value in zip(sizes, values):
+    for size, value in zip(sizes, values, strict=True):
         if value > (1 + tol) * reference:
             break
         last = size
@@ -145,9 +146,7 @@ def report(name, table, sizes, epsilons, out, nonpriv, draws):
     print("  paper: uRAP best at eps = 0.1, uRR best at eps = ln|X|; ours (EM), sizes won:")
     for eps in epsilons:
         wins = {
-            m: sum(
-                out[(m, "EM", eps, s)] < out[(other, "EM", eps, s)] for s in sizes
-            )
+            m: sum(out[(m, "EM", eps, s)] < out[(other, "EM", eps, s)] for s in sizes)
             for m, other in (("uRR", "uRAP"), ("uRAP", "uRR"))
         }
         print(

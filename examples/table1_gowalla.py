@@ -43,6 +43,7 @@ import time
 # run from a checkout (sphinx-gallery defines no __file__: its cwd is this folder)
 _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
 sys.path.insert(0, os.path.join(_HERE, os.pardir))
+# The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -86,9 +87,14 @@ def load_grid_counts(path=None):
 def grid_table(counts, name):
     """The cell counts as a CountTable over the cells 0 .. k-1, for sampling="records"."""
     return CountTable(
-        frame=None, counts=counts, categories=np.arange(counts.shape[0]),
-        distribution=counts / counts.sum(), n_records=int(counts.sum()), target_name="cell",
-        grid_shape=SHAPE, name=name,
+        frame=None,
+        counts=counts,
+        categories=np.arange(counts.shape[0]),
+        distribution=counts / counts.sum(),
+        n_records=int(counts.sum()),
+        target_name="cell",
+        grid_shape=SHAPE,
+        name=name,
     )
 
 
@@ -112,8 +118,16 @@ def mechanisms(epsilon):
 def run_table(table, runs, epsilon, n_jobs, seed, progress=True):
     """Mean d_TV over the runs, {mechanism: {normalization: value}}."""
     results = run_experiment(
-        mechanisms(epsilon), NORMALIZATIONS, table, n_samples=table.n_records, n_repeats=runs,
-        sampling="records", metrics=("tv",), n_jobs=n_jobs, progress=progress, random_state=seed,
+        mechanisms(epsilon),
+        NORMALIZATIONS,
+        table,
+        n_samples=table.n_records,
+        n_repeats=runs,
+        sampling="records",
+        metrics=("tv",),
+        n_jobs=n_jobs,
+        progress=progress,
+        random_state=seed,
     )
     mean = results.groupby(["privatizer", "estimator"])["tv"].mean()
     return {name: {norm: float(mean[name, norm]) for norm in NORMALIZATIONS} for name in PAPER}
@@ -123,14 +137,24 @@ def print_table(title, table, n, nonempty):
     names = list(PAPER)
     print(f"\n{title}: n = {n:,} records, {nonempty:,} non-empty cells of 43,750")
     print(f"  {'(m1, m2)':<22s}" + "".join(f"{c:>10s}" for c in names) + f"{'LDP/(25,70)':>14s}")
-    print(f"  {'paper (100 runs)':<22s}" + "".join(f"{PAPER[c]:>10.3f}" for c in names) + f"{PAPER['LDP'] / PAPER['(25,70)']:>14.1f}")
+    print(
+        f"  {'paper (100 runs)':<22s}"
+        + "".join(f"{PAPER[c]:>10.3f}" for c in names)
+        + f"{PAPER['LDP'] / PAPER['(25,70)']:>14.1f}"
+    )
     for norm in NORMALIZATIONS:
         row = [table[c][norm] for c in names]
-        print(f"  {'ours, ' + norm:<22s}" + "".join(f"{v:>10.3f}" for v in row) + f"{row[0] / row[-1]:>14.1f}")
+        print(
+            f"  {'ours, ' + norm:<22s}"
+            + "".join(f"{v:>10.3f}" for v in row)
+            + f"{row[0] / row[-1]:>14.1f}"
+        )
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Reproduce Table 1 (Gowalla, block-structured LDP).")
+    parser = argparse.ArgumentParser(
+        description="Reproduce Table 1 (Gowalla, block-structured LDP)."
+    )
     parser.add_argument(
         "--data", default=None, help="a gowalla_us_grid.csv.gz to read instead of the bundled table"
     )
@@ -138,7 +162,9 @@ def main(argv=None):
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--quick", action="store_true", help="2 runs in one process, for a smoke test")
+    parser.add_argument(
+        "--quick", action="store_true", help="2 runs in one process, for a smoke test"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = parser.parse_args(argv)
     runs = 2 if args.quick else args.runs
@@ -148,8 +174,13 @@ def main(argv=None):
     t0 = time.perf_counter()
     real = load_grid_counts(args.data)
     synth = synthetic_stand_in(real)
-    print(f"Table 1 of Acharya et al. (ICML 2020): epsilon = {args.epsilon}, {runs} runs, d_TV averaged over runs")
-    print("Normalization: 'clip' = max(p_hat, 0) renormalized (reported as the main one), 'simplex' =")
+    print(
+        f"Table 1 of Acharya et al. (ICML 2020): epsilon = {args.epsilon}, {runs} runs, d_TV "
+        "averaged over runs"
+    )
+    print(
+        "Normalization: 'clip' = max(p_hat, 0) renormalized (reported as the main one), 'simplex' ="
+    )
     print("Euclidean projection onto the simplex, 'none' = the raw unbiased estimate.")
     for title, counts in [
         ("Real subset (3.9% of the paper's records; NOT the paper's data)", real),

@@ -53,9 +53,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() el
 sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
 
-from uldp_common import load_foursquare
+from uldp_common import load_foursquare  # noqa: E402  (this folder, above)
 
-from skldp import PersonalizedEstimator, PersonalizedULDP
+from skldp import PersonalizedEstimator, PersonalizedULDP  # noqa: E402  (this checkout)
 
 PAPER = {  # l1, first term, second term (Table 1, epsilon = ln|X|, EM, 100 realizations)
     ("uRR", "I"): (6.73e-2, 2.70e-2, 7.34e-2),
@@ -128,8 +128,10 @@ def main(argv=None):
     p, r, pis = truth(values, tags, k, sensitive)
     guesses = public_map(pis, 1000, np.random.default_rng(2))
     print(
-        f"Manhattan stand-in: |X| = {k}, |X_S| = {sensitive.size}, |Z| = {k + 2}, population {values.size}, "
-        f"n = {values.size // 2}; home {np.mean(tags == 'home'):.4f}, work {np.mean(tags == 'work'):.4f} "
+        f"Manhattan stand-in: |X| = {k}, |X_S| = {sensitive.size}, "
+        f"|Z| = {k + 2}, population {values.size}, "
+        f"n = {values.size // 2}; home {np.mean(tags == 'home'):.4f}, work "
+        f"{np.mean(tags == 'work'):.4f} "
         f"(paper 0.0140, 0.0544); r(bot) = {r[k]:.4f}, {r[k + 1]:.4f}"
     )
     backgrounds = {"I": None, "II": guesses, "III": pis}
@@ -161,7 +163,8 @@ def main(argv=None):
                 )
                 sums[(base, setting)] += (l1, first, second)
     print(
-        f"\nTable 1 (epsilon = ln|X| = {eps:.3f}, EM, mean over {realizations} realizations); paper in brackets"
+        f"\nTable 1 (epsilon = ln|X| = {eps:.3f}, EM, mean over {realizations} realizations); "
+        "paper in brackets"
     )
     print(f"{'method':12s} {'l1(p_hat,p)':>22s} {'first term':>22s} {'second term':>22s}   Thm 1")
     for (base, setting), tot in sums.items():
@@ -169,7 +172,8 @@ def main(argv=None):
         pl1, pfirst, psecond = PAPER[(base, setting)]
         ok = "holds" if l1 <= first + second + 1e-12 else "VIOLATED"
         print(
-            f"{base + ' (' + setting + ')':12s} {l1:10.2e} [{pl1:8.2e}] {first:10.2e} [{pfirst:8.2e}] "
+            f"{base + ' (' + setting + ')':12s} {l1:10.2e} [{pl1:8.2e}] {first:10.2e} "
+            f"[{pfirst:8.2e}] "
             f"{second:10.2e} [{psecond:8.2e}]   {ok}"
         )
     print(f"\n{time.perf_counter() - t0:.1f} s")

@@ -282,7 +282,9 @@ def _combine(merge_statistics, a, b):
         raise ChannelMismatchError(
             "the partitions of these Dask reports come from different mechanisms or domains"
         )
-    stats = [merge_statistics(s.channel, x, y) for s, x, y in zip(specs_a, stats_a, stats_b)]
+    stats = [
+        merge_statistics(s.channel, x, y) for s, x, y in zip(specs_a, stats_a, stats_b, strict=True)
+    ]
     return specs_a, stats, n_a + n_b, width_a
 
 
@@ -317,7 +319,8 @@ def statistics(X, chunk_statistics, merge_statistics):
     level = [dask.delayed(_partition_statistics)(part, chunk_statistics) for part in parts]
     while len(level) > 1:
         nxt = [
-            dask.delayed(_combine)(merge_statistics, a, b) for a, b in zip(level[::2], level[1::2])
+            dask.delayed(_combine)(merge_statistics, a, b)
+            for a, b in zip(level[::2], level[1::2], strict=False)
         ]
         if len(level) % 2:
             nxt.append(level[-1])

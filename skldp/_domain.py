@@ -17,6 +17,7 @@ privatizers' partitions and sensitive sets given as categories (:func:`column_pa
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import numbers
 from collections.abc import Mapping
@@ -263,10 +264,8 @@ def resolve_categories(categories, columns, *, min_size=2):
             if np.any(pd.isna(col)):
                 raise ValueError(f"column {j} contains missing values (None or NaN)")
             uniq = _unique_by_kind(col)
-            try:
+            with contextlib.suppress(TypeError):  # values of unorderable kinds stay unsorted
                 uniq = np.sort(uniq)
-            except TypeError:
-                pass
             out.append(
                 check_category_list(
                     uniq, j, min_size=min_size, source=f" (inferred from n_samples={len(col)})"
@@ -431,7 +430,7 @@ def _type_hint(uniq, categories):
     pairs = [
         f"{_plain(v)!r} ({type(v).__name__}) equals the category {_plain(categories[i])!r} "
         f"({type(categories[i]).__name__})"
-        for v, i in zip(shown, found)
+        for v, i in zip(shown, found, strict=True)
         if i >= 0
     ]
     if not pairs:
@@ -488,7 +487,8 @@ def column_partition(blocks, n_blocks, block_size, categories, column):
     if isinstance(blocks, str) or not is_list_like(blocks):
         raise TypeError(
             "blocks must be a list of blocks (lists of categories), a mapping category -> label, "
-            f"a callable, or an array of labels aligned with the categories; got {type(blocks).__name__}"
+            "a callable, or an array of labels aligned with the categories; got "
+            f"{type(blocks).__name__}"
         )
     items = list(blocks)
     if items and all(is_list_like(b) for b in items):
@@ -501,7 +501,8 @@ def column_partition(blocks, n_blocks, block_size, categories, column):
             if again.size or np.unique(idx).shape[0] != idx.shape[0]:
                 dup = categories[again] if again.size else categories[idx]
                 raise ValueError(
-                    f"the blocks of column {column} overlap: {describe(np.asarray(dup))} in two blocks"
+                    f"the blocks of column {column} overlap: "
+                    f"{describe(np.asarray(dup))} in two blocks"
                 )
             labels[idx] = j
         if np.any(labels < 0):
@@ -637,7 +638,8 @@ def partition_labels(blocks: ArrayLike, n_inputs: int | None = None) -> NDArray[
             counts = np.bincount(flat, minlength=k)
             if np.any(counts > 1):
                 raise ValueError(
-                    f"blocks overlap: indices {np.flatnonzero(counts > 1)[:5].tolist()} appear twice"
+                    "blocks overlap: indices "
+                    f"{np.flatnonzero(counts > 1)[:5].tolist()} appear twice"
                 )
             if np.any(counts == 0):
                 raise ValueError(

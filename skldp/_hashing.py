@@ -162,7 +162,10 @@ def row_buckets(values, cohorts, n_buckets, n_cohorts, hash_seed, n_hashes=1):
 
 
 def candidate_buckets(candidates, n_buckets, n_cohorts, hash_seed, n_hashes=1):
-    """Buckets of every candidate in every cohort: int64 array (n_candidates, n_cohorts, n_hashes)."""
+    """Buckets of every candidate in every cohort.
+
+    Returns an int64 array of shape (n_candidates, n_cohorts, n_hashes).
+    """
     codes, digests = value_digests(candidates, hash_seed)
     keys = cohort_keys(hash_seed, n_cohorts, n_hashes)  # (C, h, 2)
     d = digests[codes]

@@ -125,7 +125,7 @@ class RademacherMatrix(MeasurementOperator):
     def __reduce__(self):
         return (type(self), (self.n_rows, self.n_cols, self.seed))
 
-    # -- generation ----------------------------------------------------------------------------------
+    # -- generation --------------------------------------------------------------------------------
     @staticmethod
     def _block_bytes(seed, block, n_bytes, width):
         words = -(-n_bytes * width // 8)
@@ -151,7 +151,7 @@ class RademacherMatrix(MeasurementOperator):
         """Memory of the packed signs in bytes."""
         return self._n_bytes * self.n_cols
 
-    # -- access --------------------------------------------------------------------------------------
+    # -- access ------------------------------------------------------------------------------------
     def entries(self, rows, cols):
         """``A[rows, cols]`` elementwise (broadcasting) as int8 values in {-1, +1}."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -178,7 +178,7 @@ class RademacherMatrix(MeasurementOperator):
     def column_norms(self):
         return np.full(self.n_cols, np.sqrt(self.n_rows))
 
-    # -- products ------------------------------------------------------------------------------------
+    # -- products ----------------------------------------------------------------------------------
     def matvec(self, x):
         """``A @ x`` for x of length k (or shape (k, q))."""
         x = np.asarray(x, dtype=float)
@@ -216,7 +216,9 @@ class RademacherMatrix(MeasurementOperator):
 
 
 class HadamardColumns(MeasurementOperator):
-    r"""The first k columns of the K x K Sylvester Hadamard matrix, ``H[i, j] = (-1)^{popcount(i & j)}``.
+    r"""The first k columns of the K x K Sylvester Hadamard matrix.
+
+    Its entries are ``H[i, j] = (-1)^{popcount(i & j)}``.
 
     Products use the fast Walsh-Hadamard transform (:mod:`skldp._fwht`), O(K log K).
 
@@ -269,7 +271,7 @@ class HadamardColumns(MeasurementOperator):
 
 
 class PermutedBlockDiagonal(MeasurementOperator):
-    r"""``M = (I_L kron A2) P``: the decoupled measurement map of recursive compressive privatization.
+    r"""``M = (I_L kron A2) P``: the decoupled map of recursive compressive privatization.
 
     Symbol x goes to position ``perm[x]`` of the padded domain [0, K), which lies in block
     ``l = perm[x] // (K / L)`` at offset ``o = perm[x] % (K / L)``; column x of M holds

@@ -423,7 +423,7 @@ def top_k_membership(category: Any, k: int) -> Quantity:
     def member(P, cats):
         (i,) = _indices(cats, [category], "top_k_membership")
         P = np.asarray(P)
-        above = (P > P[:, [i]]).sum(axis=1)
+        above = (P[:, [i]] < P).sum(axis=1)
         return (above < k).astype(float)
 
     member.__name__ = f"{category!r} in top {k}"
@@ -484,7 +484,7 @@ def confidence_interval(
         rng = check_random_state(random_state)
     out = []
     for spec, stats, p_hat, p_model in zip(
-        est._specs, est._stats, _as_list(est.distribution_), est._distributions()
+        est._specs, est._stats, _as_list(est.distribution_), est._distributions(), strict=True
     ):
         p_hat = np.asarray(p_hat, dtype=float)
         lower, upper = _column_interval(

@@ -150,7 +150,8 @@ def _check_n_samples(n_samples, counts, sampling):
             raise ValueError(f"n_samples must be positive integers; got {n!r}")
         if sampling == "records" and counts is not None and n > counts.sum():
             raise ValueError(
-                f"n_samples={n} exceeds the {int(counts.sum())} records of the data set (sampling='records')"
+                f"n_samples={n} exceeds the {int(counts.sum())} records of the data set "
+                "(sampling='records')"
             )
         out.append(int(n))
     return out
@@ -418,7 +419,8 @@ def run_experiment(
     """
     if data is None:
         raise ValueError(
-            "data is required: a Distribution, a CountTable, a Series of counts or a probability vector"
+            "data is required: a Distribution, a CountTable, "
+            "a Series of counts or a probability vector"
         )
     if reference not in ("population", "sample"):
         raise ValueError(f"reference must be 'population' or 'sample'; got {reference!r}")

@@ -199,7 +199,8 @@ def iter_table(
     """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
 
     Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
-    values kept missing; ``csv_dtype`` is passed to :func:`pandas.read_csv`. Parquet files are read batch by batch, CSV files chunk by chunk, so
+    values kept missing; ``csv_dtype`` is passed to :func:`pandas.read_csv`. Parquet files are read
+    batch by batch, CSV files chunk by chunk, so
     memory is bounded by ``chunksize``, never by the file.
     """
     fmt = file_format(path)
@@ -507,7 +508,10 @@ def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
     specs = width = None
 
     def merge(a, b):
-        stats = [estimator._merge_statistics(s.channel, x, y) for s, x, y in zip(specs, a[0], b[0])]
+        stats = [
+            estimator._merge_statistics(s.channel, x, y)
+            for s, x, y in zip(specs, a[0], b[0], strict=True)
+        ]
         return stats, a[1] + b[1]
 
     for chunk in chunks:

@@ -168,7 +168,10 @@ def make_distribution_scorer(metric: str = "tv") -> Callable[..., float]:
             raise ValueError(f"X has {len(columns)} columns but the estimate has {len(dists)}")
         return -float(
             np.mean(
-                [func(empirical_distribution(col, c), d) for col, c, d in zip(columns, cats, dists)]
+                [
+                    func(empirical_distribution(col, c), d)
+                    for col, c, d in zip(columns, cats, dists, strict=True)
+                ]
             )
         )
 

@@ -160,7 +160,7 @@ def plot_error(
         key = key if isinstance(key, tuple) else (key,)
         label = ", ".join(
             f"{c.removeprefix('param_')}={v}" if c.startswith("param_") else str(v)
-            for c, v in zip(hue, key)
+            for c, v in zip(hue, key, strict=True)
         )
         (line,) = ax.plot(group[x], group["mean"], marker="o", markersize=3, label=label or metric)
         ax.fill_between(

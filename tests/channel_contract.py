@@ -236,7 +236,7 @@ class OpenAlphabetContract:
         assert fin.n_statistics == open_channel.n_statistics
         assert fin.report_width == open_channel.report_width
         with pytest.raises(AttributeError, match="restrict"):
-            open_channel.forward  # noqa: B018
+            open_channel.forward  # noqa: B018  reading the attribute is the test
 
     def test_reports_read_alike_open_and_restricted(self, open_channel):
         rng = np.random.default_rng(11)

@@ -47,7 +47,7 @@ def assert_same_statistics(a, b):
     """Statistics equal exactly: same structure, same dtypes, same values."""
     leaves_a, leaves_b = statistics_leaves(a), statistics_leaves(b)
     assert len(leaves_a) == len(leaves_b)
-    for x, y in zip(leaves_a, leaves_b):
+    for x, y in zip(leaves_a, leaves_b, strict=True):
         if isinstance(x, np.ndarray):
             assert isinstance(y, np.ndarray) and x.dtype == y.dtype and x.shape == y.shape
             np.testing.assert_array_equal(x, y)

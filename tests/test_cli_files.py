@@ -44,16 +44,36 @@ def test_chunked_estimate_equals_in_memory_bit_for_bit(people, tmp_path, capsys)
     path, _ = people
     cats = tmp_path / "cats.txt"
     cats.write_text("\n".join(["paris", "lyon", "nice", *[f"c{i}" for i in range(17)]]))
-    for mechanism, estimator, cls in [("krr", "em", EMEstimator), ("rappor", "em", EMEstimator),
-                                      ("rappor", "projected", ProjectedEstimator)]:
+    for mechanism, estimator, cls in [
+        ("krr", "em", EMEstimator),
+        ("rappor", "em", EMEstimator),
+        ("rappor", "projected", ProjectedEstimator),
+    ]:
         reports = tmp_path / f"{mechanism}.parquet"
-        code, _, err = run(["privatize", path, "-c", "city", "-m", mechanism, "--categories-file",
-                            cats, "--chunk-size", "300", "-o", reports, "--force"], capsys)
+        code, _, err = run(
+            [
+                "privatize",
+                path,
+                "-c",
+                "city",
+                "-m",
+                mechanism,
+                "--categories-file",
+                cats,
+                "--chunk-size",
+                "300",
+                "-o",
+                reports,
+                "--force",
+            ],
+            capsys,
+        )
         assert code == 0, err
         outs = []
         for size in ["250", "1000000"]:
-            code, out, err = run(["estimate", reports, "-e", estimator, "--chunk-size", size],
-                                 capsys)
+            code, out, err = run(
+                ["estimate", reports, "-e", estimator, "--chunk-size", size], capsys
+            )
             assert code == 0, err
             outs.append(out)
         assert outs[0] == outs[1]  # the CSV text, every digit
@@ -71,8 +91,25 @@ def test_chunked_estimate_equals_in_memory_bit_for_bit(people, tmp_path, capsys)
 def test_bit_vector_reports_are_packed_and_old_wide_files_still_read(people, tmp_path, capsys):
     path, _ = people
     reports = tmp_path / "r.csv"
-    code, _, err = run(["privatize", path, "-c", "city", "-m", "rappor", "--categories", CITIES,
-                        "--epsilon", "2", "--seed", "0", "-o", reports], capsys)
+    code, _, err = run(
+        [
+            "privatize",
+            path,
+            "-c",
+            "city",
+            "-m",
+            "rappor",
+            "--categories",
+            CITIES,
+            "--epsilon",
+            "2",
+            "--seed",
+            "0",
+            "-o",
+            reports,
+        ],
+        capsys,
+    )
     assert code == 0 and "3 bits per report" in err
     lines = reports.read_text().splitlines()
     assert lines[0] == "report_bits" and len(lines) == 4001
@@ -107,8 +144,10 @@ def test_truncated_padded_or_altered_reports_are_refused(people, tmp_path, capsy
         assert err.count("\n") == 1 and "Traceback" not in err
 
     reports.write_text("".join(lines[: 1 + 2000]))
-    check("has 2000 reports, but its metadata records 4000: rows were removed or the file was "
-          "cut short")
+    check(
+        "has 2000 reports, but its metadata records 4000: rows were removed or the file was "
+        "cut short"
+    )
     code, _, err = run(["estimate", reports, "--filtered"], capsys)
     assert code == 0 and "2000 of the 4000 reports" in err  # a deliberate subset is accepted
     reports.write_text("".join(lines + lines[1:3]))
@@ -142,10 +181,14 @@ def test_edited_or_malformed_metadata_is_refused_naming_the_field(people, tmp_pa
     check(edited, {**meta, "categories": ["paris", "lyon", "nice", "rome"]})
     check(edited, {**meta, "mechanism": "oue"})
     check("field 'params' must be an object of parameters; got a list", {**meta, "params": [1]})
-    check("field 'categories' must be a list of at least 2 distinct texts, or null; got 'paris'",
-          {**meta, "categories": "paris"})
-    check("field 'n_reports' must be a non-negative integer; got '4000'",
-          {**meta, "n_reports": "4000"})
+    check(
+        "field 'categories' must be a list of at least 2 distinct texts, or null; got 'paris'",
+        {**meta, "categories": "paris"},
+    )
+    check(
+        "field 'n_reports' must be a non-negative integer; got '4000'",
+        {**meta, "n_reports": "4000"},
+    )
     check("lacks the field 'checksum'", {k: v for k, v in meta.items() if k != "checksum"})
     # the guarantee printed is the one of the parameters used
     sidecar.write_text(json.dumps(meta))
@@ -159,19 +202,23 @@ def test_outputs_never_replace_inputs_or_existing_files(people, tmp_path, capsys
     cases = [
         (["-o", path], "output file .* is the input file: writing it would destroy the input"),
         (["-o", tmp_path / "r.csv", "--metadata", path], "metadata file .* is the input file"),
-        (["-o", tmp_path / "r.csv", "--metadata", tmp_path / "r.csv"],
-         "metadata file .* is also the output file"),
+        (
+            ["-o", tmp_path / "r.csv", "--metadata", tmp_path / "r.csv"],
+            "metadata file .* is also the output file",
+        ),
     ]
     for extra, message in cases:
         for force in ([], ["--force"]):
-            code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, *extra,
-                                *force], capsys)
+            code, _, err = run(
+                ["privatize", path, "-c", "city", "--categories", CITIES, *extra, *force], capsys
+            )
             assert code == 2 and re.search(message, err), err
     assert path.read_bytes() == before and not (tmp_path / "r.csv").exists()
     reports = privatize(capsys, path, tmp_path / "r.csv")
     first = reports.read_bytes()
-    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "-o", reports],
-                       capsys)
+    code, _, err = run(
+        ["privatize", path, "-c", "city", "--categories", CITIES, "-o", reports], capsys
+    )
     assert code == 2 and "r.csv' exists; pass --force to replace it" in err
     assert reports.read_bytes() == first
     for target in [reports, tmp_path / "r.csv.json"]:
@@ -188,8 +235,21 @@ def test_outputs_never_replace_inputs_or_existing_files(people, tmp_path, capsys
 def test_a_failure_midway_leaves_no_output(tmp_path, capsys):
     path = tmp_path / "people.csv"
     path.write_text("city\n" + "paris\n" * 2500 + "rome\n" + "lyon\n" * 10)
-    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "--chunk-size",
-                        "1000", "-o", tmp_path / "r.parquet"], capsys)
+    code, _, err = run(
+        [
+            "privatize",
+            path,
+            "-c",
+            "city",
+            "--categories",
+            CITIES,
+            "--chunk-size",
+            "1000",
+            "-o",
+            tmp_path / "r.parquet",
+        ],
+        capsys,
+    )
     assert code == 2
     assert "values outside the categories: 'rome' (1 row) (in data rows 2001 to 2511)" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["people.csv"]  # no temporary left
@@ -198,26 +258,44 @@ def test_a_failure_midway_leaves_no_output(tmp_path, capsys):
 def test_standard_output_and_a_broken_pipe(people, tmp_path, capsys):
     path, _ = people
     # privatize to standard output: the metadata file binds the bytes written there
-    code, out, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "-o", "-",
-                          "--metadata", tmp_path / "s.json"], capsys)
+    code, out, err = run(
+        [
+            "privatize",
+            path,
+            "-c",
+            "city",
+            "--categories",
+            CITIES,
+            "-o",
+            "-",
+            "--metadata",
+            tmp_path / "s.json",
+        ],
+        capsys,
+    )
     assert code == 0 and out.startswith("report\n") and len(out.splitlines()) == 4001
     (tmp_path / "s.csv").write_text(out)
-    code, dist, _ = run(["estimate", tmp_path / "s.csv", "--metadata", tmp_path / "s.json",
-                         "-o", "-"], capsys)
+    code, dist, _ = run(
+        ["estimate", tmp_path / "s.csv", "--metadata", tmp_path / "s.json", "-o", "-"], capsys
+    )
     assert code == 0 and dist.splitlines()[0] == "category,probability,std,lower,upper"
-    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "-o", "-"],
-                       capsys)
+    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "-o", "-"], capsys)
     assert code == 2 and "name the metadata file with --metadata" in err
 
     reports = privatize(capsys, path, tmp_path / "r.csv")
-    proc = subprocess.Popen([sys.executable, "-m", "skldp.cli", "estimate", str(reports)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skldp.cli", "estimate", str(reports)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
     proc.stdout.close()  # the reader is gone before anything is written, as with `| head -0`
     err = proc.stderr.read().decode()
     assert proc.wait() == 2
-    assert err == ("skldp estimate: error: standard output was closed before the output was "
-                   "written (broken pipe)\n")
+    assert err == (
+        "skldp estimate: error: standard output was closed before the output was "
+        "written (broken pipe)\n"
+    )
 
 
 def test_memory_error_is_one_line(people, tmp_path, capsys, monkeypatch):
@@ -229,22 +307,56 @@ def test_memory_error_is_one_line(people, tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr("skldp.io.fit_chunks", boom)
     code, _, err = run(["estimate", reports], capsys)
-    assert code == 2 and err.startswith("skldp estimate: error: out of memory; use a smaller "
-                                        "--chunk-size") and err.count("\n") == 1
+    assert (
+        code == 2
+        and err.startswith("skldp estimate: error: out of memory; use a smaller --chunk-size")
+        and err.count("\n") == 1
+    )
 
 
 def test_progress_shows_with_progress_and_not_with_quiet(people, tmp_path, capsys):
     pytest.importorskip("tqdm")
     path, _ = people
     reports = tmp_path / "r.csv"
-    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "--epsilon", "1",
-                        "-o", reports, "--progress", "--chunk-size", "1000"], capsys)
+    code, _, err = run(
+        [
+            "privatize",
+            path,
+            "-c",
+            "city",
+            "--categories",
+            CITIES,
+            "--epsilon",
+            "1",
+            "-o",
+            reports,
+            "--progress",
+            "--chunk-size",
+            "1000",
+        ],
+        capsys,
+    )
     # a CSV's row count is unknown until read: the bar counts rows
     assert code == 0 and re.search(r"privatize: 4\.00krow \[", err), err
     code, _, err = run(["estimate", reports, "--progress", "-o", tmp_path / "d.csv"], capsys)
     assert code == 0 and re.search(r"estimate: 100%.*4\.00k/4\.00k", err), err
-    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "--epsilon", "1",
-                        "-o", reports, "--quiet", "--force"], capsys)
+    code, _, err = run(
+        [
+            "privatize",
+            path,
+            "-c",
+            "city",
+            "--categories",
+            CITIES,
+            "--epsilon",
+            "1",
+            "-o",
+            reports,
+            "--quiet",
+            "--force",
+        ],
+        capsys,
+    )
     assert code == 0 and err == ""
     code, out, err = run(["estimate", reports, "--quiet"], capsys)
     assert code == 0 and err == "" and out.startswith("category,")
@@ -270,8 +382,9 @@ def test_numbers_are_parsed_strictly(people, tmp_path, capsys):
 
 def test_default_epsilon_is_said(people, tmp_path, capsys):
     path, _ = people
-    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "-o",
-                        tmp_path / "r.csv"], capsys)
+    code, _, err = run(
+        ["privatize", path, "-c", "city", "--categories", CITIES, "-o", tmp_path / "r.csv"], capsys
+    )
     assert code == 0 and "no --epsilon was given: RandomizedResponse's default epsilon=1.0" in err
 
 
@@ -283,12 +396,11 @@ def test_every_estimator_has_the_same_columns(people, tmp_path, capsys):
         code, out, err = run(["estimate", reports, "-e", name, "--alpha", "0.1"], capsys)
         assert code == 0, err
         tables[name] = pd.read_csv(pd.io.common.StringIO(out))
-        assert tables[name].columns.tolist() == ["category", "probability", "std", "lower",
-                                                 "upper"]
+        assert tables[name].columns.tolist() == ["category", "probability", "std", "lower", "upper"]
     em = tables["em"]
     # EM gives no standard error (empty, not made up) but intervals (Wilson-type, in [0, 1])
     assert em["std"].isna().all()
-    assert ((0 <= em["lower"]) & (em["lower"] <= em["probability"])).all()
+    assert ((em["lower"] >= 0) & (em["lower"] <= em["probability"])).all()
     assert ((em["probability"] <= em["upper"]) & (em["upper"] <= 1)).all()
     emp = tables["empirical"]
     z = norm.ppf(0.95)
@@ -329,9 +441,25 @@ def test_rappor_reports_with_estimate_from_parquet(tmp_path, capsys):
     frame = pd.DataFrame({"cell": rng.choice(cats, 20000, p=p)})
     frame.to_parquet(tmp_path / "in.parquet")
     (tmp_path / "cats.txt").write_text("\n".join(cats))
-    code, _, err = run(["privatize", tmp_path / "in.parquet", "-c", "cell", "-m", "rappor",
-                        "--categories-file", tmp_path / "cats.txt", "--epsilon", "2",
-                        "--chunk-size", "3000", "-o", tmp_path / "r.parquet"], capsys)
+    code, _, err = run(
+        [
+            "privatize",
+            tmp_path / "in.parquet",
+            "-c",
+            "cell",
+            "-m",
+            "rappor",
+            "--categories-file",
+            tmp_path / "cats.txt",
+            "--epsilon",
+            "2",
+            "--chunk-size",
+            "3000",
+            "-o",
+            tmp_path / "r.parquet",
+        ],
+        capsys,
+    )
     assert code == 0, err
     code, out, _ = run(["estimate", tmp_path / "r.parquet", "-e", "empirical"], capsys)
     dist = pd.read_csv(pd.io.common.StringIO(out))
@@ -353,7 +481,20 @@ def test_ctrl_c_leaves_no_output_under_the_final_names(people, tmp_path, capsys,
         return write(self, reports)
 
     monkeypatch.setattr(ReportWriter, "write", interrupted)
-    code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "--chunk-size",
-                        "1000", "-o", tmp_path / "r.parquet"], capsys)
+    code, _, err = run(
+        [
+            "privatize",
+            path,
+            "-c",
+            "city",
+            "--categories",
+            CITIES,
+            "--chunk-size",
+            "1000",
+            "-o",
+            tmp_path / "r.parquet",
+        ],
+        capsys,
+    )
     assert code == 130 and err == "skldp privatize: interrupted; no output file was written\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["people.csv"]

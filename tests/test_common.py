@@ -1,16 +1,13 @@
 """scikit-learn's estimator checks on every public privatizer and estimator, run once, here.
 
-Every configured instance (the privatizers of ``tests/instances_*.py``, their
-``SPECIAL_INSTANCES`` with a fixed domain, and the estimators below) goes through every check
-of :func:`sklearn.utils.estimator_checks.parametrize_with_checks`. A check an instance is
+Every configured instance of the test registry (``tests/registry.py``: its cases with a
+``checks`` role, some with a fixed domain, and its estimators with a channel) goes through every
+check of :func:`sklearn.utils.estimator_checks.parametrize_with_checks`. A check an instance is
 expected to fail is a strict expected failure with its reason (``xfail_strict=True``): if it
 starts to pass, the test fails and the entry must go. The reasons are listed in the user
 guide (``docs/user_guide/estimators.rst``, section ``sklearn_checks``).
 """
 
-import glob
-import importlib
-import os
 import subprocess
 import sys
 import warnings
@@ -19,30 +16,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skldp
-from skldp import (
-    CandidateEstimator,
-    EMEstimator,
-    EmpiricalEstimator,
-    PersonalizedEstimator,
-    ProjectedEstimator,
-    RandomizedResponse,
-    SparseEstimator,
-)
 from skldp._base import BaseDistributionEstimator, BasePrivatizer
-from skldp.channels import (
-    HashedRRChannel,
-    OneBitHadamardChannel,
-    PersonalizedChannel,
-    RandomizedResponseChannel,
-)
 from skldp.exceptions import PrivacyLeakWarning
-
-_HERE = os.path.dirname(__file__)
-
-
-def _modules():
-    for path in sorted(glob.glob(os.path.join(_HERE, "instances_*.py"))):
-        yield importlib.import_module(f"tests.{os.path.basename(path)[:-3]}")
+from tests import registry
 
 
 # -- reasons -------------------------------------------------------------------------------------
@@ -108,61 +84,20 @@ _FIXED_DOMAIN_CHECKS = (
     "check_transformer_general",
 )
 
-#: Privatizers with a fixed public domain (SPECIAL_INSTANCES), by class name. check_fit1d
-#: passes for them: the 1-D data fall outside the domain, an error as the check expects.
-SPECIAL_XFAIL = {
-    "UtilityOptimizedRR": {
-        **dict.fromkeys(_FIXED_DOMAIN_CHECKS, FIXED_DOMAIN),
-        "check_fit1d": None,
-    },
-    "UtilityOptimizedRAPPOR": {
-        **dict.fromkeys(_FIXED_DOMAIN_CHECKS, FIXED_DOMAIN),
-        "check_fit1d": None,
-    },
-    "PersonalizedULDP": {
+#: The checks' data that cases refuse by design (``checks=`` in tests/registry.py), with the
+#: reason. check_fit1d passes for them: the 1-D data fall outside the domain, an error as the
+#: check expects.
+KIND_XFAIL = {
+    "inferred": {},
+    "fixed-domain": {**dict.fromkeys(_FIXED_DOMAIN_CHECKS, FIXED_DOMAIN), "check_fit1d": None},
+    "two-columns": {
         **dict.fromkeys((*_FIXED_DOMAIN_CHECKS, "check_fit2d_1feature"), TWO_COLUMNS),
         "check_fit1d": None,
     },
 }
 
-# -- instances ---------------------------------------------------------------------------------
-_RR = RandomizedResponseChannel(1.0, 64)
-
-#: Estimators, each with a one-column channel whose symbols cover the checks' integer data.
-ESTIMATORS = [
-    EmpiricalEstimator(channel=_RR),
-    ProjectedEstimator(method="norm-sub", channel=_RR),
-    ProjectedEstimator(method="threshold", channel=_RR),
-    EMEstimator(tol=1e-8, init="uniform", channel=_RR),
-    SparseEstimator(sparsity=2, channel=OneBitHadamardChannel(1.0, 32)),
-    PersonalizedEstimator(channel=PersonalizedChannel.from_base(1.0, 40, [0, 1], 4)),
-    CandidateEstimator(candidates=["a", "b"], channel=HashedRRChannel(1.0, 16, 4)),
-]
-
-
-def _privatizers():
-    found = [(RandomizedResponse(epsilon=1.0, random_state=0), {})]
-    for module in _modules():
-        per_class = {}
-        for name, value in getattr(module, "EXPECTED_FAILED_CHECKS", {}).items():
-            # Either {class name: {check: reason}} or {check: reason} for every instance.
-            if isinstance(value, dict):
-                per_class.setdefault(name, {}).update(value)
-            else:
-                per_class.setdefault(None, {})[name] = value
-        for inst in getattr(module, "INSTANCES", []):
-            if isinstance(inst, BasePrivatizer):
-                extra = {**per_class.get(None, {}), **per_class.get(type(inst).__name__, {})}
-                found.append((inst, extra))
-        for inst in getattr(module, "SPECIAL_INSTANCES", []):
-            if isinstance(inst, BasePrivatizer):
-                found.append((inst, SPECIAL_XFAIL[type(inst).__name__]))
-    return found
-
-
-_PRIVATIZERS = _privatizers()
-CHECKED = [inst for inst, _ in _PRIVATIZERS] + ESTIMATORS
-_EXTRA = {id(inst): extra for inst, extra in _PRIVATIZERS}
+CHECKED = [inst for inst, _, _ in registry.CHECKED] + registry.CHECKED_ESTIMATORS
+_EXTRA = {id(inst): {**KIND_XFAIL[kind], **extra} for inst, kind, extra in registry.CHECKED}
 
 
 def _xfail(estimator):

@@ -31,7 +31,7 @@ from tests.conftest import assert_same_statistics, plain_statistics, simplex_poi
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
-import dask
+dask = pytest.importorskip("dask")
 
 _CORE_USE = """
 import numpy as np, pandas as pd
@@ -96,7 +96,7 @@ def test_dask_array_partitions_use_child_generators(n_columns, seed):
     assert isinstance(got, Reports) and got.specs == rr.report_specs()
     # the single-machine equivalent: the same chunks, child i for chunk i
     pieces, start = [], 0
-    for size, child in zip(chunks, partition_generators(seed, len(chunks))):
+    for size, child in zip(chunks, partition_generators(seed, len(chunks)), strict=True):
         pieces.append(rr._transform(X[start : start + size], child, pandas=False))
         start += size
     assert_array_equal(got, np.concatenate(pieces))
@@ -142,7 +142,7 @@ def test_estimate_from_dask_array_equals_in_memory_fit(Estimator, n_columns, see
     est = Estimator().fit(lazy)
     ref = Estimator().fit(lazy.compute())
     assert est.n_reports_ == ref.n_reports_ == n
-    for a, b in zip(est._stats, ref._stats):
+    for a, b in zip(est._stats, ref._stats, strict=True):
         assert_array_equal(plain_statistics(a), plain_statistics(b))
     assert_array_equal(np.asarray(est.distribution_), np.asarray(ref.distribution_))
     # partial_fit adds a Dask collection to what was seen
@@ -169,7 +169,10 @@ def test_dask_dataframe_round_trip(seed):
     # the same as the in-memory loop over partitions with child i
     partitions = [ddf.partitions[i].compute() for i in range(ddf.npartitions)]
     children = partition_generators(seed, ddf.npartitions)
-    parts = [rr._transform(part, child, pandas=True) for part, child in zip(partitions, children)]
+    parts = [
+        rr._transform(part, child, pandas=True)
+        for part, child in zip(partitions, children, strict=True)
+    ]
     assert_array_equal(got["city"].to_numpy(), pd.concat(parts)["city"].to_numpy())
     est = EMEstimator().fit(lazy)
     ref = EMEstimator().fit(got)
@@ -208,9 +211,11 @@ def test_bad_dask_inputs():
         rr.transform(da.zeros((10, 2), dtype=int, chunks=5))
     with pytest.raises(TypeError, match="Dask arrays, data frames"):
         rr.transform(dask.delayed(np.arange)(5))
-    with sklearn.config_context(transform_output="pandas"):
-        with pytest.raises(ValueError, match="gather"):
-            rr.transform(da.zeros(10, dtype=int, chunks=5))
+    with (
+        sklearn.config_context(transform_output="pandas"),
+        pytest.raises(ValueError, match="gather"),
+    ):
+        rr.transform(da.zeros(10, dtype=int, chunks=5))
 
 
 def test_fit_on_dask_reads_one_row_and_needs_the_domain(seed):
@@ -300,7 +305,7 @@ def _case(name, seed, n):
 def _loop(privatizer, X, chunks, seed, *, pandas=False):
     """The single-machine equivalent of a Dask transform: chunk i with child generator i."""
     pieces, start = [], 0
-    for size, child in zip(chunks, partition_generators(seed, len(chunks))):
+    for size, child in zip(chunks, partition_generators(seed, len(chunks)), strict=True):
         if size:  # an empty partition gives no reports (in memory, zero rows are an error)
             pieces.append(privatizer._transform(X[start : start + size], child, pandas=pandas))
         start += size

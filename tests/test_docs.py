@@ -54,9 +54,25 @@ def test_docs_build_without_warnings(tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg", "SKLDP_GALLERY_FAST": "1"}
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-b", "html",
-         "-d", str(tmp_path / "doctrees"), str(DOCS), str(out)],
-        capture_output=True, text=True, check=False, env=env,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "-n",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            "-d",
+            str(tmp_path / "doctrees"),
+            str(DOCS),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
     )
     elapsed = time.perf_counter() - start
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -66,14 +82,22 @@ def test_docs_build_without_warnings(tmp_path):
     assert (guide / "randomized_response.html").is_file() and (guide / "estimators.html").is_file()
     # the API reference covers the public names, the gallery shows the examples with figures
     api = (out / "api.html").read_text(encoding="utf-8")
-    for name in ["RandomizedResponse", "EMEstimator", "run_experiment", "load_gowalla", "plot_error"]:
+    for name in [
+        "RandomizedResponse",
+        "EMEstimator",
+        "run_experiment",
+        "load_gowalla",
+        "plot_error",
+    ]:
         assert name in api
     # every page the estimators' HTML diagrams link to exists
     for cls in _estimator_classes():
         page = object.__new__(cls)._get_doc_link().rsplit("/generated/", 1)[1]
         assert (out / "generated" / page).is_file(), page
     # class pages document their methods (link targets for :meth:), modules are targets too
-    page = (out / "generated" / "skldp.channels.PersonalizedChannel.html").read_text(encoding="utf-8")
+    page = (out / "generated" / "skldp.channels.PersonalizedChannel.html").read_text(
+        encoding="utf-8"
+    )
     assert 'id="skldp.channels.PersonalizedChannel.effective_matrix"' in page
     assert 'id="module-skldp.theory"' in api and 'id="module-skldp.plotting"' in api
 

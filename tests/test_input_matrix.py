@@ -1365,7 +1365,7 @@ def test_estimator_hyperparameter_is_named(estimator, name, bad):
         clone(estimator).set_params(**{name: bad}).fit(reports)
 
 
-# -- composition and the privacy accountant (tests/test_accounting.py has the rest) ---------------
+# -- composition and the privacy accountant (tests/privacy/test_accounting.py has the rest) --------
 
 
 @pytest.mark.parametrize(

@@ -85,8 +85,10 @@ def _chunks(reports, size):
     "make, estimator",
     [
         (lambda: RandomizedResponse(epsilon=1.0, categories=[CATS], random_state=0), EMEstimator),
-        (lambda: RandomizedResponse(epsilon=1.0, categories=[CATS], random_state=0),
-         ProjectedEstimator),
+        (
+            lambda: RandomizedResponse(epsilon=1.0, categories=[CATS], random_state=0),
+            ProjectedEstimator,
+        ),
         (lambda: RAPPOR(epsilon=1.0, categories=[CATS], random_state=0), EMEstimator),
         (lambda: RAPPOR(epsilon=1.0, categories=[CATS], random_state=0), EmpiricalEstimator),
     ],

@@ -49,7 +49,9 @@ def test_bad_limit(bad):
 def test_check_allocation_boundary():
     with memory_limit(1000):
         check_allocation(100, 10, "work", "advice")  # exactly the limit: allowed
-        with pytest.raises(MemoryLimitError, match=r"work need 1010 bytes.*1000 bytes.*at most 100 rows"):
+        with pytest.raises(
+            MemoryLimitError, match=r"work need 1010 bytes.*1000 bytes.*at most 100 rows"
+        ):
             check_allocation(101, 10, "work", "use at most {rows} rows")
 
 
@@ -145,8 +147,11 @@ def test_em_byte_table_refused():
     rappor = skldp.RAPPOR(epsilon=1.0, categories=np.arange(k), random_state=0).fit(np.arange(k))
     reports = rappor.transform(np.arange(k).repeat(20))  # 1280 reports of 8 bytes
     # 136 bytes per report: 174080 > 10**5
-    with memory_limit(10**5), pytest.raises(
-        MemoryLimitError, match=r"EM byte table of 1280 bit-packed reports.*ProjectedEstimator"
+    with (
+        memory_limit(10**5),
+        pytest.raises(
+            MemoryLimitError, match=r"EM byte table of 1280 bit-packed reports.*ProjectedEstimator"
+        ),
     ):
         skldp.EMEstimator().fit(reports)
     assert skldp.EMEstimator(max_iter=5).fit(reports).distribution_.shape == (k,)

@@ -23,7 +23,9 @@ def test_distances():
     assert total_variation(P, Q) == pytest.approx(0.1)
     assert l2_distance(P, Q) == pytest.approx(math.sqrt(0.02))
     assert linf_distance(P, Q) == pytest.approx(0.1)
-    assert kl_divergence(P, Q) == pytest.approx(0.5 * math.log(0.5 / 0.4) + 0.3 * math.log(0.3 / 0.4))
+    assert kl_divergence(P, Q) == pytest.approx(
+        0.5 * math.log(0.5 / 0.4) + 0.3 * math.log(0.3 / 0.4)
+    )
     assert kl_divergence([1, 0], [0.5, 0.5]) == pytest.approx(math.log(2))
     assert kl_divergence([0.5, 0.5], [1, 0]) == math.inf
 
@@ -38,7 +40,9 @@ def test_distance_errors():
 
 
 def test_empirical_distribution():
-    assert np.allclose(empirical_distribution(["a", "b", "a", "a"], ["a", "b", "c"]), [0.75, 0.25, 0])
+    assert np.allclose(
+        empirical_distribution(["a", "b", "a", "a"], ["a", "b", "c"]), [0.75, 0.25, 0]
+    )
     with pytest.raises(ValueError, match="outside the domain"):
         empirical_distribution(["z"], ["a", "b"])
 
@@ -48,8 +52,13 @@ def test_scorer_compares_estimate_with_held_out_raw_data():
 
     X = np.array(["a"] * 70 + ["b"] * 30, dtype=object)
     pipe = Pipeline(
-        [("p", RandomizedResponse(epsilon=30.0, categories=["a", "b"], random_state=0)), ("e", EMEstimator())]
+        [
+            ("p", RandomizedResponse(epsilon=30.0, categories=["a", "b"], random_state=0)),
+            ("e", EMEstimator()),
+        ]
     ).fit(X)
     scorer = make_distribution_scorer("tv")
     assert scorer(pipe, X) == pytest.approx(0.0, abs=1e-6)
-    assert scorer(pipe, np.array(["a"] * 50 + ["b"] * 50, dtype=object)) == pytest.approx(-0.2, abs=1e-6)
+    assert scorer(pipe, np.array(["a"] * 50 + ["b"] * 50, dtype=object)) == pytest.approx(
+        -0.2, abs=1e-6
+    )

@@ -4,17 +4,16 @@ import pytest
 from skldp import RandomizedResponse
 from skldp.datasets import load_foursquare_manhattan, make_zipf
 from skldp.experiments import run_experiment, summarize
-
-mpl = pytest.importorskip("matplotlib")
-mpl.use("Agg")
-import matplotlib.pyplot as plt
-
 from skldp.plotting import (
     metric_label,
     plot_distribution,
     plot_error,
     plot_grid_heatmap,
 )
+
+mpl = pytest.importorskip("matplotlib")
+mpl.use("Agg")
+plt = pytest.importorskip("matplotlib.pyplot")
 
 
 @pytest.fixture(autouse=True)
@@ -25,8 +24,16 @@ def _close():
 
 @pytest.fixture(scope="module")
 def results():
-    return run_experiment(RandomizedResponse(), ["empirical", "projected"], make_zipf(5), n_samples=[100, 1000],
-                          n_repeats=3, param_grid={"epsilon": [1.0, 2.0]}, progress=False, random_state=0)
+    return run_experiment(
+        RandomizedResponse(),
+        ["empirical", "projected"],
+        make_zipf(5),
+        n_samples=[100, 1000],
+        n_repeats=3,
+        param_grid={"epsilon": [1.0, 2.0]},
+        progress=False,
+        random_state=0,
+    )
 
 
 def test_plot_error_lines_and_bands(results):
@@ -46,7 +53,9 @@ def test_plot_error_lines_and_bands(results):
 
 def test_plot_distribution():
     p = np.array([0.5, 0.3, 0.2])
-    ax = plot_distribution(p, {"a": [0.4, 0.4, 0.2], "b": [0.6, 0.2, 0.2]}, categories=["x", "y", "z"])
+    ax = plot_distribution(
+        p, {"a": [0.4, 0.4, 0.2], "b": [0.6, 0.2, 0.2]}, categories=["x", "y", "z"]
+    )
     assert len(ax.patches) == 3 and len(ax.lines) == 2
     ax = plot_distribution(p[::-1], [0.2, 0.3, 0.5], top=2)
     assert len(ax.patches) == 2 and [t.get_text() for t in ax.get_xticklabels()] == ["2", "1"]

@@ -26,7 +26,7 @@ def test_matches_generic_qp_and_is_idempotent():
         v = rng.normal(0.1, 0.3, 8)
         q = project_simplex(v)
         res = minimize(
-            lambda x: np.sum((x - v) ** 2),
+            lambda x, v=v: np.sum((x - v) ** 2),
             np.full(8, 1 / 8),
             constraints=[{"type": "eq", "fun": lambda x: x.sum() - 1}],
             bounds=[(0, None)] * 8,

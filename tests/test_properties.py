@@ -81,7 +81,7 @@ def _fit_or_skip(estimator, reports):
         pytest.skip(f"{instance_id(estimator)} does not estimate these reports: {exc}")
 
 
-# -- estimates are distributions where promised -------------------------------------------------------
+# -- estimates are distributions where promised ----------------------------------------------------
 #: The registry's simplex estimators, and the other entry points that promise a distribution:
 #: the significance threshold (kept entries, the rest spread; uniform if none is kept), EM
 #: started from it, sparse recovery's simplex projection and the candidate estimator's
@@ -131,7 +131,11 @@ def test_personalized_estimate_is_a_distribution(method, epsilon, k, n_tags, bas
     tags = [f"t{j}" for j in range(n_tags)]
     sensitive = list(np.flatnonzero(rng.random(k) < 0.3))
     pum = PersonalizedULDP(
-        epsilon=epsilon, sensitive=sensitive, tags=tags, base=base, categories=list(range(k)),
+        epsilon=epsilon,
+        sensitive=sensitive,
+        tags=tags,
+        base=base,
+        categories=list(range(k)),
         random_state=seed,
     ).fit([[0, None]])
     values = rng.choice(k, size=n, p=_simplex_point(rng, k, False))
@@ -144,7 +148,7 @@ def test_personalized_estimate_is_a_distribution(method, epsilon, k, n_tags, bas
         assert abs(dist.sum() - 1.0) <= 1e-9
 
 
-# -- exact unbiasedness -------------------------------------------------------------------------------
+# -- exact unbiasedness ----------------------------------------------------------------------------
 class _DenseChannel(SymbolChannel):
     """Any k x m row-stochastic matrix as a channel, using the library's generic fallbacks.
 
@@ -202,8 +206,10 @@ def test_unbiased_on_random_full_rank_channels(k, extra, concentration, sparse, 
     reports = channel.sample(x, rng).reshape(-1, 1)
     fitted = EmpiricalEstimator(channel=channel).fit(reports)
     assert_allclose(
-        fitted.distribution_, channel.unbiased(channel.statistics(reports[:, 0]), 200),
-        rtol=1e-12, atol=1e-12 * cond,
+        fitted.distribution_,
+        channel.unbiased(channel.statistics(reports[:, 0]), 200),
+        rtol=1e-12,
+        atol=1e-12 * cond,
     )
 
 
@@ -252,7 +258,7 @@ def test_empirical_estimator_is_the_channel_inverse_of_its_statistics(
     assert_allclose(est.distribution_, channel.unbiased(channel.statistics(column), n), rtol=1e-12)
 
 
-# -- partial_fit over chunks equals fit ---------------------------------------------------------------
+# -- partial_fit over chunks equals fit ------------------------------------------------------------
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=instance_id)
 @SETTINGS
 @given(
@@ -270,14 +276,14 @@ def test_partial_fit_over_chunks_equals_fit(estimator, mechanism, epsilon, k, n,
     whole = _fit_or_skip(clone(estimator), reports)
     bounds = sorted({int(c * n) for c in cuts} | {0, n})
     chunked = clone(estimator)
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         if hi > lo:
             chunked.partial_fit(reports[lo:hi])
     assert chunked.n_reports_ == whole.n_reports_ == n
     assert_allclose(chunked.distribution_, whole.distribution_, rtol=1e-12, atol=1e-15)
 
 
-# -- privatizer output aligns with the input rows ---------------------------------------------------
+# -- privatizer output aligns with the input rows --------------------------------------------------
 indexes = st.sampled_from(["range", "shuffled", "duplicated", "strings"])
 
 

@@ -52,7 +52,7 @@ def test_children_are_independent_and_reproducible():
     kids = spawn(check_random_state(5), 3)
     again = spawn(check_random_state(5), 3)
     draws = [k.random(1000) for k in kids]
-    for k, d in zip(again, draws):
+    for k, d in zip(again, draws, strict=True):
         assert_array_equal(k.random(1000), d)
     assert abs(np.corrcoef(draws[0], draws[1])[0, 1]) < 0.15
 

@@ -68,7 +68,7 @@ def test_em_not_converged_fit_and_partial_fit():
     est.partial_fit(reports)
     line = _here() + 2
     with pytest.warns(ConvergenceWarning) as record:
-        est.distribution_  # noqa: B018
+        est.distribution_  # noqa: B018  reading the attribute is the test
     _assert_points_here(record, ConvergenceWarning, line)
 
 

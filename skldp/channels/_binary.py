@@ -138,7 +138,10 @@ class BinaryRandomizedResponseChannel(SymbolChannel):
         return (self.epsilon_01, self.epsilon_10)
 
     def __repr__(self):
-        return f"BinaryRandomizedResponseChannel(epsilon_01={self.epsilon_01:g}, epsilon_10={self.epsilon_10:g})"
+        return (
+            f"BinaryRandomizedResponseChannel(epsilon_01={self.epsilon_01:g}, "
+            f"epsilon_10={self.epsilon_10:g})"
+        )
 
     def __reduce__(self):
         return (type(self), (self.epsilon_01, self.epsilon_10))

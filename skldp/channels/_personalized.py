@@ -163,7 +163,7 @@ class PersonalizedChannel(Channel):
                 rows[value] = self.n_values + int(tag)
         return Q[rows]
 
-    # -- everything else is the common channel --------------------------------------------------------
+    # -- everything else is the common channel -----------------------------------------------------
     @property
     def n_outputs(self) -> int:
         return self.common.n_outputs

@@ -419,7 +419,7 @@ def load_adult_joint(*, as_frame: bool = True) -> CountTable:
     np.add.at(counts, cell, table["count"].to_numpy())
     all_codes = np.unravel_index(np.arange(size), shape)
     rows = pd.DataFrame({"cell": np.arange(size)})
-    for a, c in zip(_JOINT_ATTRIBUTES, all_codes):
+    for a, c in zip(_JOINT_ATTRIBUTES, all_codes, strict=True):
         rows[a] = pd.Categorical.from_codes(c.astype(np.int8), categories=values[a])
     order = np.argsort(cell)
     frame = rows.iloc[cell[order]].reset_index(drop=True).assign(**_adult_counts(table, order))

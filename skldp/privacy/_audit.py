@@ -53,6 +53,7 @@ each.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import numbers
 from abc import ABC, abstractmethod
@@ -211,7 +212,8 @@ class AuditResult:
 
     def __repr__(self):
         return (
-            f"AuditResult(passed={self.passed}, epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
+            f"AuditResult(passed={self.passed}, "
+            f"epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
             f"model={self.model!r}, pairs={len(self.pairs)}, n_samples={self.n_samples})"
         )
 
@@ -233,7 +235,8 @@ def _domain(privatizer):
     if isinstance(cats, list):
         if len(cats) != 1:
             raise ValueError(
-                f"the audit checks one privatized column at a time; this privatizer has {len(cats)} "
+                "the audit checks one privatized column at "
+                f"a time; this privatizer has {len(cats)} "
                 "columns (audit a privatizer fitted on one column)"
             )
         cats = cats[0]
@@ -349,13 +352,12 @@ def _as_report_array(out, n_rows):
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[0] != n_rows:
         raise ValueError(
-            f"transform returned shape {arr.shape} for {n_rows} rows; the audit needs one report per row"
+            f"transform returned shape {arr.shape} for {n_rows} "
+            "rows; the audit needs one report per row"
         )
     if arr.dtype == object:
-        try:
+        with contextlib.suppress(TypeError, ValueError):  # non-integer reports stay objects
             arr = arr.astype(np.int64)
-        except (TypeError, ValueError):
-            pass
     return arr
 
 

@@ -289,7 +289,7 @@ class BinaryContextAwareLDP(PrivacyModel):
         )
 
 
-# -- utility-optimized LDP (Murakami and Kawamoto, USENIX Security 2019) --------------------------------
+# -- utility-optimized LDP (Murakami and Kawamoto, USENIX Security 2019) ---------------------------
 class ZeroBits:
     """The bit-vector outputs whose bits at the given positions are all zero.
 

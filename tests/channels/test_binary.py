@@ -29,7 +29,12 @@ def _paper_form(e01, e10):
 
 @pytest.mark.parametrize("e01,e10", [(0.5, 2.0), (1.0, 1.0), (0.1, 3.0), (2.5, 0.7), (1e-3, 1e-3)])
 def test_equals_equation_9(e01, e10):
-    assert_allclose(BinaryRandomizedResponseChannel(e01, e10).to_dense(), _paper_form(e01, e10), rtol=1e-9, atol=2**-52)
+    assert_allclose(
+        BinaryRandomizedResponseChannel(e01, e10).to_dense(),
+        _paper_form(e01, e10),
+        rtol=1e-9,
+        atol=2**-52,
+    )
 
 
 @pytest.mark.parametrize("e01,e10", [(0.5, 2.0), (1.0, 1.0), (0.1, 3.0), (4.0, 0.2)])
@@ -44,8 +49,16 @@ def test_both_ratios_are_tight(e01, e10):
 
 def test_limits():
     # Mangat in each direction, the identity, the constant channels at zero budgets.
-    assert_allclose(BinaryRandomizedResponseChannel(INF, 2.0).to_dense(), [[1 - math.exp(-2), math.exp(-2)], [0, 1]], atol=2**-52)
-    assert_allclose(BinaryRandomizedResponseChannel(2.0, INF).to_dense(), [[1, 0], [math.exp(-2), 1 - math.exp(-2)]], atol=2**-52)
+    assert_allclose(
+        BinaryRandomizedResponseChannel(INF, 2.0).to_dense(),
+        [[1 - math.exp(-2), math.exp(-2)], [0, 1]],
+        atol=2**-52,
+    )
+    assert_allclose(
+        BinaryRandomizedResponseChannel(2.0, INF).to_dense(),
+        [[1, 0], [math.exp(-2), 1 - math.exp(-2)]],
+        atol=2**-52,
+    )
     assert_array_equal(BinaryRandomizedResponseChannel(INF, INF).to_dense(), np.eye(2))
     assert_array_equal(BinaryRandomizedResponseChannel(0, 0).to_dense(), np.full((2, 2), 0.5))
     assert_array_equal(BinaryRandomizedResponseChannel(0, 1.5).to_dense(), [[1, 0], [1, 0]])
@@ -78,7 +91,9 @@ def test_extreme_budgets_keep_privacy_in_floating_point(e01, e10):
     assert verify(ch, ch.guarantee()).passed
 
 
-@pytest.mark.parametrize("bad,match", [(-1.0, "epsilon_01"), (float("nan"), "epsilon_01"), ("1", "epsilon_01")])
+@pytest.mark.parametrize(
+    "bad,match", [(-1.0, "epsilon_01"), (float("nan"), "epsilon_01"), ("1", "epsilon_01")]
+)
 def test_bad_budgets(bad, match):
     with pytest.raises((ValueError, TypeError), match=match):
         BinaryRandomizedResponseChannel(bad, 1.0)

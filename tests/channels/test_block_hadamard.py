@@ -1,4 +1,4 @@
-"""Block-structured Hadamard response: contract over random unequal partitions, layout, estimator."""
+"""Block-structured Hadamard response: contract on unequal random partitions, layout, estimator."""
 
 import math
 import pickle
@@ -28,7 +28,9 @@ PARTITIONS = [
     [[0], [1]],
     [[0, 1, 2]],
 ]
-SMALL = [BlockHadamardResponseChannel(eps, blocks) for blocks in PARTITIONS for eps in (1e-3, 1.0, 50.0)]
+SMALL = [
+    BlockHadamardResponseChannel(eps, blocks) for blocks in PARTITIONS for eps in (1e-3, 1.0, 50.0)
+]
 
 
 channel = contract_fixture(SMALL)

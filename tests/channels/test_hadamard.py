@@ -97,4 +97,6 @@ def test_equality_and_repr():
     assert HadamardResponseChannel(1.0, 5) == HadamardResponseChannel(1.0, 5)
     assert HadamardResponseChannel(1.0, 5) != HadamardResponseChannel(1.0, 6)
     assert repr(HadamardResponseChannel(1.0, 5)) == "HadamardResponseChannel(epsilon=1, n_inputs=5)"
-    assert_array_equal(HadamardResponseChannel(1.0, 5).guarantee().epsilon_matrix(2), [[0, 1], [1, 0]])
+    assert_array_equal(
+        HadamardResponseChannel(1.0, 5).guarantee().epsilon_matrix(2), [[0, 1], [1, 0]]
+    )

@@ -207,7 +207,7 @@ def test_em_keeps_the_relative_likelihoods_between_steps(monkeypatch):
     fresh = ch.em_model(reports)
     rebuilt = [fresh.em_step(p), fresh.em_step(p / 2 + 1 / 80)]
     assert fresh._chunks is None
-    for (a, la), (b, lb) in zip(kept, rebuilt):
+    for (a, la), (b, lb) in zip(kept, rebuilt, strict=True):
         assert_array_equal(a, b)
         assert la == lb
     assert pickle.loads(pickle.dumps(model))._chunks is None  # pickles without the cache

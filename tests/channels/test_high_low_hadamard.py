@@ -17,7 +17,13 @@ def random_sensitive(k, s, seed):
     return np.sort(np.random.default_rng(seed).choice(k, size=s, replace=False))
 
 
-SETS = [(4, [2]), (17, random_sensitive(17, 5, 1)), (9, random_sensitive(9, 3, 2)), (5, [0, 1, 2, 3, 4]), (6, [])]
+SETS = [
+    (4, [2]),
+    (17, random_sensitive(17, 5, 1)),
+    (9, random_sensitive(9, 3, 2)),
+    (5, [0, 1, 2, 3, 4]),
+    (6, []),
+]
 SMALL = [HighLowHadamardResponseChannel(eps, k, A) for k, A in SETS for eps in (1e-3, 1.0, 50.0)]
 
 
@@ -83,7 +89,9 @@ def test_monte_carlo_estimates_match_exact_mean_and_variance(seed):
     assert np.all(np.abs(est.var(0, ddof=1) / v - 1) <= 5 * math.sqrt(2 / reps))
 
 
-@pytest.mark.parametrize("A,match", [([0, 0], "distinct"), ([5], r"\[0, 5\)"), ([-1], "lie in"), ([0.5], "integer")])
+@pytest.mark.parametrize(
+    "A,match", [([0, 0], "distinct"), ([5], r"\[0, 5\)"), ([-1], "lie in"), ([0.5], "integer")]
+)
 def test_bad_sensitive_sets(A, match):
     with pytest.raises(ValueError, match=match):
         HighLowHadamardResponseChannel(1.0, 5, A)

@@ -118,7 +118,8 @@ def test_urr_is_uldp_tight_and_not_ldp(eps):
 
 def test_uldp_detects_broken_invertibility():
     ch = UtilityOptimizedRRChannel(1.0, 4, [0])
-    # Claim input 1 is sensitive too: its output 1 is then an invertible output of a sensitive input.
+    # Claim input 1 is sensitive too: its output 1 is then an invertible output of a sensitive
+    # input.
     res = verify(ch, UtilityOptimizedLDP([0, 1], [0], 1.0))
     assert not res.passed and res.invertibility_violations == [1]
     # Mixing two inputs into one unprotected output breaks invertibility.

@@ -58,7 +58,10 @@ def test_permuted_geometric_is_a_permutation_fixed_by_seed():
 
 
 def test_zipf_uniform_two_step_sparse_formulas():
-    assert_allclose(make_zipf(5, exponent=1.0).probabilities, (1 / np.arange(1, 6)) / np.sum(1 / np.arange(1, 6)))
+    assert_allclose(
+        make_zipf(5, exponent=1.0).probabilities,
+        (1 / np.arange(1, 6)) / np.sum(1 / np.arange(1, 6)),
+    )
     assert_allclose(make_zipf(5, exponent=0.0).probabilities, np.full(5, 0.2))
     assert_allclose(make_uniform(8).probabilities, np.full(8, 1 / 8))
     p = make_two_step(10, heavy_fraction=0.3, heavy_mass=0.6).probabilities
@@ -78,7 +81,9 @@ def test_dirichlet_is_reproducible_and_concentration_matters():
 
 
 @pytest.mark.parametrize(
-    "maker", [make_uniform, make_geometric, make_zipf, make_two_step, make_sparse, make_dirichlet], ids=lambda f: f.__name__
+    "maker",
+    [make_uniform, make_geometric, make_zipf, make_two_step, make_sparse, make_dirichlet],
+    ids=lambda f: f.__name__,
 )
 def test_samples_follow_the_distribution(maker, seed):
     n, k = 200_000, 30
@@ -112,7 +117,11 @@ def test_distribution_object():
         (lambda: make_zipf(2.5), TypeError, "n_categories must be an integer"),
         (lambda: make_zipf(5, exponent=-1), ValueError, "exponent must lie in"),
         (lambda: make_geometric(5, lam=1.0), ValueError, r"lam must lie in \(0.0, 1.0\)"),
-        (lambda: make_geometric(5, reading="paper"), ValueError, "reading must be 'ratio' or 'text'"),
+        (
+            lambda: make_geometric(5, reading="paper"),
+            ValueError,
+            "reading must be 'ratio' or 'text'",
+        ),
         (lambda: make_sparse(5, sparsity=6), ValueError, "sparsity must be at most"),
         (lambda: make_sparse(5, sparsity=2, support="last"), ValueError, "support must be"),
         (lambda: make_two_step(5, heavy_mass=1.5), ValueError, "heavy_mass must lie in"),
@@ -152,27 +161,47 @@ def test_foursquare_and_adult_match_their_readme():
     fsq = load_foursquare_manhattan()
     assert fsq.n_records == 74_471 and int((fsq.counts > 0).sum()) == 332
     assert int(fsq.counts.idxmax()) == 305 and int(fsq.counts.max()) == 2_089
-    assert fsq.frame.columns.tolist() == ["cell", "lat_index", "lon_index", "lat", "lon", "count", "num_venues"]
+    assert fsq.frame.columns.tolist() == [
+        "cell",
+        "lat_index",
+        "lon_index",
+        "lat",
+        "lon",
+        "count",
+        "num_venues",
+    ]
     adult = load_adult()
     assert adult.n_records == 48_842 and len(adult.categories) == 224
     assert int((adult.counts > 0).sum()) == 184
-    assert set(adult.frame.loc[adult.suggested_sensitive, "marital_status"]) == {"Divorced", "Separated"}
+    assert set(adult.frame.loc[adult.suggested_sensitive, "marital_status"]) == {
+        "Divorced",
+        "Separated",
+    }
     assert len(adult.marginals) == 10
     assert all(s.sum() == 48_842 for s in adult.marginals.values())
-    assert adult.frame["count"].equals(adult.frame["count_adult_data"] + adult.frame["count_adult_test"])
+    assert adult.frame["count"].equals(
+        adult.frame["count_adult_data"] + adult.frame["count_adult_test"]
+    )
 
 
 def test_adult_joint_cells_decode_to_their_attributes():
     joint = load_adult_joint()
-    assert len(joint.categories) == 241_920 and len(joint.frame) == 8_732 and joint.n_records == 48_842
+    assert (
+        len(joint.categories) == 241_920 and len(joint.frame) == 8_732 and joint.n_records == 48_842
+    )
     four = load_adult()
     # the six-way table agrees with the four-way one on the shared attributes
     by_marital = joint.frame.groupby("marital_status", observed=True)["count"].sum()
-    assert by_marital.to_dict() == four.frame.groupby("marital_status", observed=True)["count"].sum().to_dict()
+    assert (
+        by_marital.to_dict()
+        == four.frame.groupby("marital_status", observed=True)["count"].sum().to_dict()
+    )
     shape = tuple(len(v) for v in joint.attribute_values.values())
     codes = np.unravel_index(joint.frame["cell"].to_numpy(), shape)
-    for (name, values), c in zip(joint.attribute_values.items(), codes):
-        assert_array_equal(np.asarray(values, dtype=object)[c], joint.frame[name].astype(object).to_numpy())
+    for (name, values), c in zip(joint.attribute_values.items(), codes, strict=True):
+        assert_array_equal(
+            np.asarray(values, dtype=object)[c], joint.frame[name].astype(object).to_numpy()
+        )
 
 
 def test_sampling_all_records_reproduces_the_counts():

@@ -10,5 +10,7 @@ MODULES = ["skldp.datasets._samples_generator", "skldp.datasets._base", "skldp.e
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(
+        importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    )
     assert result.attempted > 0 and result.failed == 0

@@ -124,7 +124,10 @@ def test_em_maximizes_the_likelihood(privatizer):
         em = CandidateEstimator(candidates=VOCAB[:12], method="em", tol=1e-9).fit(reports)
     proj = CandidateEstimator(candidates=VOCAB[:12]).fit(reports)
     assert em.distribution_.min() >= 0 and abs(em.distribution_.sum() - 1) < 1e-9
-    ll = lambda e, p: e.channel_.log_likelihood(np.asarray(reports), p).sum()
+
+    def ll(e, p):
+        return e.channel_.log_likelihood(np.asarray(reports), p).sum()
+
     p_proj = np.maximum(proj.distribution_, 1e-300)
     assert ll(em, em.distribution_) >= ll(em, p_proj / p_proj.sum()) - 1e-6
     assert em.score(reports) == pytest.approx(ll(em, em.distribution_) / 3000, rel=1e-9)

@@ -187,7 +187,7 @@ def test_intervals_lie_in_the_unit_interval_and_are_ordered(cls, method):
             0.05, method=method, simultaneous=sim, n_resamples=50, random_state=0
         )
         assert lo.shape == hi.shape == (6,)
-        assert np.all((0 <= lo) & (lo <= hi) & (hi <= 1))
+        assert np.all((lo >= 0) & (lo <= hi) & (hi <= 1))
 
 
 def test_several_columns_give_one_pair_per_column():
@@ -406,7 +406,7 @@ def test_every_estimator_has_intervals_by_the_bootstrap():
         assert est._default_interval_method == "bootstrap"
         lo, hi = est.fit(reports).confidence_interval(n_resamples=30, random_state=0)
         assert lo.shape == hi.shape == (k,)
-        assert np.all((0 <= lo) & (lo <= hi) & (hi <= 1))
+        assert np.all((lo >= 0) & (lo <= hi) & (hi <= 1))
         with pytest.raises(ValueError, match="one of \\['bootstrap'\\]"):
             est.confidence_interval(method="wilson")
 

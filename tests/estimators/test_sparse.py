@@ -156,7 +156,9 @@ def test_generic_channel_path_hadamard_response():
     n = 300_000
     stats = np.random.default_rng(6).multinomial(n, ch.forward(p))
     for method in ("omp", "inverse"):
-        out = SparseEstimator(sparsity=3, method=method, projection="sparse")._estimate(ch, stats, n)
+        out = SparseEstimator(sparsity=3, method=method, projection="sparse")._estimate(
+            ch, stats, n
+        )
         assert_array_equal(np.flatnonzero(out["distribution_"]), [10, 200, 299])
         assert np.abs(out["distribution_"] - p).sum() < 0.1
 

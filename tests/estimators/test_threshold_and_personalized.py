@@ -23,9 +23,7 @@ def test_threshold_keeps_significant_and_spreads_the_rest():
 def test_zero_frequency_variance_rr():
     ch = RandomizedResponseChannel(1.0, 6)
     e = math.e
-    assert_allclose(
-        ch.zero_frequency_variance(500), (6 + e - 2) / ((e - 1) ** 2 * 500), rtol=1e-12
-    )
+    assert_allclose(ch.zero_frequency_variance(500), (6 + e - 2) / ((e - 1) ** 2 * 500), rtol=1e-12)
 
 
 def test_projected_threshold_and_em_init():

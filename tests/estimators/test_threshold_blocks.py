@@ -79,7 +79,9 @@ def test_zero_frequency_variance_is_the_variance_at_zero_frequency(channel):
     generic = Channel._zero_frequency_variance(channel, float(n), None)
     assert_allclose(worst, generic, rtol=1e-9, atol=1e-15)
     # The closed-form second moments agree with the generic one (point masses, one per input).
-    for closed, generic in zip(channel._second_moments(), Channel._second_moments(channel)):
+    for closed, generic in zip(
+        channel._second_moments(), Channel._second_moments(channel), strict=True
+    ):
         assert_allclose(closed, generic, rtol=1e-9, atol=1e-12)
 
 

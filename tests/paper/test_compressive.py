@@ -119,7 +119,8 @@ def test_claim3_4_balanced_channel_matches_eq17_and_is_exactly_eps(eps):
     )
     p = np.random.default_rng(1).dirichlet(np.ones(k))
     q = ch.forward(p)
-    # eq. (19) with D' = I and e1 = 0; the channel's folded measurement z = c m (q_j - q_{j+m/2}) / 2.
+    # eq. (19) with D' = I and e1 = 0; the channel's folded measurement is
+    # z = c m (q_j - q_{j+m/2}) / 2.
     assert_allclose(
         c_of(eps) * (math.sqrt(m) * q - 1 / math.sqrt(m)), A @ p / math.sqrt(m), atol=1e-12
     )
@@ -337,10 +338,10 @@ def test_claim17_l1_projection_is_optimal():
         assert_allclose(np.abs(q - v).sum(), value, atol=1e-12)
         # LP: min sum u s.t. -u <= q - v <= u, q in simplex.
         c = np.r_[np.zeros(k), np.ones(k)]
-        I = np.eye(k)
+        eye = np.eye(k)
         res = linprog(
             c,
-            A_ub=np.block([[I, -I], [-I, -I]]),
+            A_ub=np.block([[eye, -eye], [-eye, -eye]]),
             b_ub=np.r_[v, -v],
             A_eq=np.r_[np.ones(k), np.zeros(k)][None],
             b_eq=[1],
@@ -385,7 +386,7 @@ def test_claim19_inequality_14():
         )
 
 
-# -- recovery behaviour (claims 20-25) ---------------------------------------------------------------
+# -- recovery behaviour (claims 20-25) -------------------------------------------------------------
 @pytest.mark.parametrize("s", [10, 25, 50])
 def test_claim20_exact_recovery_noiseless(s):
     k, m, n = 10**4, 500, 10**6
@@ -453,8 +454,9 @@ def test_claim22_dense_hadamard_with_simplex_projection_degrades_with_k():
         p = uniform_sparse(k, s)
         errs[k] = np.array(
             [
-                np.abs(est._estimate(ch, rng.multinomial(n, ch.forward(p)), n)["distribution_"] - p)
-                .sum()
+                np.abs(
+                    est._estimate(ch, rng.multinomial(n, ch.forward(p)), n)["distribution_"] - p
+                ).sum()
                 for _ in range(runs)
             ]
         )

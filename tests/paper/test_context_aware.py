@@ -141,7 +141,10 @@ def test_2_every_channel_row_sums_to_one():
 # -- 3. Output alphabet sizes and bits -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("k,K", [(1000, 1024), (100, 128), (50, 64), (20, 32), (10, 16), (43_750, 65_536), (7, 8), (8, 16)])
+@pytest.mark.parametrize(
+    "k,K",
+    [(1000, 1024), (100, 128), (50, 64), (20, 32), (10, 16), (43_750, 65_536), (7, 8), (8, 16)],
+)
 def test_3_hadamard_sizes(k, K):
     assert HadamardResponseChannel(1.0, k).n_outputs == K
     assert BlockHadamardResponseChannel(1.0, np.zeros(k, dtype=int)).block_outputs[0] == K
@@ -161,7 +164,9 @@ def test_3_alphabets_at_most_2k_and_bits_at_most_log_k_plus_one(trial):
     k = int(rng.integers(2, 3000))
     m = int(rng.integers(1, min(k, 40) + 1))
     block = BlockHadamardResponseChannel(1.0, random_partition(k, m, rng))
-    high_low = HighLowHadamardResponseChannel(1.0, k, rng.choice(k, int(rng.integers(1, k + 1)), replace=False))
+    high_low = HighLowHadamardResponseChannel(
+        1.0, k, rng.choice(k, int(rng.integers(1, k + 1)), replace=False)
+    )
     limit = math.ceil(math.log2(k)) + 1
     for ch in (block, high_low, HadamardResponseChannel(1.0, k)):
         assert ch.n_outputs <= 2 * k
@@ -184,11 +189,19 @@ def test_3_figure2_block_sizes():
 def test_4_exact_unbiasedness(trial):
     rng = np.random.default_rng(400 + trial)
     k = 17 if trial == 0 else int(rng.integers(3, 60))
-    labels = np.repeat(np.arange(4), [3, 5, 1, 8]) if trial == 0 else random_partition(k, int(rng.integers(1, k)), rng)
+    labels = (
+        np.repeat(np.arange(4), [3, 5, 1, 8])
+        if trial == 0
+        else random_partition(k, int(rng.integers(1, k)), rng)
+    )
     A = rng.choice(k, int(rng.integers(1, k + 1)), replace=False)
     p = random_p(k, rng)
     n = 12345
-    for ch in (BlockHadamardResponseChannel(1.0, labels), HadamardResponseChannel(1.0, k), HighLowHadamardResponseChannel(1.0, k, A)):
+    for ch in (
+        BlockHadamardResponseChannel(1.0, labels),
+        HadamardResponseChannel(1.0, k),
+        HighLowHadamardResponseChannel(1.0, k, A),
+    ):
         assert_allclose(ch.unbiased(n * ch.forward(p), n), p, rtol=0, atol=1e-12)
 
 
@@ -207,7 +220,7 @@ def test_5_hadamard_row_identities(K):
     assert np.all(both[off] == K // 4)
 
 
-# -- 6. Identities (24), (25), (28) ------------------------------------------------------------------
+# -- 6. Identities (24), (25), (28) ----------------------------------------------------------------
 
 
 def test_6_identity_28_block_membership():
@@ -243,7 +256,9 @@ def test_6_identities_24_25_high_low():
     H = hadamard(S)
     for i, x in enumerate(A):
         Si = np.flatnonzero(H[i + 1] == 1)
-        expected = 1 / (e + 1) + (e - 1) / (2 * (e + 1)) * pA + (e - 1) / (2 * (e + 1)) * p[x]  # (25)
+        expected = (
+            1 / (e + 1) + (e - 1) / (2 * (e + 1)) * pA + (e - 1) / (2 * (e + 1)) * p[x]
+        )  # (25)
         assert_allclose(q[Si].sum(), expected, rtol=1e-12)
 
 
@@ -287,7 +302,7 @@ def test_6_estimator_19_equals_the_transform_form():
     assert_allclose(ch.unbiased(counts, n), paper, rtol=1e-10, atol=1e-13)
 
 
-# -- 7. Exact variances -----------------------------------------------------------------------------
+# -- 7. Exact variances ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
@@ -309,11 +324,19 @@ def test_7_exact_variance_formulas(eps):
     assert_allclose(hl.variance(p, n), expected, rtol=1e-12)
     assert_allclose(HadamardResponseChannel(eps, k).variance(p, n), (cp**2 - p**2) / n, rtol=1e-12)
     # The exact l2 risks of section 3.
-    assert_allclose(expected_l2_risk(block, p, n), (cp**2 * np.sum(np.bincount(labels) * np.bincount(labels, weights=p)) - p @ p) / n, rtol=1e-12)
-    assert_allclose(expected_l2_risk(hl, p, n), (11 * cp**2 * pS + cp * (1 - p[A].sum()) - p @ p) / n, rtol=1e-12)
+    assert_allclose(
+        expected_l2_risk(block, p, n),
+        (cp**2 * np.sum(np.bincount(labels) * np.bincount(labels, weights=p)) - p @ p) / n,
+        rtol=1e-12,
+    )
+    assert_allclose(
+        expected_l2_risk(hl, p, n),
+        (11 * cp**2 * pS + cp * (1 - p[A].sum()) - p @ p) / n,
+        rtol=1e-12,
+    )
 
 
-# -- 8. The paper's l2 bounds --------------------------------------------------------------------------
+# -- 8. The paper's l2 bounds ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("trial", range(10))
@@ -332,7 +355,7 @@ def test_8_l2_bounds(trial):
     assert n * expected_l2_risk(hl, p, n) <= 3 * s * cp**2 + cp
 
 
-# -- 9. The paper's d_TV bounds, in simulation ------------------------------------------------------------
+# -- 9. The paper's d_TV bounds, in simulation -----------------------------------------------------
 
 
 def _mean_tv(ch, p, n, reps, rng):
@@ -366,7 +389,7 @@ def test_9_high_low_tv_bound():
         assert _mean_tv(ch, p, n, 10, rng) <= bound
 
 
-# -- 10. Block-count scaling ---------------------------------------------------------------------------
+# -- 10. Block-count scaling -----------------------------------------------------------------------
 
 
 def test_10_block_count_scaling_and_monotonicity():
@@ -387,11 +410,13 @@ def test_10_block_count_scaling_and_monotonicity():
     def sd(ch):
         return np.sum(np.sqrt(ch.variance(u, 512_000)))
 
-    ratio = sd(BlockHadamardResponseChannel(eps, equal_blocks(k, 100))) / sd(HadamardResponseChannel(eps, k))
+    ratio = sd(BlockHadamardResponseChannel(eps, equal_blocks(k, 100))) / sd(
+        HadamardResponseChannel(eps, k)
+    )
     assert_allclose(ratio, 0.100, atol=1e-3)
 
 
-# -- 11. High-low versus LDP ------------------------------------------------------------------------------
+# -- 11. High-low versus LDP -----------------------------------------------------------------------
 
 
 def test_11_high_low_versus_hadamard_response():
@@ -404,22 +429,32 @@ def test_11_high_low_versus_hadamard_response():
     assert hl < hr / 150
 
 
-# -- 12. The binary mechanism Q* ----------------------------------------------------------------------------
+# -- 12. The binary mechanism Q* -------------------------------------------------------------------
 
 
 def test_12_binary_mechanism_examples():
-    assert_allclose(BinaryRandomizedResponseChannel(1.0, 1.0).to_dense(), [[0.731059, 0.268941], [0.268941, 0.731059]], atol=1e-6)
+    assert_allclose(
+        BinaryRandomizedResponseChannel(1.0, 1.0).to_dense(),
+        [[0.731059, 0.268941], [0.268941, 0.731059]],
+        atol=1e-6,
+    )
     Q = BinaryRandomizedResponseChannel(0.5, 2.0).to_dense()
     assert_allclose(Q, [[0.9420, 0.0580], [0.5713, 0.4287]], atol=1e-4)
     # The identity decision rule attains the corner (P_FA, P_MD) of Figure 1.
     assert_allclose([Q[1, 0], Q[0, 1]], [0.571344, 0.058012], atol=1e-6)
     # Exact ratios e^{eps_01} on output 0 and e^{eps_10} on output 1.
-    assert_allclose([Q[0, 0] / Q[1, 0], Q[1, 1] / Q[0, 1]], [math.exp(0.5), math.exp(2.0)], rtol=1e-12)
+    assert_allclose(
+        [Q[0, 0] / Q[1, 0], Q[1, 1] / Q[0, 1]], [math.exp(0.5), math.exp(2.0)], rtol=1e-12
+    )
     # Mangat (eps_01 = inf) with p = e^{-eps_10}.
-    assert_allclose(BinaryRandomizedResponseChannel(math.inf, 1.5).to_dense(), [[1 - math.exp(-1.5), math.exp(-1.5)], [0, 1]], atol=2**-52)
+    assert_allclose(
+        BinaryRandomizedResponseChannel(math.inf, 1.5).to_dense(),
+        [[1 - math.exp(-1.5), math.exp(-1.5)], [0, 1]],
+        atol=2**-52,
+    )
 
 
-# -- 13. Theorem 2: every binary E-LDP channel is a degradation of Q* ------------------------------------------
+# -- 13. Theorem 2: every binary E-LDP channel is a degradation of Q* ------------------------------
 
 
 def _mutual_information(Q, prior):
@@ -448,7 +483,7 @@ def test_13_theorem_2_degradation_on_random_binary_channels():
         assert _mutual_information(Q, prior) <= _mutual_information(star.to_dense(), prior) + 1e-12
 
 
-# -- 14. Theorem 1: hypothesis-testing form --------------------------------------------------------------------
+# -- 14. Theorem 1: hypothesis-testing form --------------------------------------------------------
 
 
 def test_14_theorem_1_error_tradeoff_for_random_decision_rules():
@@ -516,7 +551,7 @@ def test_14_theorem_1_converse_over_every_subset_rule(ch):
             assert np.any(detect > math.exp(0.99 * E[x, xp]) * false_alarm)
 
 
-# -- 15. Propositions 1-3 -----------------------------------------------------------------------------------------
+# -- 15. Propositions 1-3 --------------------------------------------------------------------------
 
 
 def test_15_post_processing_composition_and_posterior_ratio():
@@ -538,7 +573,10 @@ def test_15_post_processing_composition_and_posterior_ratio():
     for x1 in range(10):
         for x2 in range(10):
             seen = post[x2] > 0
-            assert np.all(post[x1, seen] / post[x2, seen] <= math.exp(E[x1, x2]) * prior[x1] / prior[x2] * (1 + 1e-12))  # Prop. 3
+            assert np.all(
+                post[x1, seen] / post[x2, seen]
+                <= math.exp(E[x1, x2]) * prior[x1] / prior[x2] * (1 + 1e-12)
+            )  # Prop. 3
 
 
 def _adaptive_second_channels(k, eps2, A, n_first, rng):
@@ -591,7 +629,7 @@ def test_15_adaptive_composition_budgets_add_up():
     assert np.any(tight_leaky[finite] > E_sum[finite] + 1e-9)
 
 
-# -- 16. Lower-bound ingredients -------------------------------------------------------------------------------------
+# -- 16. Lower-bound ingredients -------------------------------------------------------------------
 
 
 def test_16_within_block_inequality_for_the_block_mechanism():
@@ -624,7 +662,9 @@ def test_16_bsldp_packing_is_alpha_away_from_uniform():
     assert_allclose(metrics.total_variation(p, np.full(k, 1.0 / k)), alpha, rtol=1e-12)
 
 
-@pytest.mark.parametrize("k,s,eps,value,bound", [(50, 10, 1.0, 19.02, 32.69), (200, 5, 2.0, 152.8, 178.5)])
+@pytest.mark.parametrize(
+    "k,s,eps,value,bound", [(50, 10, 1.0, 19.02, 32.69), (200, 5, 2.0, 152.8, 178.5)]
+)
 def test_16_high_low_chi_square_claim(k, s, eps, value, bound):
     Q = HighLowHadamardResponseChannel(eps, k, np.arange(s)).to_dense()
     col = Q.sum(axis=0)
@@ -634,7 +674,7 @@ def test_16_high_low_chi_square_claim(k, s, eps, value, bound):
     assert lhs <= rhs
 
 
-# -- 17. Normalization -----------------------------------------------------------------------------------------------
+# -- 17. Normalization -----------------------------------------------------------------------------
 
 
 def test_17_normalized_estimates_are_distributions():
@@ -649,7 +689,7 @@ def test_17_normalized_estimates_are_distributions():
     assert_allclose(project_simplex(p), p, atol=1e-15)
 
 
-# -- 18. Experiment shapes -------------------------------------------------------------------------------------------
+# -- 18. Experiment shapes -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("normalize", [clip_normalize, project_simplex], ids=["clip", "simplex"])
@@ -691,7 +731,11 @@ def test_18_table1_shape_on_a_grid_distribution():
     p = (p / p.sum()).ravel()
     risks = [expected_l2_risk(HadamardResponseChannel(1.0, rows * cols), p, 1)]
     for shape in ((5, 7), (25, 35), (25, 70)):
-        risks.append(expected_l2_risk(BlockHadamardResponseChannel(1.0, grid_blocks((rows, cols), shape)), p, 1))
+        risks.append(
+            expected_l2_risk(
+                BlockHadamardResponseChannel(1.0, grid_blocks((rows, cols), shape)), p, 1
+            )
+        )
     assert np.all(np.diff(risks) < 0)
 
 

@@ -186,13 +186,16 @@ def test_exact_l2_matched_by_simulation(channel):
     assert abs(errs.mean() - other.variance(p, n).sum()) > 5 * se
 
 
-# -- 16. asymptotic l1 ------------------------------------------------------------------------------
+# -- 16. asymptotic l1 -----------------------------------------------------------------------------
 
 
 def test_asymptotic_l1_values():
     # sqrt(2/pi) * sum of the exact standard deviations (eqs. (11), (16)).
     n = 1000
-    l1 = lambda ch: math.sqrt(2 / math.pi) * np.sqrt(ch.variance(P6, n)).sum()
+
+    def l1(ch):
+        return math.sqrt(2 / math.pi) * np.sqrt(ch.variance(P6, n)).sum()
+
     assert l1(UtilityOptimizedRRChannel(LN3, 6, S3)) == pytest.approx(0.135543, rel=1e-5)
     assert l1(UtilityOptimizedRAPPORChannel(2 * LN3, 6, S3)) == pytest.approx(0.110244, rel=1e-5)
 
@@ -382,13 +385,19 @@ def test_claim19_high_privacy_limits(d, dS):
     n, S = 1000, list(range(dS))
     p_un, u = _p_un(d, S), np.full(d, 1 / d)
     eps = 1e-3
-    l2 = lambda ch, p: n * eps**2 * ch.variance(p, n).sum()
+
+    def l2(ch, p):
+        return n * eps**2 * ch.variance(p, n).sum()
+
     assert l2(UtilityOptimizedRRChannel(eps, d, S), p_un) == pytest.approx(dS * (dS - 1), rel=1e-2)
     assert l2(UtilityOptimizedRAPPORChannel(eps, d, S), p_un) == pytest.approx(4 * dS, rel=1e-2)
     assert l2(RandomizedResponseChannel(eps, d), u) == pytest.approx(d * (d - 1), rel=1e-2)
     assert l2(RAPPORChannel(eps, d), u) == pytest.approx(4 * d, rel=1e-2)
     eps = 1e-6  # the l1 bounds converge like sqrt(eps)
-    l1 = lambda ch: math.sqrt(n) * eps * _asymptotic_l1(ch, p_un, n)
+
+    def l1(ch):
+        return math.sqrt(n) * eps * _asymptotic_l1(ch, p_un, n)
+
     c = math.sqrt(2 / math.pi)
     expected = c * dS * math.sqrt(dS - 1)
     assert l1(UtilityOptimizedRRChannel(eps, d, S)) == pytest.approx(expected, rel=1e-2)
@@ -456,7 +465,7 @@ def test_claim20_worst_case_table_and_regimes(data, eps):
     eps = math.log(d) if eps == "ln d" else eps
     tv_ref, l2_ref = TABLE_64[data, eps if eps in (0.1, 1.0) else "ln d"]
     worst = {kind: _worst(kind, d, dS, n, eps) for kind in ("RR", "RAP", "uRR", "uRAP")}
-    for kind, ref_tv, ref_l2 in zip(worst, tv_ref, l2_ref):
+    for kind, ref_tv, ref_l2 in zip(worst, tv_ref, l2_ref, strict=True):
         assert worst[kind][0] / 2 == pytest.approx(ref_tv, rel=3e-3), kind
         assert worst[kind][1] == pytest.approx(ref_l2, rel=6e-3), kind
     urr, urap = worst["uRR"], worst["uRAP"]
@@ -479,14 +488,17 @@ def test_claim20_crossover_between_urap_and_urr(data, l2_cross, l1_cross):
     # The worst-case uRR and uRAP errors cross once: uRAP is better below, uRR above.
     d, dS, n = SHAPES[data]
     for i, expected in ((1, l2_cross), (0, l1_cross)):
-        gap = lambda eps, i=i: _worst("uRR", d, dS, n, eps)[i] - _worst("uRAP", d, dS, n, eps)[i]
+
+        def gap(eps, i=i):
+            return _worst("uRR", d, dS, n, eps)[i] - _worst("uRAP", d, dS, n, eps)[i]
+
         grid = np.linspace(0.1, math.log(d), 60)
         signs = np.sign([gap(e) for e in grid])
         assert signs[0] > 0 and signs[-1] < 0 and np.count_nonzero(np.diff(signs)) == 1
         assert brentq(gap, 0.1, math.log(d)) == pytest.approx(expected, abs=0.006)
 
 
-# -- Sec. 6.4 worst-case l2 table -------------------------------------------------------------------
+# -- Sec. 6.4 worst-case l2 table ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -510,7 +522,7 @@ def test_worst_case_l2_table_foursquare_shape(eps, rr, rap, urr, urap):
     ).sum() == pytest.approx(urap, rel=2e-3)
 
 
-# -- 21. EM ------------------------------------------------------------------------------------------------
+# -- 21. EM ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -579,7 +591,7 @@ def test_closed_form_em_equals_full_matrix_em(make):
     assert_allclose(p_fast, p_dense, rtol=1e-8)
 
 
-# -- 22. emp+thr -------------------------------------------------------------------------------------
+# -- 22. emp+thr -----------------------------------------------------------------------------------
 
 
 def test_threshold_nonnegative_and_sums_to_one():
@@ -612,7 +624,7 @@ def test_threshold_estimator_uses_zero_frequency_variance():
     assert_allclose(r.zero_frequency_variance(1000), a / ((a - 1) ** 2 * 1000), rtol=1e-10)
 
 
-# -- 8. PUM privacy (Props. 9 and 10) ----------------------------------------------------------------
+# -- 8. PUM privacy (Props. 9 and 10) --------------------------------------------------------------
 
 
 @pytest.mark.parametrize("base", ["urr", "urap"])
@@ -634,13 +646,13 @@ def test_pum_prop9_and_prop10(base):
     worst = 0.0
     for A in mats:
         for B in mats:
-            assert np.all(A <= math.exp(eps) * B)  # Prop. 10
+            assert np.all(math.exp(eps) * B >= A)  # Prop. 10
             with np.errstate(divide="ignore", invalid="ignore"):
                 worst = max(worst, np.nanmax(np.where(B > 0, A / B, 0)))
     assert worst == pytest.approx(math.exp(eps), rel=1e-9)  # attained
 
 
-# -- 23. PUM estimation -------------------------------------------------------------------------------
+# -- 23. PUM estimation ----------------------------------------------------------------------------
 
 
 def _population(rng, n=20_000, k=10):
@@ -701,7 +713,7 @@ def test_pum_theorem1_in_simulation(base):
     )
 
 
-# -- 24. qualitative claims at a paper shape (synthetic, small n) ----------------------------------------
+# -- 24. qualitative claims at a paper shape (synthetic, small n) ----------------------------------
 
 
 def test_uldp_beats_ldp_by_an_order_of_magnitude_when_few_values_are_sensitive():
@@ -785,7 +797,7 @@ def test_pum_estimator_input_errors():
     assert ZeroBits([1]) == ZeroBits([1])
 
 
-# -- 9-11. composition, post-processing, compatibility ----------------------------------------------
+# -- 9-11. composition, post-processing, compatibility ---------------------------------------------
 
 
 def test_sequential_composition_of_two_urrs():

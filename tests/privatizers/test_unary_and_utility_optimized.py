@@ -165,14 +165,14 @@ def test_reports_from_elsewhere_need_channel():
         EMEstimator(channel=rap).fit(np.zeros((3, 4), dtype=np.uint8))
 
 
-# -- PUM ---------------------------------------------------------------------------------------------
+# -- PUM -------------------------------------------------------------------------------------------
 
 
 def _pum_data(n=3000, seed=54321):
     rng = np.random.default_rng(seed)
     values = rng.choice(CATS, size=n)
     tags = np.where(rng.random(n) < 0.2, "home", None).astype(object)
-    tags[(tags == None) & (rng.random(n) < 0.1)] = "work"
+    tags[pd.isna(tags) & (rng.random(n) < 0.1)] = "work"
     return pd.DataFrame({"value": values, "tag": tags})
 
 

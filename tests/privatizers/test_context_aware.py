@@ -23,7 +23,13 @@ from skldp import (
 )
 from skldp.exceptions import PrivacyLeakWarning
 from skldp.metrics import make_distribution_scorer, total_variation
-from skldp.privacy import LDP, BinaryContextAwareLDP, BlockStructuredLDP, HighLowLDP, SequentialComposition
+from skldp.privacy import (
+    LDP,
+    BinaryContextAwareLDP,
+    BlockStructuredLDP,
+    HighLowLDP,
+    SequentialComposition,
+)
 
 CATS = list("abcdefghij")
 P = np.array([0.3, 0.2, 0.1, 0.1, 0.08, 0.07, 0.05, 0.04, 0.03, 0.03])
@@ -49,7 +55,14 @@ LABELS = np.repeat([0, 1, 2], [3, 5, 2])
     "kwargs",
     [
         {"blocks": PARTITION},
-        {"blocks": {c: lab for c, lab in zip(CATS, ["x", "x", "x", "y", "y", "y", "y", "y", "z", "z"])}},
+        {
+            "blocks": {
+                c: lab
+                for c, lab in zip(
+                    CATS, ["x", "x", "x", "y", "y", "y", "y", "y", "z", "z"], strict=True
+                )
+            }
+        },
         {"blocks": pd.Series(LABELS, index=CATS)},
         {"blocks": lambda c: 0 if c <= "c" else (1 if c <= "h" else 2)},
         {"blocks": LABELS},
@@ -80,7 +93,11 @@ def test_contiguous_blocks_by_count_and_size():
         ({"n_blocks": 11}, ValueError, "exceeds the 10 categories"),
         ({"n_blocks": 0}, ValueError, "n_blocks"),
         ({"block_size": 2.5}, TypeError, "block_size"),
-        ({"blocks": [["a", "b"], ["b", "c", "d", "e", "f", "g", "h", "i", "j"]]}, ValueError, "overlap.*'b'"),
+        (
+            {"blocks": [["a", "b"], ["b", "c", "d", "e", "f", "g", "h", "i", "j"]]},
+            ValueError,
+            "overlap.*'b'",
+        ),
         ({"blocks": [["a", "b"], ["c"]]}, ValueError, "do not cover.*'d'"),
         (
             {"blocks": [["a", "zz"], list("bcdefghij")]},
@@ -104,13 +121,18 @@ def test_grid_blocks_for_the_gowalla_grid():
     assert np.all(np.bincount(labels) == 25)
     cells = labels.reshape(125, 350)
     assert cells[0, 0] == cells[4, 4] != cells[5, 0]
-    bhr = BlockHadamardResponse(1.0, blocks=grid_blocks((125, 350), (5, 7)), categories=range(43_750)).fit([0, 1])
+    bhr = BlockHadamardResponse(
+        1.0, blocks=grid_blocks((125, 350), (5, 7)), categories=range(43_750)
+    ).fit([0, 1])
     assert bhr.channel_.n_blocks == 35 and set(bhr.channel_.block_outputs.tolist()) == {2048}
     # Rows 5 -> parts of 3 and 2, columns 7 -> parts of 3, 2 and 2.
     assert_array_equal(np.bincount(grid_blocks((5, 7), (2, 3))), [9, 6, 6, 6, 4, 4])
 
 
-@pytest.mark.parametrize("shape,n_blocks,match", [((5, 7), (6, 1), "cannot cut"), ((5,), (1, 1), "pair"), ((5, 7), (0, 1), "n_blocks")])
+@pytest.mark.parametrize(
+    "shape,n_blocks,match",
+    [((5, 7), (6, 1), "cannot cut"), ((5,), (1, 1), "pair"), ((5, 7), (0, 1), "n_blocks")],
+)
 def test_grid_blocks_errors(shape, n_blocks, match):
     with pytest.raises(ValueError, match=match):
         grid_blocks(shape, n_blocks)
@@ -119,7 +141,10 @@ def test_grid_blocks_errors(shape, n_blocks, match):
 # -- sensitive sets ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sensitive", [["c", "a", "h"], lambda c: c in {"a", "c", "h"}, np.array(["h", "a", "c"], dtype=object)])
+@pytest.mark.parametrize(
+    "sensitive",
+    [["c", "a", "h"], lambda c: c in {"a", "c", "h"}, np.array(["h", "a", "c"], dtype=object)],
+)
 def test_sensitive_forms(sensitive):
     hl = HighLowHadamardResponse(1.0, sensitive=sensitive, categories=CATS).fit(CATS)
     assert list(hl.sensitive_) == ["a", "c", "h"]
@@ -145,7 +170,9 @@ def test_sensitive_sets_that_do_not_fit_are_rejected(sensitive, error, match):
 
 def test_sensitive_per_column():
     X = pd.DataFrame({"u": ["a", "b"], "v": ["x", "y"]})
-    hl = HighLowHadamardResponse(1.0, sensitive=[["a"], ["x", "y"]], categories=[["a", "b", "c"], ["x", "y", "z"]]).fit(X)
+    hl = HighLowHadamardResponse(
+        1.0, sensitive=[["a"], ["x", "y"]], categories=[["a", "b", "c"], ["x", "y", "z"]]
+    ).fit(X)
     assert [list(s) for s in hl.sensitive_] == [["a"], ["x", "y"]]
     assert isinstance(hl.privacy_, SequentialComposition) and hl.privacy_.epsilon == 2.0
 
@@ -156,7 +183,9 @@ def test_sensitive_per_column():
 def test_binary_privatizer_states_its_guarantee_and_estimates():
     rng = np.random.default_rng(3)
     x = np.where(rng.random(50_000) < 0.2, "yes", "no")
-    brr = BinaryRandomizedResponse(epsilon_01=math.inf, epsilon_10=1.0, categories=["no", "yes"], random_state=0)
+    brr = BinaryRandomizedResponse(
+        epsilon_01=math.inf, epsilon_10=1.0, categories=["no", "yes"], random_state=0
+    )
     est = EmpiricalEstimator().fit(brr.fit_transform(x))
     assert brr.privacy_ == BinaryContextAwareLDP(math.inf, 1.0)
     assert brr.bits_per_report == 1
@@ -178,7 +207,9 @@ def test_binary_bad_budgets(kwargs, match):
 
 def test_binary_needs_two_categories():
     with pytest.raises(ValueError, match="exactly 2 categories"):
-        BinaryRandomizedResponse(epsilon_01=1.0, epsilon_10=1.0, categories=["a", "b", "c"]).fit(["a"])
+        BinaryRandomizedResponse(epsilon_01=1.0, epsilon_10=1.0, categories=["a", "b", "c"]).fit(
+            ["a"]
+        )
 
 
 # -- estimators through the channel interface ----------------------------------------------------
@@ -193,7 +224,11 @@ def test_binary_needs_two_categories():
     ],
     ids=lambda p: type(p).__name__,
 )
-@pytest.mark.parametrize("estimator", [EmpiricalEstimator(), ProjectedEstimator(), EMEstimator()], ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "estimator",
+    [EmpiricalEstimator(), ProjectedEstimator(), EMEstimator()],
+    ids=lambda e: type(e).__name__,
+)
 def test_pipelines_estimate_within_tolerance(privatizer, estimator):
     x = _data()
     pipe = Pipeline([("privatize", clone(privatizer)), ("estimate", clone(estimator))]).fit(x)
@@ -210,8 +245,15 @@ def test_pipelines_estimate_within_tolerance(privatizer, estimator):
 
 def test_grid_search_over_block_count():
     x = _data(6000)
-    pipe = Pipeline([("privatize", BlockHadamardResponse(1.0, n_blocks=1, categories=CATS, random_state=0)), ("estimate", ProjectedEstimator())])
-    search = GridSearchCV(pipe, {"privatize__n_blocks": [1, 2, 5]}, scoring=make_distribution_scorer("tv"), cv=3)
+    pipe = Pipeline(
+        [
+            ("privatize", BlockHadamardResponse(1.0, n_blocks=1, categories=CATS, random_state=0)),
+            ("estimate", ProjectedEstimator()),
+        ]
+    )
+    search = GridSearchCV(
+        pipe, {"privatize__n_blocks": [1, 2, 5]}, scoring=make_distribution_scorer("tv"), cv=3
+    )
     search.fit(x)
     assert search.best_params_["privatize__n_blocks"] in (1, 2, 5)
     assert len(search.cv_results_["mean_test_score"]) == 3
@@ -226,7 +268,7 @@ def test_reproducible_and_picklable():
     again = pickle.loads(pickle.dumps(bhr))
     assert again.channel_ == bhr.channel_
     # a fitted copy never resumes (or restarts) the noise stream: fresh noise, with a warning;
-    # setting the seed again replays the sequence from its start (tests/test_seeds.py)
+    # setting the seed again replays the sequence from its start (tests/privatizers/test_seeds.py)
     with pytest.warns(UserWarning, match="restored from a pickle"):
         assert not np.array_equal(np.asarray(again.transform(x)), np.asarray(a))
     again.set_params(random_state=3).fit(x)

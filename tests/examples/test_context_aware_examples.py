@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-_EXAMPLES = os.path.join(os.path.dirname(__file__), os.pardir, "examples")
+_EXAMPLES = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "examples")
 
 
 def _load(name):

@@ -104,7 +104,9 @@ def test_int_seed_reproduces_the_sequence_and_none_does_not():
     first = a.transform(X)
     assert not np.array_equal(first, a.transform(X))  # every call draws fresh noise
     assert_array_equal(first, clone(a).fit(X).transform(X))  # a clone starts the sequence again
-    assert_array_equal(first, RandomizedResponse(categories=CITIES, random_state=7).fit_transform(X))
+    assert_array_equal(
+        first, RandomizedResponse(categories=CITIES, random_state=7).fit_transform(X)
+    )
     b = RandomizedResponse(categories=CITIES).fit(X)
     assert not np.array_equal(b.transform(X), b.transform(X))
 
@@ -149,7 +151,10 @@ def test_several_columns_are_privatized_independently():
 
 def _pipe(**kw):
     return Pipeline(
-        [("privatize", RandomizedResponse(categories=CITIES, random_state=0, **kw)), ("estimate", EMEstimator())]
+        [
+            ("privatize", RandomizedResponse(categories=CITIES, random_state=0, **kw)),
+            ("estimate", EMEstimator()),
+        ]
     )
 
 
@@ -200,7 +205,9 @@ def _column_transformer(cols):
 def test_column_transformer_two_dataframe_columns():
     df = pd.DataFrame({"city": _cities(4000), "sex": np.where(np.arange(4000) % 4, "f", "m")})
     with sklearn.config_context(transform_output="pandas"):
-        pipe = Pipeline([("privatize", _column_transformer(["city", "sex"])), ("estimate", EMEstimator())]).fit(df)
+        pipe = Pipeline(
+            [("privatize", _column_transformer(["city", "sex"])), ("estimate", EMEstimator())]
+        ).fit(df)
     dist = pipe[-1].distribution_
     assert np.abs(dist[0] - P).sum() < 0.2
     assert abs(dist[1][1] - 0.25) < 0.06
@@ -215,8 +222,13 @@ def test_grid_search_over_a_column_transformer():
     # both columns; at epsilon = 4 the city column's error is about a fifth of epsilon = 0.5's
     # (k-RR's risk falls like ((e^eps - 1 + k) / (e^eps - 1))^2), far beyond seed noise here.
     df = pd.DataFrame({"city": _cities(3000), "sex": np.where(np.arange(3000) % 4, "f", "m")})
-    pipe = Pipeline([("privatize", _column_transformer(["city", "sex"])), ("estimate", EMEstimator())])
-    grid = {"privatize__city__epsilon": [0.5, 4.0], "estimate": [EmpiricalEstimator(), EMEstimator()]}
+    pipe = Pipeline(
+        [("privatize", _column_transformer(["city", "sex"])), ("estimate", EMEstimator())]
+    )
+    grid = {
+        "privatize__city__epsilon": [0.5, 4.0],
+        "estimate": [EmpiricalEstimator(), EMEstimator()],
+    }
     with sklearn.config_context(transform_output="pandas"):
         search = GridSearchCV(pipe, grid, scoring=make_distribution_scorer("tv"), cv=3).fit(df)
     assert search.best_params_["privatize__city__epsilon"] == 4.0
@@ -229,7 +241,9 @@ def test_grid_search_over_a_column_transformer():
 
 def test_column_transformer_default_output_with_dataframe_says_what_to_do():
     df = pd.DataFrame({"city": _cities(100), "sex": ["f"] * 100})
-    pipe = Pipeline([("privatize", _column_transformer(["city", "sex"])), ("estimate", EMEstimator())])
+    pipe = Pipeline(
+        [("privatize", _column_transformer(["city", "sex"])), ("estimate", EMEstimator())]
+    )
     with pytest.raises(ValueError, match=r"set_output\(transform='pandas'\)"):
         pipe.fit(df)
 
@@ -239,7 +253,8 @@ def test_clone_and_pickle_privatizer():
     again = pickle.loads(pickle.dumps(rr))
     X = _cities(200)
     assert again.channel_ == rr.channel_ and again.get_params() == rr.get_params()
-    # a fitted privatizer's copy never resumes its noise stream (see tests/test_seeds.py)
+    # a fitted privatizer's copy never resumes its noise stream (see
+    # tests/privatizers/test_seeds.py)
     with pytest.warns(UserWarning, match="restored from a pickle"):
         assert not np.array_equal(again.transform(X), rr.transform(X))
     assert clone(rr).get_params() == rr.get_params()

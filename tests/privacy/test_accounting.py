@@ -549,7 +549,7 @@ def test_bad_accountant_is_named():
 
 
 def test_user_guide_page_examples():
-    path = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "budgets.rst"
+    path = Path(__file__).resolve().parents[2] / "docs" / "user_guide" / "budgets.rst"
     result = doctest.testfile(
         str(path),
         module_relative=False,

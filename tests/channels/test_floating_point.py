@@ -263,7 +263,7 @@ def test_smallest_usable_rr_budget_is_exact():
         assert eps == pytest.approx(k * 2.0**-53, rel=1e-6)
 
 
-# -- sampling thresholds -------------------------------------------------------------------------------
+# -- sampling thresholds ---------------------------------------------------------------------------
 def test_floor_to_uniform_grid_rounds_down_onto_the_grid():
     rng = np.random.default_rng(2)
     p = np.concatenate(
@@ -304,7 +304,7 @@ def test_randomized_response_truth_event_is_exactly_u_below_truth(epsilon):
     k = 5
     ch = RandomizedResponseChannel(epsilon, k)
     T = int(ch.truth * 2.0**53)
-    assert T == ch.truth * 2.0**53  # on the grid
+    assert ch.truth * 2.0**53 == T  # on the grid
     top, low = T >> 37, T & (2**37 - 1)
     t = np.arange(2**16, dtype=np.int64)
     c = 3

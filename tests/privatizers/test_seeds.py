@@ -170,7 +170,7 @@ def test_a_seed_reproduces_the_whole_sequence_of_calls():
     a = _krr(3).fit(np.arange(5))
     b = _krr(3).fit(np.arange(5))
     seq_a, seq_b = _draws(a, 3), _draws(b, 3)
-    for u, v in zip(seq_a, seq_b):
+    for u, v in zip(seq_a, seq_b, strict=True):
         assert_array_equal(u, v)
     assert not np.array_equal(seq_a[0], seq_a[1])
     # a refit continues the sequence; set_params(random_state=...) restarts it
@@ -260,7 +260,7 @@ def test_noise_stream_is_domain_separated():
         assert root.entropy == s and tuple(root.spawn_key) == (NOISE_KEY,)
     ss = np.random.SeedSequence(5, spawn_key=(2,))
     assert tuple(noise_seed_sequence(ss).spawn_key) == (2, NOISE_KEY)
-    assert NOISE_KEY == int.from_bytes(b"skldp-privatizer-noise", "big")
+    assert int.from_bytes(b"skldp-privatizer-noise", "big") == NOISE_KEY
     g = np.random.default_rng(1)
     assert noise_generator(g) is g
 

@@ -179,7 +179,7 @@ def test_audit_is_nearly_tight_on_randomized_response(eps):
     assert 0.9 * eps < result.epsilon_lower_bound <= eps
 
 
-# -- planted bugs fail ------------------------------------------------------------------------------
+# -- planted bugs fail -----------------------------------------------------------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_planted_unary_bug_is_caught(seed):
     buggy = _fit(_UnaryEncoding(epsilon=1.0, buggy=True), 4)
@@ -237,13 +237,16 @@ def test_false_alarm_rate_is_controlled():
     assert fails <= 4
 
 
-# -- context-aware and utility-optimized guarantees -------------------------------------------------
+# -- context-aware and utility-optimized guarantees ------------------------------------------------
 def test_context_aware_budgets_are_checked_per_pair():
     rr = _fit(RandomizedResponse(epsilon=1.0), 3)
     E = np.array([[0, 0.5, np.inf], [0.5, 0, 2.0], [np.inf, 2.0, 0]])
     result = audit(rr, model=ContextAwareLDP(E), n_samples=50_000, random_state=0)
     assert not result.passed
-    bad = {(int(a), int(b)) for a, b in zip(result.violations["x"], result.violations["x_prime"])}
+    bad = {
+        (int(a), int(b))
+        for a, b in zip(result.violations["x"], result.violations["x_prime"], strict=True)
+    }
     assert bad == {(0, 1), (1, 0)}
     # Pairs without a promise are not tested.
     assert len(result.pairs) == 4
@@ -307,7 +310,9 @@ def test_block_budgets_on_a_large_domain_pick_pairs_inside_blocks():
     assert result.passed
     assert len(result.pairs) > 0
     assert np.all(result.pairs["budget"] == 1.0)
-    assert all(a // 3 == b // 3 for a, b in zip(result.pairs["x"], result.pairs["x_prime"]))
+    assert all(
+        a // 3 == b // 3 for a, b in zip(result.pairs["x"], result.pairs["x_prime"], strict=True)
+    )
 
 
 class _BlackBox:
@@ -351,7 +356,7 @@ def test_audit_leaves_the_privatizer_unchanged():
     assert rr.random_state == 7
 
 
-# -- the bounds ---------------------------------------------------------------------------------------
+# -- the bounds ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("count,n", [(0, 10), (3, 10), (10, 10), (517, 2000)])
 def test_clopper_pearson_matches_scipy(count, n):
     level = 0.025
@@ -362,7 +367,7 @@ def test_clopper_pearson_matches_scipy(count, n):
         assert_allclose(hi, 1 - level ** (1 / n), rtol=1e-12)
 
 
-# -- bad arguments ------------------------------------------------------------------------------------
+# -- bad arguments ---------------------------------------------------------------------------------
 def test_audit_argument_errors():
     rr = _fit(RandomizedResponse(epsilon=1.0), 3)
     with pytest.raises(ValueError, match="alpha"):

@@ -6,7 +6,7 @@ without its tests. What is left out and why:
 
 * arithmetic, comparison and unary operator suites: they expect ``op(array)`` to give an
   array of the same extension dtype; reports deliberately give plain numpy (or pandas'
-  nullable) numbers, as a sum of reports is not a report (tested in test_pandas_reports.py);
+  nullable) numbers, as a sum of reports is not a report (tested in test_reports_pandas.py);
 * accumulations, for the same reason (``cumsum`` of reports is int64);
 * the parsing suite, and the dtype tests that build the dtype from its name: a reports dtype
   cannot be built from a string (it needs the channel);
@@ -24,13 +24,15 @@ import pandas as pd
 import pandas._testing as tm
 import pytest
 
+from skldp._reports import ReportsArray, ReportsDtype, ReportSpec
+from skldp.channels import RandomizedResponseChannel
+
 base = pytest.importorskip("pandas.tests.extension.base")
 pytest.importorskip("pandas.tests.extension.conftest")
 
-from pandas.tests.extension.conftest import *
-
-from skldp._reports import ReportsArray, ReportsDtype, ReportSpec
-from skldp.channels import RandomizedResponseChannel
+# pandas' fixtures for its extension suites, by name (the suites request dozens of them), and
+# only once pandas is known to ship its tests: the rules are wrong for this line.
+from pandas.tests.extension.conftest import *  # noqa: E402, F403
 
 _DTYPE = ReportsDtype(ReportSpec(RandomizedResponseChannel(1.0, 3)))
 

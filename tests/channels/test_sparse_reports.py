@@ -60,7 +60,9 @@ def test_csr_reports_give_identical_statistics(channel, monkeypatch):
     dense = channel.sample(rng.choice(channel.n_inputs, 600, p=p), rng)
     csr = sparse.csr_matrix(dense)
     assert_array_equal(channel.statistics(csr), channel.statistics(dense))
-    for got, want in zip(_em_arrays(channel.em_model(csr)), _em_arrays(channel.em_model(dense))):
+    for got, want in zip(
+        _em_arrays(channel.em_model(csr)), _em_arrays(channel.em_model(dense)), strict=True
+    ):
         assert_array_equal(got, want)
     q = simplex_point(channel.n_inputs, seed=3)
     if not isinstance(channel, CohortRAPPORChannel):
@@ -162,7 +164,7 @@ def test_sparse_check_keeps_the_callers_matrix_and_drops_stored_zeros():
     assert_array_equal(ch.statistics(m), [0, 1, 1])
     checked = ch.check_reports(m)
     assert checked.nnz == 2 and checked.dtype == np.uint8
-    for a, b in zip((m.data, m.indices, m.indptr), before):
+    for a, b in zip((m.data, m.indices, m.indptr), before, strict=True):
         assert_array_equal(a, b)
 
 
@@ -181,9 +183,11 @@ def test_sparse_output_params_clone_and_pandas():
     assert clone(urap).sparse_output is True
     with pytest.raises(ValueError, match="pandas output cannot hold"):
         clone(urap).set_output(transform="pandas").fit_transform([0, 1, 2])
-    with sklearn.config_context(transform_output="pandas"):
-        with pytest.raises(ValueError, match="set_output\\(transform='default'\\)"):
-            clone(urap).fit_transform([0, 1, 2])
+    with (
+        sklearn.config_context(transform_output="pandas"),
+        pytest.raises(ValueError, match="set_output\\(transform='default'\\)"),
+    ):
+        clone(urap).fit_transform([0, 1, 2])
     with pytest.raises(TypeError, match="sparse_output must be True or False"):
         clone(urap).set_params(sparse_output="yes").fit([0, 1, 2])
 

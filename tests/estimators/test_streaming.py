@@ -32,7 +32,7 @@ from skldp import (
 )
 from skldp._base import BaseDistributionEstimator
 from skldp.channels import LikelihoodModel
-from tests import instances_compressive, instances_open_alphabet, instances_unary, registry
+from tests import registry
 from tests.conftest import assert_same_statistics, simplex_point, statistics_leaves
 
 ESTIMATORS = [EmpiricalEstimator, ProjectedEstimator, EMEstimator]
@@ -60,15 +60,17 @@ def test_chunked_statistics_and_estimate_equal_one_fit(Estimator, n_columns, see
     streamed = Estimator()
     # uneven chunks, including a single report and the empty tail
     cuts = [0, 1, 17, 2000, 2001, 4999, n]
-    for a, b in zip(cuts[:-1], cuts[1:]):
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
         streamed.partial_fit(reports[a:b])
     stats_one, n_one = _fitted_state(one)
     stats_streamed, n_streamed = _fitted_state(streamed)
     assert n_one == n_streamed == n
-    for a, b in zip(stats_one, stats_streamed):
+    for a, b in zip(stats_one, stats_streamed, strict=True):
         assert a.dtype == b.dtype
         assert_array_equal(a, b)
-    for p, q in zip(np.atleast_2d(one.distribution_), np.atleast_2d(streamed.distribution_)):
+    for p, q in zip(
+        np.atleast_2d(one.distribution_), np.atleast_2d(streamed.distribution_), strict=True
+    ):
         assert_array_equal(p, q)  # same statistics, same deterministic solve: identical
 
 
@@ -177,13 +179,13 @@ def _streaming_cases():
     for est in registry.ESTIMATORS:
         for priv in [*registry.MECHANISMS, *_WIDE]:
             yield est, priv, _domain_rows
-    for est in instances_compressive.ESTIMATORS:
+    for est in registry.SPARSE_ESTIMATORS:
         for priv in registry.MECHANISMS:
             yield est, priv, _domain_rows
-    for est in instances_open_alphabet.SPECIAL_INSTANCES:
-        for priv in instances_open_alphabet.INSTANCES:
+    for est in registry.CANDIDATE_ESTIMATORS:
+        for priv in registry.OPEN_ALPHABET:
             yield est, priv, _open_rows
-    (pum,) = [p for p in instances_unary.SPECIAL_INSTANCES if isinstance(p, PersonalizedULDP)]
+    (pum,) = [p for p in registry.TAG_COLUMN if isinstance(p, PersonalizedULDP)]
     for method in ("em", "threshold", "empirical"):
         for base in ("urr", "urap"):
             privatizer = clone(pum).set_params(base=base)
@@ -240,14 +242,14 @@ def test_every_estimator_streams_to_the_statistics_of_one_fit(
     streamed = clone(estimator)
     solves = _count_solves(monkeypatch, streamed)
     cuts = [0, 1, 18, 300, 300, 301, 598, n]
-    for a, b in zip(cuts[:-1], cuts[1:]):
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
         streamed.partial_fit(reports[a:b])
     assert solves == []  # partial_fit only adds statistics
     check_is_fitted(streamed)
     assert streamed.n_reports_ == one.n_reports_ == n
     assert_same_statistics(streamed._stats, one._stats)
     # same statistics, same deterministic solve: the same estimate, bit for bit
-    for p, q in zip(one._distributions(), streamed._distributions()):
+    for p, q in zip(one._distributions(), streamed._distributions(), strict=True):
         assert_array_equal(p, q)
     assert len(solves) == len(streamed._specs)  # the first read solved, once per column
     assert_array_equal(np.asarray(one.distribution_), np.asarray(streamed.distribution_))
@@ -328,7 +330,7 @@ def test_standard_errors_are_computed_when_read(Estimator, monkeypatch):
     monkeypatch.setattr(empirical, "_plug_in_std", counted)
     monkeypatch.setattr(projected, "_plug_in_std", counted)
     est = Estimator().fit(reports)
-    est.distribution_  # noqa: B018
+    est.distribution_  # noqa: B018  reading the attribute is the test
     assert calls == []  # fit solved, but nobody asked for the standard errors
     std = est.distribution_std_
     assert len(calls) == 2 and isinstance(std, list) and len(std) == 2
@@ -347,7 +349,7 @@ def test_convergence_warning_of_a_lazy_solve_points_at_the_read():
         warnings.simplefilter("error")
         est.partial_fit(reports)  # nothing solved, nothing to warn about
     with pytest.warns(ConvergenceWarning, match="max_iter=1") as record:
-        est.distribution_  # noqa: B018
+        est.distribution_  # noqa: B018  reading the attribute is the test
     assert len(record) == 1 and record[0].filename == __file__
     assert est.n_iter_ == 1 and not est.converged_
 
@@ -357,7 +359,7 @@ def test_a_failed_lazy_solve_raises_again_on_the_next_read():
     est = EMEstimator(init=[0.5, 0.5]).partial_fit(reports)  # the init fits no k = 6
     for _ in range(2):
         with pytest.raises(ValueError, match="init must be 6 positive numbers"):
-            est.distribution_  # noqa: B018
+            est.distribution_  # noqa: B018  reading the attribute is the test
     assert "_solved" not in vars(est)
     est.set_params(init="uniform")
     assert est.distribution_.shape == (6,)
