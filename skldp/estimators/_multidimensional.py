@@ -169,7 +169,8 @@ class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
 
         Returns
         -------
-        self
+        self : MultidimensionalEstimator
+            Fitted: every attribute's estimator is solved here.
 
         Raises
         ------

@@ -10,7 +10,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BasePrivatizer, hyperparameters
-from skldp._docstring import substitute
+from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, resolve_categories
 from skldp._reports import ReportSpec
 from skldp._validation import PRIVATIZER_CONSTRAINTS, InstanceOf
@@ -50,6 +50,18 @@ privatizer_ : privatizer
 categories_ : list of ndarray
     The domain of each attribute.""",
 }
+_SHARED["attributes_head"] = "\n".join(
+    ["Attributes\n----------", _SHARED["categories_"], _SHARED["privatizer_"]]
+)
+# The signature's order: the base mechanism, the shared parameters, then the budget.
+_SHARED["parameters_section"] = "\n".join(
+    [
+        "Parameters\n----------",
+        _SHARED["privatizer"],
+        PARAMETERS["common_parameters"],
+        _SHARED["epsilon"],
+    ]
+)
 
 
 @hyperparameters
@@ -122,18 +134,9 @@ class BudgetSplitting(_AttributeCollection):
 
     Read more in the :ref:`User Guide <budgets_multidimensional>`.
 
-    Parameters
-    ----------
-    {privatizer}
-    {categories}
-    {accountant}
-    {random_state}
-    {epsilon}
+    {parameters_section}
 
-    Attributes
-    ----------
-    {categories_}
-    {privatizer_}
+    {attributes_head}
     channel_ : Channel or list of Channel
         Each attribute's channel, at budget :math:`\varepsilon / d`.
     privacy_ : LDP or SequentialComposition
@@ -201,18 +204,9 @@ class AttributeSampling(_AttributeCollection):
 
     Read more in the :ref:`User Guide <budgets_multidimensional>`.
 
-    Parameters
-    ----------
-    {privatizer}
-    {categories}
-    {accountant}
-    {random_state}
-    {epsilon}
+    {parameters_section}
 
-    Attributes
-    ----------
-    {categories_}
-    {privatizer_}
+    {attributes_head}
     channel_ : Channel or list of Channel
         Each attribute's channel, at the whole budget.
     mechanism_ : AttributeSamplingMechanism
