@@ -588,7 +588,8 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         if input_features is None:
             input_features = [f"x{j}" for j in range(self.n_features_in_)]
         names = []
-        for name, ch in zip(input_features, self.channels_, strict=True):
+        # strict=False: PersonalizedULDP reads two columns (value, tag) into one channel
+        for name, ch in zip(input_features, self.channels_, strict=False):
             if ch.report_width == 1:
                 names.append(str(name))
             else:
