@@ -42,6 +42,12 @@ from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabe
 from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChannel
 from skldp.channels._likelihood import LikelihoodModel, MultinomialModel
 from skldp.channels._local_hashing import LocalHashingChannel
+from skldp.channels._longitudinal import (
+    LongitudinalOUEChannel,
+    LongitudinalRAPPORChannel,
+    LongitudinalRRChannel,
+    MemoizedChannel,
+)
 from skldp.channels._personalized import (
     PersonalizedChannel,
     PersonalizedRAPPORChannel,
@@ -96,4 +102,8 @@ __all__ = [
     "LocalHashingChannel",
     "SubsetSelectionChannel",
     "IncidenceModel",
+    "MemoizedChannel",
+    "LongitudinalRRChannel",
+    "LongitudinalRAPPORChannel",
+    "LongitudinalOUEChannel",
 ]

@@ -44,6 +44,7 @@ from skldp.privacy._models import (
     BlockStructuredLDP,
     ContextAwareLDP,
     HighLowLDP,
+    LongitudinalLDP,
     PrivacyModel,
     SequentialComposition,
     UtilityOptimizedLDP,
@@ -175,7 +176,7 @@ def composed_epsilon_matrix(
             f"the product domain has {n} values; a dense budget matrix is built for at most "
             f"{_MAX_MATRIX_INPUTS}"
         )
-    mats = [_budget_matrix(m, s) for m, s in zip(parts, sizes)]
+    mats = [_budget_matrix(m, s) for m, s in zip(parts, sizes, strict=True)]
     return reduce(
         lambda A, B: (A[:, None, :, None] + B[None, :, None, :]).reshape(
             A.shape[0] * B.shape[0], -1
@@ -195,7 +196,7 @@ def _product_labels(labels):
 def _product_sensitive(sets, sizes):
     """Indices of the product set A_1 x ... x A_d, np.kron order."""
     out = np.zeros(1, dtype=np.int64)
-    for idx, size in zip(sets, sizes):
+    for idx, size in zip(sets, sizes, strict=True):
         out = (out[:, None] * size + np.asarray(idx, dtype=np.int64)[None, :]).ravel()
     return out
 
@@ -253,13 +254,13 @@ def compose(parts: Iterable[PrivacyModel], sizes: Iterable[int | None]) -> Priva
         if all(isinstance(p, (LDP, BlockStructuredLDP)) for p in parts):
             labels = [
                 p.labels if isinstance(p, BlockStructuredLDP) else np.zeros(s, dtype=np.int64)
-                for p, s in zip(parts, known)
+                for p, s in zip(parts, known, strict=True)
             ]
             return BlockStructuredLDP(_product_labels(labels), eps)
         if all(isinstance(p, (LDP, HighLowLDP, UtilityOptimizedLDP)) for p in parts):
             sets = [
                 p.sensitive if isinstance(p, (HighLowLDP, UtilityOptimizedLDP)) else np.arange(s)
-                for p, s in zip(parts, known)
+                for p, s in zip(parts, known, strict=True)
             ]
             return HighLowLDP(_product_sensitive(sets, known), eps)
     if n is not None and n <= _MAX_MATRIX_INPUTS:
@@ -282,7 +283,7 @@ def _privatizer_parts(privatizer):
         sizes = [None if isinstance(ch, OpenAlphabetChannel) else ch.n_inputs for ch in channels]
     else:  # one guarantee over several channels: its domain is not one channel's
         sizes = [None] * len(models)
-    return list(zip(models, sizes))
+    return list(zip(models, sizes, strict=True))
 
 
 def _collect(estimator, where):
@@ -404,6 +405,36 @@ def guarantee_of(estimator: Any) -> PrivacyModel:
 
 
 # -- the accountant -------------------------------------------------------------------------
+
+
+def _memo_parts(model):
+    """The memoized parts of a guarantee: ``[(memo, epsilon_1, epsilon_infinity), ...]``."""
+    parts = model.parts if isinstance(model, SequentialComposition) else (model,)
+    return [
+        (p.memo, p.epsilon, p.epsilon_infinity)
+        for p in parts
+        if isinstance(p, LongitudinalLDP) and p.memo
+    ]
+
+
+def _capped_charge(epsilon, guarantee, entries):
+    r"""The charge of a call under ``guarantee``, with memoized parts capped at epsilon_infinity.
+
+    A memoized part (a :class:`LongitudinalLDP` with a memo tag) costs its
+    :math:`\varepsilon_1` per call, but every call under the same memo releases a
+    post-processing of one permanent response, so all of them together cost at most
+    :math:`\varepsilon_\infty`: the part is charged
+    :math:`\min(\varepsilon_1, \varepsilon_\infty - \text{spent on that memo})`.
+    Returns the charge and the amount per memo (recorded with the entry).
+    """
+    per_memo = {}
+    for memo, eps_1, eps_inf in _memo_parts(guarantee):
+        spent = math.fsum(e.get("_memos", {}).get(memo, 0.0) for e in entries)
+        spent += per_memo.get(memo, 0.0)
+        part = max(0.0, min(eps_1, eps_inf - spent))
+        per_memo[memo] = per_memo.get(memo, 0.0) + part
+        epsilon -= eps_1 - part
+    return max(epsilon, 0.0), per_memo
 
 
 class _Charge:
@@ -576,7 +607,10 @@ class PrivacyAccountant:
         privatizer : object
             What spends (its class name is recorded), or a string.
         guarantee : PrivacyModel or None, default=None
-            Recorded as text.
+            Recorded as text. A memoized guarantee (:class:`LongitudinalLDP` with a memo
+            tag, or a composition holding some) lowers the charge so that all the charges of
+            one memo add up to at most its ``epsilon_infinity`` (see
+            :ref:`budgets_longitudinal`).
         n_people : int or None, default=None
             Rows of the call.
 
@@ -605,6 +639,9 @@ class PrivacyAccountant:
             )
         with self._lock:
             spent = self._spent
+            memos = {}
+            if guarantee is not None:
+                epsilon, memos = _capped_charge(epsilon, guarantee, self._entries)
             if spent + epsilon > self.budget * (1 + _BUDGET_RTOL):
                 raise BudgetExceededError(
                     f"{who} would spend epsilon={epsilon:g} per person, but the accountant has "
@@ -618,6 +655,7 @@ class PrivacyAccountant:
                 "epsilon": epsilon,
                 "n_people": np.nan if n_people is None else n_people,
                 "total": spent + epsilon,
+                "_memos": memos,
             }
             self._entries.append(entry)
             self._spent = spent + epsilon
