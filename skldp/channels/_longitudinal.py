@@ -229,12 +229,12 @@ class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
 
     .. math::
 
-        p_2 = \frac{e^{\varepsilon_\infty + \varepsilon_1} - 1}
-        {e^{\varepsilon_\infty + \varepsilon_1} - 1 + (k - 1)(e^{\varepsilon_\infty} -
-        e^{\varepsilon_1})}
+        p_2 = \lambda_2 + \frac{1 - \lambda_2}{k}
+        = \frac{e^{\varepsilon_\infty + \varepsilon_1} + (k - 2) e^{\varepsilon_1} - (k - 1)}
+        {(e^{\varepsilon_\infty} - 1)(e^{\varepsilon_1} + k - 1)}
 
-    for the probability of keeping the PRR's value [1]_ [2]_ (a short computation from the
-    truths). It needs :math:`\varepsilon_1 < \varepsilon_\infty`.
+    for the probability that the IRR keeps the PRR's value [1]_ [2]_ (expand
+    :math:`\lambda_2` and collect terms). It needs :math:`\varepsilon_1 < \varepsilon_\infty`.
 
     Parameters
     ----------
