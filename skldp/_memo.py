@@ -180,7 +180,7 @@ def make_person_keys(n):
     Returns
     -------
     keys : ndarray of object of shape (n,)
-        ``bytes`` objects of length 16, from :func:`os.urandom` (a cryptographic source).
+        ``bytes`` objects of length 16, from ``os.urandom`` (a cryptographic source).
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be a non-negative integer; got {n!r}")

@@ -16,7 +16,7 @@ with likelihood ratio between two values at most :math:`\max_b P(b \mid x) / P(b
 
 :class:`MemoizedChannel` is the one mechanism: a PRR channel (an existing channel,
 verified at :math:`\varepsilon_\infty`), an IRR, the PRR drawn from a keyed pseudorandom
-function of (person key, value) (:mod:`skldp._memo`) instead of a generator, and the
+function of (person key, value) (``skldp._memo``) instead of a generator, and the
 composite as the channel of one report. Three instances:
 
 * :class:`LongitudinalRRChannel` (L-GRR, Arcolezi et al. 2022): k-RR, then k-RR;
@@ -77,7 +77,7 @@ class MemoizedChannel(Channel):
     Subclasses combine this with the composite's family (:class:`RandomizedResponseChannel`
     or :class:`UnaryEncodingChannel`) and set ``prr`` (the PRR channel, epsilon_infinity-LDP),
     ``epsilon`` (:math:`\varepsilon_1`) and ``epsilon_infinity``; they write
-    :meth:`_prr_from_words` (the PRR from the memo's uniforms) and :meth:`_irr`.
+    ``_prr_from_words`` (the PRR from the memo's uniforms) and ``_irr``.
 
     ``sample`` draws one report of a person seen once (PRR and IRR both from the generator);
     :meth:`sample_memoized` draws the PRR from the person's key, so it is the same for every
@@ -121,7 +121,7 @@ class MemoizedChannel(Channel):
     ) -> Any:
         """Reports of input indices ``x``, the PRR of row i memoized under key ``(k0[i], k1[i])``.
 
-        The PRR uniforms are :func:`skldp._memo.memo_words` of the key, ``tag`` and the value;
+        The PRR uniforms are ``skldp._memo.memo_words`` of the key, ``tag`` and the value;
         the IRR is fresh from ``rng``.
         """
         x = self._check_inputs(x)

@@ -3,7 +3,7 @@ r"""Memoized (longitudinal) privatizers: RAPPOR, L-GRR and L-OUE, over one memo 
 Each reads two columns, the value and the person's secret key (16 bytes, see
 :func:`make_person_keys`); the permanent randomized response is a keyed pseudorandom function
 of (key, value, mechanism), so it is the same in every report of that person and value
-(:mod:`skldp._memo`), and the library stores nothing about who is who.
+(``skldp._memo``), and the library stores nothing about who is who.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _SHARED_NOTES = r"""
     **Input.** Two columns: the value, and the person's secret key, ``bytes`` of length 16
     drawn once per person (:func:`make_person_keys`) and passed with every later report of
     that person. The permanent randomized response (PRR) of a row is computed from
-    SipHash-2-4 under that key of (mechanism tag, value, j) (see :mod:`skldp._memo`): the
+    SipHash-2-4 under that key of (mechanism tag, value, j) (see ``skldp._memo``): the
     same person, value and mechanism (family, budgets, categories) give the same PRR on
     every day and in every process, so their reports never average out to more than
     :math:`\varepsilon_\infty`. The library keeps no table of people. A key reused by two
@@ -323,7 +323,7 @@ class LongitudinalRAPPOR(_MemoizedPrivatizer):
 
     See Also
     --------
-    LongitudinalRR, LongitudinalOUE, RAPPOR, make_person_keys
+    LongitudinalRR, LongitudinalOUE, skldp.RAPPOR, make_person_keys
 
     Notes
     -----
