@@ -139,7 +139,7 @@ class MemoizedChannel(Channel):
         r"""Variance of the unbiased estimate from ``n_reports`` reports of each of ``n`` people.
 
         Each person (value drawn from p) keeps one PRR and sends ``n_reports`` IRRs of it; the
-        estimate is :meth:`unbiased` of the pooled statistics of all :math:`n r` reports.
+        estimate is ``unbiased`` of the pooled statistics of all :math:`n r` reports.
         Reports of one person are independent given the PRR, and correlated through it, so
 
         .. math::
