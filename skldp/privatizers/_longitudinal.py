@@ -103,8 +103,37 @@ class _MemoizedPrivatizer(BasePrivatizer):
         return [self.channel_.sample_memoized(x, k0, k1, self._memo_tag, rng)], index
 
 
+class _TwoBudgets(_MemoizedPrivatizer):
+    """A memoized privatizer set by its two budgets (L-GRR, L-OUE): the shared parameters."""
+
+    def __init__(
+        self,
+        epsilon_infinity: float = 2.0,
+        epsilon_1: float = 1.0,
+        *,
+        categories: ArrayLike | None = None,
+        accountant: PrivacyAccountant | None = None,
+        random_state: RandomStateLike | None = None,
+    ) -> None:
+        self.epsilon_infinity = epsilon_infinity
+        self.epsilon_1 = epsilon_1
+        self.categories = categories
+        self.accountant = accountant
+        self.random_state = random_state
+
+    _parameter_constraints = dict(_TWO_BUDGETS)
+
+    def _check_params(self):
+        if not self.epsilon_1 < self.epsilon_infinity:
+            raise InvalidParameterError(
+                "epsilon_1 must be below epsilon_infinity (one report cannot reveal more than "
+                f"all of them); got epsilon_1={self.epsilon_1!r}, "
+                f"epsilon_infinity={self.epsilon_infinity!r}"
+            )
+
+
 @substitute(notes=_SHARED_NOTES)
-class LongitudinalRR(_MemoizedPrivatizer):
+class LongitudinalRR(_TwoBudgets):
     r"""L-GRR: k-ary randomized response memoized per person and value, then k-RR per report.
 
     The permanent round is k-RR at ``epsilon_infinity``, drawn once per person and value from
@@ -172,37 +201,12 @@ class LongitudinalRR(_MemoizedPrivatizer):
     LongitudinalLDP(epsilon_1=0.5, epsilon_infinity=2)
     """
 
-    def __init__(
-        self,
-        epsilon_infinity: float = 2.0,
-        epsilon_1: float = 1.0,
-        *,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon_infinity = epsilon_infinity
-        self.epsilon_1 = epsilon_1
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
-
-    _parameter_constraints = dict(_TWO_BUDGETS)
-
-    def _check_params(self):
-        if not self.epsilon_1 < self.epsilon_infinity:
-            raise InvalidParameterError(
-                "epsilon_1 must be below epsilon_infinity (one report cannot reveal more than "
-                f"all of them); got epsilon_1={self.epsilon_1!r}, "
-                f"epsilon_infinity={self.epsilon_infinity!r}"
-            )
-
     def _make_channel(self, categories, column):
         return LongitudinalRRChannel(self.epsilon_infinity, self.epsilon_1, len(categories))
 
 
 @substitute(notes=_SHARED_NOTES)
-class LongitudinalOUE(_MemoizedPrivatizer):
+class LongitudinalOUE(_TwoBudgets):
     r"""L-OUE: optimized unary encoding memoized per person and value, then a second OUE round.
 
     The permanent round is OUE at ``epsilon_infinity`` (the one-hot bit kept with probability
@@ -262,23 +266,6 @@ class LongitudinalOUE(_MemoizedPrivatizer):
     >>> loue.fit_transform([[0, keys[0]], [1, keys[1]], [3, keys[2]]]).shape
     (3, 4)
     """
-
-    def __init__(
-        self,
-        epsilon_infinity: float = 2.0,
-        epsilon_1: float = 1.0,
-        *,
-        categories: ArrayLike | None = None,
-        accountant: PrivacyAccountant | None = None,
-        random_state: RandomStateLike | None = None,
-    ) -> None:
-        self.epsilon_infinity = epsilon_infinity
-        self.epsilon_1 = epsilon_1
-        self.categories = categories
-        self.accountant = accountant
-        self.random_state = random_state
-
-    _parameter_constraints = dict(_TWO_BUDGETS)
 
     def _make_channel(self, categories, column):
         try:

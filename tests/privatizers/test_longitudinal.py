@@ -111,7 +111,7 @@ def test_one_column_is_refused():
         (lambda: LongitudinalRR(epsilon_infinity=1.0, epsilon_1=1.0), "below epsilon_infinity"),
         (lambda: LongitudinalRAPPOR(p=0.75, q=0.5), "p must be below q"),
         (lambda: LongitudinalRAPPOR(f=1.0), "f must be"),
-        (lambda: LongitudinalOUE(epsilon_infinity=1.0, epsilon_1=1.0), "at most epsilon_1 <"),
+        (lambda: LongitudinalOUE(epsilon_infinity=1.0, epsilon_1=0.9), "at most epsilon_1 <"),
     ],
 )
 def test_bad_parameters_are_named(make, match):
