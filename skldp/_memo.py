@@ -51,23 +51,30 @@ _FF = np.uint64(0xFF)
 _SHIFTS = {r: (np.uint64(r), np.uint64(64 - r)) for r in (13, 16, 17, 21, 32)}
 
 
-def _rotl(x, r):
+def _rotl(x, r, tmp):
+    """Rotate ``x`` left by r bits, in place (``tmp`` is scratch of the same shape)."""
     left, right = _SHIFTS[r]
-    return (x << left) | (x >> right)
+    np.left_shift(x, left, out=tmp)
+    np.right_shift(x, right, out=x)
+    np.bitwise_or(x, tmp, out=x)
 
 
-def _sipround(v0, v1, v2, v3):
-    v0 = v0 + v1
-    v1 = _rotl(v1, 13) ^ v0
-    v0 = _rotl(v0, 32)
-    v2 = v2 + v3
-    v3 = _rotl(v3, 16) ^ v2
-    v0 = v0 + v3
-    v3 = _rotl(v3, 21) ^ v0
-    v2 = v2 + v1
-    v1 = _rotl(v1, 17) ^ v2
-    v2 = _rotl(v2, 32)
-    return v0, v1, v2, v3
+def _sipround(v0, v1, v2, v3, tmp):
+    """One SipRound on the four state arrays, in place."""
+    np.add(v0, v1, out=v0)
+    _rotl(v1, 13, tmp)
+    np.bitwise_xor(v1, v0, out=v1)
+    _rotl(v0, 32, tmp)
+    np.add(v2, v3, out=v2)
+    _rotl(v3, 16, tmp)
+    np.bitwise_xor(v3, v2, out=v3)
+    np.add(v0, v3, out=v0)
+    _rotl(v3, 21, tmp)
+    np.bitwise_xor(v3, v0, out=v3)
+    np.add(v2, v1, out=v2)
+    _rotl(v1, 17, tmp)
+    np.bitwise_xor(v1, v2, out=v1)
+    _rotl(v2, 32, tmp)
 
 
 def siphash24(k0, k1, words):
@@ -93,17 +100,24 @@ def siphash24(k0, k1, words):
     v1 = np.broadcast_to(k1 ^ _C1, shape).copy()
     v2 = np.broadcast_to(k0 ^ _C2, shape).copy()
     v3 = np.broadcast_to(k1 ^ _C3, shape).copy()
+    tmp = np.empty(shape, dtype=np.uint64)
     last = np.uint64((8 * len(words) & 0xFF) << 56)
-    with np.errstate(over="ignore"):  # additions are modulo 2**64, as SipHash defines them
-        for m in [*words, last]:
-            v3 = v3 ^ m
-            v0, v1, v2, v3 = _sipround(v0, v1, v2, v3)
-            v0, v1, v2, v3 = _sipround(v0, v1, v2, v3)
-            v0 = v0 ^ m
-        v2 = v2 ^ _FF
-        for _ in range(4):
-            v0, v1, v2, v3 = _sipround(v0, v1, v2, v3)
-    return v0 ^ v1 ^ v2 ^ v3
+    # additions are modulo 2**64, as SipHash defines them (numpy wraps uint64 arrays silently)
+    for m in [*words, last]:
+        np.bitwise_xor(v3, m, out=v3)
+        _sipround(v0, v1, v2, v3, tmp)
+        _sipround(v0, v1, v2, v3, tmp)
+        np.bitwise_xor(v0, m, out=v0)
+    np.bitwise_xor(v2, _FF, out=v2)
+    for _ in range(4):
+        _sipround(v0, v1, v2, v3, tmp)
+    np.bitwise_xor(v0, v1, out=v0)
+    np.bitwise_xor(v2, v3, out=v2)
+    return np.bitwise_xor(v0, v2, out=v0)
+
+
+#: Words hashed at once by memo_words: the state arrays stay in the processor's cache.
+_CHUNK_WORDS = 1 << 14
 
 
 def memo_tag(family, parameters, categories):
@@ -193,8 +207,16 @@ def make_person_keys(n):
 def memo_words(k0, k1, tag, values, n_words):
     """The memo's uniforms: an (n, n_words) uint64 array, row i from key i and value i.
 
-    ``w[i, j] = siphash24(K_i; tag, values[i], j)`` (see the module docstring).
+    ``w[i, j] = siphash24(K_i; tag, values[i], j)`` (see the module docstring), computed in
+    blocks of rows of about 16384 words.
     """
-    values = np.asarray(values, dtype=np.uint64)[:, None]
+    values = np.asarray(values, dtype=np.uint64)
+    n = values.shape[0]
+    out = np.empty((n, n_words), dtype=np.uint64)
     j = np.arange(n_words, dtype=np.uint64)[None, :]
-    return siphash24(k0[:, None], k1[:, None], [np.uint64(tag), values, j])
+    tag = np.uint64(tag)
+    step = max(1, _CHUNK_WORDS // max(n_words, 1))
+    for start in range(0, n, step):
+        rows = slice(start, start + step)
+        out[rows] = siphash24(k0[rows, None], k1[rows, None], [tag, values[rows, None], j])
+    return out
