@@ -141,41 +141,57 @@ def person_keys(column, *, name="key"):
     """Read a column of person keys into two uint64 arrays ``(k0, k1)``.
 
     A key is a ``bytes`` object of exactly 16 bytes (see :func:`make_person_keys`), or the
-    column is a NumPy ``S16``/``V16`` array (each item read as its 16 bytes).
+    same 16 bytes written as 32 hexadecimal digits (``key.hex()``, the form to store in a text
+    or Parquet column), or the column is a NumPy ``S16``/``V16`` array (each item read as its
+    16 bytes). A column may not mix bytes and text.
 
     Raises
     ------
     TypeError
-        If an entry is not ``bytes`` (a missing key included), naming the types found.
+        If an entry is neither ``bytes`` nor ``str`` (a missing key included), naming the
+        types found.
     ValueError
-        If a key does not have 16 bytes, naming how many do not and one length.
+        If a key does not have 16 bytes (32 hexadecimal digits), naming how many do not and
+        one of them.
     """
-    col = np.asarray(column) if not isinstance(column, np.ndarray) else column
-    if col.ndim != 1:
-        col = col.reshape(-1)
+    col = column if isinstance(column, np.ndarray) else np.asarray(column, dtype=object)
+    col = col.reshape(-1)
     if col.dtype.kind in "SV" and col.dtype.itemsize == KEY_BYTES:
         raw = np.ascontiguousarray(col).tobytes()
     else:
-        if col.dtype.kind != "O":
-            raise TypeError(
-                f"the {name} column must hold each person's secret key as 16 bytes (bytes "
-                f"objects, e.g. from make_person_keys); got an array of dtype {col.dtype}"
-            )
+        col = col.astype(object, copy=False)
         kinds = set(map(type, col))
-        if kinds - {bytes}:
-            names = sorted(t.__name__ for t in kinds - {bytes})
+        if not kinds <= {bytes} and not kinds <= {str}:
+            names = sorted(t.__name__ for t in kinds)
             raise TypeError(
-                f"the {name} column must hold each person's secret key as bytes of length 16 "
-                f"(e.g. from make_person_keys); got values of type {', '.join(names)}"
+                f"the {name} column must hold each person's secret key as 16 bytes (bytes, "
+                f"e.g. from make_person_keys, or 32 hexadecimal digits); got values of type "
+                f"{', '.join(names)}"
             )
-        lengths = np.fromiter(map(len, col), dtype=np.int64, count=col.shape[0])
-        bad = np.flatnonzero(lengths != KEY_BYTES)
-        if bad.size:
-            raise ValueError(
-                f"every key in the {name} column must have exactly {KEY_BYTES} bytes; "
-                f"{bad.size} do not (row {bad[0]} has {lengths[bad[0]]} bytes)"
-            )
-        raw = b"".join(col)
+        if kinds == {str}:
+            width = 2 * KEY_BYTES
+            lengths = np.fromiter(map(len, col), dtype=np.int64, count=col.shape[0])
+            bad = np.flatnonzero(lengths != width)
+            if bad.size:
+                raise ValueError(
+                    f"every key in the {name} column must have exactly {width} hexadecimal "
+                    f"digits (16 bytes); {bad.size} do not (row {bad[0]} has {lengths[bad[0]]})"
+                )
+            try:
+                raw = bytes.fromhex("".join(col))
+            except ValueError as exc:
+                raise ValueError(
+                    f"the {name} column holds text keys that are not hexadecimal: {exc}"
+                ) from None
+        else:
+            lengths = np.fromiter(map(len, col), dtype=np.int64, count=col.shape[0])
+            bad = np.flatnonzero(lengths != KEY_BYTES)
+            if bad.size:
+                raise ValueError(
+                    f"every key in the {name} column must have exactly {KEY_BYTES} bytes; "
+                    f"{bad.size} do not (row {bad[0]} has {lengths[bad[0]]} bytes)"
+                )
+            raw = b"".join(col)
     words = np.frombuffer(raw, dtype="<u8").astype(np.uint64).reshape(-1, 2)
     return words[:, 0], words[:, 1]
 

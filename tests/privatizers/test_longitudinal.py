@@ -89,7 +89,13 @@ def test_make_person_keys():
     "keys, error, match",
     [
         ([b"short", b"x" * 16], ValueError, "exactly 16 bytes; 1 do not"),
-        (["0123456789abcdef", b"x" * 16], TypeError, "type str"),
+        (["0123456789abcdef", b"x" * 16], TypeError, "type bytes, str"),
+        (
+            ["0123456789abcdef", "00" * 16],
+            ValueError,
+            r"32 hexadecimal digits \(16 bytes\); 1 do not",
+        ),
+        (["zz" * 16, "00" * 16], ValueError, "not hexadecimal"),
         ([None, b"x" * 16], TypeError, "type NoneType"),
         ([1, 2], TypeError, "type int"),
     ],
@@ -98,6 +104,20 @@ def test_bad_keys_are_refused_by_name(keys, error, match):
     lrr = LongitudinalRR(categories=CATS)
     with pytest.raises(error, match=match):
         lrr.fit(_frame(["a", "b"], np.array(keys, dtype=object)))
+
+
+def test_hex_text_keys_are_the_same_keys():
+    keys = _keys(50, 4)
+    text = np.array([k.hex() for k in keys], dtype=object)
+    for a, b in zip(person_keys(keys), person_keys(text), strict=True):
+        assert_array_equal(a, b)
+    values = np.array(CATS)[np.arange(50) % 3]
+    lrr = LongitudinalRR(categories=CATS).fit(_frame(values, keys))
+    x, tag = np.arange(50) % 3, lrr._memo_tag
+    assert_array_equal(
+        lrr.channel_.memoized_prr(x, *person_keys(keys), tag),
+        lrr.channel_.memoized_prr(x, *person_keys(text), tag),
+    )
 
 
 def test_one_column_is_refused():
