@@ -19,6 +19,7 @@ __all__ = [
     "make_privatizer",
     "make_estimator",
     "reads_tag_column",
+    "reads_key_column",
 ]
 
 
@@ -44,6 +45,9 @@ class Mechanism:
     tag_column : bool
         The input has a second column: the tag of the value when it is one of the person's
         own sensitive values (missing otherwise), as :class:`~skldp.PersonalizedULDP` reads.
+    key_column : bool
+        The input has a second column: each person's secret key (32 hexadecimal digits), the
+        memo of a longitudinal mechanism (:class:`~skldp.privatizers.LongitudinalRR`, ...).
     estimator : str
         Short name of the estimator the command line uses when none is asked for (reports
         over an open alphabet use ``candidate`` whatever this says).
@@ -60,6 +64,7 @@ class Mechanism:
     required: tuple = field(default_factory=tuple)
     open_alphabet: bool = False
     tag_column: bool = False
+    key_column: bool = False
     estimator: str = "projected"
 
     @property
@@ -83,6 +88,8 @@ class Mechanism:
         parts = [r if isinstance(r, str) else " or ".join(r) for r in self.required]
         if self.tag_column:
             parts.append("a tag column")
+        if self.key_column:
+            parts.append("a key column")
         return ", ".join(parts)
 
     def missing(self, params):
@@ -232,6 +239,30 @@ _MECHANISMS = [
         "epsilon-LDP",
         "Ye and Barg, IEEE Trans. IT 2018; Wang et al. 2016",
     ),
+    Mechanism(
+        "longitudinal-rr",
+        "LongitudinalRR",
+        "memoized (longitudinal)",
+        "epsilon_1-LDP per report, epsilon_infinity-LDP over all reports of a value (L-GRR)",
+        "Arcolezi, Couchot, Al Bouna and Xiao, 2022; Erlingsson, Pihur and Korolova, CCS 2014",
+        key_column=True,
+    ),
+    Mechanism(
+        "longitudinal-oue",
+        "LongitudinalOUE",
+        "memoized (longitudinal)",
+        "epsilon_1-LDP per report, epsilon_infinity-LDP over all reports of a value (L-OUE)",
+        "Arcolezi, Couchot, Al Bouna and Xiao, 2022",
+        key_column=True,
+    ),
+    Mechanism(
+        "longitudinal-rappor",
+        "LongitudinalRAPPOR",
+        "memoized (longitudinal)",
+        "epsilon_1-LDP per report, epsilon_infinity-LDP over all reports of a value (RAPPOR)",
+        "Erlingsson, Pihur and Korolova, CCS 2014",
+        key_column=True,
+    ),
 ]
 
 MECHANISMS = {m.name: m for m in _MECHANISMS}
@@ -282,9 +313,12 @@ def available_mechanisms():
 
 def reads_tag_column(privatizer):
     """Whether ``privatizer`` is registered as reading a tag column beside the values."""
-    return any(
-        m.tag_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS
-    )
+    return any(m.tag_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS)
+
+
+def reads_key_column(privatizer):
+    """Whether ``privatizer`` is registered as reading a person-key column beside the values."""
+    return any(m.key_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS)
 
 
 def reads_open_alphabet(privatizer):
@@ -324,7 +358,8 @@ def make_estimator(name, **params):
     cls = getattr(skldp, class_name, None)
     if cls is None:
         raise ValueError(
-            f"estimator {name!r} is not available in this build; available: {', '.join(available_estimators())}"
+            f"estimator {name!r} is not available in this build; available: "
+            f"{', '.join(available_estimators())}"
         )
     _check_param_names(cls, params)
     return cls(**{**defaults, **params})

@@ -22,6 +22,7 @@ memory, broken pipes and unwritable outputs end with exit code 2 and a one-line 
 """
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import inspect
@@ -167,10 +168,8 @@ class _Outputs:
 
     def discard(self):
         for tmp, _ in self._files:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         self._files = []
 
 
@@ -364,6 +363,29 @@ def _check_tag_column(args, entry, params):
     return params["tags"]
 
 
+def _check_key_column(args, entry):
+    """The key column's name for a memoized mechanism, or None for the others."""
+    if not entry.key_column:
+        if args.key_column is not None:
+            raise CLIError(
+                f"--key-column is for memoized (longitudinal) mechanisms; {entry.name!r} reads "
+                "no key"
+            )
+        return None
+    if args.key_column is None:
+        raise CLIError(
+            f"mechanism {entry.name!r} memoizes each person's permanent response under their "
+            "secret key: name the column of keys (32 hexadecimal digits) with --key-column"
+        )
+    if args.key_column in (args.column, args.tag_column):
+        raise CLIError("--key-column must differ from --column")
+    return args.key_column
+
+
+#: The stand-in key of the rows fit() reads to build a memoized mechanism's channel.
+_DOMAIN_KEY = "00" * 16
+
+
 def _tag_values(column, tags, name):
     """The tag column as an object array, None where it is empty; unknown tags are an error."""
     present = column.notna()
@@ -494,12 +516,14 @@ def _cmd_privatize(args):
     missing = entry.missing(params)
     if missing:
         raise CLIError(
-            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} (give them with -p)"
+            f"mechanism {entry.name!r} needs the parameters {'; '.join(missing)} "
+            "(give them with -p)"
         )
     defaults = _defaults(entry.cls)
     default_epsilon = "epsilon" not in params and "epsilon" in defaults
 
     tags = _check_tag_column(args, entry, params)
+    key_column = _check_key_column(args, entry)
 
     if args.output == "-":
         if args.metadata is None:
@@ -517,6 +541,7 @@ def _cmd_privatize(args):
     )
     _file_format(args.input, what="input file")
     wanted = [args.column] + ([args.tag_column] if tags is not None else [])
+    wanted += [key_column] if key_column is not None else []
     _check_columns(
         wanted, _columns_of(args.input, what="input file"), args.input, what="input file"
     )
@@ -536,6 +561,8 @@ def _cmd_privatize(args):
         domain = np.asarray(cats, dtype=object).reshape(-1, 1)
         if tags is not None:  # the domain, untagged: enough to build the channel
             domain = np.column_stack([domain[:, 0], np.full(len(cats), None, dtype=object)])
+        if key_column is not None:  # the domain, with a stand-in key: enough for the channel
+            domain = np.column_stack([domain[:, 0], np.full(len(cats), _DOMAIN_KEY, dtype=object)])
         privatizer.fit(domain)
     else:
         privatizer.fit(np.array([["skldp"]], dtype=object))  # no domain to learn: hashing only
@@ -571,6 +598,8 @@ def _cmd_privatize(args):
                 X = np.column_stack(
                     [values, _tag_values(frame[args.tag_column], tags, args.tag_column)]
                 )
+            if key_column is not None:
+                X = np.column_stack([values, frame[key_column].astype(object).to_numpy()])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", category=UserWarning)
                 reports = privatizer.transform(X)
@@ -597,6 +626,7 @@ def _cmd_privatize(args):
             "categories": None if cats is None else list(cats),
             "column": args.column,
             "tag_column": args.tag_column,
+            "key_column": key_column,
             "source": os.path.basename(args.input),
             "n_reports": int(row),
             "report_layout": layout,
@@ -657,7 +687,8 @@ def _load_metadata(path):
         raise CLIError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
     if not isinstance(meta, dict) or meta.get("format") not in (_FORMAT, *_OLD_FORMATS):
         raise CLIError(
-            f"metadata file {path!r} was not written by 'skldp privatize' (format {_FORMAT} expected)"
+            f"metadata file {path!r} was not written by 'skldp privatize' "
+            f"(format {_FORMAT} expected)"
         )
     old = meta["format"] in _OLD_FORMATS
     required = ["mechanism", "params", "categories", "report_columns"]
@@ -705,6 +736,7 @@ def _load_metadata(path):
             lambda v: isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None,
         ),
         ("tag_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
+        ("key_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
     ]
     for key, expected, ok in checks:
         skip = old and key == "n_reports" and meta.get(key) is None
@@ -794,6 +826,8 @@ def _rebuild(meta, path, args, est_params):
     domain = cats.reshape(-1, 1)
     if entry.tag_column:  # the domain, untagged: enough to rebuild the channel
         domain = np.column_stack([cats, np.full(cats.shape[0], None, dtype=object)])
+    if entry.key_column:  # the domain, with a stand-in key: enough to rebuild the channel
+        domain = np.column_stack([cats, np.full(cats.shape[0], _DOMAIN_KEY, dtype=object)])
     privatizer.fit(domain)
     return privatizer, cats, args.estimator or entry.estimator
 
@@ -1066,7 +1100,7 @@ def _demo_plot(path, data, estimates, table):
     truth = panels[0][1]
     vmin = float(truth[truth > 0].min())
     vmax = max(float(np.max(values)) for _, values in panels)
-    for ax, (title, values) in zip(axes, panels):
+    for ax, (title, values) in zip(axes, panels, strict=False):
         plot_grid_heatmap(
             values,
             shape,
@@ -1169,7 +1203,10 @@ def _cmd_demo(args):
     )
     shown = (
         table.assign(
-            tv=[f"{m:.4f} ± {m - lo:.4f}" for m, lo in zip(table["tv"], table["tv_low"])],
+            tv=[
+                f"{m:.4f} ± {m - lo:.4f}"
+                for m, lo in zip(table["tv"], table["tv_low"], strict=True)
+            ],
             privatize_s=table["privatize_s"].map("{:.3f}".format),
             estimate_s=table["estimate_s"].map("{:.3f}".format),
         )
@@ -1381,7 +1418,8 @@ def build_parser():
     mech = sub.add_parser(
         "mechanisms",
         help="list the mechanisms and their guarantees",
-        description="List the mechanisms by the names privatize takes, with their privacy guarantees.",
+        description="List the mechanisms by the names privatize takes, with their privacy "
+        "guarantees.",
     )
     mech.add_argument(
         "--all", action="store_true", help="also list mechanisms that this build does not have"
@@ -1391,10 +1429,10 @@ def build_parser():
     priv = sub.add_parser(
         "privatize",
         help="randomize a column of a CSV or Parquet file",
-        description="Randomize every value of one column with a mechanism, write the reports (one row "
-        "per input row, in order) and a JSON metadata file that 'skldp estimate' reads. Values are "
-        "compared with the categories as text. The file is read and written in chunks; reports and "
-        "metadata appear together when both are complete.",
+        description="Randomize every value of one column with a mechanism, write the reports "
+        "(one row per input row, in order) and a JSON metadata file that 'skldp estimate' reads. "
+        "Values are compared with the categories as text. The file is read and written in "
+        "chunks; reports and metadata appear together when both are complete.",
         epilog=_mechanisms_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -1426,8 +1464,14 @@ def build_parser():
         'with -p \'tags=["home","work"]\'',
     )
     priv.add_argument(
+        "--key-column",
+        help="memoized mechanisms (longitudinal-*): the column holding each person's secret key, "
+        "32 hexadecimal digits kept with the person, the same in every run",
+    )
+    priv.add_argument(
         "--categories",
-        help="the public domain, comma-separated (optional for open-alphabet mechanisms such as hashed-rr)",
+        help="the public domain, comma-separated (optional for open-alphabet mechanisms such as "
+        "hashed-rr)",
     )
     priv.add_argument("--categories-file", help="the public domain, one category per line")
     priv.add_argument(
