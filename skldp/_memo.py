@@ -140,10 +140,11 @@ def memo_tag(family, parameters, categories):
 def person_keys(column, *, name="key"):
     """Read a column of person keys into two uint64 arrays ``(k0, k1)``.
 
-    A key is a ``bytes`` object of exactly 16 bytes (see :func:`make_person_keys`), or the
-    same 16 bytes written as 32 hexadecimal digits (``key.hex()``, the form to store in a text
-    or Parquet column), or the column is a NumPy ``S16``/``V16`` array (each item read as its
-    16 bytes). A column may not mix bytes and text.
+    A key is a ``bytes`` object of exactly 16 bytes (see
+    :func:`~skldp.privatizers.make_person_keys`), or the same 16 bytes written as 32
+    hexadecimal digits (``key.hex()``, the form to store in a text or Parquet column), or the
+    column is a NumPy ``S16``/``V16`` array (each item read as its 16 bytes). A column may not
+    mix bytes and text.
 
     Raises
     ------

@@ -1,9 +1,9 @@
 r"""Memoized (longitudinal) privatizers: RAPPOR, L-GRR and L-OUE, over one memo mechanism.
 
 Each reads two columns, the value and the person's secret key (16 bytes, see
-:func:`make_person_keys`); the permanent randomized response is a keyed pseudorandom function
-of (key, value, mechanism), so it is the same in every report of that person and value
-(``skldp._memo``), and the library stores nothing about who is who.
+:func:`~skldp.privatizers.make_person_keys`); the permanent randomized response is a keyed
+pseudorandom function of (key, value, mechanism), so it is the same in every report of that
+person and value (``skldp._memo``), and the library stores nothing about who is who.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ _TWO_BUDGETS = {
 
 _SHARED_NOTES = r"""
     **Input.** Two columns: the value, and the person's secret key, ``bytes`` of length 16
-    drawn once per person (:func:`make_person_keys`) and passed with every later report of
-    that person. The permanent randomized response (PRR) of a row is computed from
+    drawn once per person (:func:`~skldp.privatizers.make_person_keys`) and passed with every
+    later report of that person. The permanent randomized response (PRR) of a row is computed from
     SipHash-2-4 under that key of (mechanism tag, value, j) (see ``skldp._memo``): the
     same person, value and mechanism (family, budgets, categories) give the same PRR on
     every day and in every process, so their reports never average out to more than
@@ -164,7 +164,7 @@ class LongitudinalRR(_TwoBudgets):
 
     See Also
     --------
-    LongitudinalRAPPOR, LongitudinalOUE, make_person_keys
+    LongitudinalRAPPOR, LongitudinalOUE, skldp.privatizers.make_person_keys
 
     Notes
     -----
@@ -191,7 +191,7 @@ class LongitudinalRR(_TwoBudgets):
 
     Examples
     --------
-    >>> from skldp.privatizers import LongitudinalRR, make_person_keys
+    >>> from skldp.privatizers import LongitudinalRR, skldp.privatizers.make_person_keys
     >>> keys = make_person_keys(4)
     >>> lrr = LongitudinalRR(epsilon_infinity=2.0, epsilon_1=0.5, categories=["a", "b", "c"])
     >>> X = [["a", keys[0]], ["b", keys[1]], ["c", keys[2]], ["a", keys[3]]]
@@ -240,7 +240,7 @@ class LongitudinalOUE(_TwoBudgets):
 
     See Also
     --------
-    LongitudinalRAPPOR, LongitudinalRR, make_person_keys
+    LongitudinalRAPPOR, LongitudinalRR, skldp.privatizers.make_person_keys
 
     Notes
     -----
@@ -260,7 +260,7 @@ class LongitudinalOUE(_TwoBudgets):
 
     Examples
     --------
-    >>> from skldp.privatizers import LongitudinalOUE, make_person_keys
+    >>> from skldp.privatizers import LongitudinalOUE, skldp.privatizers.make_person_keys
     >>> keys = make_person_keys(3)
     >>> loue = LongitudinalOUE(epsilon_infinity=2.0, epsilon_1=1.0, categories=[0, 1, 2, 3])
     >>> loue.fit_transform([[0, keys[0]], [1, keys[1]], [3, keys[2]]]).shape
@@ -310,7 +310,7 @@ class LongitudinalRAPPOR(_MemoizedPrivatizer):
 
     See Also
     --------
-    LongitudinalRR, LongitudinalOUE, skldp.RAPPOR, make_person_keys
+    LongitudinalRR, LongitudinalOUE, skldp.RAPPOR, skldp.privatizers.make_person_keys
 
     Notes
     -----
@@ -335,7 +335,7 @@ class LongitudinalRAPPOR(_MemoizedPrivatizer):
 
     Examples
     --------
-    >>> from skldp.privatizers import LongitudinalRAPPOR, make_person_keys
+    >>> from skldp.privatizers import LongitudinalRAPPOR, skldp.privatizers.make_person_keys
     >>> keys = make_person_keys(2)
     >>> rap = LongitudinalRAPPOR(categories=["a", "b", "c"]).fit([["a", keys[0]], ["b", keys[1]]])
     >>> round(rap.privacy_.epsilon_infinity, 4), round(rap.privacy_.epsilon_1, 4)
