@@ -207,7 +207,8 @@ def compose(parts: Iterable[PrivacyModel], sizes: Iterable[int | None]) -> Priva
     The rules, each from the Kronecker sum of budget matrices
     (:func:`composed_epsilon_matrix`), with :math:`\varepsilon = \sum_j \varepsilon_j`:
 
-    * **LDP only**: :math:`\varepsilon`-LDP, exact (the worst pair changes every column).
+    * **LDP only**: :math:`\varepsilon`-LDP, exact (the worst pair changes every column). A
+      memoized column (:class:`LongitudinalLDP`) counts its one-report :math:`\varepsilon_1`.
     * **LDP and block-structured LDP**: block-structured LDP with the product partition
       (blocks :math:`B_1 \times \dots \times B_d`; LDP is one block) and
       :math:`\varepsilon`, exact as such a statement: two inputs in one product block are
@@ -246,8 +247,8 @@ def compose(parts: Iterable[PrivacyModel], sizes: Iterable[int | None]) -> Priva
     if len(parts) == 1:
         return parts[0]
     eps = math.fsum(charged_epsilon(p) for p in parts)
-    if all(type(p) is LDP for p in parts):
-        return LDP(eps)
+    if all(type(p) in (LDP, LongitudinalLDP) for p in parts):
+        return LDP(eps)  # one report per column (memoized parts: their epsilon_1)
     known = [s for s in sizes if s is not None]
     n = math.prod(known) if len(known) == len(sizes) else None  # None: some size unknown
     if n is not None and n <= _MAX_PRODUCT_INPUTS:

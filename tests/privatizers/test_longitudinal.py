@@ -220,6 +220,21 @@ def test_the_accountant_refuses_before_epsilon_infinity_when_the_budget_is_small
     assert acc.ledger.shape[0] == 2
 
 
+def test_a_column_transformer_composes_one_report_of_each_column():
+    from sklearn.compose import ColumnTransformer
+
+    from skldp.privacy import LDP, guarantee_of
+
+    X = pd.DataFrame({"v": CATS, "key": _keys(3, 0), "w": [0, 1, 0]})
+    ct = ColumnTransformer(
+        [
+            ("memo", LongitudinalRR(2.0, 0.5, categories=CATS), ["v", "key"]),
+            ("plain", RandomizedResponse(1.0, categories=[0, 1]), ["w"]),
+        ]
+    ).fit(X)
+    assert guarantee_of(ct) == LDP(1.5)
+
+
 def test_rappor_charges_the_remainder_of_epsilon_infinity():
     X = _frame(CATS, _keys(3, 0))
     acc = PrivacyAccountant(budget=np.inf)
