@@ -191,7 +191,7 @@ class LongitudinalRR(_TwoBudgets):
 
     Examples
     --------
-    >>> from skldp.privatizers import LongitudinalRR, skldp.privatizers.make_person_keys
+    >>> from skldp.privatizers import LongitudinalRR, make_person_keys
     >>> keys = make_person_keys(4)
     >>> lrr = LongitudinalRR(epsilon_infinity=2.0, epsilon_1=0.5, categories=["a", "b", "c"])
     >>> X = [["a", keys[0]], ["b", keys[1]], ["c", keys[2]], ["a", keys[3]]]
@@ -260,7 +260,7 @@ class LongitudinalOUE(_TwoBudgets):
 
     Examples
     --------
-    >>> from skldp.privatizers import LongitudinalOUE, skldp.privatizers.make_person_keys
+    >>> from skldp.privatizers import LongitudinalOUE, make_person_keys
     >>> keys = make_person_keys(3)
     >>> loue = LongitudinalOUE(epsilon_infinity=2.0, epsilon_1=1.0, categories=[0, 1, 2, 3])
     >>> loue.fit_transform([[0, keys[0]], [1, keys[1]], [3, keys[2]]]).shape
@@ -335,7 +335,7 @@ class LongitudinalRAPPOR(_MemoizedPrivatizer):
 
     Examples
     --------
-    >>> from skldp.privatizers import LongitudinalRAPPOR, skldp.privatizers.make_person_keys
+    >>> from skldp.privatizers import LongitudinalRAPPOR, make_person_keys
     >>> keys = make_person_keys(2)
     >>> rap = LongitudinalRAPPOR(categories=["a", "b", "c"]).fit([["a", keys[0]], ["b", keys[1]]])
     >>> round(rap.privacy_.epsilon_infinity, 4), round(rap.privacy_.epsilon_1, 4)
