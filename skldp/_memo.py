@@ -32,10 +32,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from skldp._hashing import _text
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["KEY_BYTES", "make_person_keys", "memo_tag", "memo_words", "person_keys", "siphash24"]
 
@@ -197,7 +201,7 @@ def person_keys(column, *, name="key"):
     return words[:, 0], words[:, 1]
 
 
-def make_person_keys(n):
+def make_person_keys(n: int) -> NDArray[np.object_]:
     """Draw ``n`` fresh secret person keys (16 bytes each) from the operating system.
 
     Draw one key per person, once, and keep it with the person (on their device, or in a key

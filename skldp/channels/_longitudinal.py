@@ -88,8 +88,10 @@ class MemoizedChannel(Channel):
     epsilon: float
     epsilon_infinity: float
 
-    #: Uniform 64-bit words the PRR of one report takes from the memo.
-    n_memo_words: int
+    @property
+    @abstractmethod
+    def n_memo_words(self) -> int:
+        """Uniform 64-bit words the PRR of one report takes from the memo."""
 
     @abstractmethod
     def _prr_from_words(self, x, words):
@@ -128,7 +130,13 @@ class MemoizedChannel(Channel):
         words = memo_words(k0, k1, tag, x, self.n_memo_words)
         return self._irr(self._prr_from_words(x, words), rng)
 
-    def memoized_prr(self, x, k0, k1, tag):
+    def memoized_prr(
+        self,
+        x: NDArray[np.integer[Any]],
+        k0: NDArray[np.uint64],
+        k1: NDArray[np.uint64],
+        tag: int,
+    ) -> Any:
         """The memoized PRR outputs themselves (for tests and audits; never released)."""
         x = self._check_inputs(x)
         return self._prr_from_words(x, memo_words(k0, k1, tag, x, self.n_memo_words))
@@ -261,7 +269,10 @@ class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
        privacy-preserving ordinal response", CCS 2014.
     """
 
-    n_memo_words = 2
+    @property
+    def n_memo_words(self) -> int:
+        """A keep coin and a uniform category."""
+        return 2
 
     def __init__(self, epsilon_infinity: float, epsilon_1: float, n_inputs: int) -> None:
         eps_inf = check_epsilon(epsilon_infinity, "epsilon_infinity")
@@ -327,7 +338,8 @@ class _LongitudinalUnaryChannel(MemoizedChannel, UnaryEncodingChannel):
     """
 
     @property
-    def n_memo_words(self):
+    def n_memo_words(self) -> int:
+        """One uniform per bit."""
         return self.n_inputs
 
     def _rounds(self, prr, p, q):
