@@ -369,3 +369,21 @@ def test_estimates_pooled_over_days_match_the_longitudinal_variance(mech):
     assert ratio > 2.5
     assert abs(ms_naive / ratio - 1.0) < 4 * sd
     assert ms_naive > 1.0 + 4 * sd
+
+
+def test_a_dask_frame_is_privatized_partition_by_partition_with_the_same_memo():
+    dd = pytest.importorskip("dask.dataframe")
+    n = 4000
+    rng = np.random.default_rng(6)
+    x = rng.integers(0, 3, n)
+    keys = _keys(n, 7)
+    frame = pd.DataFrame({"v": np.array(CATS)[x], "key": [k.hex() for k in keys]})
+    lrr = LongitudinalRR(2.0, 0.5, categories=CATS, random_state=0).fit(frame.iloc[:3])
+    out = lrr.transform(dd.from_pandas(frame, npartitions=4)).compute()
+    assert out.index.equals(frame.index)
+    # each report keeps its person's memoized PRR with the IRR's keep probability p2
+    ch = lrr.channel_
+    prr = ch.memoized_prr(x, *person_keys(keys), lrr._memo_tag)
+    keep = ch.irr_truth + (1 - ch.irr_truth) / 3
+    agree = float(np.mean(out.iloc[:, 0].to_numpy() == prr))
+    assert abs(agree - keep) < 5 * np.sqrt(keep * (1 - keep) / n)
