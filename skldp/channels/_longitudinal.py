@@ -60,6 +60,9 @@ if TYPE_CHECKING:
 _ULP = 2.0**-53
 _GRID = 2.0**53
 
+#: Uniforms of the PRR computed at once (8 MiB of 64-bit words).
+_BLOCK_WORDS = 1 << 20
+
 
 def _uniform_below(words, prob):
     """Whether each 64-bit word's top 53 bits, as a uniform on the 2**-53 grid, lie below ``prob``.
@@ -126,9 +129,7 @@ class MemoizedChannel(Channel):
         The PRR uniforms are ``skldp._memo.memo_words`` of the key, ``tag`` and the value;
         the IRR is fresh from ``rng``.
         """
-        x = self._check_inputs(x)
-        words = memo_words(k0, k1, tag, x, self.n_memo_words)
-        return self._irr(self._prr_from_words(x, words), rng)
+        return self._irr(self.memoized_prr(x, k0, k1, tag), rng)
 
     def memoized_prr(
         self,
@@ -137,9 +138,28 @@ class MemoizedChannel(Channel):
         k1: NDArray[np.uint64],
         tag: int,
     ) -> Any:
-        """The memoized PRR outputs themselves (for tests and audits; never released)."""
+        """The memoized PRR outputs themselves (for tests and audits; never released).
+
+        Computed in blocks of rows of about 2**20 uniforms, so the 64-bit uniforms never take
+        more memory than one block.
+        """
         x = self._check_inputs(x)
-        return self._prr_from_words(x, memo_words(k0, k1, tag, x, self.n_memo_words))
+        if not (k0.shape == k1.shape == x.shape):
+            raise ValueError(
+                f"one key per input row is needed; got {k0.shape[0]} keys for {x.shape[0]} rows"
+            )
+        width = self.n_memo_words
+        step = max(1, _BLOCK_WORDS // max(width, 1))
+        blocks = [
+            self._prr_from_words(
+                x[i : i + step],
+                memo_words(k0[i : i + step], k1[i : i + step], tag, x[i : i + step], width),
+            )
+            for i in range(0, x.shape[0], step)
+        ]
+        if not blocks:
+            return self._prr_from_words(x, np.empty((0, width), dtype=np.uint64))
+        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
 
     def longitudinal_variance(
         self, p: NDArray[np.float64], n: int, n_reports: int
