@@ -240,3 +240,10 @@ def test_longitudinal_variance_limits(ch):
     # averaging days never goes below the PRR's variance, and never reaches the naive 1/r
     assert np.all(v[-1] > ch.prr.variance(p, n))
     assert np.all(v[-1] > ch.variance(p, n) / 100)
+
+
+def test_one_key_per_row_is_required():
+    ch = LongitudinalRRChannel(2.0, 0.5, 3)
+    k = np.zeros(2, dtype=np.uint64)
+    with pytest.raises(ValueError, match="one key per input row is needed; got 2 keys for 3 rows"):
+        ch.memoized_prr(np.array([0, 1, 2]), k, k, 0)
