@@ -173,15 +173,18 @@ def person_keys(column, *, name="key"):
                 f"e.g. from make_person_keys, or 32 hexadecimal digits); got values of type "
                 f"{', '.join(names)}"
             )
-        if kinds == {str}:
-            width = 2 * KEY_BYTES
-            lengths = np.fromiter(map(len, col), dtype=np.int64, count=col.shape[0])
-            bad = np.flatnonzero(lengths != width)
-            if bad.size:
-                raise ValueError(
-                    f"every key in the {name} column must have exactly {width} hexadecimal "
-                    f"digits (16 bytes); {bad.size} do not (row {bad[0]} has {lengths[bad[0]]})"
-                )
+        text = kinds == {str}
+        width, unit = (
+            (2 * KEY_BYTES, "hexadecimal digits (16 bytes)") if text else (KEY_BYTES, "bytes")
+        )
+        lengths = np.fromiter(map(len, col), dtype=np.int64, count=col.shape[0])
+        bad = np.flatnonzero(lengths != width)
+        if bad.size:
+            raise ValueError(
+                f"every key in the {name} column must have exactly {width} {unit}; {bad.size} "
+                f"do not (row {bad[0]} has {lengths[bad[0]]})"
+            )
+        if text:
             try:
                 raw = bytes.fromhex("".join(col))
             except ValueError as exc:
@@ -189,13 +192,6 @@ def person_keys(column, *, name="key"):
                     f"the {name} column holds text keys that are not hexadecimal: {exc}"
                 ) from None
         else:
-            lengths = np.fromiter(map(len, col), dtype=np.int64, count=col.shape[0])
-            bad = np.flatnonzero(lengths != KEY_BYTES)
-            if bad.size:
-                raise ValueError(
-                    f"every key in the {name} column must have exactly {KEY_BYTES} bytes; "
-                    f"{bad.size} do not (row {bad[0]} has {lengths[bad[0]]} bytes)"
-                )
             raw = b"".join(col)
     words = np.frombuffer(raw, dtype="<u8").astype(np.uint64).reshape(-1, 2)
     return words[:, 0], words[:, 1]

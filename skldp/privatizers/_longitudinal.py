@@ -68,6 +68,12 @@ _SHARED_NOTES = r"""
 """
 
 
+_PRIVACY = """\
+privacy_ : LongitudinalLDP
+    Both budgets (``epsilon_1`` of one report, ``epsilon_infinity`` of all reports of one
+    value), and the memo tag the accountant caps by."""
+
+
 class _MemoizedPrivatizer(BasePrivatizer):
     """The memo mechanism as a privatizer: reads (value, key) rows, draws memoized reports.
 
@@ -132,7 +138,7 @@ class _TwoBudgets(_MemoizedPrivatizer):
             )
 
 
-@substitute(notes=_SHARED_NOTES)
+@substitute(notes=_SHARED_NOTES, privacy_=_PRIVACY)
 class LongitudinalRR(_TwoBudgets):
     r"""L-GRR: k-ary randomized response memoized per person and value, then k-RR per report.
 
@@ -158,8 +164,7 @@ class LongitudinalRR(_TwoBudgets):
     channel_ : LongitudinalRRChannel
         The channel of one report (k-RR at ``epsilon_1``), with the permanent round as
         ``channel_.prr``.
-    privacy_ : LongitudinalLDP
-        Both budgets, and the memo tag the accountant caps by.
+    {privacy_}
     {n_features_in_}
 
     See Also
@@ -205,7 +210,7 @@ class LongitudinalRR(_TwoBudgets):
         return LongitudinalRRChannel(self.epsilon_infinity, self.epsilon_1, len(categories))
 
 
-@substitute(notes=_SHARED_NOTES)
+@substitute(notes=_SHARED_NOTES, privacy_=_PRIVACY)
 class LongitudinalOUE(_TwoBudgets):
     r"""L-OUE: optimized unary encoding memoized per person and value, then a second OUE round.
 
@@ -234,8 +239,7 @@ class LongitudinalOUE(_TwoBudgets):
     channel_ : LongitudinalOUEChannel
         The channel of one report (a unary encoding), with the permanent round as
         ``channel_.prr``.
-    privacy_ : LongitudinalLDP
-        Both budgets, and the memo tag the accountant caps by.
+    {privacy_}
     {n_features_in_}
 
     See Also
@@ -274,7 +278,7 @@ class LongitudinalOUE(_TwoBudgets):
             raise InvalidParameterError(str(exc)) from exc
 
 
-@substitute(notes=_SHARED_NOTES)
+@substitute(notes=_SHARED_NOTES, privacy_=_PRIVACY)
 class LongitudinalRAPPOR(_MemoizedPrivatizer):
     r"""RAPPOR with memoization: permanent randomized response with f, instantaneous with p, q.
 
@@ -304,8 +308,7 @@ class LongitudinalRAPPOR(_MemoizedPrivatizer):
     channel_ : LongitudinalRAPPORChannel
         The channel of one report (a unary encoding with on :math:`q^*` and off
         :math:`p^*`), with the permanent round as ``channel_.prr``.
-    privacy_ : LongitudinalLDP
-        Both budgets, and the memo tag the accountant caps by.
+    {privacy_}
     {n_features_in_}
 
     See Also
