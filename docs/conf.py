@@ -17,7 +17,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))  # gallery_argv
 
-import skldp
+import skldp  # noqa: E402 - imported from the source tree put on sys.path above
 
 project = "skldp"
 author = "the skldp developers"
@@ -105,9 +105,9 @@ def _api_page():
         "API reference",
         "=============",
         "",
-        "Every public name of skldp, by module. A name available at the top level of skldp is listed",
-        "there, once. In Jupyter, the diagram of a fitted pipeline links each skldp estimator to",
-        "its page here (``https://skldp.readthedocs.io/en/<version>/generated/<name>.html``,",
+        "Every public name of skldp, by module. A name available at the top level of skldp is",
+        "listed there, once. In Jupyter, the diagram of a fitted pipeline links each skldp",
+        "estimator to its page here (``https://skldp.readthedocs.io/en/<version>/generated/<name>.html``,",
         "``latest`` for a development version; the hook is scikit-learn's ``_doc_link_template``",
         "on skldp's base classes).",
         "",
@@ -134,7 +134,8 @@ def _api_page():
         if not names:
             continue
         lines += [title, "-" * len(title), "", f".. automodule:: {modname}", "   :no-members:", ""]
-        lines += [f".. currentmodule:: {modname}", "", ".. autosummary::", "   :toctree: generated/", ""]
+        lines += [f".. currentmodule:: {modname}", "", ".. autosummary::"]
+        lines += ["   :toctree: generated/", ""]
         lines += [f"   {name}" for name in sorted(names, key=lambda n: (not n[0].isupper(), n))]
         lines.append("")
     _write_if_changed(HERE / "api.rst", "\n".join(lines))
@@ -143,7 +144,7 @@ def _api_page():
 # ------------------------------------------------------------------------------------------------
 # gallery: the examples, executed at build time by sphinx-gallery (gallery_argv.py: fast mode)
 
-import gallery_argv  # docs/ is on sys.path (above)
+import gallery_argv  # noqa: E402 - docs/ is on sys.path (above)
 
 os.environ.setdefault("SKLDP_GALLERY_FAST", "1" if gallery_argv.fast() else "0")
 sphinx_gallery_conf = {
@@ -168,6 +169,7 @@ sphinx_gallery_conf = {
     "default_thumb_file": None,
 }
 
+
 def _mechanisms_table():
     """The registry of ``skldp mechanisms`` as a table: what this build offers."""
     from skldp._registry import MECHANISMS
@@ -187,8 +189,11 @@ def _mechanisms_table():
             continue
         rows += [
             f"   * - ``{m.name}``",
-            f"     - :class:`~skldp.{m.class_name}`",
-            f"     - {m.guarantee}" + (f" (needs ``{m.describe_required()}``)" if m.required else ""),
+            f"     - :class:`~skldp.{m.class_name}`"
+            if m.class_name in skldp.__all__
+            else f"     - :class:`~skldp.privatizers.{m.class_name}`",
+            f"     - {m.guarantee}"
+            + (f" (needs ``{m.describe_required()}``)" if m.required else ""),
             f"     - {m.paper}",
         ]
     _write_if_changed(HERE / "mechanisms_table.rst.inc", "\n".join(rows) + "\n")

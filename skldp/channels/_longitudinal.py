@@ -218,8 +218,8 @@ def _second_round_truth(prr_truth, epsilon_1, k):
     :math:`e^{\varepsilon_1}` in exact rational arithmetic and in every floating-point form of
     the stated float probabilities.
     """
-    em1 = math.expm1(epsilon_1)
-    target = em1 / (em1 + k)
+    em1 = math.expm1(epsilon_1) if epsilon_1 < 709.0 else math.inf
+    target = 1.0 if math.isinf(em1) else em1 / (em1 + k)
     t2 = min(float(floor_to_uniform_grid(target / prr_truth)), 1.0 - _ULP)
     exact1 = Fraction(prr_truth)
     while t2 > 0:
