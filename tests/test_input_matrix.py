@@ -6,6 +6,7 @@ crash with an internal error (IndexError, KeyError, AttributeError, ZeroDivision
 numpy broadcasting messages) or return numbers silently.
 """
 
+import contextlib
 import inspect
 import math
 import re
@@ -67,6 +68,7 @@ from skldp.privacy import (
     BlockStructuredLDP,
     ContextAwareLDP,
     HighLowLDP,
+    LongitudinalLDP,
     PrivacyAccountant,
     SequentialComposition,
     UtilityOptimizedLDP,
@@ -187,13 +189,13 @@ def test_inferred_domain_warns(privatizer):
             p.fit(_column(domain(privatizer)))
         assert all(c is None for c in p.categories_)
         return
-    with pytest.warns(PrivacyLeakWarning, match="inferred from the raw data"):
-        try:
-            p.fit(_column(domain(privatizer)))
-        except ValueError:
-            # A mechanism whose other parameters name categories may still need the domain;
-            # the warning comes first either way.
-            pass
+    # A mechanism whose other parameters name categories may still need the domain (a
+    # ValueError); the warning comes first either way.
+    with (
+        pytest.warns(PrivacyLeakWarning, match="inferred from the raw data"),
+        contextlib.suppress(ValueError),
+    ):
+        p.fit(_column(domain(privatizer)))
 
 
 # Parameters that tie a mechanism to its domain: a sensitive set or a partition. The mistake is
@@ -683,6 +685,8 @@ EPSILON_MODELS = {
     "BinaryContextAwareLDP_01": lambda e: BinaryContextAwareLDP(e, 1.0),
     "BinaryContextAwareLDP_10": lambda e: BinaryContextAwareLDP(1.0, e),
     "verify": lambda e: verify(np.eye(2) * 0.5 + 0.25, e),
+    "LongitudinalLDP_1": lambda e: LongitudinalLDP(e, 1e300),
+    "LongitudinalLDP_infinity": lambda e: LongitudinalLDP(1e-9, e),
 }
 
 
@@ -917,6 +921,12 @@ def test_privacy_model_documented_edges():
 
 # -- channel constructors --------------------------------------------------------------------------
 #: Each public channel with a budget, built from a budget e (the other arguments valid).
+def _one_report(e):
+    """A memoized channel's epsilon_1 for epsilon_infinity e; bad inputs pass through."""
+    real = isinstance(e, (int, float)) and not isinstance(e, bool)
+    return min(e, 2.0) / 2 if real and e > 0 else e
+
+
 CHANNEL_MAKERS = {
     "RandomizedResponseChannel": lambda e: channels.RandomizedResponseChannel(e, 3),
     "BinaryRandomizedResponseChannel": lambda e: channels.BinaryRandomizedResponseChannel(e, e),
@@ -939,6 +949,9 @@ CHANNEL_MAKERS = {
     "OneBitHadamardChannel": lambda e: channels.OneBitHadamardChannel(e, 4),
     "LocalHashingChannel": lambda e: channels.LocalHashingChannel(e, 4, 3),
     "SubsetSelectionChannel": lambda e: channels.SubsetSelectionChannel(e, 4, 2),
+    # memoized: epsilon_infinity = e, and one report at min(e, 2) / 2 (below it)
+    "LongitudinalRRChannel": lambda e: channels.LongitudinalRRChannel(e, _one_report(e), 3),
+    "LongitudinalOUEChannel": lambda e: channels.LongitudinalOUEChannel(e, _one_report(e), 3),
 }
 
 
@@ -996,7 +1009,7 @@ def test_tiny_epsilon_is_refused_naming_the_smallest_usable_value(privatizer, ti
     # The value named is usable (a channel whose inputs differ), the float below it is not.
     fitted_ = _with_budget(privatizer, smallest).fit(X)
     Q = fitted_.channel_.to_dense()
-    assert not np.all(Q == Q[0])
+    assert not np.all(Q[0] == Q)
     assert verify(fitted_.channel_, fitted_.privacy_).passed
     with pytest.raises(ValueError, match=TINY_MATCH):
         _with_budget(privatizer, math.nextafter(smallest, 0.0)).fit(X)
