@@ -25,6 +25,7 @@ import time
 import numpy as np
 from sklearn.base import clone
 
+from skldp import make_person_keys
 from skldp.privacy import audit, tight_epsilon_matrix
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,7 +45,13 @@ def mechanisms():
     the trust registry either (its reports are an attribute index and one attribute's report);
     here it samples the one column of the table's domain.
     """
-    from skldp import AttributeSampling, PersonalizedULDP
+    from skldp import (
+        AttributeSampling,
+        LongitudinalOUE,
+        LongitudinalRAPPOR,
+        LongitudinalRR,
+        PersonalizedULDP,
+    )
     from tests.registry import MECHANISMS, instance_id
 
     pum = [
@@ -52,11 +59,50 @@ def mechanisms():
         for base in ("urr", "urap")
     ]
     sampling = AttributeSampling(epsilon=1.0, random_state=0)
-    return [(name_of(p, instance_id), p) for p in [*MECHANISMS, *pum, sampling]]
+    memoized = [OneReport(cls(random_state=0)) for cls in (LongitudinalRR, LongitudinalOUE)]
+    memoized.append(OneReport(LongitudinalRAPPOR(random_state=0)))
+    return [(name_of(p, instance_id), p) for p in [*MECHANISMS, *pum, sampling, *memoized]]
+
+
+class OneReport:
+    """A memoized privatizer seen one report at a time: every row comes with a fresh key.
+
+    The memoized privatizers read (value, person key) rows. One report of a person is the
+    composite channel (permanent round, then a fresh round), whose claim is ``epsilon_1``:
+    that is what is audited here, with a new random key per row (reports of one key share
+    their permanent round; tests/privatizers/test_longitudinal.py audits 1, 10 and 100
+    reports of one person against ``epsilon_infinity``).
+    """
+
+    def __init__(self, privatizer):
+        self.privatizer = privatizer
+
+    categories_ = property(lambda self: self.privatizer.categories_)
+    privacy_ = property(lambda self: self.privatizer.privacy_)
+    channel_ = property(lambda self: self.privatizer.channel_)
+    channels_ = property(lambda self: self.privatizer.channels_)
+
+    def get_params(self, deep=False):
+        return self.privatizer.get_params(deep=deep)
+
+    def set_params(self, **params):
+        self.privatizer.set_params(**params)
+        return self
+
+    def fit(self, X):
+        X = np.asarray(X, dtype=object)
+        self.privatizer.fit(np.column_stack([X[:, 0], make_person_keys(len(X))]))
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=object)
+        return self.privatizer.transform(np.column_stack([X[:, 0], make_person_keys(len(X))]))
 
 
 def name_of(privatizer, instance_id):
     """The class name, with the parameters that tell configurations of one class apart."""
+    if isinstance(privatizer, OneReport):
+        return f"{type(privatizer.privatizer).__name__} (one report, a fresh key per row)"
     name = type(privatizer).__name__
     if name == "PersonalizedULDP":
         return f"{name} (base={privatizer.base!r}, tags home and work)"
@@ -80,7 +126,21 @@ def planted_bugs():
     ]
 
 
+#: The memoized RAPPOR's (f, p, q) at the table's budgets: its one-report epsilon_1 is about
+#: 0.54 and 3.5 (it has no epsilon parameter).
+RAPPOR_AT = {1.0: {"f": 0.5, "p": 0.5, "q": 0.75}, 4.0: {"f": 0.1, "p": 0.1, "q": 0.9}}
+
+
 def build(privatizer, epsilon, k):
+    if isinstance(privatizer, OneReport):
+        params = privatizer.get_params(deep=False)
+        inner = clone(privatizer.privatizer)
+        if "epsilon_1" in params:  # the budget is one report's; all reports get twice it
+            inner.set_params(epsilon_1=epsilon, epsilon_infinity=2 * epsilon)
+        else:
+            inner.set_params(**RAPPOR_AT[epsilon])
+        inner.set_params(categories=list(range(k)), random_state=0)
+        return OneReport(inner).fit([[0]])
     p = clone(privatizer)
     params = p.get_params(deep=False)
     new = {name: epsilon for name in params if name.startswith("epsilon")}
@@ -198,7 +258,8 @@ def main(argv=None):
     alpha = FAMILY_ALPHA / len(audits)
     kept = iter(_existing_rows(args.out)) if args.only else None
     for epsilon, name, privatizer in audits:
-        if kept is not None and type(privatizer).__name__ not in args.only:
+        inner = privatizer.privatizer if isinstance(privatizer, OneReport) else privatizer
+        if kept is not None and type(inner).__name__ not in args.only:
             rows.append(next(kept))
         else:
             rows.append(row(name, privatizer, epsilon, alpha))

@@ -28,6 +28,9 @@ from skldp.privatizers import (  # "X as X": re-exported, for linters and type c
     HashedRR as HashedRR,
     HighLowHadamardResponse as HighLowHadamardResponse,
     LocalHashing as LocalHashing,
+    LongitudinalOUE as LongitudinalOUE,
+    LongitudinalRAPPOR as LongitudinalRAPPOR,
+    LongitudinalRR as LongitudinalRR,
     OneBitCompressive as OneBitCompressive,
     OneBitHadamardResponse as OneBitHadamardResponse,
     OptimizedUnaryEncoding as OptimizedUnaryEncoding,
@@ -39,6 +42,7 @@ from skldp.privatizers import (  # "X as X": re-exported, for linters and type c
     UtilityOptimizedRAPPOR as UtilityOptimizedRAPPOR,
     UtilityOptimizedRR as UtilityOptimizedRR,
     grid_blocks as grid_blocks,
+    make_person_keys as make_person_keys,
 )
 
 __version__ = "0.1.0.dev0"

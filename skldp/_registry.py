@@ -20,6 +20,7 @@ __all__ = [
     "make_privatizer",
     "make_estimator",
     "reads_tag_column",
+    "reads_key_column",
 ]
 
 
@@ -45,6 +46,9 @@ class Mechanism:
     tag_column : bool
         The input has a second column: the tag of the value when it is one of the person's
         own sensitive values (missing otherwise), as :class:`~skldp.PersonalizedULDP` reads.
+    key_column : bool
+        The input has a second column: each person's secret key (32 hexadecimal digits), the
+        memo of a longitudinal mechanism (:class:`~skldp.privatizers.LongitudinalRR`, ...).
     estimator : str
         Short name of the estimator the command line uses when none is asked for (reports
         over an open alphabet use ``candidate`` whatever this says).
@@ -61,6 +65,7 @@ class Mechanism:
     required: tuple = field(default_factory=tuple)
     open_alphabet: bool = False
     tag_column: bool = False
+    key_column: bool = False
     estimator: str = "projected"
 
     @property
@@ -84,6 +89,8 @@ class Mechanism:
         parts = [r if isinstance(r, str) else " or ".join(r) for r in self.required]
         if self.tag_column:
             parts.append("a tag column")
+        if self.key_column:
+            parts.append("a key column")
         return ", ".join(parts)
 
     def missing(self, params):
@@ -233,6 +240,30 @@ _MECHANISMS = [
         "epsilon-LDP",
         "Ye and Barg, IEEE Trans. IT 2018; Wang et al. 2016",
     ),
+    Mechanism(
+        "longitudinal-rr",
+        "LongitudinalRR",
+        "memoized (longitudinal)",
+        "epsilon_1-LDP per report, epsilon_infinity-LDP over all reports of a value (L-GRR)",
+        "Arcolezi, Couchot, Al Bouna and Xiao, 2022; Erlingsson, Pihur and Korolova, CCS 2014",
+        key_column=True,
+    ),
+    Mechanism(
+        "longitudinal-oue",
+        "LongitudinalOUE",
+        "memoized (longitudinal)",
+        "epsilon_1-LDP per report, epsilon_infinity-LDP over all reports of a value (L-OUE)",
+        "Arcolezi, Couchot, Al Bouna and Xiao, 2022",
+        key_column=True,
+    ),
+    Mechanism(
+        "longitudinal-rappor",
+        "LongitudinalRAPPOR",
+        "memoized (longitudinal)",
+        "epsilon_1-LDP per report, epsilon_infinity-LDP over all reports of a value (RAPPOR)",
+        "Erlingsson, Pihur and Korolova, CCS 2014",
+        key_column=True,
+    ),
 ]
 
 MECHANISMS = {m.name: m for m in _MECHANISMS}
@@ -290,6 +321,11 @@ def available_mechanisms():
 def reads_tag_column(privatizer):
     """Whether ``privatizer`` is registered as reading a tag column beside the values."""
     return any(m.tag_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS)
+
+
+def reads_key_column(privatizer):
+    """Whether ``privatizer`` is registered as reading a person-key column beside the values."""
+    return any(m.key_column and m.available and isinstance(privatizer, m.cls) for m in _MECHANISMS)
 
 
 def reads_open_alphabet(privatizer):

@@ -365,6 +365,29 @@ def _check_tag_column(args, entry, params):
     return params["tags"]
 
 
+def _check_key_column(args, entry):
+    """The key column's name for a memoized mechanism, or None for the others."""
+    if not entry.key_column:
+        if args.key_column is not None:
+            raise CLIError(
+                f"--key-column is for memoized (longitudinal) mechanisms; {entry.name!r} reads "
+                "no key"
+            )
+        return None
+    if args.key_column is None:
+        raise CLIError(
+            f"mechanism {entry.name!r} memoizes each person's permanent response under their "
+            "secret key: name the column of keys (32 hexadecimal digits) with --key-column"
+        )
+    if args.key_column in (args.column, args.tag_column):
+        raise CLIError("--key-column must differ from --column")
+    return args.key_column
+
+
+#: The stand-in key of the rows fit() reads to build a memoized mechanism's channel.
+_DOMAIN_KEY = "00" * 16
+
+
 def _tag_values(column, tags, name):
     """The tag column as an object array, None where it is empty; unknown tags are an error."""
     present = column.notna()
@@ -569,6 +592,7 @@ def _cmd_privatize(args):
     default_epsilon = "epsilon" not in params and "epsilon" in defaults
 
     tags = _check_tag_column(args, entry, params)
+    key_column = _check_key_column(args, entry)
 
     if args.output == "-":
         if args.metadata is None:
@@ -586,6 +610,7 @@ def _cmd_privatize(args):
     )
     _file_format(args.input, what="input file")
     wanted = [args.column] + ([args.tag_column] if tags is not None else [])
+    wanted += [key_column] if key_column is not None else []
     _check_columns(
         wanted, _columns_of(args.input, what="input file"), args.input, what="input file"
     )
@@ -605,6 +630,8 @@ def _cmd_privatize(args):
         domain = np.asarray(cats, dtype=object).reshape(-1, 1)
         if tags is not None:  # the domain, untagged: enough to build the channel
             domain = np.column_stack([domain[:, 0], np.full(len(cats), None, dtype=object)])
+        if key_column is not None:  # the domain, with a stand-in key: enough for the channel
+            domain = np.column_stack([domain[:, 0], np.full(len(cats), _DOMAIN_KEY, dtype=object)])
         privatizer.fit(domain)
     else:
         privatizer.fit(np.array([["skldp"]], dtype=object))  # no domain to learn: hashing only
@@ -640,6 +667,8 @@ def _cmd_privatize(args):
                 X = np.column_stack(
                     [values, _tag_values(frame[args.tag_column], tags, args.tag_column)]
                 )
+            if key_column is not None:
+                X = np.column_stack([values, frame[key_column].astype(object).to_numpy()])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", category=UserWarning)
                 reports = privatizer.transform(X)
@@ -666,6 +695,7 @@ def _cmd_privatize(args):
             "categories": None if cats is None else list(cats),
             "column": args.column,
             "tag_column": args.tag_column,
+            "key_column": key_column,
             "source": os.path.basename(args.input),
             "n_reports": int(row),
             "report_layout": layout,
@@ -775,6 +805,7 @@ def _load_metadata(path):
             lambda v: isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None,
         ),
         ("tag_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
+        ("key_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
     ]
     for key, expected, ok in checks:
         skip = old and key == "n_reports" and meta.get(key) is None
@@ -864,6 +895,8 @@ def _rebuild(meta, path, args, est_params):
     domain = cats.reshape(-1, 1)
     if entry.tag_column:  # the domain, untagged: enough to rebuild the channel
         domain = np.column_stack([cats, np.full(cats.shape[0], None, dtype=object)])
+    if entry.key_column:  # the domain, with a stand-in key: enough to rebuild the channel
+        domain = np.column_stack([cats, np.full(cats.shape[0], _DOMAIN_KEY, dtype=object)])
     privatizer.fit(domain)
     return privatizer, cats, args.estimator or entry.estimator
 
@@ -1518,6 +1551,11 @@ def build_parser():
         help="personalized mechanism: the column holding each row's tag when its value is one "
         "of the person's own sensitive values, empty otherwise; the tags themselves are given "
         'with -p \'tags=["home","work"]\'',
+    )
+    priv.add_argument(
+        "--key-column",
+        help="memoized mechanisms (longitudinal-*): the column holding each person's secret key, "
+        "32 hexadecimal digits kept with the person, the same in every run",
     )
     priv.add_argument(
         "--categories",

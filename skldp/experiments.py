@@ -74,7 +74,7 @@ def _named(items, kind):
 
 
 def _resolve_privatizer(item):
-    from skldp._registry import make_privatizer, reads_tag_column
+    from skldp._registry import make_privatizer, reads_key_column, reads_tag_column
 
     if isinstance(item, str):
         item = make_privatizer(item)
@@ -87,6 +87,12 @@ def _resolve_privatizer(item):
             f"{type(item).__name__} reads a tag per person beside the value (her own sensitive "
             "values), and run_experiment draws values only; privatize a tagged sample directly "
             "and fit PersonalizedEstimator on the reports"
+        )
+    if reads_key_column(item):
+        raise ValueError(
+            f"{type(item).__name__} reads each person's secret key beside the value (its "
+            "memo), and run_experiment draws values only; privatize simulated people with keys "
+            "from make_person_keys directly"
         )
     return item
 

@@ -15,7 +15,8 @@ Roles of a case:
   why (every available mechanism has a trust case or such a reason).
 * ``checks`` (default ``"inferred"``): scikit-learn's estimator checks run it
   (``tests/test_common.py``) with the domain inferred from the checks' data; ``"fixed-domain"``
-  and ``"two-columns"`` name the checks' data it refuses by design; None: not checked.
+  ``"two-columns"`` and ``"person-keys"`` name the checks' data it refuses by design; None: not
+  checked.
 * ``xfail``: checks it is expected to fail beyond those every privatizer fails, with the
   reason (None: a check every privatizer fails that this one passes).
 
@@ -55,7 +56,7 @@ from skldp.channels import (
 )
 
 #: How scikit-learn's checks see a case (see the module docstring).
-CHECK_KINDS = ("inferred", "fixed-domain", "two-columns", None)
+CHECK_KINDS = ("inferred", "fixed-domain", "two-columns", "person-keys", None)
 
 
 class RegistryError(Exception):
@@ -129,6 +130,11 @@ _SAMPLING_REASON = (
     "reports are an attribute index and one attribute's report, not one block per column; "
     "tests/privatizers/test_multidimensional.py"
 )
+_KEYS = "person-keys"
+_KEYS_REASON = (
+    "reads two columns (value, the person's secret key); tests/privatizers/test_longitudinal.py "
+    "and tests/channels/test_longitudinal.py"
+)
 _PUM_REASON = "reads two columns (value, tag); tests/estimators/test_streaming.py and the PUM tests"
 _PUM = "two-columns"
 _TAGGED = {"sensitive": [0], "tags": ["home", "work"], "categories": [0, 1, 2, 3]}
@@ -163,6 +169,9 @@ CASES = [
     case("urr", epsilon=1.0, **_SENSITIVE_0_1, random_state=0, checks="fixed-domain"),
     case("urap", epsilon=1.0, **_SENSITIVE_0_1, random_state=0, checks="fixed-domain"),
     case("personalized", epsilon=1.0, **_TAGGED, random_state=0, checks=_PUM, trust=_PUM_REASON),
+    case("longitudinal-rr", epsilon_infinity=2.0, epsilon_1=0.5, checks=_KEYS, trust=_KEYS_REASON),
+    case("longitudinal-oue", epsilon_infinity=2.0, epsilon_1=1.0, checks=_KEYS, trust=_KEYS_REASON),
+    case("longitudinal-rappor", f=0.5, p=0.5, q=0.75, checks=_KEYS, trust=_KEYS_REASON),
     # Exported privatizers the command line does not offer go by their class name.
     case("BudgetSplitting", epsilon=1.0, random_state=0),
     case("AttributeSampling", epsilon=1.0, random_state=0, trust=_SAMPLING_REASON),

@@ -23,6 +23,9 @@ from skldp import (
     BlockHadamardResponse,
     CandidateEstimator,
     EMEstimator,
+    LongitudinalOUE,
+    LongitudinalRAPPOR,
+    LongitudinalRR,
     MultidimensionalEstimator,
     PersonalizedEstimator,
     PersonalizedULDP,
@@ -33,6 +36,7 @@ from skldp import (
     datasets,
     experiments,
     grid_blocks,
+    make_person_keys,
     metrics,
     privacy,
     projection,
@@ -71,6 +75,7 @@ from skldp.privacy import (
     BlockStructuredLDP,
     ContextAwareLDP,
     HighLowLDP,
+    LongitudinalLDP,
     PrivacyAccountant,
     SequentialComposition,
     UtilityOptimizedLDP,
@@ -688,6 +693,8 @@ EPSILON_MODELS = {
     "BinaryContextAwareLDP_01": lambda e: BinaryContextAwareLDP(e, 1.0),
     "BinaryContextAwareLDP_10": lambda e: BinaryContextAwareLDP(1.0, e),
     "verify": lambda e: verify(np.eye(2) * 0.5 + 0.25, e),
+    "LongitudinalLDP_1": lambda e: LongitudinalLDP(e, 1e300),
+    "LongitudinalLDP_infinity": lambda e: LongitudinalLDP(1e-9, e),
 }
 
 
@@ -922,6 +929,12 @@ def test_privacy_model_documented_edges():
 
 # -- channel constructors --------------------------------------------------------------------------
 #: Each public channel with a budget, built from a budget e (the other arguments valid).
+def _one_report(e):
+    """A memoized channel's epsilon_1 for epsilon_infinity e; bad inputs pass through."""
+    real = isinstance(e, (int, float)) and not isinstance(e, bool)
+    return min(e, 2.0) / 2 if real and e > 0 else e
+
+
 CHANNEL_MAKERS = {
     "RandomizedResponseChannel": lambda e: channels.RandomizedResponseChannel(e, 3),
     "BinaryRandomizedResponseChannel": lambda e: channels.BinaryRandomizedResponseChannel(e, e),
@@ -944,6 +957,9 @@ CHANNEL_MAKERS = {
     "OneBitHadamardChannel": lambda e: channels.OneBitHadamardChannel(e, 4),
     "LocalHashingChannel": lambda e: channels.LocalHashingChannel(e, 4, 3),
     "SubsetSelectionChannel": lambda e: channels.SubsetSelectionChannel(e, 4, 2),
+    # memoized: epsilon_infinity = e, and one report at min(e, 2) / 2 (below it)
+    "LongitudinalRRChannel": lambda e: channels.LongitudinalRRChannel(e, _one_report(e), 3),
+    "LongitudinalOUEChannel": lambda e: channels.LongitudinalOUEChannel(e, _one_report(e), 3),
 }
 
 
@@ -1452,6 +1468,54 @@ def _sampled_reports():
     ],
 )
 def test_multidimensional_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# -- memoized (longitudinal) privatizers (tests/privatizers/test_longitudinal.py has the rest) ----
+_KEY = b"k" * 16
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda: LongitudinalRR(epsilon_infinity=float("nan"), categories=_TWO[0]).fit(
+                [["a", _KEY]]
+            ),
+            ValueError,
+            "^epsilon_infinity must be a positive finite number; got nan",
+        ),
+        (
+            lambda: LongitudinalOUE(epsilon_1=-1.0, categories=_TWO[0]).fit([["a", _KEY]]),
+            ValueError,
+            "^epsilon_1 must be a positive finite number; got -1.0",
+        ),
+        (
+            lambda: LongitudinalRAPPOR(q=1.5, categories=_TWO[0]).fit([["a", _KEY]]),
+            ValueError,
+            "q must be",
+        ),
+        (
+            lambda: LongitudinalRR(categories=_TWO[0]).fit([["a"]]),
+            ValueError,
+            "takes two columns: the value, and the person's secret",
+        ),
+        (
+            lambda: LongitudinalRR(categories=_TWO[0]).fit([["z", _KEY]]),
+            ValueError,
+            "'z'",
+        ),
+        (
+            lambda: LongitudinalRR(categories=_TWO[0]).fit([["a", b"short"]]),
+            ValueError,
+            "exactly 16 bytes",
+        ),
+        (lambda: make_person_keys(-1), ValueError, "non-negative integer"),
+        (lambda: make_person_keys(1.5), (TypeError, ValueError), "integer"),
+    ],
+)
+def test_longitudinal_bad_input_is_named(call, error, match):
     with pytest.raises(error, match=match):
         call()
 

@@ -43,6 +43,12 @@ from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChann
 from skldp.channels._likelihood import LikelihoodModel, MultinomialModel
 from skldp.channels._multidimensional import AttributeSamplingMechanism
 from skldp.channels._local_hashing import LocalHashingChannel
+from skldp.channels._longitudinal import (
+    LongitudinalOUEChannel,
+    LongitudinalRAPPORChannel,
+    LongitudinalRRChannel,
+    MemoizedChannel,
+)
 from skldp.channels._personalized import (
     PersonalizedChannel,
     PersonalizedRAPPORChannel,
@@ -98,4 +104,8 @@ __all__ = [
     "SubsetSelectionChannel",
     "IncidenceModel",
     "AttributeSamplingMechanism",
+    "MemoizedChannel",
+    "LongitudinalRRChannel",
+    "LongitudinalRAPPORChannel",
+    "LongitudinalOUEChannel",
 ]

@@ -204,7 +204,8 @@ def compose(
     The rules, each from the Kronecker sum of budget matrices
     (:func:`composed_epsilon_matrix`), with :math:`\varepsilon = \sum_j \varepsilon_j`:
 
-    * **LDP only**: :math:`\varepsilon`-LDP, exact (the worst pair changes every column).
+    * **LDP only**: :math:`\varepsilon`-LDP, exact (the worst pair changes every column). A
+      memoized column (:class:`LongitudinalLDP`) counts its one-report :math:`\varepsilon_1`.
     * **LDP and block-structured LDP**: block-structured LDP with the product partition
       (blocks :math:`B_1 \times \dots \times B_d`; LDP is one block) and
       :math:`\varepsilon`, exact as such a statement: two inputs in one product block are
@@ -243,8 +244,8 @@ def compose(
     if len(parts) == 1:
         return parts[0]
     eps = math.fsum(charged_epsilon(p) for p in parts)
-    if all(type(p) is models.LDP for p in parts):
-        return models.LDP(eps)
+    if all(type(p) in (models.LDP, models.LongitudinalLDP) for p in parts):
+        return models.LDP(eps)  # one report per column (memoized parts: their epsilon_1)
     known = [s for s in sizes if s is not None]
     n = math.prod(known) if len(known) == len(sizes) else None  # None: some size unknown
     if n is not None and n <= _MAX_PRODUCT_INPUTS:
@@ -409,6 +410,36 @@ def guarantee_of(estimator: Any) -> models.PrivacyModel:
 
 
 # -- the accountant -------------------------------------------------------------------------
+
+
+def _memo_parts(model):
+    """The memoized parts of a guarantee: ``[(memo, epsilon_1, epsilon_infinity), ...]``."""
+    parts = model.parts if isinstance(model, models.SequentialComposition) else (model,)
+    return [
+        (p.memo, p.epsilon, p.epsilon_infinity)
+        for p in parts
+        if isinstance(p, models.LongitudinalLDP) and p.memo
+    ]
+
+
+def _capped_charge(epsilon, guarantee, entries):
+    r"""The charge of a call under ``guarantee``, with memoized parts capped at epsilon_infinity.
+
+    A memoized part (a :class:`LongitudinalLDP` with a memo tag) costs its
+    :math:`\varepsilon_1` per call, but every call under the same memo releases a
+    post-processing of one permanent response, so all of them together cost at most
+    :math:`\varepsilon_\infty`: the part is charged
+    :math:`\min(\varepsilon_1, \varepsilon_\infty - \text{spent on that memo})`.
+    Returns the charge and the amount per memo (recorded with the entry).
+    """
+    per_memo = {}
+    for memo, eps_1, eps_inf in _memo_parts(guarantee):
+        spent = math.fsum(e.get("_memos", {}).get(memo, 0.0) for e in entries)
+        spent += per_memo.get(memo, 0.0)
+        part = max(0.0, min(eps_1, eps_inf - spent))
+        per_memo[memo] = per_memo.get(memo, 0.0) + part
+        epsilon -= eps_1 - part
+    return max(epsilon, 0.0), per_memo
 
 
 class _Charge:
@@ -581,7 +612,10 @@ class PrivacyAccountant:
         privatizer : object
             What spends (its class name is recorded), or a string.
         guarantee : PrivacyModel or None, default=None
-            Recorded as text.
+            Recorded as text. A memoized guarantee (:class:`LongitudinalLDP` with a memo
+            tag, or a composition holding some) lowers the charge so that all the charges of
+            one memo add up to at most its ``epsilon_infinity`` (see
+            :ref:`budgets_longitudinal`).
         n_people : int or None, default=None
             Rows of the call.
 
@@ -610,6 +644,9 @@ class PrivacyAccountant:
             )
         with self._lock:
             spent = self._spent
+            memos = {}
+            if guarantee is not None:
+                epsilon, memos = _capped_charge(epsilon, guarantee, self._entries)
             if spent + epsilon > self.budget * (1 + _BUDGET_RTOL):
                 raise BudgetExceededError(
                     f"{who} would spend epsilon={epsilon:g} per person, but the accountant has "
@@ -623,6 +660,7 @@ class PrivacyAccountant:
                 "epsilon": epsilon,
                 "n_people": np.nan if n_people is None else n_people,
                 "total": spent + epsilon,
+                "_memos": memos,
             }
             self._entries.append(entry)
             self._spent = spent + epsilon

@@ -63,6 +63,59 @@ class LDP(PrivacyModel):
         return f"LDP(epsilon={self.epsilon:g})"
 
 
+class LongitudinalLDP(LDP):
+    r"""Two budgets of a memoized (longitudinal) mechanism: one report, and all reports.
+
+    A memoized mechanism (Erlingsson, Pihur and Korolova, CCS 2014) draws a permanent
+    randomized response (PRR) once per person and value and sends a fresh instantaneous
+    randomized response (IRR) of it in every report. One report is
+    :math:`\varepsilon_1`-LDP (its composite channel, PRR then IRR); any number of reports of
+    the same value are a post-processing of the one PRR, so together they are
+    :math:`\varepsilon_\infty`-LDP. It *is* an :class:`LDP` model of one report
+    (``epsilon`` is :math:`\varepsilon_1`, and :func:`~skldp.privacy.verify` checks the
+    composite channel at it); ``epsilon_infinity`` bounds the reports of one value over all
+    time, and a :class:`~skldp.privacy.PrivacyAccountant` charges the reports of one memo at
+    most that much in all (see :ref:`budgets_longitudinal`).
+
+    Parameters
+    ----------
+    epsilon_1 : float
+        Budget of one report, positive and finite.
+    epsilon_infinity : float
+        Budget of every report of one value together, at least ``epsilon_1``.
+    memo : str, default=""
+        The memo the PRR hangs on (a hex tag of the mechanism's family, PRR parameters and
+        categories): reports of models with the same memo share one PRR, hence one
+        ``epsilon_infinity``.
+    """
+
+    def __init__(self, epsilon_1: float, epsilon_infinity: float, memo: str = "") -> None:
+        super().__init__(epsilon_1)
+        self.epsilon_infinity = check_epsilon(epsilon_infinity, "epsilon_infinity")
+        if self.epsilon_infinity < self.epsilon:
+            raise ValueError(
+                "epsilon_infinity must be at least epsilon_1 (all reports reveal at least as "
+                f"much as one); got epsilon_1={epsilon_1!r}, epsilon_infinity={epsilon_infinity!r}"
+            )
+        if not isinstance(memo, str):
+            raise TypeError(f"memo must be a string; got {memo!r}")
+        self.memo = memo
+
+    @property
+    def epsilon_1(self) -> float:
+        """The budget of one report (the same as ``epsilon``)."""
+        return self.epsilon
+
+    def _key(self):
+        return (self.epsilon, self.epsilon_infinity, self.memo)
+
+    def __repr__(self):
+        return (
+            f"LongitudinalLDP(epsilon_1={self.epsilon:.6g}, "
+            f"epsilon_infinity={self.epsilon_infinity:.6g})"
+        )
+
+
 class ContextAwareLDP(PrivacyModel):
     r"""Context-aware LDP with an explicit budget matrix E (E-LDP).
 

@@ -16,6 +16,12 @@ from skldp.privatizers._hadamard import (
 from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
 from skldp.privatizers._local_hashing import LocalHashing, SubsetSelection
 from skldp.privatizers._multidimensional import AttributeSampling, BudgetSplitting
+from skldp.privatizers._longitudinal import (
+    LongitudinalOUE,
+    LongitudinalRAPPOR,
+    LongitudinalRR,
+    make_person_keys,
+)
 from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
@@ -43,4 +49,8 @@ __all__ = [
     "SubsetSelection",
     "BudgetSplitting",
     "AttributeSampling",
+    "LongitudinalRR",
+    "LongitudinalOUE",
+    "LongitudinalRAPPOR",
+    "make_person_keys",
 ]
