@@ -267,15 +267,38 @@ class BlockHadamardResponseChannel(SymbolChannel):
 
     def _adjoint(self, v):
         out = np.zeros(self.n_inputs)
-        for K, ids, inputs, brow, rows, out_index in self._groups:
+        for K, _ids, inputs, brow, rows, out_index in self._groups:
             V = v[out_index]
             T = fwht(V)
             out[inputs] = (V.sum(axis=1)[brow] + self._slope * T[brow, rows]) / K
         return out
 
+    @property
+    def _mass_groups(self):
+        """The blocks, when there are several: the report reveals its block, so the
+        likelihood separates by block (see :attr:`LikelihoodModel.mass_groups`)."""
+        return self.labels if self.n_blocks > 1 else None
+
+    def _adjoint_squared(self, v):
+        r""":math:`\sum_y v_y Q(y \mid x)^2` for every x: the curvature diagonal of EM.
+
+        In x's block :math:`Q((j, c) \mid x) = (1 + (2a - 1) H[r, c]) / K_j` and
+        :math:`H[r, c]^2 = 1`, so :math:`Q^2 = (1 + (2a - 1)^2 + 2 (2a - 1) H[r, c]) / K_j^2`:
+        the same transform as :meth:`adjoint`, with other weights.
+        """
+        out = np.zeros(self.n_inputs)
+        slope = self._slope
+        for K, _ids, inputs, brow, rows, out_index in self._groups:
+            V = v[out_index]
+            T = fwht(V)
+            out[inputs] = ((1.0 + slope**2) * V.sum(axis=1)[brow] + 2.0 * slope * T[brow, rows]) / (
+                K * K
+            )
+        return out
+
     def _unbiased(self, stats, n):
         p = np.zeros(self.n_inputs)
-        for K, ids, inputs, brow, rows, out_index in self._groups:
+        for _K, _ids, inputs, brow, rows, out_index in self._groups:
             T = fwht(stats[out_index] / n)
             p[inputs] = T[brow, rows] / self._slope
         return p
@@ -462,6 +485,23 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         out = np.empty(self.n_inputs)
         out[self.sensitive] = (total + self._slope * fwht(head)[self.rows[self.sensitive]]) / S
         out[self.public] = self._spread * total / S + self._slope * v[S:]
+        return out
+
+    def _adjoint_squared(self, v):
+        r""":math:`\sum_y v_y Q(y \mid x)^2` for every x: the curvature diagonal of EM.
+
+        A sensitive x has :math:`Q(y \mid x) = (1 + (2a - 1) H[r, y]) / S` on the head, so
+        :math:`Q^2 = (1 + (2a - 1)^2 + 2 (2a - 1) H[r, y]) / S^2` (one transform); a public x
+        has :math:`(2(1 - a) / S)^2` on the head and :math:`(2a - 1)^2` on its own symbol.
+        """
+        S = self.hadamard_size
+        head = v[:S]
+        total = head.sum()
+        slope = self._slope
+        out = np.empty(self.n_inputs)
+        T = fwht(head)[self.rows[self.sensitive]]
+        out[self.sensitive] = ((1.0 + slope**2) * total + 2.0 * slope * T) / (S * S)
+        out[self.public] = (self._spread / S) ** 2 * total + slope**2 * v[S:]
         return out
 
     def _unbiased(self, stats, n):

@@ -96,7 +96,10 @@ class LikelihoodModel(ABC):
 
     def _ratio(self, p):
         """``(w / A p, L(p))`` with rows of zero weight left out (ratio 0 there)."""
-        t = self.forward(p)
+        return self._ratio_from(self.forward(p))
+
+    def _ratio_from(self, t):
+        """``(w / t, (c + w . log t) / n)`` for the row values ``t = A p`` (0 where w is 0)."""
         w = self.weights
         seen = w > 0
         ratio = np.zeros_like(t)
@@ -107,6 +110,27 @@ class LikelihoodModel(ABC):
             ratio[seen] = w[seen] / t[seen]
             ll = (self.constant + float(np.dot(w[seen], np.log(t[seen])))) / self.n_reports
         return ratio, ll
+
+    @property
+    def mass_groups(self) -> NDArray[np.intp] | None:
+        r"""A group label per input where inputs of different groups share no output, or None.
+
+        Then the likelihood separates, :math:`\sum_G N_G \log p(G) + \ldots` with
+        :math:`N_G` the reports of group G, so the maximum-likelihood mass of a group is its
+        share of the reports and a solver may hold the groups' masses fixed (blocks of
+        :class:`~skldp.channels.BlockHadamardResponseChannel`). None (the default): one group.
+        """
+        return None
+
+    def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        r"""The diagonal of :math:`A^\top \mathrm{diag}(q) A`: :math:`\sum_j q_j A_{jx}^2`.
+
+        With :math:`q = w / (A p)^2` it is n times minus the Hessian's diagonal, the
+        preconditioner of a Newton solver (:meth:`hessian_diagonal`). A model returns None
+        when it has no form cheaper than the dense matrix (the default); the models of the
+        unary, bit-vector and Hadamard channels have one product's cost.
+        """
+        return None
 
     def log_likelihood(self, p: NDArray[np.float64]) -> float:
         """The mean log-likelihood :math:`L(p)` of the reports."""
@@ -194,6 +218,25 @@ class MultinomialModel(LikelihoodModel):
 
     def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.channel._adjoint(v)
+
+    @property
+    def mass_groups(self) -> NDArray[np.intp] | None:
+        return getattr(self.channel, "_mass_groups", None)
+
+    def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        r""":math:`\sum_y q_y Q_{xy}^2` from the channel's ``_adjoint_squared`` where it has
+        one (the Hadamard family, k-RR), else None."""
+        squared = getattr(self.channel, "_adjoint_squared", None)
+        return None if squared is None else squared(np.asarray(q, dtype=float))
+
+    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        r"""The diagonal of the Hessian of L at p, :math:`-\frac1n \sum_y N_y Q_{xy}^2 /
+        (Q^\top p)_y^2`, or None when the channel has no cheap form of it."""
+        ratio, _ = self._ratio(np.asarray(p, dtype=float))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(ratio > 0, ratio / self.forward(p), 0.0)
+        diag = self.curvature_diagonal(q)
+        return None if diag is None else -diag / self.n_reports
 
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
