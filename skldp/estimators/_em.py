@@ -473,9 +473,10 @@ class EMEstimator(BaseDistributionEstimator):
     values; with fewer free bits, a fixed-size histogram of bit patterns). For RAPPOR, OUE
     and uRAP an EM run on :math:`2^{16}` reports or more adds a copy of the packed reports as
     16-bit look-up codes, kept until the next ``fit`` or ``partial_fit``; for hashed RAPPOR it
-    keeps the reports' relative likelihoods (8 bytes per report and candidate) between EM steps when they fit in 256 MiB,
-    inside its likelihood model, so they go when the model goes (the next ``fit``, or the
-    merge of the next ``partial_fit``); the channel itself never changes.
+    keeps the reports' relative likelihoods (8 bytes per report and candidate) between EM
+    steps when they fit in 256 MiB, inside its likelihood model, so they go when the model
+    goes (the next ``fit``, or the merge of the next ``partial_fit``); the channel itself
+    never changes.
 
     Examples
     --------
