@@ -197,7 +197,11 @@ def _newton_step(gradient, hessian, diagonal, p, g, ll, gap, groups=None):
         s = z + (rz_new / rz) * s
         rz = rz_new
     step = np.zeros(k)
-    step[free] = d
+    # Where EM more than doubles p_x (g_x > 2) and grows it more than the Newton direction
+    # does, take EM's step: the quadratic model underestimates the growth of an entry whose
+    # multiplier is large (for a term N_x log p_x it only doubles p_x, EM jumps to the
+    # maximizer).
+    step[free] = np.where(gf > 2.0, np.maximum(d, pf * (gf - 1.0)), d)
     step[dying] = -p[dying]
     target = np.bincount(labels, weights=p * g, minlength=n_groups)
     target /= target.sum()
