@@ -5,7 +5,8 @@ Run from the repository root, one section at a time (each appends to
 
     PYTHONPATH=$PWD python benchmarks/bench_solver.py krr
     PYTHONPATH=$PWD python benchmarks/bench_solver.py unary 100000
-    PYTHONPATH=$PWD python benchmarks/bench_solver.py reference 10000
+    PYTHONPATH=$PWD python benchmarks/bench_solver.py reference 100000
+    PYTHONPATH=$PWD python benchmarks/bench_solver.py reference_chunked 200000
     PYTHONPATH=$PWD python benchmarks/bench_solver.py hadamard 262144 1000000
 
 Every time is wall-clock of one warm call in this process (``time.perf_counter``), the
@@ -211,6 +212,55 @@ def reference(n):
     _record(f"reference_n{n}", rows)
 
 
+def reference_chunked(n, chunks=10, chunk_iter=1000):
+    """As ``reference``, plain EM run as ``chunks`` fits of ``chunk_iter`` iterations.
+
+    Plain EM keeps no state but p, so a fit started at the previous fit's estimate continues
+    the same run; after each chunk the progress (iterations, cumulative seconds,
+    log-likelihood) is recorded, so a run stopped early still says what ran.
+    """
+    k = 1000
+    x, _ = make_data(n, k)
+    rows = []
+    load = os.getloadavg()[0]
+    for name, priv in _unary_privatizers(k).items():
+        R = priv.fit_transform(x)
+        t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
+        row = {
+            "mechanism": name,
+            "k": k,
+            "n": n,
+            "ml_s": t_ml,
+            "ml_loglik": est.log_likelihood_,
+            "ml_gap": est.gap_,
+            "ml_iter": est.n_iter_,
+            "em_iter_done": 0,
+            "em_s": 0.0,
+            "em_loglik": None,
+            "em_gap": None,
+            "ml_minus_em": None,
+        }
+        rows.append(row)
+        init = "empirical"
+        for _ in range(chunks):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t_em, em = _timed(
+                    lambda R=R, init=init: EMEstimator(
+                        accelerate=False, tol=0.0, max_iter=chunk_iter, init=init
+                    ).fit(R)
+                )
+            init = em.distribution_
+            row["em_iter_done"] += em.n_iter_
+            row["em_s"] += t_em
+            row["em_loglik"] = em.log_likelihood_
+            row["em_gap"] = em.gap_
+            row["ml_minus_em"] = est.log_likelihood_ - em.log_likelihood_
+            rows[0]["_load"] = (load, os.getloadavg()[0])
+            _record(f"reference_chunked_n{n}", [dict(r) for r in rows])
+            rows[0].pop("_load", None)
+
+
 def hadamard(k, n):
     """Hadamard response family: default fit time (one call) and its certificate."""
     x, _ = make_data(n, k)
@@ -248,6 +298,11 @@ def hadamard(k, n):
 
 if __name__ == "__main__":
     section, *args = sys.argv[1:]
-    {"krr": krr, "unary": unary, "reference": reference, "hadamard": hadamard}[section](
-        *map(int, args)
-    )
+    sections = {
+        "krr": krr,
+        "unary": unary,
+        "reference": reference,
+        "reference_chunked": reference_chunked,
+        "hadamard": hadamard,
+    }
+    sections[section](*map(int, args))
