@@ -426,9 +426,11 @@ class EMEstimator(BaseDistributionEstimator):
         mixed with 1e-6 uniform, or a given distribution of shape (n_categories,) with
         positive entries.
     accelerate : bool, default=True
-        Use the accelerated solver (SQUAREM extrapolation clipped to the simplex, revival of
+        Use the accelerated solver (projected Newton steps with the model's Hessian
+        products, falling back on SQUAREM extrapolation clipped to the simplex; revival of
         zeros the likelihood wants positive, a vertex-direction line search; each kept only
-        when it does not lower the likelihood); False runs plain EM steps.
+        when it does not lower the likelihood; see the :ref:`User Guide <estimators>`);
+        False runs plain EM steps.
     verbose : int, default=0
         1 prints the iteration, the log-likelihood per report and the gap every
         ``verbose_interval`` iterations and at the end; 2 prints every iteration.

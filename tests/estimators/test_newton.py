@@ -26,7 +26,6 @@ from tests.conftest import simplex_point
 
 def _operations(model):
     """(gradient, hessian, diagonal) of the solver for a likelihood model, with call counts."""
-    n = model.n_reports
     calls = {"gradient": 0, "hessian": 0}
 
     def gradient(p):
@@ -41,7 +40,6 @@ def _operations(model):
         d = model.hessian_diagonal(p)
         return None if d is None else -d
 
-    del n
     return gradient, hessian, diagonal, calls
 
 
