@@ -29,6 +29,7 @@ import numpy as np
 from skldp._domain import format_sizes, partition_labels, sensitive_indices
 from skldp._fwht import fwht, hadamard_entry, next_power_of_two, popcount
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._abilities import RevealedGroups, SquaredAdjoint
 from skldp.channels._base import (
     SymbolChannel,
     exactly_within,
@@ -120,7 +121,7 @@ def _hadamard_sample(rows, size, flip, u, a, rng, dtype):
     return c
 
 
-class BlockHadamardResponseChannel(SymbolChannel):
+class BlockHadamardResponseChannel(SymbolChannel, SquaredAdjoint, RevealedGroups):
     r"""Hadamard response inside each block of a partition: (Pi, epsilon)-block-structured LDP.
 
     Block j of size :math:`k_j` gets its own Sylvester matrix of size
@@ -274,12 +275,11 @@ class BlockHadamardResponseChannel(SymbolChannel):
         return out
 
     @property
-    def _mass_groups(self):
-        """The blocks, when there are several: the report reveals its block, so the
-        likelihood separates by block (see :attr:`LikelihoodModel.mass_groups`)."""
+    def revealed_groups(self) -> NDArray[np.int64] | None:
+        """The blocks, when there are several: every report reveals its block."""
         return self.labels if self.n_blocks > 1 else None
 
-    def _adjoint_squared(self, v):
+    def adjoint_squared(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         r""":math:`\sum_y v_y Q(y \mid x)^2` for every x: the curvature diagonal of EM.
 
         In x's block :math:`Q((j, c) \mid x) = (1 + (2a - 1) H[r, c]) / K_j` and
@@ -376,7 +376,7 @@ class HadamardResponseChannel(BlockHadamardResponseChannel):
         return LDP(self.epsilon)
 
 
-class HighLowHadamardResponseChannel(SymbolChannel):
+class HighLowHadamardResponseChannel(SymbolChannel, SquaredAdjoint):
     r"""Hadamard response for the sensitive values, direct release for the others: high-low LDP.
 
     With s sensitive inputs and :math:`S = 2^{\lceil \log_2(s + 1) \rceil}`, the outputs are
@@ -487,7 +487,7 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         out[self.public] = self._spread * total / S + self._slope * v[S:]
         return out
 
-    def _adjoint_squared(self, v):
+    def adjoint_squared(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         r""":math:`\sum_y v_y Q(y \mid x)^2` for every x: the curvature diagonal of EM.
 
         A sensitive x has :math:`Q(y \mid x) = (1 + (2a - 1) H[r, y]) / S` on the head, so

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skldp.channels._abilities import RevealedGroups, SquaredAdjoint
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -221,13 +223,16 @@ class MultinomialModel(LikelihoodModel):
 
     @property
     def mass_groups(self) -> NDArray[np.intp] | None:
-        return getattr(self.channel, "_mass_groups", None)
+        channel = self.channel
+        return channel.revealed_groups if isinstance(channel, RevealedGroups) else None
 
     def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64] | None:
-        r""":math:`\sum_y q_y Q_{xy}^2` from the channel's ``_adjoint_squared`` where it has
-        one (the Hadamard family, k-RR), else None."""
-        squared = getattr(self.channel, "_adjoint_squared", None)
-        return None if squared is None else squared(np.asarray(q, dtype=float))
+        r""":math:`\sum_y q_y Q_{xy}^2` from a :class:`~skldp.channels.SquaredAdjoint`
+        channel (the Hadamard family), else None."""
+        channel = self.channel
+        if not isinstance(channel, SquaredAdjoint):
+            return None
+        return channel.adjoint_squared(np.asarray(q, dtype=float))
 
     def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64] | None:
         r"""The diagonal of the Hessian of L at p, :math:`-\frac1n \sum_y N_y Q_{xy}^2 /
