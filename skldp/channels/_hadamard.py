@@ -205,6 +205,12 @@ class BlockHadamardResponseChannel(SymbolChannel, SquaredAdjoint, RevealedGroups
             local[ids] = np.arange(ids.shape[0])
             inputs = np.flatnonzero(np.isin(labels, ids))
             out_index = self.block_offsets[ids][:, None] + np.arange(K)[None, :]
+            start = int(out_index[0, 0])
+            if np.array_equal(out_index.ravel(), np.arange(start, start + out_index.size)):
+                # the group's outputs are consecutive: a slice, not a gather and a scatter
+                out_index = slice(start, start + out_index.size)
+            else:
+                out_index = out_index.ravel()
             self._groups.append(
                 (int(K), ids, inputs, local[labels[inputs]], self.rows[inputs], out_index)
             )
@@ -263,13 +269,13 @@ class BlockHadamardResponseChannel(SymbolChannel, SquaredAdjoint, RevealedGroups
             g = np.zeros((ids.shape[0], K))
             g[brow, rows] = p[inputs]
             mass = np.bincount(brow, weights=p[inputs], minlength=ids.shape[0])
-            q[out_index] = (mass[:, None] + self._slope * fwht(g)) / K
+            q[out_index] = ((mass[:, None] + self._slope * fwht(g)) / K).reshape(-1)
         return q
 
     def _adjoint(self, v):
         out = np.zeros(self.n_inputs)
         for K, _ids, inputs, brow, rows, out_index in self._groups:
-            V = v[out_index]
+            V = v[out_index].reshape(-1, K)
             T = fwht(V)
             out[inputs] = (V.sum(axis=1)[brow] + self._slope * T[brow, rows]) / K
         return out
@@ -289,7 +295,7 @@ class BlockHadamardResponseChannel(SymbolChannel, SquaredAdjoint, RevealedGroups
         out = np.zeros(self.n_inputs)
         slope = self._slope
         for K, _ids, inputs, brow, rows, out_index in self._groups:
-            V = v[out_index]
+            V = v[out_index].reshape(-1, K)
             T = fwht(V)
             out[inputs] = ((1.0 + slope**2) * V.sum(axis=1)[brow] + 2.0 * slope * T[brow, rows]) / (
                 K * K
@@ -298,8 +304,8 @@ class BlockHadamardResponseChannel(SymbolChannel, SquaredAdjoint, RevealedGroups
 
     def _unbiased(self, stats, n):
         p = np.zeros(self.n_inputs)
-        for _K, _ids, inputs, brow, rows, out_index in self._groups:
-            T = fwht(stats[out_index] / n)
+        for K, _ids, inputs, brow, rows, out_index in self._groups:
+            T = fwht(stats[out_index].reshape(-1, K) / n)
             p[inputs] = T[brow, rows] / self._slope
         return p
 
