@@ -229,18 +229,22 @@ def reference(n):
     _record(f"reference_n{n}", rows)
 
 
-def reference_chunked(n, chunks=10, chunk_iter=1000):
+def reference_chunked(n, chunks=10, chunk_iter=1000, only=0):
     """As ``reference``, plain EM run as ``chunks`` fits of ``chunk_iter`` iterations.
 
     Plain EM keeps no state but p, so a fit started at the previous fit's estimate continues
     the same run; after each chunk the progress (iterations, cumulative seconds,
-    log-likelihood) is recorded, so a run stopped early still says what ran.
+    log-likelihood) is recorded, so a run stopped early still says what ran. ``only``: 0 for
+    both mechanisms, 1 for RAPPOR alone, 2 for uRAP alone (its own section).
     """
     k = 1000
     x, _ = make_data(n, k)
     rows = []
     load = os.getloadavg()[0]
-    for name, priv in _unary_privatizers(k).items():
+    section = f"reference_chunked_n{n}" + ("", "_RAPPOR", "_uRAP")[only]
+    for i, (name, priv) in enumerate(_unary_privatizers(k).items()):
+        if only and i != only - 1:
+            continue
         R = priv.fit_transform(x)
         t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
         row = {
@@ -274,7 +278,7 @@ def reference_chunked(n, chunks=10, chunk_iter=1000):
             row["em_gap"] = em.gap_
             row["ml_minus_em"] = est.log_likelihood_ - em.log_likelihood_
             rows[0]["_load"] = (load, os.getloadavg()[0])
-            _record(f"reference_chunked_n{n}", [dict(r) for r in rows])
+            _record(section, [dict(r) for r in rows])
             rows[0].pop("_load", None)
 
 
