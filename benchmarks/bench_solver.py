@@ -196,6 +196,19 @@ def unary(n):
     _record(f"unary_n{n}", rows)
 
 
+def _ml_row(name, k, n, t_ml, est):
+    """The columns of the default maximum-likelihood fit in the reference tables."""
+    return {
+        "mechanism": name,
+        "k": k,
+        "n": n,
+        "ml_s": t_ml,
+        "ml_loglik": est.log_likelihood_,
+        "ml_gap": est.gap_,
+        "ml_iter": est.n_iter_,
+    }
+
+
 def reference(n):
     """The default solver against 10,000 plain EM iterations (k = 1000, smaller n)."""
     k = 1000
@@ -212,13 +225,7 @@ def reference(n):
             )
         rows.append(
             {
-                "mechanism": name,
-                "k": k,
-                "n": n,
-                "ml_s": t_ml,
-                "ml_loglik": est.log_likelihood_,
-                "ml_gap": est.gap_,
-                "ml_iter": est.n_iter_,
+                **_ml_row(name, k, n, t_ml, est),
                 "em10000_s": t_em,
                 "em10000_loglik": em.log_likelihood_,
                 "em10000_gap": em.gap_,
@@ -248,13 +255,7 @@ def reference_chunked(n, chunks=10, chunk_iter=1000, only=0):
         R = priv.fit_transform(x)
         t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
         row = {
-            "mechanism": name,
-            "k": k,
-            "n": n,
-            "ml_s": t_ml,
-            "ml_loglik": est.log_likelihood_,
-            "ml_gap": est.gap_,
-            "ml_iter": est.n_iter_,
+            **_ml_row(name, k, n, t_ml, est),
             "em_iter_done": 0,
             "em_s": 0.0,
             "em_loglik": None,
