@@ -93,11 +93,15 @@ def _markdown(data):
         ),
         "",
         (
-            "Not yet measured: the `reference` section (10,000 plain EM iterations) and the "
-            "`hadamard` section (a run at k = 2^18, n = 10^6 did not finish within 15 minutes "
-            "under load, with an earlier version of the solver). The `unary` row was measured "
-            "before the merge of the likelihood models (same algorithm, channel-level "
-            "operations)."
+            "Sections: `unary_n*` (default fit against EmpiricalEstimator.fit, medians of 3 "
+            "warm calls; `ratio` from wall seconds, `cpu_ratio` from the process's CPU "
+            "seconds, its one-core cost on the shared machine), `reference_n100000` (10,000 "
+            "plain EM iterations; its `ml_*` columns were taken with the solver as of commit "
+            "f40c8b1, the same maximum within the certificate), `reference_chunked_n200000*` "
+            "(plain EM in chunks of 1,000 iterations continuing one run, recorded after each "
+            "chunk; stopped at the session's deadline: `em_iter_done` says how many ran and "
+            "`em_s` how long), `hadamard_k1000000_n10000000` (one warm call each, "
+            "OMP/OPENBLAS threads = 1) and `krr`."
         ),
         "",
     ]
