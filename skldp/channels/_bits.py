@@ -418,11 +418,6 @@ class BitVectorModel(LikelihoodModel):
             start += R.shape[0]
         return out
 
-    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
-        r"""The diagonal of the Hessian of L at p:
-        :math:`-\frac1n \sum_i R_{ix}^2 / (R_i \cdot p)^2`."""
-        return -self.curvature_diagonal(1.0 / self.forward(p) ** 2) / self.packed.n
-
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         r"""One EM step: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
 
@@ -511,6 +506,12 @@ class IncidenceModel(LikelihoodModel):
 
     def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         return v.sum() + (self.channel._ratio - 1.0) * self.packed.weighted_bit_sums(v)
+
+    def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        r""":math:`\sum_i q_i A_{ix}^2` with :math:`A_{ix} = 1 + (r - 1) z_{ix}`, so
+        :math:`A_{ix}^2 = 1 + (r^2 - 1) z_{ix}`: one more pass over the packed rows."""
+        r = self.channel._ratio
+        return q.sum() + (r * r - 1.0) * self.packed.weighted_bit_sums(q)
 
 
 class BitVectorChannel(BitVectorReports, Channel):

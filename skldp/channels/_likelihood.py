@@ -43,8 +43,9 @@ class LikelihoodModel(ABC):
 
     Subclasses write :meth:`forward`, :meth:`adjoint`, :attr:`weights`, :attr:`constant`,
     :attr:`statistics` and :meth:`merge`; :meth:`log_likelihood`, :meth:`gradient`,
-    :meth:`hessian_product` and :meth:`em_step` follow from them (a subclass may replace them
-    with faster forms that give the same numbers).
+    :meth:`hessian_product`, :meth:`hessian_diagonal` (where :meth:`curvature_diagonal` has a
+    cheap form) and :meth:`em_step` follow from them (a subclass may replace them with faster
+    forms that give the same numbers).
 
     Attributes
     ----------
@@ -161,6 +162,17 @@ class LikelihoodModel(ABC):
             q[seen] = w[seen] * s[seen] / t[seen] ** 2
         return -self.adjoint(q) / self.n_reports
 
+    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        r"""The diagonal of the Hessian of L at p, :math:`-\frac1n \sum_j (w_j / (A p)_j^2)
+        A_{jx}^2` (:meth:`curvature_diagonal`), or None where the model has no cheap form."""
+        p = np.asarray(p, dtype=float)
+        t = self.forward(p)
+        w = np.asarray(self.weights, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(w > 0, w / t**2, 0.0)
+        diag = self.curvature_diagonal(q)
+        return None if diag is None else -diag / self.n_reports
+
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         r"""One EM step from ``p``: the next iterate :math:`p \odot \nabla L(p)` (normalized)
         and the mean log-likelihood at ``p``."""
@@ -233,15 +245,6 @@ class MultinomialModel(LikelihoodModel):
         if not isinstance(channel, SquaredAdjoint):
             return None
         return channel.adjoint_squared(np.asarray(q, dtype=float))
-
-    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64] | None:
-        r"""The diagonal of the Hessian of L at p, :math:`-\frac1n \sum_y N_y Q_{xy}^2 /
-        (Q^\top p)_y^2`, or None when the channel has no cheap form of it."""
-        ratio, _ = self._ratio(np.asarray(p, dtype=float))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.where(ratio > 0, ratio / self.forward(p), 0.0)
-        diag = self.curvature_diagonal(q)
-        return None if diag is None else -diag / self.n_reports
 
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.

@@ -246,16 +246,6 @@ class _UnaryModel(LikelihoodModel):
         out[pin] += ch.on[pin] ** 2 * q[m:]
         return out
 
-    def hessian_diagonal(self, p):
-        r"""The diagonal of the Hessian of L at p: with :math:`q_j = w_j / (A p)_j^2`,
-        :math:`-\partial^2 L / \partial p_x^2 =` :meth:`curvature_diagonal` (q) / n."""
-        p = np.asarray(p, dtype=float)
-        t = self.forward(p)
-        w = self.weights
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.where(w > 0, w / t**2, 0.0)
-        return -self.curvature_diagonal(q) / self.n
-
     # -- the EM step --------------------------------------------------------------------------
     def em_step(self, p):
         r"""One EM step:

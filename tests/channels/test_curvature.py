@@ -15,9 +15,11 @@ from skldp.channels import (
     BlockHadamardResponseChannel,
     HadamardResponseChannel,
     HighLowHadamardResponseChannel,
+    LocalHashingChannel,
     OptimizedUnaryEncodingChannel,
     RandomizedResponseChannel,
     RAPPORChannel,
+    SubsetSelectionChannel,
     UtilityOptimizedRAPPORChannel,
 )
 from tests.conftest import simplex_point
@@ -33,6 +35,8 @@ BITS = {
     "OUE": lambda: OptimizedUnaryEncodingChannel(2.0, 9),
     "uRAP (pattern histogram)": lambda: UtilityOptimizedRAPPORChannel(1.0, 12, [0, 3, 7]),
     "uRAP (packed)": lambda: UtilityOptimizedRAPPORChannel(1.0, 24, list(range(18))),
+    "local hashing": lambda: LocalHashingChannel(1.5, 11, 4),
+    "subset selection": lambda: SubsetSelectionChannel(1.0, 10, 3),
 }
 
 
