@@ -62,6 +62,12 @@ def _timed_cpu(fn, repeat=1):
     return float(np.median(walls)), float(np.median(cpus)), out
 
 
+def _threads_env():
+    """The thread limits this run was started with, as a command prefix."""
+    names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    return "".join(f"{v}={os.environ[v]} " for v in names if v in os.environ)
+
+
 def _record(section, rows):
     data = {}
     if os.path.exists(JSON):
@@ -70,7 +76,9 @@ def _record(section, rows):
     data[section] = {
         "rows": rows,
         "load_before_after": rows[0].pop("_load", None) if rows else None,
-        "command": "PYTHONPATH=$PWD python benchmarks/bench_solver.py " + " ".join(sys.argv[1:]),
+        "command": _threads_env()
+        + "PYTHONPATH=$PWD python benchmarks/bench_solver.py "
+        + " ".join(sys.argv[1:]),
         "python": sys.version.split()[0],
         "numpy": np.__version__,
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -100,8 +108,9 @@ def _markdown(data):
             "f40c8b1, the same maximum within the certificate), `reference_chunked_n200000*` "
             "(plain EM in chunks of 1,000 iterations continuing one run, recorded after each "
             "chunk; stopped at the session's deadline: `em_iter_done` says how many ran and "
-            "`em_s` how long), `hadamard_k1000000_n10000000` (one warm call each, "
-            "OMP/OPENBLAS threads = 1) and `krr`."
+            "`em_s` how long), `hadamard_k1000000_n10000000` (one call each after the "
+            "empirical fit on the same reports) and `krr`. Thread limits are part of each "
+            "command."
         ),
         "",
     ]
