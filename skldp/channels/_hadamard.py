@@ -290,7 +290,7 @@ class BlockHadamardResponseChannel(SymbolChannel, SquaredAdjoint, RevealedGroups
 
         In x's block :math:`Q((j, c) \mid x) = (1 + (2a - 1) H[r, c]) / K_j` and
         :math:`H[r, c]^2 = 1`, so :math:`Q^2 = (1 + (2a - 1)^2 + 2 (2a - 1) H[r, c]) / K_j^2`:
-        the same transform as :meth:`adjoint`, with other weights.
+        the same transform as :meth:`~skldp.channels.Channel.adjoint`, with other weights.
         """
         out = np.zeros(self.n_inputs)
         slope = self._slope

@@ -128,10 +128,11 @@ class LikelihoodModel(ABC):
     def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64] | None:
         r"""The diagonal of :math:`A^\top \mathrm{diag}(q) A`: :math:`\sum_j q_j A_{jx}^2`.
 
-        With :math:`q = w / (A p)^2` it is n times minus the Hessian's diagonal, the
-        preconditioner of a Newton solver (:meth:`hessian_diagonal`). A model returns None
-        when it has no form cheaper than the dense matrix (the default); the models of the
-        unary, bit-vector and Hadamard channels have one product's cost.
+        With :math:`q = w / (A p)^2` it is n times minus the Hessian's diagonal
+        (:meth:`~skldp.channels.LikelihoodModel.hessian_diagonal`), the preconditioner of a
+        Newton solver. A model returns None when it has no form cheaper than the dense matrix
+        (the default); the models of the unary, bit-vector and Hadamard channels have one
+        product's cost.
         """
         return None
 
@@ -164,7 +165,8 @@ class LikelihoodModel(ABC):
 
     def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64] | None:
         r"""The diagonal of the Hessian of L at p, :math:`-\frac1n \sum_j (w_j / (A p)_j^2)
-        A_{jx}^2` (:meth:`curvature_diagonal`), or None where the model has no cheap form."""
+        A_{jx}^2` (:meth:`~skldp.channels.LikelihoodModel.curvature_diagonal`), or None where
+        the model has no cheap form."""
         p = np.asarray(p, dtype=float)
         t = self.forward(p)
         w = np.asarray(self.weights, dtype=float)
