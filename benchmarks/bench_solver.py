@@ -5,7 +5,8 @@ Run from the repository root, one section at a time (each appends to
 
     PYTHONPATH=$PWD python benchmarks/bench_solver.py krr
     PYTHONPATH=$PWD python benchmarks/bench_solver.py unary 100000
-    PYTHONPATH=$PWD python benchmarks/bench_solver.py reference 10000
+    PYTHONPATH=$PWD python benchmarks/bench_solver.py reference 100000
+    PYTHONPATH=$PWD python benchmarks/bench_solver.py reference_chunked 200000
     PYTHONPATH=$PWD python benchmarks/bench_solver.py hadamard 262144 1000000
 
 Every time is wall-clock of one warm call in this process (``time.perf_counter``), the
@@ -48,6 +49,25 @@ def _timed(fn, repeat=1):
     return float(np.median(times)), out
 
 
+def _timed_cpu(fn, repeat=1):
+    """(median wall seconds, median CPU seconds of this process, result): on a shared
+    machine the CPU time of a single-threaded run is its one-core cost, the wall time is
+    what the user waited."""
+    walls, cpus, out = [], [], None
+    for _ in range(repeat):
+        c, t = time.process_time(), time.perf_counter()
+        out = fn()
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+    return float(np.median(walls)), float(np.median(cpus)), out
+
+
+def _threads_env():
+    """The thread limits this run was started with, as a command prefix."""
+    names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    return "".join(f"{v}={os.environ[v]} " for v in names if v in os.environ)
+
+
 def _record(section, rows):
     data = {}
     if os.path.exists(JSON):
@@ -56,7 +76,9 @@ def _record(section, rows):
     data[section] = {
         "rows": rows,
         "load_before_after": rows[0].pop("_load", None) if rows else None,
-        "command": "PYTHONPATH=$PWD python benchmarks/bench_solver.py " + " ".join(sys.argv[1:]),
+        "command": _threads_env()
+        + "PYTHONPATH=$PWD python benchmarks/bench_solver.py "
+        + " ".join(sys.argv[1:]),
         "python": sys.version.split()[0],
         "numpy": np.__version__,
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -79,11 +101,16 @@ def _markdown(data):
         ),
         "",
         (
-            "Not yet measured: the `reference` section (10,000 plain EM iterations) and the "
-            "`hadamard` section (a run at k = 2^18, n = 10^6 did not finish within 15 minutes "
-            "under load, with an earlier version of the solver). The `unary` row was measured "
-            "before the merge of the likelihood models (same algorithm, channel-level "
-            "operations)."
+            "Sections: `unary_n*` (default fit against EmpiricalEstimator.fit, medians of 3 "
+            "warm calls; `ratio` from wall seconds, `cpu_ratio` from the process's CPU "
+            "seconds, its one-core cost on the shared machine), `reference_n100000` (10,000 "
+            "plain EM iterations; its `ml_*` columns were taken with the solver as of commit "
+            "f40c8b1, the same maximum within the certificate), `reference_chunked_n200000*` "
+            "(plain EM in chunks of 1,000 iterations continuing one run, recorded after each "
+            "chunk; stopped at the session's deadline: `em_iter_done` says how many ran and "
+            "`em_s` how long), `hadamard_k1000000_n10000000` (one call each after the "
+            "empirical fit on the same reports) and `krr`. Thread limits are part of each "
+            "command."
         ),
         "",
     ]
@@ -158,16 +185,20 @@ def unary(n):
     load = os.getloadavg()[0]
     for name, priv in _unary_privatizers(k).items():
         R = priv.fit_transform(x)
-        t_emp, _ = _timed(lambda R=R: EmpiricalEstimator().fit(R), repeat=3)
-        t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
+        EmpiricalEstimator().fit(R)  # warm
+        t_emp, c_emp, _ = _timed_cpu(lambda R=R: EmpiricalEstimator().fit(R), repeat=3)
+        t_ml, c_ml, est = _timed_cpu(lambda R=R: EMEstimator().fit(R), repeat=3)
         rows.append(
             {
                 "mechanism": name,
                 "k": k,
                 "n": n,
                 "empirical_s_median3": t_emp,
-                "ml_s": t_ml,
+                "ml_s_median3": t_ml,
                 "ratio": t_ml / t_emp,
+                "empirical_cpu_s": c_emp,
+                "ml_cpu_s": c_ml,
+                "cpu_ratio": c_ml / c_emp,
                 "n_iter": est.n_iter_,
                 "gap": est.gap_,
                 "loglik": est.log_likelihood_,
@@ -176,6 +207,19 @@ def unary(n):
         )
     rows[0]["_load"] = (load, os.getloadavg()[0])
     _record(f"unary_n{n}", rows)
+
+
+def _ml_row(name, k, n, t_ml, est):
+    """The columns of the default maximum-likelihood fit in the reference tables."""
+    return {
+        "mechanism": name,
+        "k": k,
+        "n": n,
+        "ml_s": t_ml,
+        "ml_loglik": est.log_likelihood_,
+        "ml_gap": est.gap_,
+        "ml_iter": est.n_iter_,
+    }
 
 
 def reference(n):
@@ -194,13 +238,7 @@ def reference(n):
             )
         rows.append(
             {
-                "mechanism": name,
-                "k": k,
-                "n": n,
-                "ml_s": t_ml,
-                "ml_loglik": est.log_likelihood_,
-                "ml_gap": est.gap_,
-                "ml_iter": est.n_iter_,
+                **_ml_row(name, k, n, t_ml, est),
                 "em10000_s": t_em,
                 "em10000_loglik": em.log_likelihood_,
                 "em10000_gap": em.gap_,
@@ -209,6 +247,53 @@ def reference(n):
         )
     rows[0]["_load"] = (load, os.getloadavg()[0])
     _record(f"reference_n{n}", rows)
+
+
+def reference_chunked(n, chunks=10, chunk_iter=1000, only=0):
+    """As ``reference``, plain EM run as ``chunks`` fits of ``chunk_iter`` iterations.
+
+    Plain EM keeps no state but p, so a fit started at the previous fit's estimate continues
+    the same run; after each chunk the progress (iterations, cumulative seconds,
+    log-likelihood) is recorded, so a run stopped early still says what ran. ``only``: 0 for
+    both mechanisms, 1 for RAPPOR alone, 2 for uRAP alone (its own section).
+    """
+    k = 1000
+    x, _ = make_data(n, k)
+    rows = []
+    load = os.getloadavg()[0]
+    section = f"reference_chunked_n{n}" + ("", "_RAPPOR", "_uRAP")[only]
+    for i, (name, priv) in enumerate(_unary_privatizers(k).items()):
+        if only and i != only - 1:
+            continue
+        R = priv.fit_transform(x)
+        t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
+        row = {
+            **_ml_row(name, k, n, t_ml, est),
+            "em_iter_done": 0,
+            "em_s": 0.0,
+            "em_loglik": None,
+            "em_gap": None,
+            "ml_minus_em": None,
+        }
+        rows.append(row)
+        init = "empirical"
+        for _ in range(chunks):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t_em, em = _timed(
+                    lambda R=R, init=init: EMEstimator(
+                        accelerate=False, tol=0.0, max_iter=chunk_iter, init=init
+                    ).fit(R)
+                )
+            init = em.distribution_
+            row["em_iter_done"] += em.n_iter_
+            row["em_s"] += t_em
+            row["em_loglik"] = em.log_likelihood_
+            row["em_gap"] = em.gap_
+            row["ml_minus_em"] = est.log_likelihood_ - em.log_likelihood_
+            rows[0]["_load"] = (load, os.getloadavg()[0])
+            _record(section, [dict(r) for r in rows])
+            rows[0].pop("_load", None)
 
 
 def hadamard(k, n):
@@ -228,8 +313,8 @@ def hadamard(k, n):
     load = os.getloadavg()[0]
     for name, priv in privs.items():
         R = priv.fit_transform(x)
-        t_emp, _ = _timed(lambda R=R: EmpiricalEstimator().fit(R))
-        t_ml, est = _timed(lambda R=R: EMEstimator().fit(R))
+        t_emp, c_emp, _ = _timed_cpu(lambda R=R: EmpiricalEstimator().fit(R))
+        t_ml, c_ml, est = _timed_cpu(lambda R=R: EMEstimator().fit(R))
         rows.append(
             {
                 "mechanism": name,
@@ -237,6 +322,8 @@ def hadamard(k, n):
                 "n": n,
                 "empirical_s": t_emp,
                 "ml_s": t_ml,
+                "empirical_cpu_s": c_emp,
+                "ml_cpu_s": c_ml,
                 "n_iter": est.n_iter_,
                 "gap": est.gap_,
                 "converged": bool(est.converged_),
@@ -248,6 +335,11 @@ def hadamard(k, n):
 
 if __name__ == "__main__":
     section, *args = sys.argv[1:]
-    {"krr": krr, "unary": unary, "reference": reference, "hadamard": hadamard}[section](
-        *map(int, args)
-    )
+    sections = {
+        "krr": krr,
+        "unary": unary,
+        "reference": reference,
+        "reference_chunked": reference_chunked,
+        "hadamard": hadamard,
+    }
+    sections[section](*map(int, args))

@@ -142,15 +142,18 @@ def test_dataset_samples_refused():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_em_byte_table_refused():
+def test_em_lookup_codes_refused():
+    # From 2**16 reports EM looks packed reports up by pairs of bytes: a copy of them as
+    # 16-bit codes, sized before it is built.
     k = 64
     rappor = skldp.RAPPOR(epsilon=1.0, categories=np.arange(k), random_state=0).fit(np.arange(k))
-    reports = rappor.transform(np.arange(k).repeat(20))  # 1280 reports of 8 bytes
-    # 136 bytes per report: 174080 > 10**5
+    reports = rappor.transform(np.arange(k).repeat(1024))  # 65536 reports of 8 bytes
+    # 8 bytes per report: 524288 > 2 * 10**5
     with (
-        memory_limit(10**5),
+        memory_limit(2 * 10**5),
         pytest.raises(
-            MemoryLimitError, match=r"EM byte table of 1280 bit-packed reports.*ProjectedEstimator"
+            MemoryLimitError,
+            match=r"EM look-up codes of 65536 bit-packed reports of 8 bytes.*ProjectedEstimator",
         ),
     ):
         skldp.EMEstimator().fit(reports)

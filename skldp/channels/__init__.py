@@ -7,7 +7,7 @@ and :class:`BitVectorChannel`; the report formats :class:`SymbolReports` and
 (:class:`LikelihoodModel`, :class:`MultinomialModel`, :class:`BitVectorModel`); and the
 optional abilities estimators test with ``isinstance`` (:class:`SparseMeasurements`,
 :class:`BlockMeasurements`, :class:`CohortIncidence`, :class:`IndistinguishableInputs`,
-:class:`ClosedFormMaximumLikelihood`).
+:class:`ClosedFormMaximumLikelihood`, :class:`SquaredAdjoint`, :class:`RevealedGroups`).
 """
 
 from skldp.channels._abilities import (
@@ -15,7 +15,9 @@ from skldp.channels._abilities import (
     ClosedFormMaximumLikelihood,
     CohortIncidence,
     IndistinguishableInputs,
+    RevealedGroups,
     SparseMeasurements,
+    SquaredAdjoint,
 )
 from skldp.channels._base import Channel, SymbolChannel, SymbolReports
 from skldp.channels._binary import BinaryRandomizedResponseChannel
@@ -76,6 +78,8 @@ __all__ = [
     "CohortIncidence",
     "IndistinguishableInputs",
     "ClosedFormMaximumLikelihood",
+    "RevealedGroups",
+    "SquaredAdjoint",
     "PackedBitReports",
     "bernoulli_bits",
     "RandomizedResponseChannel",

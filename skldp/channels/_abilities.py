@@ -13,7 +13,11 @@ ability implements all of it.
 * :class:`IndistinguishableInputs`: groups of inputs no report can tell apart
   (CandidateEstimator);
 * :class:`ClosedFormMaximumLikelihood`: the maximum-likelihood estimate in closed form
-  (EMEstimator's start).
+  (EMEstimator's start);
+* :class:`SquaredAdjoint`: the product with the squared entries of Q (the Newton solver's
+  preconditioner);
+* :class:`RevealedGroups`: groups of inputs whose reports reveal the group (the Newton
+  solver's mass constraints).
 """
 
 from __future__ import annotations
@@ -110,3 +114,31 @@ class ClosedFormMaximumLikelihood(ABC):
     @abstractmethod
     def maximum_likelihood(self, stats: NDArray[np.float64]) -> NDArray[np.float64]:
         """The maximum-likelihood estimate of p from the statistics, on the simplex."""
+
+
+class SquaredAdjoint(ABC):
+    r"""A symbol channel that applies its squared entries, :math:`(Q \circ Q)\, v`, cheaply.
+
+    With :math:`v = N / (Q^\top p)^2` this is n times minus the diagonal of the Hessian of
+    the mean log-likelihood: :class:`skldp.EMEstimator`'s Newton steps precondition with it
+    (:meth:`~skldp.channels.LikelihoodModel.curvature_diagonal`).
+    """
+
+    @abstractmethod
+    def adjoint_squared(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        r""":math:`\sum_y v_y Q(y \mid x)^2` for every input x, shape (n_inputs,)."""
+
+
+class RevealedGroups(ABC):
+    """A channel whose every report reveals the group (block) of its input.
+
+    Inputs of different groups share no output, so the likelihood separates by group and
+    the maximum-likelihood mass of a group is its share of the reports;
+    :class:`skldp.EMEstimator`'s Newton steps hold those masses
+    (:attr:`~skldp.channels.LikelihoodModel.mass_groups`).
+    """
+
+    @property
+    @abstractmethod
+    def revealed_groups(self) -> NDArray[np.intp] | None:
+        """The group label of every input, or None when there is only one group."""

@@ -41,6 +41,9 @@ _ULP = 2.0**-53
 #: Rows of reports processed at once by chunked products (bounds the float temporaries).
 _CHUNK_ENTRIES = 1 << 22
 
+#: Reports from which :class:`PackedBitReports` looks up pairs of bytes (16-bit tables).
+_PAIR_TABLE_MIN_REPORTS = 1 << 16
+
 #: Largest relative-likelihood matrix (bytes) that bit-vector EM keeps between its steps.
 _EM_CACHE_BYTES = 256 * 2**20
 
@@ -135,13 +138,20 @@ class PackedBitReports:
     width : int
     """
 
-    __slots__ = ("_byte_matrix", "packed", "sums", "width")
+    __slots__ = ("_pairs", "_parts", "sums", "width")
 
     def __init__(self, packed: NDArray[np.uint8], sums: NDArray[np.float64], width: int) -> None:
-        self.packed = packed
+        self._parts = [packed]
         self.sums = sums
         self.width = width
-        self._byte_matrix = None
+        self._pairs = None
+
+    @property
+    def packed(self) -> NDArray[np.uint8]:
+        # Merged chunks are joined on first use: one copy, however many chunks were merged.
+        if len(self._parts) > 1:
+            self._parts = [np.hstack(self._parts)]
+        return self._parts[0]
 
     @classmethod
     def from_bits(cls, bits: ArrayLike) -> Self:
@@ -151,59 +161,96 @@ class PackedBitReports:
 
     @property
     def n(self) -> int:
-        return self.packed.shape[1]
+        return sum(part.shape[1] for part in self._parts)
 
     def merge(self, other: PackedBitReports) -> PackedBitReports:
-        """The reports of both chunks, ``self``'s first, with their bit sums added."""
+        """The reports of both chunks, ``self``'s first, with their bit sums added.
+
+        The packed bytes are joined when first read, so merging many chunks copies them once.
+        """
         if other.width != self.width:
             raise ValueError(f"cannot merge reports of width {self.width} and {other.width}")
-        return PackedBitReports(
-            np.hstack([self.packed, other.packed]), self.sums + other.sums, self.width
-        )
+        out = PackedBitReports(self._parts[0], self.sums + other.sums, self.width)
+        out._parts = self._parts + other._parts
+        return out
 
     def unpack(self, start: int = 0, stop: int | None = None) -> NDArray[np.uint8]:
         """Rows ``start:stop`` as an (m, width) uint8 bit matrix."""
         rows = self.packed[:, start:stop].T
         return np.unpackbits(rows, axis=1, count=self.width, bitorder="little")
 
-    def _bytes_matrix(self):
-        # One-hot of every report's byte values: row i has a one in column 256 b + (byte b of
-        # report i). Products with it are bit products with per-byte tables: ceil(width / 8)
-        # entries per report instead of one per set bit. Built once, on the first EM step.
-        if self._byte_matrix is None:
+    def _use_pairs(self):
+        # A 16-bit table has 65,536 entries: worth building only when the reports outnumber
+        # them (below, the 8-bit tables are faster).
+        return self.n >= _PAIR_TABLE_MIN_REPORTS and self.packed.shape[0] > 1
+
+    def _pair_codes(self):
+        """Bytes 2b and 2b + 1 of every report as one 16-bit code, shape (ceil(nbytes / 2), n).
+
+        Built once, on the first product, and as large as the packed reports (2 bytes per
+        pair of bytes); refused with a MemoryLimitError when that exceeds the memory limit.
+        """
+        if self._pairs is None:
             nbytes, n = self.packed.shape
-            # int32 columns (and their copy in the matrix), float64 data, per byte of a report
             check_allocation(
                 n,
-                16 * nbytes + 8,
-                f"the EM byte table of {n} bit-packed reports of {nbytes} bytes",
+                nbytes + (nbytes & 1),
+                f"the EM look-up codes of {n} bit-packed reports of {nbytes} bytes",
                 "EM on bit-vector reports keeps every report: fit it on at most {rows} reports, "
                 "or use ProjectedEstimator, which needs only the bit sums",
             )
-            cols = self.packed.T.astype(np.int32)
-            cols += (256 * np.arange(nbytes, dtype=np.int32))[None, :]
-            self._byte_matrix = sparse.csr_matrix(
-                (
-                    np.ones(cols.size),
-                    cols.ravel(),
-                    np.arange(0, cols.size + 1, nbytes, dtype=np.int64),
-                ),
-                shape=(n, 256 * nbytes),
-            )
-        return self._byte_matrix
+            codes = self.packed[0::2].astype(np.uint16)
+            high = self.packed[1::2].astype(np.uint16)
+            high <<= 8
+            codes[: nbytes // 2] |= high
+            self._pairs = codes
+        return self._pairs
+
+    def _byte_tables(self, w):
+        """``tables[b, v] = sum_l w[8 b + l] * bit l of v``: (ceil(nbytes / 2) * 2, 256)."""
+        nbytes = self.packed.shape[0]
+        rows = nbytes + (nbytes & 1)
+        padded = np.zeros(rows * 8)
+        padded[: self.width] = w
+        return padded.reshape(rows, 8) @ _BYTE_BITS.T
 
     def row_dot(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``bits @ w`` for every report, through per-byte look-up tables."""
-        nbytes = self.packed.shape[0]
-        padded = np.zeros(nbytes * 8)
-        padded[: self.width] = w
-        tables = padded.reshape(nbytes, 8) @ _BYTE_BITS.T  # (nbytes, 256)
-        return self._bytes_matrix() @ tables.ravel()
+        r"""``bits @ w`` for every report, through look-up tables of the packed bytes.
+
+        For each byte position b a table of the 256 values :math:`\sum_l w_{8b+l} v_l` is
+        looked up by the report's byte; with many reports (at least 65,536), a table of the
+        65,536 values of each pair of bytes halves the look-ups. ``nbytes`` or
+        ``nbytes / 2`` gathers per report, no matrix.
+        """
+        tables = self._byte_tables(np.asarray(w, dtype=float))
+        out = np.zeros(self.n)
+        if self._use_pairs():
+            for b, codes in enumerate(self._pair_codes()):
+                # index hi * 256 + lo: entry (hi, lo) of the outer sum
+                pair = (tables[2 * b + 1][:, None] + tables[2 * b][None, :]).ravel()
+                out += pair.take(codes)
+        else:
+            for b, byte in enumerate(self.packed):
+                out += tables[b].take(byte)
+        return out
 
     def weighted_bit_sums(self, weights: Any) -> NDArray[np.float64]:
-        """``weights @ bits``: for each bit, the sum of the weights of the reports with it set."""
+        """``weights @ bits``: for each bit, the sum of the weights of the reports with it set.
+
+        A weighted histogram of each byte position's values (of each pair of byte positions'
+        16-bit codes, with many reports), then a product with the bits of the 256 byte values.
+        """
+        weights = np.asarray(weights, dtype=float)
         nbytes = self.packed.shape[0]
-        hist = (self._bytes_matrix().T @ weights).reshape(nbytes, 256)
+        hist = np.zeros((nbytes + (nbytes & 1), 256))
+        if self._use_pairs():
+            for b, codes in enumerate(self._pair_codes()):
+                h = np.bincount(codes, weights=weights, minlength=1 << 16).reshape(256, 256)
+                hist[2 * b] = h.sum(axis=0)  # by the low byte
+                hist[2 * b + 1] = h.sum(axis=1)  # by the high byte
+        else:
+            for b, byte in enumerate(self.packed):
+                hist[b] = np.bincount(byte, weights=weights, minlength=256)
         return (hist @ _BYTE_BITS).ravel()[: self.width]
 
     def __reduce__(self):
@@ -373,15 +420,14 @@ class BitVectorModel(_PackedReportsModel):
             start += R.shape[0]
         return out
 
-    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
-        r"""The diagonal of the Hessian of L at p.
-
-        :math:`-\frac1n \sum_i R_{ix}^2 / (R_i \cdot p)^2`.
-        """
+    def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        r""":math:`\sum_i q_i R_{ix}^2`, chunk by chunk (no (n, k) matrix beyond the kept one)."""
         out = np.zeros(self.channel.n_inputs)
+        start = 0
         for R, _ in self._likelihood_chunks():
-            out += (1.0 / (R @ p) ** 2) @ R**2
-        return -out / self.packed.n
+            out += q[start : start + R.shape[0]] @ R**2
+            start += R.shape[0]
+        return out
 
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         r"""One EM step: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
@@ -448,6 +494,12 @@ class IncidenceModel(_PackedReportsModel):
 
     def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         return v.sum() + (self.channel._ratio - 1.0) * self.packed.weighted_bit_sums(v)
+
+    def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
+        r""":math:`\sum_i q_i A_{ix}^2` with :math:`A_{ix} = 1 + (r - 1) z_{ix}`, so
+        :math:`A_{ix}^2 = 1 + (r^2 - 1) z_{ix}`: one more pass over the packed rows."""
+        r = self.channel._ratio
+        return q.sum() + (r * r - 1.0) * self.packed.weighted_bit_sums(q)
 
 
 class BitVectorChannel(BitVectorReports, Channel):

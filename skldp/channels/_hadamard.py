@@ -29,6 +29,7 @@ import numpy as np
 from skldp._domain import format_sizes, partition_labels, sensitive_indices
 from skldp._fwht import fwht, hadamard_entry, next_power_of_two, popcount
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._abilities import RevealedGroups, SquaredAdjoint
 from skldp.channels._base import (
     EpsilonLDP,
     SymbolChannel,
@@ -122,7 +123,7 @@ def _hadamard_sample(rows, size, flip, u, a, rng, dtype):
     return c
 
 
-class BlockHadamardResponseChannel(SymbolChannel):
+class BlockHadamardResponseChannel(SymbolChannel, SquaredAdjoint, RevealedGroups):
     r"""Hadamard response inside each block of a partition: (Pi, epsilon)-block-structured LDP.
 
     Block j of size :math:`k_j` gets its own Sylvester matrix of size
@@ -206,6 +207,12 @@ class BlockHadamardResponseChannel(SymbolChannel):
             local[ids] = np.arange(ids.shape[0])
             inputs = np.flatnonzero(np.isin(labels, ids))
             out_index = self.block_offsets[ids][:, None] + np.arange(K)[None, :]
+            start = int(out_index[0, 0])
+            if np.array_equal(out_index.ravel(), np.arange(start, start + out_index.size)):
+                # the group's outputs are consecutive: a slice, not a gather and a scatter
+                out_index = slice(start, start + out_index.size)
+            else:
+                out_index = out_index.ravel()
             self._groups.append(
                 (int(K), ids, inputs, local[labels[inputs]], self.rows[inputs], out_index)
             )
@@ -263,21 +270,43 @@ class BlockHadamardResponseChannel(SymbolChannel):
             g = np.zeros((ids.shape[0], K))
             g[brow, rows] = p[inputs]
             mass = np.bincount(brow, weights=p[inputs], minlength=ids.shape[0])
-            q[out_index] = (mass[:, None] + self._slope * fwht(g)) / K
+            q[out_index] = ((mass[:, None] + self._slope * fwht(g)) / K).reshape(-1)
         return q
 
     def _adjoint(self, v):
         out = np.zeros(self.n_inputs)
         for K, _ids, inputs, brow, rows, out_index in self._groups:
-            V = v[out_index]
+            V = v[out_index].reshape(-1, K)
             T = fwht(V)
             out[inputs] = (V.sum(axis=1)[brow] + self._slope * T[brow, rows]) / K
         return out
 
+    @property
+    def revealed_groups(self) -> NDArray[np.int64] | None:
+        """The blocks, when there are several: every report reveals its block."""
+        return self.labels if self.n_blocks > 1 else None
+
+    def adjoint_squared(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        r""":math:`\sum_y v_y Q(y \mid x)^2` for every x: the curvature diagonal of EM.
+
+        In x's block :math:`Q((j, c) \mid x) = (1 + (2a - 1) H[r, c]) / K_j` and
+        :math:`H[r, c]^2 = 1`, so :math:`Q^2 = (1 + (2a - 1)^2 + 2 (2a - 1) H[r, c]) / K_j^2`:
+        the same transform as :meth:`~skldp.channels.Channel.adjoint`, with other weights.
+        """
+        out = np.zeros(self.n_inputs)
+        slope = self._slope
+        for K, _ids, inputs, brow, rows, out_index in self._groups:
+            V = v[out_index].reshape(-1, K)
+            T = fwht(V)
+            out[inputs] = ((1.0 + slope**2) * V.sum(axis=1)[brow] + 2.0 * slope * T[brow, rows]) / (
+                K * K
+            )
+        return out
+
     def _unbiased(self, stats, n):
         p = np.zeros(self.n_inputs)
-        for _K, _ids, inputs, brow, rows, out_index in self._groups:
-            T = fwht(stats[out_index] / n)
+        for K, _ids, inputs, brow, rows, out_index in self._groups:
+            T = fwht(stats[out_index].reshape(-1, K) / n)
             p[inputs] = T[brow, rows] / self._slope
         return p
 
@@ -351,7 +380,7 @@ class HadamardResponseChannel(EpsilonLDP, BlockHadamardResponseChannel):
         return mechanism_repr(self, n_inputs=self.n_inputs)
 
 
-class HighLowHadamardResponseChannel(SymbolChannel):
+class HighLowHadamardResponseChannel(SymbolChannel, SquaredAdjoint):
     r"""Hadamard response for the sensitive values, direct release for the others: high-low LDP.
 
     With s sensitive inputs and :math:`S = 2^{\lceil \log_2(s + 1) \rceil}`, the outputs are
@@ -457,6 +486,23 @@ class HighLowHadamardResponseChannel(SymbolChannel):
         out = np.empty(self.n_inputs)
         out[self.sensitive] = (total + self._slope * fwht(head)[self.rows[self.sensitive]]) / S
         out[self.public] = self._spread * total / S + self._slope * v[S:]
+        return out
+
+    def adjoint_squared(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        r""":math:`\sum_y v_y Q(y \mid x)^2` for every x: the curvature diagonal of EM.
+
+        A sensitive x has :math:`Q(y \mid x) = (1 + (2a - 1) H[r, y]) / S` on the head, so
+        :math:`Q^2 = (1 + (2a - 1)^2 + 2 (2a - 1) H[r, y]) / S^2` (one transform); a public x
+        has :math:`(2(1 - a) / S)^2` on the head and :math:`(2a - 1)^2` on its own symbol.
+        """
+        S = self.hadamard_size
+        head = v[:S]
+        total = head.sum()
+        slope = self._slope
+        out = np.empty(self.n_inputs)
+        T = fwht(head)[self.rows[self.sensitive]]
+        out[self.sensitive] = ((1.0 + slope**2) * total + 2.0 * slope * T) / (S * S)
+        out[self.public] = (self._spread / S) ** 2 * total + slope**2 * v[S:]
         return out
 
     def _unbiased(self, stats, n):

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from skldp.channels._abilities import RevealedGroups, SquaredAdjoint
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -41,8 +43,9 @@ class LikelihoodModel(ABC):
 
     Subclasses write :meth:`forward`, :meth:`adjoint`, :attr:`weights`, :attr:`constant`,
     :attr:`statistics` and :meth:`merge`; :meth:`log_likelihood`, :meth:`gradient`,
-    :meth:`hessian_product` and :meth:`em_step` follow from them (a subclass may replace them
-    with faster forms that give the same numbers).
+    :meth:`hessian_product`, :meth:`hessian_diagonal` (where :meth:`curvature_diagonal` has a
+    cheap form) and :meth:`em_step` follow from them (a subclass may replace them with faster
+    forms that give the same numbers).
 
     Attributes
     ----------
@@ -96,7 +99,10 @@ class LikelihoodModel(ABC):
 
     def _ratio(self, p):
         """``(w / A p, L(p))`` with rows of zero weight left out (ratio 0 there)."""
-        t = self.forward(p)
+        return self._ratio_from(self.forward(p))
+
+    def _ratio_from(self, t):
+        """``(w / t, (c + w . log t) / n)`` for the row values ``t = A p`` (0 where w is 0)."""
         w = self.weights
         seen = w > 0
         ratio = np.zeros_like(t)
@@ -107,6 +113,28 @@ class LikelihoodModel(ABC):
             ratio[seen] = w[seen] / t[seen]
             ll = (self.constant + float(np.dot(w[seen], np.log(t[seen])))) / self.n_reports
         return ratio, ll
+
+    @property
+    def mass_groups(self) -> NDArray[np.intp] | None:
+        r"""A group label per input where inputs of different groups share no output, or None.
+
+        Then the likelihood separates, :math:`\sum_G N_G \log p(G) + \ldots` with
+        :math:`N_G` the reports of group G, so the maximum-likelihood mass of a group is its
+        share of the reports and a solver may hold the groups' masses fixed (blocks of
+        :class:`~skldp.channels.BlockHadamardResponseChannel`). None (the default): one group.
+        """
+        return None
+
+    def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        r"""The diagonal of :math:`A^\top \mathrm{diag}(q) A`: :math:`\sum_j q_j A_{jx}^2`.
+
+        With :math:`q = w / (A p)^2` it is n times minus the Hessian's diagonal
+        (:meth:`~skldp.channels.LikelihoodModel.hessian_diagonal`), the preconditioner of a
+        Newton solver. A model returns None when it has no form cheaper than the dense matrix
+        (the default); the models of the unary, bit-vector and Hadamard channels have one
+        product's cost.
+        """
+        return None
 
     def log_likelihood(self, p: NDArray[np.float64]) -> float:
         """The mean log-likelihood :math:`L(p)` of the reports."""
@@ -134,6 +162,18 @@ class LikelihoodModel(ABC):
         with np.errstate(divide="ignore", invalid="ignore"):
             q[seen] = w[seen] * s[seen] / t[seen] ** 2
         return -self.adjoint(q) / self.n_reports
+
+    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        r"""The diagonal of the Hessian of L at p, :math:`-\frac1n \sum_j (w_j / (A p)_j^2)
+        A_{jx}^2` (:meth:`~skldp.channels.LikelihoodModel.curvature_diagonal`), or None where
+        the model has no cheap form."""
+        p = np.asarray(p, dtype=float)
+        t = self.forward(p)
+        w = np.asarray(self.weights, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(w > 0, w / t**2, 0.0)
+        diag = self.curvature_diagonal(q)
+        return None if diag is None else -diag / self.n_reports
 
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         r"""One EM step from ``p``: the next iterate :math:`p \odot \nabla L(p)` (normalized)
@@ -194,6 +234,19 @@ class MultinomialModel(LikelihoodModel):
 
     def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.channel._adjoint(v)
+
+    @property
+    def mass_groups(self) -> NDArray[np.intp] | None:
+        channel = self.channel
+        return channel.revealed_groups if isinstance(channel, RevealedGroups) else None
+
+    def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64] | None:
+        r""":math:`\sum_y q_y Q_{xy}^2` from a :class:`~skldp.channels.SquaredAdjoint`
+        channel (the Hadamard family), else None."""
+        channel = self.channel
+        if not isinstance(channel, SquaredAdjoint):
+            return None
+        return channel.adjoint_squared(np.asarray(q, dtype=float))
 
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.

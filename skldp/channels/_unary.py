@@ -144,6 +144,7 @@ class _UnaryModel(LikelihoodModel):
         self.hist = hist
         self.packed = packed
         self._memo = {}
+        self._weights = None
 
     def __reduce__(self):
         return (
@@ -170,7 +171,7 @@ class _UnaryModel(LikelihoodModel):
             None if self.packed is None else self.packed.merge(other.packed),
         )
 
-    # -- the structured form ---------------------------------------------------------------
+    # -- the structured form ------------------------------------------------------------------
     def _patterns(self):
         idx = np.flatnonzero(self.hist)
         bits = ((idx[:, None] >> np.arange(self.channel._free.size)) & 1).astype(float)
@@ -178,12 +179,16 @@ class _UnaryModel(LikelihoodModel):
 
     @property
     def weights(self):
-        pin = np.flatnonzero(self.pinned)
-        if self.hist is not None:
-            free_w = self.hist[self._patterns()[0]].astype(float)
-        else:
-            free_w = np.ones(self.packed.n)
-        return np.concatenate([free_w, self.pinned[pin].astype(float)])
+        # Read at every likelihood evaluation: built once (the model's statistics are fixed).
+        if self._weights is None:
+            pin = np.flatnonzero(self.pinned)
+            if self.hist is not None:
+                free_w = self.hist[self._patterns()[0]].astype(float)
+            else:
+                free_w = np.ones(self.packed.n)
+            self._weights = np.concatenate([free_w, self.pinned[pin].astype(float)])
+            self._weights.setflags(write=False)
+        return self._weights
 
     @property
     def constant(self):
@@ -216,36 +221,31 @@ class _UnaryModel(LikelihoodModel):
         out[pin] += ch.on[pin] * v[m:]
         return out
 
-    def hessian_diagonal(self, p):
-        r"""The diagonal of the Hessian of L at p, for a preconditioner.
+    def curvature_diagonal(self, q):
+        r"""The diagonal of :math:`A^\top \mathrm{diag}(q) A`, for a preconditioner.
 
         A free row is :math:`r_0 + c \odot y` (on the free bits), a pinned row
-        :math:`\mathrm{on}_x e_x`, so with :math:`q_j = w_j / (A p)_j^2`,
-        :math:`-\partial^2 L / \partial p_x^2 = \big(r_{0x}^2 \sum_{\text{free}} q_j
-        + (2 r_{0x} c_x + c_x^2) \sum_{\text{free}, y_{jx} = 1} q_j
-        + N^{pin}_x / p_x^2\big) / n`: one more product with the reports.
+        :math:`\mathrm{on}_x e_x`, so :math:`\sum_j q_j A_{jx}^2 = r_{0x}^2 \sum_{\text{free}}
+        q_j + (2 r_{0x} c_x + c_x^2) \sum_{\text{free}, y_{jx} = 1} q_j +
+        \mathrm{on}_x^2 q^{pin}_x`: one product with the reports (q in the order of
+        :meth:`forward`'s rows).
         """
         ch = self.channel
         free = ch._free
-        p = np.asarray(p, dtype=float)
-        base = float(np.dot(ch._r0, p))
-        wF = ch._c[free] * p[free]
+        pin = np.flatnonzero(self.pinned)
+        m = q.shape[0] - pin.size
+        qf = q[:m]
         if self.hist is not None:
-            idx, bits = self._patterns()
-            q = self.hist[idx] / (base + bits @ wF) ** 2
-            bit_sums = q @ bits
+            bit_sums = qf @ self._patterns()[1]
         else:
-            q = 1.0 / (base + self.packed.row_dot(wF)) ** 2
-            bit_sums = self.packed.weighted_bit_sums(q)
-        out = ch._r0**2 * q.sum()
+            bit_sums = self.packed.weighted_bit_sums(qf)
+        out = ch._r0**2 * qf.sum()
         c = ch._c[free]
         out[free] += (2.0 * ch._r0[free] * c + c**2) * bit_sums
-        pin = self.pinned > 0
-        with np.errstate(divide="ignore"):
-            out[pin] += self.pinned[pin] / p[pin] ** 2
-        return -out / self.n
+        out[pin] += ch.on[pin] ** 2 * q[m:]
+        return out
 
-    # -- the EM step -----------------------------------------------------------------------
+    # -- the EM step --------------------------------------------------------------------------
     def em_step(self, p):
         r"""One EM step.
 
