@@ -449,6 +449,25 @@ class IncidenceModel(_PackedReportsModel):
     def adjoint(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
         return v.sum() + (self.channel._ratio - 1.0) * self.packed.weighted_bit_sums(v)
 
+    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64]:
+        r"""The diagonal of the Hessian of L at p, in one forward and one adjoint pass.
+
+        Since z is 0/1, :math:`A_{ix}^2 = (1 + (r - 1) z_{ix})^2 = 1 + (r^2 - 1) z_{ix}`, so
+        with :math:`u = 1 / (A p)^2`,
+
+        .. math::
+
+            \frac{\partial^2 L}{\partial p_x^2} = -\frac1n \sum_i A_{ix}^2 u_i
+            = -\frac1n \Big(\sum_i u_i + (r^2 - 1) \sum_i z_{ix} u_i\Big):
+
+        the adjoint with :math:`r^2` in place of r. The solver preconditions its Newton
+        steps with it (minus the curvature along each coordinate).
+        """
+        r = self.channel._ratio
+        with np.errstate(divide="ignore"):
+            u = 1.0 / self.forward(np.asarray(p, dtype=float)) ** 2
+        return -(u.sum() + (r * r - 1.0) * self.packed.weighted_bit_sums(u)) / self.packed.n
+
 
 class BitVectorChannel(BitVectorReports, Channel):
     r"""Base class of channels whose reports are 0/1 vectors of a fixed width.

@@ -1,0 +1,74 @@
+"""The likelihood model of local hashing and subset selection reports (IncidenceModel).
+
+The Hessian diagonal that preconditions the Newton steps is checked against the dense exact
+Hessian on small k, and the maximum-likelihood estimate against long-run plain EM.
+"""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from skldp import EMEstimator
+from skldp.channels import LocalHashingChannel, SubsetSelectionChannel
+from skldp.channels._bits import IncidenceModel
+
+CHANNELS = [
+    LocalHashingChannel(1.0, 7, 4),
+    LocalHashingChannel(3.0, 12, 2),
+    SubsetSelectionChannel(1.0, 9, 3),
+]
+
+
+def _model_and_point(channel, n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, channel.n_inputs, size=n)
+    reports = channel.sample(x, rng)
+    model = channel.em_model(reports)
+    p = rng.dirichlet(np.ones(channel.n_inputs))
+    return model, reports, p
+
+
+def _dense_hessian(channel, reports, p):
+    # The exact Hessian of L(p) = (c + sum_i log R_i . p) / n from the dense relative
+    # likelihoods: -R^T diag(1 / (R p)^2) R / n.
+    R = channel._relative_likelihood(np.asarray(reports))
+    t = R @ p
+    return -(R.T * (1.0 / t**2)) @ R / R.shape[0]
+
+
+@pytest.mark.parametrize("channel", CHANNELS, ids=repr)
+def test_hessian_diagonal_is_the_dense_hessians(channel):
+    model, reports, p = _model_and_point(channel)
+    assert isinstance(model, IncidenceModel)
+    dense = _dense_hessian(channel, reports, p)
+    assert_allclose(model.hessian_diagonal(p), np.diag(dense), rtol=1e-12)
+    # and the Hessian products the solver's conjugate gradients use, column by column
+    eye = np.eye(channel.n_inputs)
+    columns = np.column_stack([model.hessian_product(p, e) for e in eye])
+    assert_allclose(columns, dense, rtol=1e-12, atol=1e-14)
+
+
+def test_hessian_diagonal_at_a_point_with_zeros():
+    # Exact zeros of p (the solver keeps them) leave every report's likelihood positive.
+    channel = LocalHashingChannel(1.0, 7, 4)
+    model, reports, p = _model_and_point(channel, seed=1)
+    p[[0, 3]] = 0.0
+    p /= p.sum()
+    assert_allclose(
+        model.hessian_diagonal(p), np.diag(_dense_hessian(channel, reports, p)), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("channel", CHANNELS[:2], ids=repr)
+def test_estimate_equals_long_run_em(channel):
+    rng = np.random.default_rng(5)
+    weights = 1.0 / np.arange(1, channel.n_inputs + 1) ** 1.1
+    x = rng.choice(channel.n_inputs, size=4000, p=weights / weights.sum())
+    reports = channel.sample(x, rng)
+    fast = EMEstimator(channel=channel).fit(reports)
+    slow = EMEstimator(channel=channel, accelerate=False, tol=1e-12, max_iter=200_000)
+    slow.fit(reports)
+    assert fast.converged_ and fast.gap_ <= 1e-8
+    # The certified gap bounds how far below the maximum each fit can be, per report.
+    assert abs(fast.log_likelihood_ - slow.log_likelihood_) <= 1e-8 + 1e-12
+    assert fast.log_likelihood_ >= slow.log_likelihood_ - 1e-12 - fast.gap_
