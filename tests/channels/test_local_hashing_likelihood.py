@@ -6,11 +6,11 @@ Hessian on small k, and the maximum-likelihood estimate against long-run plain E
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 
 from skldp import EMEstimator
 from skldp.channels import LocalHashingChannel, SubsetSelectionChannel
-from skldp.channels._bits import IncidenceModel
+from skldp.channels._bits import IncidenceModel, PackedBitReports
 
 CHANNELS = [
     LocalHashingChannel(1.0, 7, 4),
@@ -72,3 +72,38 @@ def test_estimate_equals_long_run_em(channel):
     # The certified gap bounds how far below the maximum each fit can be, per report.
     assert abs(fast.log_likelihood_ - slow.log_likelihood_) <= 1e-8 + 1e-12
     assert fast.log_likelihood_ >= slow.log_likelihood_ - 1e-12 - fast.gap_
+
+
+@pytest.mark.parametrize("width", [1, 7, 8, 9, 16, 997])
+def test_packing_column_major_bits_gives_the_same_bytes(width):
+    rng = np.random.default_rng(width)
+    bits = (rng.random((37, width)) < 0.3).astype(np.uint8)
+    rows = PackedBitReports.from_bits(bits)
+    cols = PackedBitReports.from_bits(np.asfortranarray(bits))
+    assert_array_equal(cols.packed, rows.packed)
+    assert_array_equal(cols.sums, bits.sum(axis=0))
+    assert cols.packed.flags.c_contiguous and cols.width == width
+    assert_array_equal(cols.unpack(), bits)
+
+
+def test_local_hashing_model_packs_the_support_as_computed():
+    # The support incidence comes column-major (the layout the fast packing reads without a
+    # transposed copy); the model's bytes and counts are those of the dense support.
+    channel = LocalHashingChannel(1.0, 300, 4)
+    rng = np.random.default_rng(3)
+    reports = channel.sample(rng.integers(0, 300, size=500), rng)
+    support = channel.support(reports)
+    assert support.T.flags.c_contiguous
+    model = channel.em_model(reports)
+    assert_array_equal(model.packed.unpack(), support)
+    assert_array_equal(model.statistics, channel.statistics(reports))
+
+
+def test_column_major_bit_sums_beyond_the_uint16_range():
+    # 70,000 reports with every bit set in the first column: a 16-bit count would wrap.
+    bits = np.zeros((70_000, 3), dtype=np.uint8, order="F")
+    bits[:, 0] = 1
+    bits[::2, 2] = 1
+    packed = PackedBitReports.from_bits(bits)
+    assert_array_equal(packed.sums, [70_000, 0, 35_000])
+    assert packed.sums.dtype == np.int64
