@@ -165,7 +165,39 @@ def normal_interval(channel, p_hat, n, alpha):
     return np.clip(p_hat - z * std, 0.0, 1.0), np.clip(p_hat + z * std, 0.0, 1.0)
 
 
-def wilson_interval(channel, p_hat, n, alpha):
+def report_moments(channel, stats, n):
+    r"""The reports' mean square and mean cube of their contributions, or None.
+
+    The unbiased estimate of a symbol channel is an average of one vector per report,
+    :math:`\hat p = \frac1n \sum_y N_y\, g(y)` with :math:`g(y)` = ``channel.unbiased(e_y,
+    1)``. Returns :math:`\hat L_i = \frac1n \sum_y N_y g_i(y)^2` and
+    :math:`\hat T_i = \frac1n \sum_y N_y g_i(y)^3`, unbiased estimates of
+    :math:`E[g_i(Y)^2] = n V_i(p) + p_i^2` and :math:`E[g_i(Y)^3]`. Only observed outputs
+    are evaluated (one ``unbiased`` call each, at most ``MAX_EXACT_WILSON_CATEGORIES``);
+    bit-vector channels (whose moments are not functions of the bit sums) and larger output
+    alphabets give None.
+    """
+    if not isinstance(channel, SymbolReports) or stats is None:
+        return None
+    counts = np.asarray(stats, dtype=float)
+    if counts.shape != (channel.n_outputs,):
+        return None
+    seen = np.flatnonzero(counts > 0)
+    if seen.size > MAX_EXACT_WILSON_CATEGORIES:
+        return None
+    square = np.zeros(channel.n_inputs)
+    cube = np.zeros(channel.n_inputs)
+    e = np.zeros(channel.n_outputs)
+    for y in seen:  # one call per observed output symbol, not per report
+        e[y] = 1.0
+        g = np.asarray(channel.unbiased(e, 1), dtype=float)
+        e[y] = 0.0
+        square += counts[y] * g**2
+        cube += counts[y] * g**3
+    return square / n, cube / n
+
+
+def wilson_interval(channel, p_hat, n, alpha, stats=None):
     r"""Score-type (Wilson) interval of each category from the unbiased estimate.
 
     The set of :math:`t \in [0, 1]` with :math:`(\hat p_i - t)^2 \le z^2 (c_i + d_i t - t^2)
@@ -210,6 +242,17 @@ def wilson_interval(channel, p_hat, n, alpha):
         others = np.where(np.isnan(others), fallback, others)
     c = others
     d = moment_self - others
+    moments = report_moments(channel, stats, n)
+    if moments is not None:
+        # The variance along the regression of the output frequencies on p_hat_i (see
+        # the module docstring): n V_i(t) = L_i + s_i (t - p_hat_i) - t^2, from the data.
+        square, cube = moments
+        spread = square - p_hat**2
+        good = spread > 1e-12 * np.maximum(square, 1e-300)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = (cube - p_hat * square) / spread
+        c = np.where(good, square - slope * p_hat, c)
+        d = np.where(good, slope, d)
     z = norm.ppf(1.0 - np.asarray(alpha) / 2.0)
     w = z**2 / n
     b = 2.0 * p_hat + w * d
@@ -423,7 +466,7 @@ def top_k_membership(category: Any, k: int) -> Quantity:
     def member(P, cats):
         (i,) = _indices(cats, [category], "top_k_membership")
         P = np.asarray(P)
-        above = (P > P[:, [i]]).sum(axis=1)
+        above = (P[:, [i]] < P).sum(axis=1)
         return (above < k).astype(float)
 
     member.__name__ = f"{category!r} in top {k}"
@@ -459,7 +502,7 @@ def _column_interval(
     unbiased = channel.unbiased(est._plain_statistics(channel, stats), n)
     if method == "normal":
         return normal_interval(channel, unbiased, n, level)
-    return wilson_interval(channel, unbiased, n, level)
+    return wilson_interval(channel, unbiased, n, level, est._plain_statistics(channel, stats))
 
 
 def confidence_interval(
@@ -484,7 +527,7 @@ def confidence_interval(
         rng = check_random_state(random_state)
     out = []
     for spec, stats, p_hat, p_model in zip(
-        est._specs, est._stats, _as_list(est.distribution_), est._distributions()
+        est._specs, est._stats, _as_list(est.distribution_), est._distributions(), strict=True
     ):
         p_hat = np.asarray(p_hat, dtype=float)
         lower, upper = _column_interval(
