@@ -473,7 +473,7 @@ class EMEstimator(BaseDistributionEstimator):
         "channel": [CHANNEL],
     }
 
-    _interval_methods = ("wilson", "information", "normal", "bootstrap")
+    _interval_methods = ("wilson", "profile", "information", "normal", "bootstrap")
     # 'information' under-covers near the boundary at large n and over-covers rare cells at
     # small n (benchmarks/results/intervals.md); the score interval covers: see the guide.
     _default_interval_method = "wilson"
