@@ -166,7 +166,7 @@ def normal_interval(channel, p_hat, n, alpha):
 
 
 def report_moments(channel, stats, n):
-    r"""The reports' mean square and mean cube of their contributions, or None.
+    r"""The reports' mean second, third and fourth powers of their contributions, or None.
 
     The unbiased estimate of a symbol channel is an average of one vector per report,
     :math:`\hat p = \frac1n \sum_y N_y\, g(y)` with :math:`g(y)` = ``channel.unbiased(e_y,
@@ -187,6 +187,7 @@ def report_moments(channel, stats, n):
         return None
     square = np.zeros(channel.n_inputs)
     cube = np.zeros(channel.n_inputs)
+    fourth = np.zeros(channel.n_inputs)
     e = np.zeros(channel.n_outputs)
     for y in seen:  # one call per observed output symbol, not per report
         e[y] = 1.0
@@ -194,10 +195,34 @@ def report_moments(channel, stats, n):
         e[y] = 0.0
         square += counts[y] * g**2
         cube += counts[y] * g**3
-    return square / n, cube / n
+        fourth += counts[y] * g**4
+    return square / n, cube / n, fourth / n
 
 
-def wilson_interval(channel, p_hat, n, alpha, stats=None):
+def _score_roots(p_hat, c, d, w):
+    r"""The roots t of :math:`(\hat p - t)^2 = w (c + d t - t^2)` (lower, upper)."""
+    b = 2.0 * p_hat + w * d
+    disc = b**2 - 4.0 * (1.0 + w) * (p_hat**2 - w * c)
+    root = np.sqrt(np.maximum(disc, 0.0))
+    return (b - root) / (2.0 * (1.0 + w)), (b + root) / (2.0 * (1.0 + w))
+
+
+def _score_skewness(t, p_hat, c, d, cube, slope3, n):
+    r"""Skewness of :math:`\hat p_i` at :math:`p_i = t` along the regression path.
+
+    :math:`\kappa = \mu_3 / (\sqrt n\, \sigma^3)` with :math:`\sigma^2 = c + d t - t^2`
+    and :math:`\mu_3 = T(t) - 3 t L(t) + 2 t^3` the third central moment of one report's
+    contribution, :math:`L(t) = c + d t`, :math:`T(t) = \hat T + s_3 (t - \hat p_i)`.
+    """
+    second = c + d * t
+    var = second - t**2
+    mu3 = cube + slope3 * (t - p_hat) - 3.0 * t * second + 2.0 * t**3
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = mu3 / (np.sqrt(n) * var**1.5)
+    return np.where(var > 0, np.nan_to_num(kappa, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
+
+
+def wilson_interval(channel, p_hat, n, alpha, stats=None, skewness=False):
     r"""Score-type (Wilson) interval of each category from the unbiased estimate.
 
     The set of :math:`t \in [0, 1]` with :math:`(\hat p_i - t)^2 \le z^2 (c_i + d_i t - t^2)
@@ -242,24 +267,40 @@ def wilson_interval(channel, p_hat, n, alpha, stats=None):
         others = np.where(np.isnan(others), fallback, others)
     c = others
     d = moment_self - others
-    moments = report_moments(channel, stats, n)
-    if moments is not None:
-        # The variance along the regression of the output frequencies on p_hat_i (see
-        # the module docstring): n V_i(t) = L_i + s_i (t - p_hat_i) - t^2, from the data.
-        square, cube = moments
-        spread = square - p_hat**2
-        good = spread > 1e-12 * np.maximum(square, 1e-300)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slope = (cube - p_hat * square) / spread
-        c = np.where(good, square - slope * p_hat, c)
-        d = np.where(good, slope, d)
     z = norm.ppf(1.0 - np.asarray(alpha) / 2.0)
-    w = z**2 / n
-    b = 2.0 * p_hat + w * d
-    disc = b**2 - 4.0 * (1.0 + w) * (p_hat**2 - w * c)
-    root = np.sqrt(np.maximum(disc, 0.0))
-    lower = (b - root) / (2.0 * (1.0 + w))
-    upper = (b + root) / (2.0 * (1.0 + w))
+    moments = report_moments(channel, stats, n)
+    if moments is None:
+        lower, upper = _score_roots(p_hat, c, d, z**2 / n)
+        return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+    # The moments along the regression of the output frequencies on p_hat_i (see the module
+    # docstring): E_t[h(g_i)] = mean h + (t - p_hat_i) cov(h, g_i) / var(g_i), so
+    # n V_i(t) = L_i + s_i (t - p_hat_i) - t^2 and likewise the third moment.
+    square, cube, fourth = moments
+    spread = square - p_hat**2
+    good = spread > 1e-12 * np.maximum(square, 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = np.where(good, (cube - p_hat * square) / spread, 0.0)
+        slope3 = np.where(good, (fourth - p_hat * cube) / spread, 0.0)
+    c = np.where(good, square - slope * p_hat, c)
+    d = np.where(good, slope, d)
+    # Skewness correction (Cornish-Fisher): the 1 - alpha/2 quantile of the score statistic
+    # (p_hat_i - t) / sd(t) is z + kappa(t) (z^2 - 1) / 6, kappa(t) its skewness at t. The
+    # lower bound solves the score equation with z + delta(lower), the upper with
+    # z - delta(upper); three fixed-point passes from delta = 0.
+    z_lo = z_hi = z * np.ones_like(p_hat)
+    for _ in range(3 if skewness else 0):
+        lower = _score_roots(p_hat, c, d, z_lo**2 / n)[0]
+        upper = _score_roots(p_hat, c, d, z_hi**2 / n)[1]
+        shift = [
+            np.where(good, _score_skewness(t, p_hat, c, d, cube, slope3, n), 0.0)
+            * (z**2 - 1.0)
+            / 6.0
+            for t in (lower, upper)
+        ]
+        z_lo = np.clip(z + shift[0], 0.5 * z, 1.5 * z)
+        z_hi = np.clip(z - shift[1], 0.5 * z, 1.5 * z)
+    lower = _score_roots(p_hat, c, d, z_lo**2 / n)[0]
+    upper = _score_roots(p_hat, c, d, z_hi**2 / n)[1]
     return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
@@ -663,7 +704,8 @@ def _column_interval(
     unbiased = channel.unbiased(est._plain_statistics(channel, stats), n)
     if method == "normal":
         return normal_interval(channel, unbiased, n, level)
-    return wilson_interval(channel, unbiased, n, level, est._plain_statistics(channel, stats))
+    plain = est._plain_statistics(channel, stats)
+    return wilson_interval(channel, unbiased, n, level, plain, skewness=simultaneous)
 
 
 def confidence_interval(
