@@ -341,7 +341,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
         columns, _ = self._read_columns(X, reset=True)
         categories = resolve_categories(self.categories, columns, min_size=self._min_categories)
-        for j, (col, cats) in enumerate(zip(columns, categories)):
+        for j, (col, cats) in enumerate(zip(columns, categories, strict=False)):
             encode(col, cats, j)
         self.categories_ = categories
         channels = [self._make_channel(cats, j) for j, cats in enumerate(categories)]
@@ -367,7 +367,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
 
     def report_specs(self) -> tuple[ReportSpec, ...]:
         """One :class:`~skldp._reports.ReportSpec` per column: what an estimator needs."""
-        return tuple(ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_))
+        return tuple(
+            ReportSpec(ch, cats) for ch, cats in zip(self.channels_, self.categories_, strict=False)
+        )
 
     def transform(self, X: ArrayLike) -> Any:
         """Randomize every row.
@@ -496,7 +498,9 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """Encode each column of X and draw its reports with the channel's ``method``."""
         columns, index = self._read_columns(X, reset=False)
         parts = []
-        for j, (col, cats, ch) in enumerate(zip(columns, self.categories_, self.channels_)):
+        for j, (col, cats, ch) in enumerate(
+            zip(columns, self.categories_, self.channels_, strict=False)
+        ):
             idx = encode(col, cats, j)
             if method == "sample" and ch.n_inputs == len(cats):
                 # encode checked the indices against the domain, the channel's inputs:
@@ -524,7 +528,7 @@ class BasePrivatizer(_DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         if input_features is None:
             input_features = [f"x{j}" for j in range(self.n_features_in_)]
         names = []
-        for name, ch in zip(input_features, self.channels_):
+        for name, ch in zip(input_features, self.channels_, strict=False):
             if ch.report_width == 1:
                 names.append(str(name))
             else:
@@ -688,7 +692,8 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         self._solved = ()  # a read of a learned attribute inside the solve does not recurse
         try:
             results = [
-                self._estimate(s.channel, st, self._n) for s, st in zip(self._specs, self._stats)
+                self._estimate(s.channel, st, self._n)
+                for s, st in zip(self._specs, self._stats, strict=False)
             ]
         except BaseException:
             del self._solved  # the next read tries again (and raises again)
@@ -745,7 +750,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             if any(_is_fitted_privatizer(item) for item in given):
                 kept = [
                     copy.deepcopy(item) if _is_fitted_privatizer(item) else cloned
-                    for item, cloned in zip(given, new.channel)
+                    for item, cloned in zip(given, new.channel, strict=False)
                 ]
                 new.set_params(channel=type(given)(kept))
         elif _is_fitted_privatizer(given):
@@ -890,7 +895,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         if hasattr(self, "_specs"):
             stats = [
                 self._merge_statistics(s.channel, a, b)
-                for s, a, b in zip(specs, self._stats, stats)
+                for s, a, b in zip(specs, self._stats, stats, strict=False)
             ]
             n += self._n
         if n == 0:
@@ -955,7 +960,7 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         """
         values, specs = self._read_fitted(X)
         total = np.zeros(values.shape[0])
-        for (spec, col), p in zip(self._blocks(values, specs), self._distributions()):
+        for (spec, col), p in zip(self._blocks(values, specs), self._distributions(), strict=False):
             total += spec.channel.log_likelihood(col, self._model_distribution(p))
         return total
 
@@ -1071,10 +1076,11 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         quantity: Callable[[NDArray[np.float64], Any], ArrayLike],
         alpha: float = 0.05,
         *,
+        method: str = "auto",
         n_resamples: int = 1000,
         random_state: RandomStateLike | None = None,
     ) -> tuple[float, float, float]:
-        r"""A function of the distribution, its value and a bootstrap percentile interval.
+        r"""A function of the distribution, its value and an interval of level ``1 - alpha``.
 
         Parameters
         ----------
@@ -1084,6 +1090,14 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
             :func:`~skldp.estimators.category_difference`,
             :func:`~skldp.estimators.top_k_membership`, or your own.
         alpha : float, default=0.05
+        method : {'auto', 'delta', 'bootstrap'}, default='auto'
+            ``'delta'``: for the linear quantities (``category_mass``,
+            ``category_difference``) :math:`c^\top p`, the normal interval
+            :math:`c^\top \hat p \pm z \sqrt{\mathrm{Var}(c^\top \hat p)}` around the unbiased
+            estimate with its exact variance at the projected estimate, clipped to the
+            quantity's range (symbol channels and unary encodings; the estimators that
+            offer ``'wilson'``). ``'bootstrap'``: percentile interval of the parametric
+            bootstrap. ``'auto'``: ``'delta'`` where it applies, else ``'bootstrap'``.
         n_resamples : int, default=1000
             Parametric bootstrap resamples (see :meth:`confidence_interval`).
         random_state : int, numpy.random.Generator or None, default=None
@@ -1091,11 +1105,21 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         Returns
         -------
         value, lower, upper : float
-            The quantity at the estimate and the ``alpha / 2`` and ``1 - alpha / 2``
-            quantiles of its bootstrap replicates.
+            The quantity at the estimate and the bounds of its interval.
+
+        Raises
+        ------
+        ValueError
+            If alpha is not in (0, 1), the method is unknown, or ``'delta'`` is asked for a
+            quantity that is not linear or a channel without an exact covariance.
         """
         return _uncertainty.quantity_interval(
-            self, quantity, alpha, n_resamples=n_resamples, random_state=random_state
+            self,
+            quantity,
+            alpha,
+            method=method,
+            n_resamples=n_resamples,
+            random_state=random_state,
         )
 
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -61,7 +61,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._random import check_random_state
 from skldp._warnings import warn
-from skldp.channels import SymbolReports
+from skldp.channels import SymbolReports, UnaryEncodingChannel
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
@@ -602,6 +602,47 @@ def bootstrap_interval(p_hat, draws, alpha, simultaneous):
     return np.clip(p_hat - c * spread, 0.0, 1.0), np.clip(p_hat + c * spread, 0.0, 1.0)
 
 
+# -- the delta method ------------------------------------------------------------------------
+def linear_variance(channel, c, p, n):
+    r"""Exact variance of :math:`c^\top \hat p`, :math:`\hat p` the unbiased estimate, at p.
+
+    :math:`\hat p = \frac1n \sum_{\text{reports}} g(Y)`, so
+    :math:`\mathrm{Var}(c^\top \hat p) = (E_p[(c^\top g(Y))^2] - (c^\top p)^2) / n`.
+    Symbol channels: :math:`E_p[(c^\top g(Y))^2] = \sum_y m_y (c^\top g(y))^2` with
+    :math:`m = ` ``forward(p)`` and :math:`g(y) = ` ``unbiased(e_y, 1)`` (one call per output,
+    at most ``MAX_EXACT_WILSON_CATEGORIES`` outputs). Unary encodings (each bit flipped
+    independently, :math:`g_i` a function of bit i alone): :math:`E[g_i g_j] = 0` for
+    :math:`i \ne j`, so the variance is :math:`\sum_i c_i^2 (V_i(p) + p_i^2 / n) - (c^\top
+    p)^2 / n` from ``channel.variance``.
+
+    Raises
+    ------
+    ValueError
+        For other channels, or symbol channels with more outputs than the limit.
+    """
+    c = np.asarray(c, dtype=float)
+    p = np.asarray(p, dtype=float)
+    if isinstance(channel, UnaryEncodingChannel):
+        var = np.asarray(channel.variance(p, n), dtype=float)
+        second = float(np.dot(c**2, var + p**2 / n))
+        return max(second - float(np.dot(c, p)) ** 2 / n, 0.0)
+    if isinstance(channel, SymbolReports) and channel.n_outputs <= MAX_EXACT_WILSON_CATEGORIES:
+        m = np.clip(np.asarray(channel.forward(p), dtype=float), 0.0, None)
+        m /= m.sum()
+        e = np.zeros(channel.n_outputs)
+        second = 0.0
+        for y in np.flatnonzero(m > 0):  # one call per output symbol, not per report
+            e[y] = 1.0
+            second += m[y] * float(np.dot(c, channel.unbiased(e, 1))) ** 2
+            e[y] = 0.0
+        return max((second - float(np.dot(c, p)) ** 2) / n, 0.0)
+    raise ValueError(
+        f"method='delta' needs the covariance of the unbiased estimate: it is exact for "
+        f"symbol channels of at most {MAX_EXACT_WILSON_CATEGORIES} outputs and unary "
+        f"encodings, not for {type(channel).__name__}. Use method='bootstrap'"
+    )
+
+
 # -- derived quantities -------------------------------------------------------------------------
 def _indices(categories, wanted, what):
     cats = list(np.asarray(categories, dtype=object))
@@ -614,42 +655,64 @@ def _indices(categories, wanted, what):
     return np.asarray(out, dtype=np.intp)
 
 
+class _LinearQuantity:
+    """A linear function :math:`c^\top p` of the distribution, c given by category labels.
+
+    Called as every quantity, ``quantity(P, categories)``; ``coefficients(categories)``
+    gives c, which the delta method of :func:`quantity_interval` needs, and ``bounds`` the
+    range of the quantity on the simplex (the delta interval is clipped to it).
+    """
+
+    def __init__(self, labels, weights, bounds, name, what):
+        self.labels, self.weights, self.bounds = labels, weights, bounds
+        self.__name__ = name
+        self._what = what
+
+    def coefficients(self, categories):
+        c = np.zeros(len(categories))
+        np.add.at(c, _indices(categories, self.labels, self._what), self.weights)
+        return c
+
+    def __call__(self, P, categories):
+        return np.asarray(P, dtype=float) @ self.coefficients(categories)
+
+    def __repr__(self):
+        return self.__name__
+
+
 def category_mass(categories: ArrayLike) -> Quantity:
     r"""The quantity :math:`\sum_{x \in A} p_x`: the mass of a set A of categories.
 
-    For ``quantity_interval`` of every estimator (:ref:`intervals`).
+    For ``quantity_interval`` of every estimator (:ref:`intervals`). Linear, so its interval
+    is by the delta method (exact variance of the sum) unless the bootstrap is asked for.
 
     Parameters
     ----------
     categories : array-like
-        The categories of A (labels, as in ``categories_``).
+        The categories of A (labels, as in ``categories_``); each counted once.
 
     Returns
     -------
     quantity : callable
         ``quantity(P, categories_)`` maps estimates of shape (m, k) to shape (m,).
     """
-    wanted = list(np.atleast_1d(np.asarray(categories, dtype=object)))
+    wanted = list(dict.fromkeys(np.atleast_1d(np.asarray(categories, dtype=object)).tolist()))
     if not wanted:
         raise ValueError("category_mass needs at least one category; got none")
-
-    def mass(P, cats):
-        return np.asarray(P)[:, _indices(cats, wanted, "category_mass")].sum(axis=1)
-
-    mass.__name__ = f"mass of {wanted}"
-    return mass
+    return _LinearQuantity(
+        wanted, [1.0] * len(wanted), (0.0, 1.0), f"mass of {wanted}", "category_mass"
+    )
 
 
 def category_difference(a: Any, b: Any) -> Quantity:
-    r"""The quantity :math:`p_a - p_b`: the difference of two categories' frequencies."""
+    r"""The quantity :math:`p_a - p_b`: the difference of two categories' frequencies.
 
-    def difference(P, cats):
-        ia, ib = _indices(cats, [a, b], "category_difference")
-        P = np.asarray(P)
-        return P[:, ia] - P[:, ib]
-
-    difference.__name__ = f"p[{a!r}] - p[{b!r}]"
-    return difference
+    Linear: its interval is by the delta method (exact variance) unless the bootstrap is
+    asked for.
+    """
+    return _LinearQuantity(
+        [a, b], [1.0, -1.0], (-1.0, 1.0), f"p[{a!r}] - p[{b!r}]", "category_difference"
+    )
 
 
 def top_k_membership(category: Any, k: int) -> Quantity:
@@ -750,8 +813,13 @@ def confidence_interval(
     return out[0] if len(out) == 1 else out
 
 
-def quantity_interval(est, quantity, alpha=0.05, *, n_resamples=1000, random_state=None):
-    """A function of the distribution with its bootstrap percentile interval (one column)."""
+QUANTITY_METHODS = ("auto", "delta", "bootstrap")
+
+
+def quantity_interval(
+    est, quantity, alpha=0.05, *, method="auto", n_resamples=1000, random_state=None
+):
+    """A function of the distribution with its interval, delta or bootstrap (one column)."""
     check_is_fitted(est)
     alpha = check_alpha(alpha)
     if not callable(quantity):
@@ -759,16 +827,50 @@ def quantity_interval(est, quantity, alpha=0.05, *, n_resamples=1000, random_sta
             "quantity must be a callable quantity(P, categories) such as "
             f"category_mass(...); got {type(quantity).__name__}"
         )
+    if method not in QUANTITY_METHODS:
+        raise ValueError(f"method must be one of {list(QUANTITY_METHODS)}; got {method!r}")
     if len(est._specs) != 1:
         raise ValueError("quantity_interval needs an estimate of one column; fit one column")
-    n_resamples = _check_resamples(n_resamples)
-    rng = check_random_state(random_state)
+    linear = isinstance(quantity, _LinearQuantity)
+    if method == "delta" and not linear:
+        raise ValueError(
+            f"method='delta' is for the linear quantities category_mass and "
+            f"category_difference; got {getattr(quantity, '__name__', quantity)!r}. Use "
+            "method='bootstrap'"
+        )
     (spec,) = est._specs
+    channel = spec.channel
     p_hat = np.asarray(est.distribution_, dtype=float)
-    p_model = est._model_distribution(est._distributions()[0])
-    draws = bootstrap_draws(est, spec.channel, p_model, est._n, n_resamples, rng)
     cats = est.categories_
     value = np.asarray(quantity(p_hat[None, :], cats), dtype=float)[0]
+    if method == "auto":
+        method = "delta" if linear and "wilson" in est._interval_methods else "bootstrap"
+        if method == "delta":
+            try:
+                linear_variance(channel, np.zeros(p_hat.shape[0]), p_hat, est._n)
+            except ValueError:
+                method = "bootstrap"
+    if method == "delta":
+        if "wilson" not in est._interval_methods:
+            raise ValueError(
+                f"method='delta' uses the unbiased estimate's covariance, which "
+                f"{type(est).__name__} does not estimate; use method='bootstrap'"
+            )
+        c = quantity.coefficients(cats)
+        unbiased = channel.unbiased(est._plain_statistics(channel, est._stats[0]), est._n)
+        centre = float(np.dot(c, unbiased))
+        sd = np.sqrt(linear_variance(channel, c, project_simplex(unbiased), est._n))
+        z = norm.ppf(1.0 - alpha / 2.0)
+        low, high = quantity.bounds
+        return (
+            float(value),
+            float(np.clip(centre - z * sd, low, high)),
+            float(np.clip(centre + z * sd, low, high)),
+        )
+    n_resamples = _check_resamples(n_resamples)
+    rng = check_random_state(random_state)
+    p_model = est._model_distribution(est._distributions()[0])
+    draws = bootstrap_draws(est, channel, p_model, est._n, n_resamples, rng)
     values = np.asarray(quantity(draws, cats), dtype=float)
     lower, upper = np.quantile(values, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
     if value.ndim == 0:
