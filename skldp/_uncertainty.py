@@ -643,6 +643,41 @@ def linear_variance(channel, c, p, n):
     )
 
 
+def delta_interval(channel, c, stats, n, alpha):
+    r"""Interval of the linear quantity :math:`\theta = c^\top p` from the unbiased estimate.
+
+    :math:`\hat\theta = c^\top \hat p` is an average of one number per report,
+    :math:`c^\top g(Y)`, so its exact variance is :func:`linear_variance`. Symbol channels:
+    score-type, as :func:`wilson_interval` for one category: the set of t with
+    :math:`(\hat\theta - t)^2 \le z^2 (M + s (t - \hat\theta) - t^2) / n`, M and s the mean
+    square of :math:`c^\top g(y)` over the reports and its regression slope on
+    :math:`\hat\theta` (mean cube), so the width does not collapse at a small mass. Where
+    the reports cannot give them (unary encodings: bit sums only) the normal interval
+    :math:`\hat\theta \pm z \sqrt{\mathrm{Var}}` with the variance at the projected estimate.
+    """
+    c = np.asarray(c, dtype=float)
+    unbiased = np.asarray(channel.unbiased(stats, n), dtype=float)
+    theta = float(np.dot(c, unbiased))
+    z = float(norm.ppf(1.0 - alpha / 2.0))
+    if isinstance(channel, SymbolReports) and channel.n_outputs <= MAX_EXACT_WILSON_CATEGORIES:
+        counts = np.asarray(stats, dtype=float)
+        e = np.zeros(channel.n_outputs)
+        square = cube = 0.0
+        for y in np.flatnonzero(counts > 0):  # one call per observed output, not per report
+            e[y] = 1.0
+            h = float(np.dot(c, channel.unbiased(e, 1)))
+            e[y] = 0.0
+            square += counts[y] * h**2 / n
+            cube += counts[y] * h**3 / n
+        spread = square - theta**2
+        if spread > 1e-12 * max(square, 1e-300):
+            slope = (cube - theta * square) / spread
+            lower, upper = _score_roots(theta, square - slope * theta, slope, z**2 / n)
+            return float(lower), float(upper)
+    sd = np.sqrt(linear_variance(channel, c, project_simplex(unbiased), n))
+    return theta - z * sd, theta + z * sd
+
+
 # -- derived quantities -------------------------------------------------------------------------
 def _indices(categories, wanted, what):
     cats = list(np.asarray(categories, dtype=object))
@@ -857,16 +892,10 @@ def quantity_interval(
                 f"{type(est).__name__} does not estimate; use method='bootstrap'"
             )
         c = quantity.coefficients(cats)
-        unbiased = channel.unbiased(est._plain_statistics(channel, est._stats[0]), est._n)
-        centre = float(np.dot(c, unbiased))
-        sd = np.sqrt(linear_variance(channel, c, project_simplex(unbiased), est._n))
-        z = norm.ppf(1.0 - alpha / 2.0)
+        plain = est._plain_statistics(channel, est._stats[0])
+        lower, upper = delta_interval(channel, c, plain, est._n, alpha)
         low, high = quantity.bounds
-        return (
-            float(value),
-            float(np.clip(centre - z * sd, low, high)),
-            float(np.clip(centre + z * sd, low, high)),
-        )
+        return float(value), float(np.clip(lower, low, high)), float(np.clip(upper, low, high))
     n_resamples = _check_resamples(n_resamples)
     rng = check_random_state(random_state)
     p_model = est._model_distribution(est._distributions()[0])
