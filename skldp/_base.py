@@ -1031,9 +1031,14 @@ class BaseDistributionEstimator(_DocumentationLinkMixin, DensityMixin, BaseEstim
         ----------
         alpha : float, default=0.05
             One minus the confidence level; in (0, 1).
-        method : {'auto', 'wilson', 'normal', 'information', 'bootstrap'}, default='auto'
+        method : str, default='auto'
+            One of 'auto', 'wilson', 'normal', 'information', 'profile', 'bootstrap'.
             ``'wilson'``: score-type inversion of the unbiased estimate with its exact
-            variance, which does not collapse at small frequencies. ``'normal'``: the normal
+            variance, which does not collapse at small frequencies (for symbol channels the
+            variance's dependence on the frequency is taken from the reports' own moments;
+            simultaneous intervals add a skewness correction). ``'profile'``: profile
+            likelihood ratio, the constrained maxima re-optimized over the other categories
+            (for maximum likelihood, at most 128 categories). ``'normal'``: the normal
             approximation with the plug-in variance (the only interval before, of
             ``EmpiricalEstimator``; now clipped to [0, 1]). ``'information'``: observed
             information of the likelihood on the face of the simplex, one-sided at
