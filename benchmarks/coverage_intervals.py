@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import pathlib
+import shlex
 import time
 
 import numpy as np
@@ -175,11 +176,14 @@ def render(payload):
             "Per category: min and max over the k categories of the coverage (target "
             "[0.93, 0.97]); rare: the 1% cell. Simultaneous: all k covered at once "
             "(simultaneous=True; target >= 0.95). Width: mean over categories and "
-            "repetitions. 'wilson' and 'normal' are computed from the sufficient statistics, "
+            "repetitions; width / normal's: that width over the normal plug-in's in the "
+            "same cell. 'wilson' and 'normal' are computed from the sufficient statistics, "
             "the same intervals for the empirical, projected and EM estimators (the "
             "default, method='auto', of all three is 'wilson'); 'information' and "
             "'profile' are the EM estimate's; 'bootstrap' the projected estimator's "
-            f"({payload['resamples']} resamples). reps: repetitions of the row."
+            f"({payload['resamples']} resamples). reps: repetitions of the row. With R "
+            "repetitions a true coverage of 0.95 is measured with standard deviation "
+            "sqrt(0.95 * 0.05 / R): 0.0069 at R = 1000, 0.031 at R = 50."
         ),
         "",
         "| mechanism | n | method | reps | per-cat min | per-cat max | rare (1%) | simult. | "
@@ -206,6 +210,20 @@ def render(payload):
     return "\n".join(lines) + "\n"
 
 
+def merge(paths, out):
+    """Join the results of several runs (each row keeps the repetitions it ran)."""
+    parts = [json.loads(pathlib.Path(p).read_text()) for p in paths]
+    order = list(mechanisms())
+    rows = [row for part in parts for row in part["results"]]
+    rows.sort(key=lambda r: (order.index(r["mechanism"]), r["n"]))
+    payload = dict(parts[0])
+    payload["command"] = "; ".join(part["command"] for part in parts)
+    payload["n"] = sorted({row["n"] for row in rows})
+    payload["results"] = rows
+    pathlib.Path(out + ".json").write_text(json.dumps(payload, indent=1))
+    pathlib.Path(out + ".md").write_text(render(payload))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=1000)
@@ -218,11 +236,20 @@ def main(argv=None):
     parser.add_argument(
         "--out", default=str(pathlib.Path(__file__).parent / "results" / "intervals")
     )
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        default=None,
+        help="JSON results of runs split by mechanism or n: write them as one table to --out",
+    )
     args = parser.parse_args(argv)
+    if args.merge:
+        merge(args.merge, args.out)
+        return
     mechs = mechanisms()
     names = args.mechanisms or list(mechs)
     order = list(mechs)
-    command = "nice python benchmarks/coverage_intervals.py " + " ".join(
+    command = "nice python benchmarks/coverage_intervals.py " + shlex.join(
         os.sys.argv[1:] if argv is None else argv
     )
     results = []
