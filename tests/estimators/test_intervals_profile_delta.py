@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 from scipy.stats import norm
 
-from skldp import _uncertainty
+from skldp import EMEstimator, EmpiricalEstimator, ProjectedEstimator, _uncertainty
 from skldp._base import ChunkStatistics
 from skldp._reports import Reports, ReportSpec
 from skldp.channels import (
@@ -24,14 +24,7 @@ from skldp.channels import (
     RAPPORChannel,
 )
 from skldp.channels._likelihood import MultinomialModel
-from skldp.estimators import (
-    EMEstimator,
-    EmpiricalEstimator,
-    ProjectedEstimator,
-    category_difference,
-    category_mass,
-    top_k_membership,
-)
+from skldp.estimators import category_difference, category_mass, top_k_membership
 from skldp.projection import project_simplex
 
 Z95 = norm.ppf(0.975)
