@@ -1125,9 +1125,14 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         ----------
         alpha : float, default=0.05
             One minus the confidence level; in (0, 1).
-        method : {'auto', 'wilson', 'normal', 'information', 'bootstrap'}, default='auto'
+        method : str, default='auto'
+            One of 'auto', 'wilson', 'normal', 'information', 'profile', 'bootstrap'.
             ``'wilson'``: score-type inversion of the unbiased estimate with its exact
-            variance, which does not collapse at small frequencies. ``'normal'``: the normal
+            variance, which does not collapse at small frequencies (for symbol channels the
+            variance's dependence on the frequency is taken from the reports' own moments;
+            simultaneous intervals add a skewness correction). ``'profile'``: profile
+            likelihood ratio, the constrained maxima re-optimized over the other categories
+            (for maximum likelihood, at most 128 categories). ``'normal'``: the normal
             approximation with the plug-in variance (the only interval before, of
             ``EmpiricalEstimator``; now clipped to [0, 1]). ``'information'``: observed
             information of the likelihood on the face of the simplex, one-sided at
@@ -1170,10 +1175,11 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         quantity: Callable[[NDArray[np.float64], Any], ArrayLike],
         alpha: float = 0.05,
         *,
+        method: str = "auto",
         n_resamples: int = 1000,
         random_state: RandomStateLike | None = None,
     ) -> tuple[float, float, float]:
-        r"""A function of the distribution, its value and a bootstrap percentile interval.
+        r"""A function of the distribution, its value and an interval of level ``1 - alpha``.
 
         Parameters
         ----------
@@ -1183,6 +1189,14 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
             :func:`~skldp.estimators.category_difference`,
             :func:`~skldp.estimators.top_k_membership`, or your own.
         alpha : float, default=0.05
+        method : {'auto', 'delta', 'bootstrap'}, default='auto'
+            ``'delta'``: for the linear quantities (``category_mass``,
+            ``category_difference``) :math:`c^\top p`, the normal interval
+            :math:`c^\top \hat p \pm z \sqrt{\mathrm{Var}(c^\top \hat p)}` around the unbiased
+            estimate with its exact variance at the projected estimate, clipped to the
+            quantity's range (symbol channels and unary encodings; the estimators that
+            offer ``'wilson'``). ``'bootstrap'``: percentile interval of the parametric
+            bootstrap. ``'auto'``: ``'delta'`` where it applies, else ``'bootstrap'``.
         n_resamples : int, default=1000
             Parametric bootstrap resamples (see :meth:`confidence_interval`).
         random_state : int, numpy.random.Generator or None, default=None
@@ -1190,11 +1204,21 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         Returns
         -------
         value, lower, upper : float
-            The quantity at the estimate and the ``alpha / 2`` and ``1 - alpha / 2``
-            quantiles of its bootstrap replicates.
+            The quantity at the estimate and the bounds of its interval.
+
+        Raises
+        ------
+        ValueError
+            If alpha is not in (0, 1), the method is unknown, or ``'delta'`` is asked for a
+            quantity that is not linear or a channel without an exact covariance.
         """
         return _uncertainty.quantity_interval(
-            self, quantity, alpha, n_resamples=n_resamples, random_state=random_state
+            self,
+            quantity,
+            alpha,
+            method=method,
+            n_resamples=n_resamples,
+            random_state=random_state,
         )
 
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -525,9 +525,11 @@ class EMEstimator(BaseDistributionEstimator):
         "channel": [CHANNEL],
     }
 
-    _interval_methods = ("wilson", "information", "normal", "bootstrap")
+    _interval_methods = ("wilson", "profile", "information", "normal", "bootstrap")
     # 'information' under-covers near the boundary at large n and over-covers rare cells at
-    # small n (benchmarks/results/intervals.md); the score interval covers: see the guide.
+    # small n; 'profile' under-covers a rare cell whose count is often zero (its bound at a
+    # zero count is z^2 / 2 expected reports); the score interval covers
+    # (benchmarks/results/intervals.md, the guide).
     _default_interval_method = "wilson"
 
     def _chunk_statistics(self, channel, values):
