@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skldp._base import BasePrivatizer, hyperparameters
-from skldp._docstring import substitute
+from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, resolve_categories
 from skldp._memo import make_person_keys, memo_tag, person_keys
 from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
@@ -69,6 +69,29 @@ _PRIVACY = """\
 privacy_ : LongitudinalLDP
     Both budgets (``epsilon_1`` of one report, ``epsilon_infinity`` of all reports of one
     value), and the memo tag the accountant caps by."""
+#: The Parameters section of L-GRR and L-OUE up to ``epsilon_1`` (whose bound each states).
+PARAMETERS["two_budgets_head"] = "\n".join(
+    [
+        "Parameters\n----------",
+        PARAMETERS["common_parameters"],
+        "epsilon_infinity : float, default=2.0\n"
+        "    Budget of every report of one value together (the permanent round).",
+    ]
+)
+
+#: The Attributes section of every memoized privatizer (its channel class and what one report
+#: is are the words ``channel_type`` and ``one_report``).
+PARAMETERS["memo_attributes_section"] = "\n".join(
+    [
+        "Attributes\n----------",
+        PARAMETERS["categories_"],
+        "channel_ : {channel_type}\n"
+        "    The channel of one report: {one_report}.\n"
+        "    Its permanent round is ``channel_.prr``.",
+        _PRIVACY,
+        PARAMETERS["n_features_in_"],
+    ]
+)
 
 
 class _MemoizedPrivatizer(BasePrivatizer):
@@ -124,7 +147,9 @@ class _TwoBudgets(_MemoizedPrivatizer):
             )
 
 
-@substitute(notes=_SHARED_NOTES, privacy_=_PRIVACY)
+@substitute(
+    notes=_SHARED_NOTES, channel_type="LongitudinalRRChannel", one_report="k-RR at ``epsilon_1``"
+)
 @hyperparameters
 class LongitudinalRR(_TwoBudgets):
     r"""L-GRR: k-ary randomized response memoized per person and value, then k-RR per report.
@@ -135,22 +160,11 @@ class LongitudinalRR(_TwoBudgets):
 
     Read more in the :ref:`User Guide <budgets_longitudinal>`.
 
-    Parameters
-    ----------
-    {common_parameters}
-    epsilon_infinity : float, default=2.0
-        Budget of every report of one value together (the permanent round).
+    {two_budgets_head}
     epsilon_1 : float, default=1.0
         Budget of one report, below ``epsilon_infinity``.
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : LongitudinalRRChannel
-        The channel of one report (k-RR at ``epsilon_1``), with the permanent round as
-        ``channel_.prr``.
-    {privacy_}
-    {n_features_in_}
+    {memo_attributes_section}
 
     See Also
     --------
@@ -195,7 +209,9 @@ class LongitudinalRR(_TwoBudgets):
         return LongitudinalRRChannel(self.epsilon_infinity, self.epsilon_1, len(categories))
 
 
-@substitute(notes=_SHARED_NOTES, privacy_=_PRIVACY)
+@substitute(
+    notes=_SHARED_NOTES, channel_type="LongitudinalOUEChannel", one_report="a unary encoding"
+)
 @hyperparameters
 class LongitudinalOUE(_TwoBudgets):
     r"""L-OUE: optimized unary encoding memoized per person and value, then a second OUE round.
@@ -208,23 +224,12 @@ class LongitudinalOUE(_TwoBudgets):
 
     Read more in the :ref:`User Guide <budgets_longitudinal>`.
 
-    Parameters
-    ----------
-    {common_parameters}
-    epsilon_infinity : float, default=2.0
-        Budget of every report of one value together (the permanent round).
+    {two_budgets_head}
     epsilon_1 : float, default=1.0
         Budget of one report; below :math:`\ln((2 e^{\varepsilon_\infty} + 1)/3)`, the
         budget of a second round that keeps every permanent zero.
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : LongitudinalOUEChannel
-        The channel of one report (a unary encoding), with the permanent round as
-        ``channel_.prr``.
-    {privacy_}
-    {n_features_in_}
+    {memo_attributes_section}
 
     See Also
     --------
@@ -262,7 +267,11 @@ class LongitudinalOUE(_TwoBudgets):
             raise InvalidParameterError(str(exc)) from exc
 
 
-@substitute(notes=_SHARED_NOTES, privacy_=_PRIVACY)
+@substitute(
+    notes=_SHARED_NOTES,
+    channel_type="LongitudinalRAPPORChannel",
+    one_report="a unary encoding with on :math:`q^*` and off :math:`p^*`",
+)
 @hyperparameters
 class LongitudinalRAPPOR(_MemoizedPrivatizer):
     r"""RAPPOR with memoization: permanent randomized response with f, instantaneous with p, q.
@@ -285,14 +294,7 @@ class LongitudinalRAPPOR(_MemoizedPrivatizer):
     q : float, default=0.75
         Probability of reporting one for a permanent one; ``0 <= p < q <= 1``.
 
-    Attributes
-    ----------
-    {categories_}
-    channel_ : LongitudinalRAPPORChannel
-        The channel of one report (a unary encoding with on :math:`q^*` and off
-        :math:`p^*`), with the permanent round as ``channel_.prr``.
-    {privacy_}
-    {n_features_in_}
+    {memo_attributes_section}
 
     See Also
     --------
