@@ -74,6 +74,12 @@ NOT_MODELED = {
     "values, hashing only adds collisions to k-RR",
     "hashed-rappor": "open alphabet: for values not listed in advance; with a known domain of k "
     "values, hashing only adds collisions to RAPPOR",
+    **dict.fromkeys(
+        ("longitudinal-rr", "longitudinal-oue", "longitudinal-rappor"),
+        "memoized, for the same people reporting again: one collection costs epsilon_1 and "
+        "adds the permanent round's noise, which pooling days never averages away (see "
+        "channel_.longitudinal_variance); for one collection its base mechanism is better",
+    ),
 }
 
 
