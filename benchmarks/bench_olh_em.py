@@ -16,26 +16,15 @@ after. Also: the empirical estimator's time and the l1 errors of both against th
 empirical distribution.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path
 import argparse
-import os
 import statistics
-import sys
 import time
 
-# One BLAS thread, as in bench_local_hashing.py: on the shared 2-core machine a second
-# OpenBLAS thread only contends (the support counts are float32 matrix products).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import numpy as np
+from _common import l1, load_average, make_data, markdown_table, start_meta, write_results
 
-import numpy as np  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
-
-from _common import l1, load_average, make_data, markdown_table, start_meta, write_results  # noqa: E402
-
-from skldp import EMEstimator, EmpiricalEstimator, LocalHashing  # noqa: E402
+from skldp import EMEstimator, EmpiricalEstimator, LocalHashing
 
 
 def _fit(estimator, reports):

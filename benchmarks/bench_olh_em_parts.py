@@ -12,24 +12,15 @@ and ``adjoint`` counted: per Newton step, how many products it used and whether 
 then the totals (the figures in ``results/olh_em.md``). Same data as ``bench_olh_em.py``.
 """
 
+import _env  # noqa: F401  first: one BLAS thread, this checkout on sys.path
 import argparse
-import os
 import statistics
-import sys
 import time
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import numpy as np
+from _common import load_average, make_data
 
-import numpy as np  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, os.pardir))
-sys.path.insert(0, HERE)
-
-from _common import load_average, make_data  # noqa: E402
-
-from skldp import EMEstimator, EmpiricalEstimator, LocalHashing  # noqa: E402
+from skldp import EMEstimator, EmpiricalEstimator, LocalHashing
 
 
 def _times(call, repeats):

@@ -246,6 +246,29 @@ def _score_skewness(t, p_hat, c, d, cube, slope3, n):
     return np.where(var > 0, np.nan_to_num(kappa, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
 
 
+def _model_variance_line(channel, p_hat, n):
+    """(c, d) with n V_i(t) = c_i + d_i t - t^2 from the channel's variance (see wilson_interval).
+
+    The second moment of category i's statistic at the projected estimate, split into the part
+    of category i itself and that of the others' mix (at a projected mass of one, the uniform
+    mix of the others).
+    """
+    ref = project_simplex(p_hat)
+    moment_ref = _second_moment(channel, ref, n)  # L_i at the projected estimate
+    moment_self = _self_second_moment(channel, n)  # L_i at the point mass on i
+    rest = 1.0 - ref
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # L_i at the others' proportions alone (category i removed); at ref_i = 1 any value
+        # of the others' mix will do: use the uniform mix over them.
+        others = np.where(rest > 1e-12, (moment_ref - moment_self * ref) / rest, np.nan)
+    if np.any(np.isnan(others)):
+        k = channel.n_inputs
+        uni = np.full(k, 1.0 / k)
+        fallback = (_second_moment(channel, uni, n) - moment_self / k) / (1.0 - 1.0 / k)
+        others = np.where(np.isnan(others), fallback, others)
+    return others, moment_self - others
+
+
 def wilson_interval(channel, p_hat, n, alpha, stats=None, skewness=False):
     r"""Score-type (Wilson) interval of each category from the unbiased estimate.
 
@@ -276,24 +299,10 @@ def wilson_interval(channel, p_hat, n, alpha, stats=None, skewness=False):
     lower, upper : ndarray of shape (k,)
     """
     p_hat = np.asarray(p_hat, dtype=float)
-    ref = project_simplex(p_hat)
-    moment_ref = _second_moment(channel, ref, n)  # L_i at the projected estimate
-    moment_self = _self_second_moment(channel, n)  # L_i at the point mass on i
-    rest = 1.0 - ref
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # L_i at the others' proportions alone (category i removed); at ref_i = 1 any value
-        # of the others' mix will do: use the uniform mix over them.
-        others = np.where(rest > 1e-12, (moment_ref - moment_self * ref) / rest, np.nan)
-    if np.any(np.isnan(others)):
-        k = channel.n_inputs
-        uni = np.full(k, 1.0 / k)
-        fallback = (_second_moment(channel, uni, n) - moment_self / k) / (1.0 - 1.0 / k)
-        others = np.where(np.isnan(others), fallback, others)
-    c = others
-    d = moment_self - others
     z = norm.ppf(1.0 - np.asarray(alpha) / 2.0)
     moments = report_moments(channel, stats, n)
     if moments is None:
+        c, d = _model_variance_line(channel, p_hat, n)
         lower, upper = _score_roots(p_hat, c, d, z**2 / n)
         return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
     # The moments along the regression of the output frequencies on p_hat_i (see the module
@@ -305,8 +314,10 @@ def wilson_interval(channel, p_hat, n, alpha, stats=None, skewness=False):
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = np.where(good, (cube - p_hat * square) / spread, 0.0)
         slope3 = np.where(good, (fourth - p_hat * cube) / spread, 0.0)
-    c = np.where(good, square - slope * p_hat, c)
-    d = np.where(good, slope, d)
+    c, d = square - slope * p_hat, slope
+    if not good.all():  # the channel's variance where the reports' moments are degenerate
+        c_model, d_model = _model_variance_line(channel, p_hat, n)
+        c, d = np.where(good, c, c_model), np.where(good, d, d_model)
     # Skewness correction (Cornish-Fisher): the 1 - alpha/2 quantile of the score statistic
     # (p_hat_i - t) / sd(t) is z + kappa(t) (z^2 - 1) / 6, kappa(t) its skewness at t. The
     # lower bound solves the score equation with z + delta(lower), the upper with
@@ -414,7 +425,8 @@ def _face_maximum(model, p, i, t, tol, max_iter=50):
     mass reaches zero and backtracked until the likelihood rises. A category at zero
     re-enters when its gradient exceeds the multiplier. Stops when the duality bound
     :math:`(1 - t) \max_{j \ne i} \nabla_j L - \sum_{j \ne i} p_j \nabla_j L` (concavity) is at
-    most ``tol``. Returns the maximizer and its mean log-likelihood.
+    most ``tol``. Returns the point reached, its mean log-likelihood, and that bound at it
+    (the face's maximum is at most the value plus the bound, converged or not).
     """
     k = p.shape[0]
     others = np.arange(k) != i
@@ -424,7 +436,12 @@ def _face_maximum(model, p, i, t, tol, max_iter=50):
     p[i] = t
     value = model.log_likelihood(p)
     if t >= 1.0 or not np.isfinite(value):
-        return p, value  # nothing left to optimize (t = 1), or reports impossible under p
+        return p, value, 0.0  # nothing left to optimize (t = 1), or reports impossible under p
+
+    def duality_gap(p):
+        g = model.gradient(p)
+        return (1.0 - t) * g[others].max() - float(np.dot(p[others], g[others]))
+
     for _ in range(max_iter):
         g = model.gradient(p)
         gap = (1.0 - t) * g[others].max() - float(np.dot(p[others], g[others]))
@@ -469,7 +486,7 @@ def _face_maximum(model, p, i, t, tol, max_iter=50):
             if not new > value:
                 break
         p, value = trial, new
-    return p, value
+    return p, value, max(duality_gap(p), 0.0)
 
 
 def profile_interval(channel, model, p_hat, alpha):
@@ -515,12 +532,14 @@ def profile_interval(channel, model, p_hat, alpha):
         others = np.arange(k) != i
 
         def deviance(t, p0, i=i, others=others):
-            p, value = _face_maximum(model, p0, i, t, tol)
+            # A lower bound on 2 n Delta(t): the face's maximum is at most value + gap, so a
+            # face maximization stopped early can only widen the interval, never narrow it.
+            p, value, gap = _face_maximum(model, p0, i, t, tol)
             if t >= 1.0 or not np.isfinite(value):
                 return np.inf, 0.0, p0
             g = model.gradient(p)
             slope = -float(g[i] - np.dot(g[others], p[others]) / max(1.0 - t, 1e-300))
-            return 2.0 * n * (top - value), 2.0 * n * slope, p
+            return 2.0 * n * (top - value - gap), 2.0 * n * slope, p
 
         for side, edge in ((-1, 0.0), (1, 1.0)):
             guess = start_lo[i] if side < 0 else start_hi[i]
@@ -552,6 +571,8 @@ def profile_interval(channel, model, p_hat, alpha):
                     nxt = t + (np.sqrt(z2) - root) * 2.0 * root / slope
                 inside = min(near, far) < nxt < max(near, far)
                 t = nxt if inside else 0.5 * (near + far)
+            else:  # no root to the tolerance in 40 steps: the outer end of the bracket
+                bound = far
             if side < 0:
                 lower[i] = bound
             else:
@@ -823,10 +844,10 @@ def _column_interval(
         return information_interval(channel, stats, p_hat, level, level)
     if method == "profile":
         return profile_interval(channel, stats, p_hat, level)
-    unbiased = channel.unbiased(est._plain_statistics(channel, stats), n)
+    plain = est._plain_statistics(channel, stats)
+    unbiased = channel.unbiased(plain, n)
     if method == "normal":
         return normal_interval(channel, unbiased, n, level)
-    plain = est._plain_statistics(channel, stats)
     return wilson_interval(channel, unbiased, n, level, plain, skewness=simultaneous)
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from skldp.cli import build_parser, main
+from tests.cli_support import run
 
 
 @pytest.fixture
@@ -26,12 +27,6 @@ def people(tmp_path):
     path = tmp_path / "people.csv"
     frame.to_csv(path, index=False)
     return path, frame
-
-
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):

@@ -14,6 +14,7 @@ from scipy.stats import norm
 from skldp import RAPPOR, EMEstimator, ProjectedEstimator
 from skldp.cli import _checksum, build_parser, main
 from skldp.io import read_reports
+from tests.cli_support import run
 
 CITIES = "paris,lyon,nice"
 
@@ -27,10 +28,10 @@ def people(tmp_path):
     return path, frame
 
 
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
+def _privatize_in_chunks(path, out, capsys):
+    """``skldp privatize`` of the city column in chunks of 1000 rows; (code, out, err)."""
+    argv = ["privatize", path, "-c", "city", "--categories", CITIES, "--chunk-size", "1000"]
+    return run([*argv, "-o", out], capsys)
 
 
 def privatize(capsys, path, out, *extra):
@@ -235,21 +236,7 @@ def test_outputs_never_replace_inputs_or_existing_files(people, tmp_path, capsys
 def test_a_failure_midway_leaves_no_output(tmp_path, capsys):
     path = tmp_path / "people.csv"
     path.write_text("city\n" + "paris\n" * 2500 + "rome\n" + "lyon\n" * 10)
-    code, _, err = run(
-        [
-            "privatize",
-            path,
-            "-c",
-            "city",
-            "--categories",
-            CITIES,
-            "--chunk-size",
-            "1000",
-            "-o",
-            tmp_path / "r.parquet",
-        ],
-        capsys,
-    )
+    code, _, err = _privatize_in_chunks(path, tmp_path / "r.parquet", capsys)
     assert code == 2
     assert "values outside the categories: 'rome' (1 row) (in data rows 2001 to 2511)" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["people.csv"]  # no temporary left
@@ -481,20 +468,6 @@ def test_ctrl_c_leaves_no_output_under_the_final_names(people, tmp_path, capsys,
         return write(self, reports)
 
     monkeypatch.setattr(ReportWriter, "write", interrupted)
-    code, _, err = run(
-        [
-            "privatize",
-            path,
-            "-c",
-            "city",
-            "--categories",
-            CITIES,
-            "--chunk-size",
-            "1000",
-            "-o",
-            tmp_path / "r.parquet",
-        ],
-        capsys,
-    )
+    code, _, err = _privatize_in_chunks(path, tmp_path / "r.parquet", capsys)
     assert code == 130 and err == "skldp privatize: interrupted; no output file was written\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["people.csv"]

@@ -6,14 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skldp.cli import main
 from skldp.privatizers import LongitudinalRR
-
-
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.cli_support import run
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ person and value (``skldp._memo``), and the library stores nothing about who is 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, resolve_categories
@@ -22,9 +20,6 @@ from skldp.channels._longitudinal import (
 )
 from skldp.exceptions import InvalidParameterError
 from skldp.privacy import LongitudinalLDP
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["LongitudinalOUE", "LongitudinalRAPPOR", "LongitudinalRR", "make_person_keys"]
 
@@ -70,7 +65,7 @@ privacy_ : LongitudinalLDP
     Both budgets (``epsilon_1`` of one report, ``epsilon_infinity`` of all reports of one
     value), and the memo tag the accountant caps by."""
 #: The Parameters section of L-GRR and L-OUE up to ``epsilon_1`` (whose bound each states).
-PARAMETERS["two_budgets_head"] = "\n".join(
+_TWO_BUDGETS_HEAD = "\n".join(
     [
         "Parameters\n----------",
         PARAMETERS["common_parameters"],
@@ -81,7 +76,7 @@ PARAMETERS["two_budgets_head"] = "\n".join(
 
 #: The Attributes section of every memoized privatizer (its channel class and what one report
 #: is are the words ``channel_type`` and ``one_report``).
-PARAMETERS["memo_attributes_section"] = "\n".join(
+_MEMO_ATTRIBUTES_SECTION = "\n".join(
     [
         "Attributes\n----------",
         PARAMETERS["categories_"],
@@ -111,6 +106,15 @@ class _MemoizedPrivatizer(BasePrivatizer):
 
     def _fit(self, X):
         columns, _ = self._two_columns(X, reset=True)
+        if self.categories is None:
+            # The memo is keyed to the domain: a domain inferred from each day's data would
+            # change with the data and draw a new permanent response, spending
+            # epsilon_infinity again while privacy_ still stated one memo.
+            raise InvalidParameterError(
+                f"{type(self).__name__} needs categories=: the permanent response is memoized "
+                "per domain, so a domain inferred from the data (which changes from day to "
+                "day) would draw a new permanent response; got categories=None"
+            )
         categories = resolve_categories(self.categories, [columns[0]], min_size=2)
         encode(columns[0], categories[0], 0)
         person_keys(columns[1])
@@ -148,7 +152,11 @@ class _TwoBudgets(_MemoizedPrivatizer):
 
 
 @substitute(
-    notes=_SHARED_NOTES, channel_type="LongitudinalRRChannel", one_report="k-RR at ``epsilon_1``"
+    notes=_SHARED_NOTES,
+    two_budgets_head=_TWO_BUDGETS_HEAD,
+    memo_attributes_section=_MEMO_ATTRIBUTES_SECTION,
+    channel_type="LongitudinalRRChannel",
+    one_report="k-RR at ``epsilon_1``",
 )
 @hyperparameters
 class LongitudinalRR(_TwoBudgets):
@@ -210,7 +218,11 @@ class LongitudinalRR(_TwoBudgets):
 
 
 @substitute(
-    notes=_SHARED_NOTES, channel_type="LongitudinalOUEChannel", one_report="a unary encoding"
+    notes=_SHARED_NOTES,
+    two_budgets_head=_TWO_BUDGETS_HEAD,
+    memo_attributes_section=_MEMO_ATTRIBUTES_SECTION,
+    channel_type="LongitudinalOUEChannel",
+    one_report="a unary encoding",
 )
 @hyperparameters
 class LongitudinalOUE(_TwoBudgets):
@@ -269,6 +281,8 @@ class LongitudinalOUE(_TwoBudgets):
 
 @substitute(
     notes=_SHARED_NOTES,
+    two_budgets_head=_TWO_BUDGETS_HEAD,
+    memo_attributes_section=_MEMO_ATTRIBUTES_SECTION,
     channel_type="LongitudinalRAPPORChannel",
     one_report="a unary encoding with on :math:`q^*` and off :math:`p^*`",
 )

@@ -405,3 +405,13 @@ def test_a_dask_frame_is_privatized_partition_by_partition_with_the_same_memo():
     keep = ch.irr_truth + (1 - ch.irr_truth) / 3
     agree = float(np.mean(out.iloc[:, 0].to_numpy() == prr))
     assert abs(agree - keep) < 5 * np.sqrt(keep * (1 - keep) / n)
+
+
+def test_categories_are_required():
+    # The memo is keyed to the domain: a domain inferred from each day's values (here
+    # {a, b}, then {a, b, c}) would draw a new permanent response each day while privacy_
+    # still stated one, so the memoized privatizers refuse to infer it.
+    keys = _keys(3, 0)
+    for make in (LongitudinalRR, LongitudinalOUE, LongitudinalRAPPOR):
+        with pytest.raises(InvalidParameterError, match="needs categories=.*new permanent"):
+            make().fit(_frame(["a", "b", "a"], keys))
