@@ -67,10 +67,10 @@ score-type from the reports' moments of :math:`c^\top g(Y)`, or normal with the 
 :func:`linear_variance`), the bootstrap for any.
 
 Simultaneous intervals: Bonferroni (level :math:`1 - \alpha / k` per category; two-sided
-:math:`z = \Phi^{-1}(1 - \alpha / (2k))`) for the analytic methods, and a max-statistic
-calibration for the bootstrap (the :math:`1 - \alpha` quantile c of
-:math:`\max_i |p^*_i - \hat p_i| / s_i` over the replicates, s the bootstrap standard
-deviation; interval :math:`\hat p_i \pm c\, s_i`).
+:math:`z = \Phi^{-1}(1 - \alpha / (2k))`) for the analytic methods, and for the bootstrap a
+calibration on the replicates themselves: percentile intervals at the one common depth that
+holds a fraction :math:`1 - \alpha` of the replicates inside every interval at once
+(:func:`bootstrap_interval`).
 """
 
 from __future__ import annotations
@@ -630,21 +630,35 @@ def bootstrap_draws(estimator, channel, p_model, n, n_resamples, rng):
 
 
 def bootstrap_interval(p_hat, draws, alpha, simultaneous):
-    r"""Percentile intervals, or max-statistic calibrated simultaneous ones, from the draws.
+    r"""Percentile intervals, per category or calibrated to hold for all categories at once.
 
     Per category: the :math:`\alpha/2` and :math:`1 - \alpha/2` quantiles of the replicates.
-    Simultaneous: :math:`\hat p_i \pm c\, s_i`, s the replicates' standard deviation and c the
-    :math:`1 - \alpha` quantile of :math:`\max_i |p^*_i - \hat p_i| / s_i` (categories whose
-    replicates never vary are left out of the maximum and get the point :math:`\hat p_i`).
+
+    Simultaneous (percentile intervals at a common calibrated depth): with :math:`r_{bi}` the
+    rank of replicate b among category i's B replicates, :math:`d_{bi} = \min(r_{bi}, B + 1 -
+    r_{bi})` its depth from the nearer end and :math:`m_b = \min_i d_{bi}`, take the largest g
+    such that at least :math:`\lceil (1 - \alpha) B \rceil` replicates have
+    :math:`m_b \ge g`; category i's interval runs from its g-th smallest to its g-th largest
+    replicate, so exactly those replicates lie inside every interval. Unlike
+    :math:`\hat p_i \pm c\, s_i` (a max-statistic on a symmetric scale) it keeps each
+    category's skew and its boundary at 0. Ties (an estimate at 0 in many replicates) are
+    ranked in the replicates' order, which is random: replicates at the boundary count as
+    partly in the tail, as for a continuous estimate. Categories whose replicates never vary
+    are left out of :math:`m_b` (their interval is that one value). On high-low Hadamard
+    response at n = 1000 with a 1% cell (1000 resamples, 400 repetitions) all ten categories
+    were covered at once in 84% of repetitions by the symmetric form, 94% with ties counted
+    on both sides, 96% with this ranking. ``p_hat`` is unused; the methods share a signature.
     """
     if not simultaneous:
         lower, upper = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
         return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
-    spread = draws.std(axis=0, ddof=1)
-    varies = spread > 0
-    stat = np.max(np.abs(draws[:, varies] - p_hat[varies]) / spread[varies], axis=1, initial=0.0)
-    c = np.quantile(stat, 1.0 - alpha)
-    return np.clip(p_hat - c * spread, 0.0, 1.0), np.clip(p_hat + c * spread, 0.0, 1.0)
+    b = draws.shape[0]
+    ranked = np.sort(draws, axis=0)
+    varies = ranked[0] < ranked[-1]
+    rank = np.argsort(np.argsort(draws[:, varies], axis=0, kind="stable"), axis=0) + 1
+    depth = np.minimum(rank, b + 1 - rank).min(axis=1, initial=b)
+    g = int(np.sort(depth)[::-1][int(np.ceil((1.0 - alpha) * b)) - 1])
+    return np.clip(ranked[g - 1], 0.0, 1.0), np.clip(ranked[b - g], 0.0, 1.0)
 
 
 # -- the delta method ------------------------------------------------------------------------
