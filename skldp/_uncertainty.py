@@ -451,20 +451,28 @@ def _face_maximum(model, p, i, t, tol, max_iter=50):
         lam = float(np.dot(p[free], g[free])) / max(p[free].sum(), 1e-300)
         free |= others & (g > lam + 0.5 * gap / max(1.0 - t, 1e-12))
         idx = np.flatnonzero(free)
-        s = idx.shape[0]
-        H = np.empty((s, s))
+        H = np.empty((idx.shape[0], idx.shape[0]))
         e = np.zeros(k)
         for col, j in enumerate(idx):  # |F| structured products, F the free categories
             e[j] = 1.0
             H[:, col] = model.hessian_product(p, e)[idx]
             e[j] = 0.0
         H = 0.5 * (H + H.T)
-        bordered = np.zeros((s + 1, s + 1))
-        bordered[:s, :s] = H - 1e-12 * np.abs(np.diag(H)).max() * np.eye(s)
-        bordered[:s, s] = bordered[s, :s] = 1.0
-        rhs = np.concatenate([-g[idx], [0.0]])
-        step = np.zeros(k)
-        step[idx] = np.linalg.lstsq(bordered, rhs, rcond=None)[0][:s]
+        keep = np.ones(idx.shape[0], dtype=bool)
+        while True:  # a category at zero that the step would make negative leaves F
+            s = int(keep.sum())
+            bordered = np.zeros((s + 1, s + 1))
+            sub = H[np.ix_(keep, keep)]
+            bordered[:s, :s] = sub - 1e-12 * np.abs(np.diag(sub)).max() * np.eye(s)
+            bordered[:s, s] = bordered[s, :s] = 1.0
+            rhs = np.concatenate([-g[idx[keep]], [0.0]])
+            step = np.zeros(k)
+            step[idx[keep]] = np.linalg.lstsq(bordered, rhs, rcond=None)[0][:s]
+            stuck = (p[idx] <= 0) & (step[idx] < 0) & keep
+            if not stuck.any() or s - int(stuck.sum()) < 1:
+                break
+            keep &= ~stuck
+        step[(p <= 0) & (step < 0)] = 0.0
         down = step < 0
         cut = float(np.min(-p[down] / step[down])) if np.any(down) else np.inf
         size = min(1.0, cut)

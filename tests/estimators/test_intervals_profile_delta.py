@@ -142,6 +142,32 @@ def test_profile_bounds_solve_the_likelihood_ratio_equation():
     assert checked >= 6
 
 
+def test_profile_bounds_of_block_hadamard_with_an_estimate_at_zero():
+    # The estimate has a category at zero whose gradient brings it back into the face: the
+    # face's Newton step made it negative, the step was cut to length zero and the face was
+    # never maximized (certified gap 0.3 where 2e-6 was asked), so the deviance stayed under
+    # z^2 far out and the bound was found near 1. Now every bound solves the equation.
+    n = 1000
+    counts = _counts(BLOCK, P10, n, np.random.default_rng(1))
+    est = _fit(EMEstimator, BLOCK, counts)
+    p_hat = est.distribution_
+    assert np.any(p_hat == 0)
+    model = est._stats[0]
+    _, _, gap = _uncertainty._face_maximum(model, p_hat, 0, 0.7, 2e-6)
+    assert gap <= 2e-6
+    lo, hi = est.confidence_interval(0.05, method="profile")
+    top = model.log_likelihood(p_hat)
+    checked = 0
+    for i in range(10):
+        for t in (lo[i], hi[i]):
+            if not 0 < t < 1:
+                continue
+            checked += 1
+            dev = 2 * n * (top - _constrained_max(model, 10, i, t))
+            assert dev == pytest.approx(Z95**2, abs=0.05)
+    assert checked >= 12
+
+
 def test_profile_lower_bound_is_zero_at_a_boundary_estimate():
     ch = RandomizedResponseChannel(2.0, 5)
     counts = _counts(ch, np.array([0.5, 0.3, 0.2, 0.0, 0.0]), 2000, np.random.default_rng(5))
