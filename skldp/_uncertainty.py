@@ -85,7 +85,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._random import check_random_state
 from skldp._warnings import warn
-from skldp.channels import SymbolReports, UnaryEncodingChannel
+from skldp.channels import LinearVariance, SymbolReports
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
@@ -209,18 +209,23 @@ def report_moments(channel, stats, n):
     seen = np.flatnonzero(counts > 0)
     if seen.size > MAX_EXACT_WILSON_CATEGORIES:
         return None
-    square = np.zeros(channel.n_inputs)
-    cube = np.zeros(channel.n_inputs)
-    fourth = np.zeros(channel.n_inputs)
+    g = _contributions(channel, seen)
+    w = counts[seen]
+    return w @ g**2 / n, w @ g**3 / n, w @ g**4 / n
+
+
+def _contributions(channel, outputs):
+    """One report's contribution to the unbiased estimate, ``unbiased(e_y, 1)``, per output.
+
+    One call per listed output symbol (never per report); shape (len(outputs), n_inputs).
+    """
+    rows = np.empty((len(outputs), channel.n_inputs))
     e = np.zeros(channel.n_outputs)
-    for y in seen:  # one call per observed output symbol, not per report
+    for row, y in enumerate(outputs):
         e[y] = 1.0
-        g = np.asarray(channel.unbiased(e, 1), dtype=float)
+        rows[row] = channel.unbiased(e, 1)
         e[y] = 0.0
-        square += counts[y] * g**2
-        cube += counts[y] * g**3
-        fourth += counts[y] * g**4
-    return square / n, cube / n, fourth / n
+    return rows
 
 
 def _score_roots(p_hat, c, d, w):
@@ -677,10 +682,8 @@ def linear_variance(channel, c, p, n):
     :math:`\mathrm{Var}(c^\top \hat p) = (E_p[(c^\top g(Y))^2] - (c^\top p)^2) / n`.
     Symbol channels: :math:`E_p[(c^\top g(Y))^2] = \sum_y m_y (c^\top g(y))^2` with
     :math:`m = ` ``forward(p)`` and :math:`g(y) = ` ``unbiased(e_y, 1)`` (one call per output,
-    at most ``MAX_EXACT_WILSON_CATEGORIES`` outputs). Unary encodings (each bit flipped
-    independently, :math:`g_i` a function of bit i alone): :math:`E[g_i g_j] = 0` for
-    :math:`i \ne j`, so the variance is :math:`\sum_i c_i^2 (V_i(p) + p_i^2 / n) - (c^\top
-    p)^2 / n` from ``channel.variance``.
+    at most ``MAX_EXACT_WILSON_CATEGORIES`` outputs). Channels with the
+    :class:`~skldp.channels.LinearVariance` ability (unary encodings) give it themselves.
 
     Raises
     ------
@@ -689,24 +692,19 @@ def linear_variance(channel, c, p, n):
     """
     c = np.asarray(c, dtype=float)
     p = np.asarray(p, dtype=float)
-    if isinstance(channel, UnaryEncodingChannel):
-        var = np.asarray(channel.variance(p, n), dtype=float)
-        second = float(np.dot(c**2, var + p**2 / n))
-        return max(second - float(np.dot(c, p)) ** 2 / n, 0.0)
+    if isinstance(channel, LinearVariance):
+        return channel.linear_variance(c, p, n)
     if isinstance(channel, SymbolReports) and channel.n_outputs <= MAX_EXACT_WILSON_CATEGORIES:
         m = np.clip(np.asarray(channel.forward(p), dtype=float), 0.0, None)
         m /= m.sum()
-        e = np.zeros(channel.n_outputs)
-        second = 0.0
-        for y in np.flatnonzero(m > 0):  # one call per output symbol, not per report
-            e[y] = 1.0
-            second += m[y] * float(np.dot(c, channel.unbiased(e, 1))) ** 2
-            e[y] = 0.0
-        return max((second - float(np.dot(c, p)) ** 2) / n, 0.0)
+        outputs = np.flatnonzero(m > 0)
+        h = _contributions(channel, outputs) @ c
+        return max((float(m[outputs] @ h**2) - float(np.dot(c, p)) ** 2) / n, 0.0)
     raise ValueError(
         f"method='delta' needs the covariance of the unbiased estimate: it is exact for "
-        f"symbol channels of at most {MAX_EXACT_WILSON_CATEGORIES} outputs and unary "
-        f"encodings, not for {type(channel).__name__}. Use method='bootstrap'"
+        f"symbol channels of at most {MAX_EXACT_WILSON_CATEGORIES} outputs and channels "
+        f"with the LinearVariance ability, not for {type(channel).__name__}. Use "
+        "method='bootstrap'"
     )
 
 
@@ -728,14 +726,10 @@ def delta_interval(channel, c, stats, n, alpha):
     z = float(norm.ppf(1.0 - alpha / 2.0))
     if isinstance(channel, SymbolReports) and channel.n_outputs <= MAX_EXACT_WILSON_CATEGORIES:
         counts = np.asarray(stats, dtype=float)
-        e = np.zeros(channel.n_outputs)
-        square = cube = 0.0
-        for y in np.flatnonzero(counts > 0):  # one call per observed output, not per report
-            e[y] = 1.0
-            h = float(np.dot(c, channel.unbiased(e, 1)))
-            e[y] = 0.0
-            square += counts[y] * h**2 / n
-            cube += counts[y] * h**3 / n
+        seen = np.flatnonzero(counts > 0)
+        h = _contributions(channel, seen) @ c
+        square = float(counts[seen] @ h**2) / n
+        cube = float(counts[seen] @ h**3) / n
         spread = square - theta**2
         if spread > 1e-12 * max(square, 1e-300):
             slope = (cube - theta * square) / spread

@@ -7,7 +7,8 @@ and :class:`BitVectorChannel`; the report formats :class:`SymbolReports` and
 (:class:`LikelihoodModel`, :class:`MultinomialModel`, :class:`BitVectorModel`); and the
 optional abilities estimators test with ``isinstance`` (:class:`SparseMeasurements`,
 :class:`BlockMeasurements`, :class:`CohortIncidence`, :class:`IndistinguishableInputs`,
-:class:`ClosedFormMaximumLikelihood`, :class:`SquaredAdjoint`, :class:`RevealedGroups`).
+:class:`ClosedFormMaximumLikelihood`, :class:`SquaredAdjoint`, :class:`RevealedGroups`,
+:class:`LinearVariance`).
 """
 
 from skldp.channels._abilities import (
@@ -15,6 +16,7 @@ from skldp.channels._abilities import (
     ClosedFormMaximumLikelihood,
     CohortIncidence,
     IndistinguishableInputs,
+    LinearVariance,
     RevealedGroups,
     SparseMeasurements,
     SquaredAdjoint,
@@ -78,6 +80,7 @@ __all__ = [
     "CohortIncidence",
     "IndistinguishableInputs",
     "ClosedFormMaximumLikelihood",
+    "LinearVariance",
     "RevealedGroups",
     "SquaredAdjoint",
     "PackedBitReports",

@@ -17,7 +17,9 @@ ability implements all of it.
 * :class:`SquaredAdjoint`: the product with the squared entries of Q (the Newton solver's
   preconditioner);
 * :class:`RevealedGroups`: groups of inputs whose reports reveal the group (the Newton
-  solver's mass constraints).
+  solver's mass constraints);
+* :class:`LinearVariance`: the exact variance of a linear function of the unbiased estimate
+  (the delta method's intervals, where the reports alone cannot give it).
 """
 
 from __future__ import annotations
@@ -142,3 +144,17 @@ class RevealedGroups(ABC):
     @abstractmethod
     def revealed_groups(self) -> NDArray[np.intp] | None:
         """The group label of every input, or None when there is only one group."""
+
+
+class LinearVariance(ABC):
+    r"""A channel that gives the exact variance of :math:`c^\top \hat p` for any c.
+
+    :math:`\hat p` is :meth:`~skldp.channels.Channel.unbiased`; ``channel.variance`` gives the
+    diagonal of its covariance only. The delta method's intervals for a mass or a
+    difference of categories (``quantity_interval`` of the estimators) need the
+    rest, which a bit-vector channel's bit sums do not reveal.
+    """
+
+    @abstractmethod
+    def linear_variance(self, c: NDArray[np.float64], p: NDArray[np.float64], n: int) -> float:
+        r""":math:`\mathrm{Var}(c^\top \hat p)` for n reports from p."""

@@ -28,6 +28,7 @@ from scipy import sparse
 from skldp._docstring import substitute
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._abilities import LinearVariance
 from skldp.channels._base import AffineCounts, EpsilonLDP, floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import (
     BitVectorChannel,
@@ -298,7 +299,7 @@ class _UnaryModel(LikelihoodModel):
         return nxt / nxt.sum(), ll / n
 
 
-class UnaryEncodingChannel(AffineCounts, BitVectorChannel):
+class UnaryEncodingChannel(AffineCounts, BitVectorChannel, LinearVariance):
     r"""Base of channels that one-hot encode the input and flip each bit independently.
 
     Subclasses call ``_setup(on, off)`` with the per-bit probabilities (multiples of
@@ -457,6 +458,22 @@ class UnaryEncodingChannel(AffineCounts, BitVectorChannel):
                 cols = self._pinning[np.argmax(reports[one][:, self._pinning], axis=1)]
                 R[one, cols] = self.on[cols]
         return R
+
+    def linear_variance(self, c: NDArray[np.float64], p: NDArray[np.float64], n: int) -> float:
+        r"""Exact variance of :math:`c^\top \hat p`, :math:`\hat p` = ``unbiased``.
+
+        Each report's contribution to :math:`\hat p_i` is a function of bit i alone, and the
+        bits are flipped independently given the input, so for :math:`i \ne j`
+        :math:`E[g_i g_j] = \sum_x p_x E[g_i \mid x] E[g_j \mid x] = 0` (unbiasedness:
+        :math:`E[g_i \mid x] = 1[x = i]`). Hence
+        :math:`\mathrm{Var}(c^\top \hat p) = \sum_i c_i^2 (V_i(p) + p_i^2 / n) -
+        (c^\top p)^2 / n`, V from ``variance``.
+        """
+        c = np.asarray(c, dtype=float)
+        var = np.asarray(self.variance(p, n), dtype=float)
+        p = np.asarray(p, dtype=float)
+        second = float(np.dot(c**2, var + p**2 / n))
+        return max(second - float(np.dot(c, p)) ** 2 / n, 0.0)
 
     def _to_dense(self):
         outputs = self.output_bits().astype(bool)  # (2^w, w)
