@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import NDArray
 
+    from skldp._typing import IndexArray, KeyHalf
     from skldp.privacy._models import PrivacyModel
 
 _ULP = 2.0**-53
@@ -117,12 +118,7 @@ class MemoizedChannel(Channel):
         return self._irr(self.prr._sample(x, rng), rng)
 
     def sample_memoized(
-        self,
-        x: NDArray[np.integer[Any]],
-        k0: NDArray[np.uint64],
-        k1: NDArray[np.uint64],
-        tag: int,
-        rng: np.random.Generator,
+        self, x: IndexArray, k0: KeyHalf, k1: KeyHalf, tag: int, rng: np.random.Generator
     ) -> Any:
         """Reports of input indices ``x``, the PRR of row i memoized under key ``(k0[i], k1[i])``.
 
@@ -131,13 +127,7 @@ class MemoizedChannel(Channel):
         """
         return self._irr(self.memoized_prr(x, k0, k1, tag), rng)
 
-    def memoized_prr(
-        self,
-        x: NDArray[np.integer[Any]],
-        k0: NDArray[np.uint64],
-        k1: NDArray[np.uint64],
-        tag: int,
-    ) -> Any:
+    def memoized_prr(self, x: IndexArray, k0: KeyHalf, k1: KeyHalf, tag: int) -> Any:
         """The memoized PRR outputs themselves (for tests and audits; never released).
 
         Computed in blocks of rows of about 2**20 uniforms, so the 64-bit uniforms never take
@@ -383,7 +373,7 @@ class _LongitudinalUnaryChannel(MemoizedChannel, UnaryEncodingChannel):
         one = bernoulli_bits(rng, n, np.full(k, self.irr_q))
         return np.where(prr_reports.astype(bool), one, zero)
 
-    def sample_sparse(self, x: NDArray[np.integer[Any]], rng: np.random.Generator) -> Any:
+    def sample_sparse(self, x: IndexArray, rng: np.random.Generator) -> Any:
         """The reports of :meth:`sample` (both rounds), as a scipy.sparse CSR matrix."""
         return sparse.csr_matrix(self.sample(x, rng))
 
