@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from skldp._docstring import substitute
 from skldp._memo import memo_words
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import Channel, exactly_within, floor_to_uniform_grid, within_ratio
@@ -227,6 +228,7 @@ def _second_round_truth(prr_truth, epsilon_1, k):
     )
 
 
+@substitute()
 class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
     r"""L-GRR: k-RR at :math:`\varepsilon_\infty` memoized, then k-RR chosen so one report is
     :math:`\varepsilon_1`-LDP.
@@ -272,9 +274,7 @@ class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
 
     References
     ----------
-    .. [1] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Improving the utility of
-       locally differentially private protocols for longitudinal and multidimensional
-       frequency estimates", Digital Communications and Networks, 2022 (arXiv:2111.04636).
+    {ref_longitudinal}
     .. [2] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
        privacy-preserving ordinal response", CCS 2014.
     """
@@ -481,6 +481,7 @@ def _oue_second_round(theta, psi, epsilon_1):
         z += _ULP
 
 
+@substitute()
 class LongitudinalOUEChannel(_LongitudinalUnaryChannel):
     r"""L-OUE: OUE at :math:`\varepsilon_\infty` memoized, then OUE's second round at
     :math:`\varepsilon_1`.
@@ -505,9 +506,7 @@ class LongitudinalOUEChannel(_LongitudinalUnaryChannel):
 
     References
     ----------
-    .. [1] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Improving the utility of
-       locally differentially private protocols for longitudinal and multidimensional
-       frequency estimates", Digital Communications and Networks, 2022 (arXiv:2111.04636).
+    {ref_longitudinal}
     """
 
     def __init__(self, epsilon_infinity: float, epsilon_1: float, n_inputs: int) -> None:
