@@ -20,19 +20,32 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 
-def _sensitive(sensitive, categories, column, n_columns):
-    idx = column_sensitive(sensitive, categories, column, n_columns)
-    if idx.size == 0:
-        raise ValueError(
-            f"column {column} has no sensitive value: every report would reveal its input; "
-            "name at least one sensitive value (or use no privatizer)"
-        )
-    return idx
+@hyperparameters
+class _UtilityOptimized(BasePrivatizer):
+    """What uRR and uRAP share: the budget, and the sensitive values of each column."""
+
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike | None = None
+
+    _parameter_constraints = {
+        **PRIVATIZER_CONSTRAINTS,
+        "sensitive": [ListLike("a list of values (one list per column)")],
+    }
+
+    def _sensitive_indices(self, categories, column):
+        """The indices of the column's sensitive values; at least one is required."""
+        idx = column_sensitive(self.sensitive, categories, column, self.n_features_in_)
+        if idx.size == 0:
+            raise ValueError(
+                f"column {column} has no sensitive value: every report would reveal its input; "
+                "name at least one sensitive value (or use no privatizer)"
+            )
+        return idx
 
 
 @substitute()
 @hyperparameters
-class UtilityOptimizedRR(BasePrivatizer):
+class UtilityOptimizedRR(_UtilityOptimized):
     r"""Utility-optimized randomized response (uRR): protect only the sensitive values.
 
     Every value is reported as itself with probability
@@ -106,22 +119,14 @@ class UtilityOptimizedRR(BasePrivatizer):
     1.0
     """
 
-    epsilon: float = field(default=1.0, kw_only=False)
-    sensitive: ArrayLike | None = None
-
-    _parameter_constraints = {
-        **PRIVATIZER_CONSTRAINTS,
-        "sensitive": [ListLike("a list of values (one list per column)")],
-    }
-
     def _make_channel(self, categories, column):
-        idx = _sensitive(self.sensitive, categories, column, self.n_features_in_)
+        idx = self._sensitive_indices(categories, column)
         return UtilityOptimizedRRChannel(self.epsilon, len(categories), idx)
 
 
 @substitute()
 @hyperparameters
-class UtilityOptimizedRAPPOR(BasePrivatizer):
+class UtilityOptimizedRAPPOR(_UtilityOptimized):
     r"""Utility-optimized RAPPOR (uRAP): RAPPOR on the sensitive bits, truth on the others.
 
     The value is one-hot encoded over k bits. The bits of sensitive values are randomized
@@ -211,14 +216,11 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     True
     """
 
-    epsilon: float = field(default=1.0, kw_only=False)
-    sensitive: ArrayLike | None = None
     theta: float | None = None
     sparse_output: bool = False
 
     _parameter_constraints = {
-        **PRIVATIZER_CONSTRAINTS,
-        "sensitive": [ListLike("a list of values (one list per column)")],
+        **_UtilityOptimized._parameter_constraints,
         "theta": [None, Interval("real", 0, 1, closed="neither")],
         "sparse_output": [Boolean()],
     }
@@ -227,5 +229,5 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         return bool(self.sparse_output)
 
     def _make_channel(self, categories, column):
-        idx = _sensitive(self.sensitive, categories, column, self.n_features_in_)
+        idx = self._sensitive_indices(categories, column)
         return UtilityOptimizedRAPPORChannel(self.epsilon, len(categories), idx, theta=self.theta)
