@@ -6,7 +6,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 
 from skldp._base import BasePrivatizer, hyperparameters
-from skldp._docstring import substitute
+from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import column_sensitive
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,
@@ -18,6 +18,20 @@ from skldp.channels import UtilityOptimizedRAPPORChannel, UtilityOptimizedRRChan
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+
+
+#: The Parameters section of uRR and uRAP up to ``sensitive`` (uRAP's own parameters follow).
+_PARAMETERS_HEAD = "\n".join(
+    [
+        "Parameters\n----------",
+        "epsilon : float, default=1.0\n"
+        "    Privacy budget on the protected outputs; a positive finite number.",
+        PARAMETERS["common_parameters"],
+        "sensitive : list of values or list of lists\n"
+        "    The sensitive values X_S (a flat list for one column, one list per column); each\n"
+        "    must be in the domain. Required: it defines what is protected.",
+    ]
+)
 
 
 @hyperparameters
@@ -43,7 +57,7 @@ class _UtilityOptimized(BasePrivatizer):
         return idx
 
 
-@substitute()
+@substitute(uldp_parameters_head=_PARAMETERS_HEAD)
 @hyperparameters
 class UtilityOptimizedRR(_UtilityOptimized):
     r"""Utility-optimized randomized response (uRR): protect only the sensitive values.
@@ -58,14 +72,7 @@ class UtilityOptimizedRR(_UtilityOptimized):
 
     Read more in the :ref:`User Guide <utility_optimized>`.
 
-    Parameters
-    ----------
-    epsilon : float, default=1.0
-        Privacy budget on the protected outputs; a positive finite number.
-    {common_parameters}
-    sensitive : list of values or list of lists
-        The sensitive values X_S (a flat list for one column, one list per column); each must
-        be in the domain. Required: it defines what is protected.
+    {uldp_parameters_head}
 
     Attributes
     ----------
@@ -124,7 +131,7 @@ class UtilityOptimizedRR(_UtilityOptimized):
         return UtilityOptimizedRRChannel(self.epsilon, len(categories), idx)
 
 
-@substitute()
+@substitute(uldp_parameters_head=_PARAMETERS_HEAD)
 @hyperparameters
 class UtilityOptimizedRAPPOR(_UtilityOptimized):
     r"""Utility-optimized RAPPOR (uRAP): RAPPOR on the sensitive bits, truth on the others.
@@ -137,13 +144,7 @@ class UtilityOptimizedRAPPOR(_UtilityOptimized):
 
     Read more in the :ref:`User Guide <utility_optimized>`.
 
-    Parameters
-    ----------
-    epsilon : float, default=1.0
-        Privacy budget on the protected outputs; a positive finite number.
-    {common_parameters}
-    sensitive : list of values or list of lists
-        The sensitive values X_S (a flat list for one column, one list per column).
+    {uldp_parameters_head}
     theta : float or None, default=None
         Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
