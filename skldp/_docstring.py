@@ -41,10 +41,14 @@ epsilon : float
     Privacy budget, positive and finite.
 n_inputs : int
     k, the number of categories: at least 2.""",
-    # a reference cited first by several classes (the footnote label is part of the text)
+    # references cited first by several classes (the footnote label is part of the text)
     "ref_rappor": """\
 .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
    privacy-preserving ordinal response", CCS 2014.""",
+    "ref_longitudinal": """\
+.. [1] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Improving the utility of
+   locally differentially private protocols for longitudinal and multidimensional
+   frequency estimates", Digital Communications and Networks, 2022 (arXiv:2111.04636).""",
     # fitted attributes of the privatizers
     "categories_": """\
 categories_ : list of ndarray

@@ -1428,6 +1428,14 @@ def _add_output_options(parser, what):
     )
 
 
+def _subcommand(sub, name, func, **kwargs):
+    """Add the subcommand ``name`` to the subparsers ``sub``: run by ``func(args)``, with the
+    ``help``, ``description`` and other keywords of ``ArgumentParser`` in ``kwargs``."""
+    parser = sub.add_parser(name, **kwargs)
+    parser.set_defaults(func=func)
+    return parser
+
+
 def build_parser():
     """The argument parser of the ``skldp`` command."""
     from skldp import __version__
@@ -1440,8 +1448,10 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    demo = sub.add_parser(
+    demo = _subcommand(
+        sub,
         "demo",
+        _cmd_demo,
         help="compare mechanisms on the bundled Gowalla check-ins",
         description="Compare classical LDP (k-RR, Hadamard response) with context-aware mechanisms "
         "(block-structured and high-low Hadamard, utility-optimized RR) on the bundled Gowalla "
@@ -1468,10 +1478,11 @@ def build_parser():
     )
     shown.add_argument("--quiet", action="store_true", help="no progress bar")
     shown.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)
-    demo.set_defaults(func=_cmd_demo)
 
-    mech = sub.add_parser(
+    mech = _subcommand(
+        sub,
         "mechanisms",
+        _cmd_mechanisms,
         help="list the mechanisms and their guarantees",
         description=(
             "List the mechanisms by the names privatize takes, with their privacy guarantees."
@@ -1480,10 +1491,11 @@ def build_parser():
     mech.add_argument(
         "--all", action="store_true", help="also list mechanisms that this build does not have"
     )
-    mech.set_defaults(func=_cmd_mechanisms)
 
-    adv = sub.add_parser(
+    adv = _subcommand(
+        sub,
         "advise",
+        _cmd_advise,
         help="rank the mechanisms by expected error for a domain size, n and epsilon",
         description="Rank every applicable mechanism by the expected error of its unbiased "
         "estimate for k categories, n reports and budget epsilon (exact l2 from each channel's "
@@ -1513,10 +1525,11 @@ def build_parser():
     adv.add_argument(
         "--max-bits", type=_positive_int, metavar="B", help="largest report size in bits"
     )
-    adv.set_defaults(func=_cmd_advise)
 
-    priv = sub.add_parser(
+    priv = _subcommand(
+        sub,
         "privatize",
+        _cmd_privatize,
         help="randomize a column of a CSV or Parquet file",
         description="Randomize every value of one column with a mechanism, write the reports "
         "(one row per input row, in order) and a JSON metadata file that 'skldp estimate' reads. "
@@ -1583,10 +1596,11 @@ def build_parser():
     )
     priv.add_argument("--metadata", help="metadata file (default: OUTPUT.json)")
     _add_output_options(priv, "privatized")
-    priv.set_defaults(func=_cmd_privatize)
 
-    est = sub.add_parser(
+    est = _subcommand(
+        sub,
         "estimate",
+        _cmd_estimate,
         help="estimate the distribution from a reports file",
         description="Read reports written by 'skldp privatize' and their metadata, check them "
         "against it (report count, checksum, parameters), and write the estimated distribution "
@@ -1633,7 +1647,6 @@ def build_parser():
     )
     est.add_argument("-o", "--output", help="output CSV (default: standard output; - for it too)")
     _add_output_options(est, "read")
-    est.set_defaults(func=_cmd_estimate)
     return parser
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import NDArray
 
+    from skldp._typing import IndexArray
     from skldp.channels._likelihood import LikelihoodModel
     from skldp.privacy._models import PrivacyModel
 #: Largest dense matrix (entries) that ``to_dense`` builds.
@@ -244,7 +245,7 @@ class Channel(_Mechanism):
     n_inputs: int
 
     # -- sampling --------------------------------------------------------------------------
-    def sample(self, x: NDArray[np.integer[Any]], rng: np.random.Generator) -> Any:
+    def sample(self, x: IndexArray, rng: np.random.Generator) -> Any:
         """Randomize input indices ``x`` (1-D int array) into one report each."""
         return self._sample(self._check_inputs(x), rng)
 

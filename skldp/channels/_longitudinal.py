@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from skldp._docstring import substitute
 from skldp._memo import memo_words
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import Channel, exactly_within, floor_to_uniform_grid, within_ratio
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import NDArray
 
+    from skldp._typing import IndexArray, KeyHalf
     from skldp.privacy._models import PrivacyModel
 
 _ULP = 2.0**-53
@@ -117,12 +119,7 @@ class MemoizedChannel(Channel):
         return self._irr(self.prr._sample(x, rng), rng)
 
     def sample_memoized(
-        self,
-        x: NDArray[np.integer[Any]],
-        k0: NDArray[np.uint64],
-        k1: NDArray[np.uint64],
-        tag: int,
-        rng: np.random.Generator,
+        self, x: IndexArray, k0: KeyHalf, k1: KeyHalf, tag: int, rng: np.random.Generator
     ) -> Any:
         """Reports of input indices ``x``, the PRR of row i memoized under key ``(k0[i], k1[i])``.
 
@@ -131,13 +128,7 @@ class MemoizedChannel(Channel):
         """
         return self._irr(self.memoized_prr(x, k0, k1, tag), rng)
 
-    def memoized_prr(
-        self,
-        x: NDArray[np.integer[Any]],
-        k0: NDArray[np.uint64],
-        k1: NDArray[np.uint64],
-        tag: int,
-    ) -> Any:
+    def memoized_prr(self, x: IndexArray, k0: KeyHalf, k1: KeyHalf, tag: int) -> Any:
         """The memoized PRR outputs themselves (for tests and audits; never released).
 
         Computed in blocks of rows of about 2**20 uniforms, so the 64-bit uniforms never take
@@ -237,6 +228,7 @@ def _second_round_truth(prr_truth, epsilon_1, k):
     )
 
 
+@substitute()
 class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
     r"""L-GRR: k-RR at :math:`\varepsilon_\infty` memoized, then k-RR chosen so one report is
     :math:`\varepsilon_1`-LDP.
@@ -282,9 +274,7 @@ class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
 
     References
     ----------
-    .. [1] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Improving the utility of
-       locally differentially private protocols for longitudinal and multidimensional
-       frequency estimates", Digital Communications and Networks, 2022 (arXiv:2111.04636).
+    {ref_longitudinal}
     .. [2] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
        privacy-preserving ordinal response", CCS 2014.
     """
@@ -383,7 +373,7 @@ class _LongitudinalUnaryChannel(MemoizedChannel, UnaryEncodingChannel):
         one = bernoulli_bits(rng, n, np.full(k, self.irr_q))
         return np.where(prr_reports.astype(bool), one, zero)
 
-    def sample_sparse(self, x: NDArray[np.integer[Any]], rng: np.random.Generator) -> Any:
+    def sample_sparse(self, x: IndexArray, rng: np.random.Generator) -> Any:
         """The reports of :meth:`sample` (both rounds), as a scipy.sparse CSR matrix."""
         return sparse.csr_matrix(self.sample(x, rng))
 
@@ -491,6 +481,7 @@ def _oue_second_round(theta, psi, epsilon_1):
         z += _ULP
 
 
+@substitute()
 class LongitudinalOUEChannel(_LongitudinalUnaryChannel):
     r"""L-OUE: OUE at :math:`\varepsilon_\infty` memoized, then OUE's second round at
     :math:`\varepsilon_1`.
@@ -515,9 +506,7 @@ class LongitudinalOUEChannel(_LongitudinalUnaryChannel):
 
     References
     ----------
-    .. [1] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Improving the utility of
-       locally differentially private protocols for longitudinal and multidimensional
-       frequency estimates", Digital Communications and Networks, 2022 (arXiv:2111.04636).
+    {ref_longitudinal}
     """
 
     def __init__(self, epsilon_infinity: float, epsilon_1: float, n_inputs: int) -> None:

@@ -37,7 +37,7 @@ from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitRepo
 if TYPE_CHECKING:
     from typing import Any
 
-    from numpy.typing import NDArray
+    from skldp._typing import IndexArray
 
 
 #: Bytes of the boolean block the subset sampler works in (measured: 4 MiB beats 1 and 8 MiB).
@@ -227,7 +227,7 @@ class SubsetSelectionChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
             pass
         return out
 
-    def sample_sparse(self, x: NDArray[np.integer[Any]], rng: np.random.Generator) -> Any:
+    def sample_sparse(self, x: IndexArray, rng: np.random.Generator) -> Any:
         """Randomize ``x`` into a CSR matrix of 0/1 reports: the d indices of each subset.
 
         The same channel as :meth:`~skldp.channels.Channel.sample`, kept as index reports

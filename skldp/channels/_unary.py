@@ -41,7 +41,7 @@ from skldp.channels._likelihood import LikelihoodModel
 if TYPE_CHECKING:
     from typing import Any
 
-    from numpy.typing import NDArray
+    from skldp._typing import IndexArray
 
 _ULP = 2.0**-53
 
@@ -392,7 +392,7 @@ class UnaryEncodingChannel(AffineCounts, BitVectorChannel, LinearVariance):
         out[rows, x] = rng.random(n) < self.on[x]
         return out
 
-    def sample_sparse(self, x: NDArray[np.integer[Any]], rng: np.random.Generator) -> Any:
+    def sample_sparse(self, x: IndexArray, rng: np.random.Generator) -> Any:
         r"""Randomize input indices ``x`` into a scipy.sparse CSR matrix of 0/1 reports.
 
         The same channel as :meth:`~skldp.channels.Channel.sample`, drawn without an (n, k)

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skldp._base import BaseDistributionEstimator
+from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, TOL, Boolean, Interval, ListLike, Options
 from skldp._warnings import warn
 from skldp.channels import ClosedFormMaximumLikelihood
 from skldp.estimators._projected import threshold_from_channel
 from skldp.projection import project_simplex
-
-if TYPE_CHECKING:
-    from skldp.channels._base import Channel
 
 
 def certified_gap(g):
@@ -391,6 +387,7 @@ def em(model, p0, *, tol, max_iter, accelerate, verbose=0, verbose_interval=10):
 
 
 @substitute()
+@hyperparameters
 class EMEstimator(BaseDistributionEstimator):
     r"""Maximum-likelihood estimate of the distribution by EM.
 
@@ -493,24 +490,12 @@ class EMEstimator(BaseDistributionEstimator):
     (True, 1.0)
     """
 
-    def __init__(
-        self,
-        *,
-        tol: float = 1e-8,
-        max_iter: int = 10000,
-        init: str = "empirical",
-        accelerate: bool = True,
-        verbose: int = 0,
-        verbose_interval: int = 10,
-        channel: Channel | None = None,
-    ) -> None:
-        self.tol = tol
-        self.max_iter = max_iter
-        self.init = init
-        self.accelerate = accelerate
-        self.verbose = verbose
-        self.verbose_interval = verbose_interval
-        self.channel = channel
+    tol: float = 1e-8
+    max_iter: int = 10000
+    init: str = "empirical"
+    accelerate: bool = True
+    verbose: int = 0
+    verbose_interval: int = 10
 
     _parameter_constraints = {
         "tol": [TOL],

@@ -23,12 +23,6 @@ from skldp.channels import (
 )
 from skldp.exceptions import InvalidParameterError
 
-_REFERENCE = (
-    'T. Xiong, J. Sun, C. Mao, X. Wang, Y. Shan and H. Huang, "Compressive Sensing Approaches '
-    'for Sparse Distribution Estimation Under Local Privacy", WWW 2022 (arXiv 2012.02081).'
-)
-
-
 _MATRIX_SEED = Interval("int", 0)
 _ASSIGNMENT = Options("cyclic", "random")
 _POWER_OF_TWO = Satisfies(

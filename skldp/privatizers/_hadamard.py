@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._base import BasePrivatizer, hyperparameters
+from skldp._base import BasePrivatizer, hyperparameters, single_or_list
 from skldp._docstring import substitute
 from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (
@@ -245,11 +245,11 @@ class BlockHadamardResponse(BasePrivatizer):
 
     def _derived_attributes(self):
         # The partition as categories: blocks numbered by their first category.
-        out = [
+        blocks = [
             [cats[idx] for idx in ch.guarantee().blocks]
             for ch, cats in zip(self.channels_, self.categories_, strict=True)
         ]
-        return {"blocks_": out[0] if len(out) == 1 else out}
+        return {"blocks_": single_or_list(blocks)}
 
 
 @substitute()
@@ -340,7 +340,7 @@ class HighLowHadamardResponse(BasePrivatizer):
         return HighLowHadamardResponseChannel(self.epsilon, len(categories), idx)
 
     def _derived_attributes(self):
-        out = [
+        sensitive = [
             cats[ch.sensitive] for ch, cats in zip(self.channels_, self.categories_, strict=True)
         ]
-        return {"sensitive_": out[0] if len(out) == 1 else out}
+        return {"sensitive_": single_or_list(sensitive)}

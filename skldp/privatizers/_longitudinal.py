@@ -88,6 +88,14 @@ _MEMO_ATTRIBUTES_SECTION = "\n".join(
     ]
 )
 
+#: Docstring text every memoized privatizer shares (with its own ``channel_type`` and
+#: ``one_report`` words, see :func:`~skldp._docstring.substitute`).
+_MEMO_DOCS = dict(
+    notes=_SHARED_NOTES,
+    two_budgets_head=_TWO_BUDGETS_HEAD,
+    memo_attributes_section=_MEMO_ATTRIBUTES_SECTION,
+)
+
 
 class _MemoizedPrivatizer(BasePrivatizer):
     """The memo mechanism as a privatizer: reads (value, key) rows, draws memoized reports.
@@ -151,13 +159,7 @@ class _TwoBudgets(_MemoizedPrivatizer):
             )
 
 
-@substitute(
-    notes=_SHARED_NOTES,
-    two_budgets_head=_TWO_BUDGETS_HEAD,
-    memo_attributes_section=_MEMO_ATTRIBUTES_SECTION,
-    channel_type="LongitudinalRRChannel",
-    one_report="k-RR at ``epsilon_1``",
-)
+@substitute(**_MEMO_DOCS, channel_type="LongitudinalRRChannel", one_report="k-RR at ``epsilon_1``")
 @hyperparameters
 class LongitudinalRR(_TwoBudgets):
     r"""L-GRR: k-ary randomized response memoized per person and value, then k-RR per report.
@@ -195,9 +197,7 @@ class LongitudinalRR(_TwoBudgets):
 
     References
     ----------
-    .. [1] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Improving the utility of
-       locally differentially private protocols for longitudinal and multidimensional
-       frequency estimates", Digital Communications and Networks, 2022.
+    {ref_longitudinal}
     .. [2] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
        privacy-preserving ordinal response", CCS 2014.
 
@@ -217,13 +217,7 @@ class LongitudinalRR(_TwoBudgets):
         return LongitudinalRRChannel(self.epsilon_infinity, self.epsilon_1, len(categories))
 
 
-@substitute(
-    notes=_SHARED_NOTES,
-    two_budgets_head=_TWO_BUDGETS_HEAD,
-    memo_attributes_section=_MEMO_ATTRIBUTES_SECTION,
-    channel_type="LongitudinalOUEChannel",
-    one_report="a unary encoding",
-)
+@substitute(**_MEMO_DOCS, channel_type="LongitudinalOUEChannel", one_report="a unary encoding")
 @hyperparameters
 class LongitudinalOUE(_TwoBudgets):
     r"""L-OUE: optimized unary encoding memoized per person and value, then a second OUE round.
@@ -259,9 +253,7 @@ class LongitudinalOUE(_TwoBudgets):
 
     References
     ----------
-    .. [1] H. H. Arcolezi, J.-F. Couchot, B. Al Bouna and X. Xiao, "Improving the utility of
-       locally differentially private protocols for longitudinal and multidimensional
-       frequency estimates", Digital Communications and Networks, 2022.
+    {ref_longitudinal}
 
     Examples
     --------
@@ -280,9 +272,7 @@ class LongitudinalOUE(_TwoBudgets):
 
 
 @substitute(
-    notes=_SHARED_NOTES,
-    two_budgets_head=_TWO_BUDGETS_HEAD,
-    memo_attributes_section=_MEMO_ATTRIBUTES_SECTION,
+    **_MEMO_DOCS,
     channel_type="LongitudinalRAPPORChannel",
     one_report="a unary encoding with on :math:`q^*` and off :math:`p^*`",
 )
@@ -332,8 +322,7 @@ class LongitudinalRAPPOR(_MemoizedPrivatizer):
 
     References
     ----------
-    .. [1] U. Erlingsson, V. Pihur and A. Korolova, "RAPPOR: Randomized aggregatable
-       privacy-preserving ordinal response", CCS 2014.
+    {ref_rappor}
 
     Examples
     --------

@@ -6,7 +6,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 
 from skldp._base import BasePrivatizer, hyperparameters
-from skldp._docstring import substitute
+from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import column_sensitive
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,
@@ -20,19 +20,46 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 
-def _sensitive(sensitive, categories, column, n_columns):
-    idx = column_sensitive(sensitive, categories, column, n_columns)
-    if idx.size == 0:
-        raise ValueError(
-            f"column {column} has no sensitive value: every report would reveal its input; "
-            "name at least one sensitive value (or use no privatizer)"
-        )
-    return idx
+#: The Parameters section of uRR and uRAP up to ``sensitive`` (uRAP's own parameters follow).
+_PARAMETERS_HEAD = "\n".join(
+    [
+        "Parameters\n----------",
+        "epsilon : float, default=1.0\n"
+        "    Privacy budget on the protected outputs; a positive finite number.",
+        PARAMETERS["common_parameters"],
+        "sensitive : list of values or list of lists\n"
+        "    The sensitive values X_S (a flat list for one column, one list per column); each\n"
+        "    must be in the domain. Required: it defines what is protected.",
+    ]
+)
 
 
-@substitute()
 @hyperparameters
-class UtilityOptimizedRR(BasePrivatizer):
+class _UtilityOptimized(BasePrivatizer):
+    """What uRR and uRAP share: the budget, and the sensitive values of each column."""
+
+    epsilon: float = field(default=1.0, kw_only=False)
+    sensitive: ArrayLike | None = None
+
+    _parameter_constraints = {
+        **PRIVATIZER_CONSTRAINTS,
+        "sensitive": [ListLike("a list of values (one list per column)")],
+    }
+
+    def _sensitive_indices(self, categories, column):
+        """The indices of the column's sensitive values; at least one is required."""
+        idx = column_sensitive(self.sensitive, categories, column, self.n_features_in_)
+        if idx.size == 0:
+            raise ValueError(
+                f"column {column} has no sensitive value: every report would reveal its input; "
+                "name at least one sensitive value (or use no privatizer)"
+            )
+        return idx
+
+
+@substitute(uldp_parameters_head=_PARAMETERS_HEAD)
+@hyperparameters
+class UtilityOptimizedRR(_UtilityOptimized):
     r"""Utility-optimized randomized response (uRR): protect only the sensitive values.
 
     Every value is reported as itself with probability
@@ -45,14 +72,7 @@ class UtilityOptimizedRR(BasePrivatizer):
 
     Read more in the :ref:`User Guide <utility_optimized>`.
 
-    Parameters
-    ----------
-    epsilon : float, default=1.0
-        Privacy budget on the protected outputs; a positive finite number.
-    {common_parameters}
-    sensitive : list of values or list of lists
-        The sensitive values X_S (a flat list for one column, one list per column); each must
-        be in the domain. Required: it defines what is protected.
+    {uldp_parameters_head}
 
     Attributes
     ----------
@@ -106,22 +126,14 @@ class UtilityOptimizedRR(BasePrivatizer):
     1.0
     """
 
-    epsilon: float = field(default=1.0, kw_only=False)
-    sensitive: ArrayLike | None = None
-
-    _parameter_constraints = {
-        **PRIVATIZER_CONSTRAINTS,
-        "sensitive": [ListLike("a list of values (one list per column)")],
-    }
-
     def _make_channel(self, categories, column):
-        idx = _sensitive(self.sensitive, categories, column, self.n_features_in_)
+        idx = self._sensitive_indices(categories, column)
         return UtilityOptimizedRRChannel(self.epsilon, len(categories), idx)
 
 
-@substitute()
+@substitute(uldp_parameters_head=_PARAMETERS_HEAD)
 @hyperparameters
-class UtilityOptimizedRAPPOR(BasePrivatizer):
+class UtilityOptimizedRAPPOR(_UtilityOptimized):
     r"""Utility-optimized RAPPOR (uRAP): RAPPOR on the sensitive bits, truth on the others.
 
     The value is one-hot encoded over k bits. The bits of sensitive values are randomized
@@ -132,13 +144,7 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
 
     Read more in the :ref:`User Guide <utility_optimized>`.
 
-    Parameters
-    ----------
-    epsilon : float, default=1.0
-        Privacy budget on the protected outputs; a positive finite number.
-    {common_parameters}
-    sensitive : list of values or list of lists
-        The sensitive values X_S (a flat list for one column, one list per column).
+    {uldp_parameters_head}
     theta : float or None, default=None
         Probability of keeping a sensitive one-hot bit, in (0, 1). None is the paper's
         default :math:`e^{\varepsilon/2} / (e^{\varepsilon/2} + 1)`.
@@ -211,14 +217,11 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
     True
     """
 
-    epsilon: float = field(default=1.0, kw_only=False)
-    sensitive: ArrayLike | None = None
     theta: float | None = None
     sparse_output: bool = False
 
     _parameter_constraints = {
-        **PRIVATIZER_CONSTRAINTS,
-        "sensitive": [ListLike("a list of values (one list per column)")],
+        **_UtilityOptimized._parameter_constraints,
         "theta": [None, Interval("real", 0, 1, closed="neither")],
         "sparse_output": [Boolean()],
     }
@@ -227,5 +230,5 @@ class UtilityOptimizedRAPPOR(BasePrivatizer):
         return bool(self.sparse_output)
 
     def _make_channel(self, categories, column):
-        idx = _sensitive(self.sensitive, categories, column, self.n_features_in_)
+        idx = self._sensitive_indices(categories, column)
         return UtilityOptimizedRAPPORChannel(self.epsilon, len(categories), idx, theta=self.theta)
