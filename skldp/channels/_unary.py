@@ -41,6 +41,8 @@ from skldp.channels._likelihood import LikelihoodModel
 if TYPE_CHECKING:
     from typing import Any
 
+    from numpy.typing import NDArray
+
     from skldp._typing import IndexArray
 
 _ULP = 2.0**-53
