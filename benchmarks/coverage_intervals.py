@@ -197,11 +197,15 @@ def render(payload):
                 continue
             cov = rec["coverage"]
             width = np.mean(rec["mean_width"])
+            label = method
+            if method == "bootstrap":
+                label += f" (B = {row.get('resamples', payload['resamples'])})"
             lines.append(
-                f"| {row['mechanism']} | {row['n']} | {method} | {rec['reps']} | "
+                f"| {row['mechanism']} | {row['n']} | {label} | {rec['reps']} | "
                 f"{min(cov):.3f} | {max(cov):.3f} | {cov[-1]:.3f} | "
                 f"{_fmt(rec['simultaneous'])} | {width:.4f} | {width / normal_width:.3f} |"
             )
+    lines += ["", *summary(results)]
     lines.append("")
     lines.append(
         "Run times per cell (s): "
@@ -210,11 +214,53 @@ def render(payload):
     return "\n".join(lines) + "\n"
 
 
+def summary(results):
+    """Per method, over the cells: how many meet the targets, and the Monte Carlo evidence.
+
+    The simultaneous coverage of a cell is a binomial proportion over its repetitions R; the
+    one-sided p-value of "true coverage >= 0.95" is P(Bin(R, 0.95) <= covered). With 21
+    cells, a p-value under 0.05 / 21 in some cell would be evidence of under-coverage there.
+    """
+    from scipy.stats import binom
+
+    out = [
+        "Summary per method over the cells. Per category: cells whose every category's "
+        "coverage is in [0.93, 0.97]. Simultaneous: pooled over all repetitions of all "
+        "cells (with its standard error), the smallest cell, how many cells measured under "
+        "0.95, and the smallest one-sided binomial p-value of 'true coverage >= 0.95' (a "
+        "method whose true coverage is exactly 0.95 measures under 0.95 in about half the "
+        "cells; under-coverage shows as a p-value below 0.05 / cells).",
+        "",
+        "| method | cells | per-cat in [0.93, 0.97] | simult. pooled | simult. min | "
+        "cells < 0.95 | smallest p |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    methods = list(results[0]["methods"]) if results else []
+    for method in methods:
+        recs = [row["methods"][method] for row in results if row["methods"][method]["reps"]]
+        if not recs:
+            continue
+        inside = sum(min(r["coverage"]) >= 0.93 and max(r["coverage"]) <= 0.97 for r in recs)
+        sims = [(r["simultaneous"], r["reps"]) for r in recs if r["simultaneous"] is not None]
+        covered = np.array([round(c * reps) for c, reps in sims])
+        reps = np.array([reps for _, reps in sims])
+        pooled = covered.sum() / reps.sum()
+        se = np.sqrt(pooled * (1 - pooled) / reps.sum())
+        p_values = binom.cdf(covered, reps, 0.95)
+        rep_range = f"{reps.min()}" if reps.min() == reps.max() else f"{reps.min()}-{reps.max()}"
+        out.append(
+            f"| {method} (R = {rep_range}) | {len(recs)} | {inside} | {pooled:.4f} +- {se:.4f} "
+            f"| {min(c for c, _ in sims):.3f} | {int(np.sum(covered < 0.95 * reps))} | "
+            f"{p_values.min():.3f} |"
+        )
+    return out
+
+
 def merge(paths, out):
     """Join the results of several runs (each row keeps the repetitions it ran)."""
     parts = [json.loads(pathlib.Path(p).read_text()) for p in paths]
     order = list(mechanisms())
-    rows = [row for part in parts for row in part["results"]]
+    rows = [{"resamples": part["resamples"], **row} for part in parts for row in part["results"]]
     rows.sort(key=lambda r: (order.index(r["mechanism"]), r["n"]))
     payload = dict(parts[0])
     payload["command"] = "; ".join(part["command"] for part in parts)
@@ -259,7 +305,15 @@ def main(argv=None):
             seed = [args.seed, order.index(name), n]
             methods = run_cell(mechs[name], n, args, seed)
             seconds = time.perf_counter() - start
-            results.append({"mechanism": name, "n": n, "seconds": seconds, "methods": methods})
+            results.append(
+                {
+                    "mechanism": name,
+                    "n": n,
+                    "seconds": seconds,
+                    "resamples": args.resamples,
+                    "methods": methods,
+                }
+            )
             print(f"{name} n={n}: {seconds:.1f} s, load {os.getloadavg()}", flush=True)
             payload = {
                 "command": command.strip(),
