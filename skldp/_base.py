@@ -802,6 +802,14 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
     def _chunk_statistics(self, channel, values):
         return channel.statistics(values)
 
+    def _counts_statistics(self, channel, counts):
+        """What ``_chunk_statistics`` keeps for reports of a symbol channel given as counts.
+
+        A symbol channel's statistics are its output counts, so reports need not be formed:
+        the parametric bootstrap resamples counts (O(outputs) per resample, not O(n)).
+        """
+        return np.asarray(counts, dtype=np.int64)
+
     def _merge_statistics(self, channel, a, b):
         return a + b
 

@@ -598,18 +598,17 @@ def resample_statistics(estimator, channel, p, n, rng, size):
     """Yield the statistics of ``size`` samples of n reports from p through the channel.
 
     Symbol channels: the output counts are multinomial with probabilities ``forward(p)``,
-    drawn for all replicates at once; the estimator's statistics are computed from the
-    counts (a report array sorted by symbol: the statistics do not depend on the order).
+    drawn for all replicates at once; they are the statistics
+    (``estimator._counts_statistics``): no reports are formed, so a replicate costs
+    O(outputs), not O(n).
     Bit-vector channels: the counts per category are multinomial with probabilities p and
     ``channel.sample`` draws the reports of each replicate in one vectorized call.
     """
     n = int(n)
     if isinstance(channel, SymbolReports):
         m = np.clip(np.asarray(channel.forward(p), dtype=float), 0.0, None)
-        counts = rng.multinomial(n, m / m.sum(), size=size)
-        symbols = np.arange(m.shape[0])
-        for row in counts:
-            yield estimator._chunk_statistics(channel, np.repeat(symbols, row))
+        for row in rng.multinomial(n, m / m.sum(), size=size):
+            yield estimator._counts_statistics(channel, row)
         return
     per_category = rng.multinomial(n, p, size=size)
     inputs = np.arange(p.shape[0])

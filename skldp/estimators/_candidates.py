@@ -15,7 +15,12 @@ from skldp._domain import check_category_list
 from skldp._reports import ReportSpec
 from skldp._validation import CHANNEL, TOL, Deferred, Interval, Options
 from skldp._warnings import warn
-from skldp.channels import CohortIncidence, IndistinguishableInputs, OpenAlphabetChannel
+from skldp.channels import (
+    CohortIncidence,
+    IndistinguishableInputs,
+    MultinomialModel,
+    OpenAlphabetChannel,
+)
 from skldp.estimators._em import em
 from skldp.projection import project_simplex
 
@@ -230,6 +235,10 @@ class CandidateEstimator(BaseDistributionEstimator):
 
     def _chunk_statistics(self, channel, values):
         return channel.em_model(values) if self.method == "em" else channel.statistics(values)
+
+    def _counts_statistics(self, channel, counts):
+        counts = np.asarray(counts, dtype=np.int64)
+        return MultinomialModel(channel, counts) if self.method == "em" else counts
 
     def _merge_statistics(self, channel, a, b):
         return a.merge(b) if self.method == "em" else a + b

@@ -11,7 +11,7 @@ from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, TOL, Boolean, Interval, ListLike, Options
 from skldp._warnings import warn
-from skldp.channels import ClosedFormMaximumLikelihood
+from skldp.channels import ClosedFormMaximumLikelihood, MultinomialModel
 from skldp.estimators._projected import threshold_from_channel
 from skldp.projection import project_simplex
 
@@ -519,6 +519,9 @@ class EMEstimator(BaseDistributionEstimator):
 
     def _chunk_statistics(self, channel, values):
         return channel.em_model(values)
+
+    def _counts_statistics(self, channel, counts):
+        return MultinomialModel(channel, np.asarray(counts, dtype=np.int64))
 
     def _plain_statistics(self, channel, stats):
         return stats.statistics

@@ -202,6 +202,10 @@ class PersonalizedEstimator(BaseDistributionEstimator):
         self._check_channel(channel)
         return self._inner()._chunk_statistics(channel, values)
 
+    def _counts_statistics(self, channel, counts):
+        self._check_channel(channel)
+        return self._inner()._counts_statistics(channel, counts)
+
     def _merge_statistics(self, channel, a, b):
         return self._inner()._merge_statistics(channel, a, b)
 

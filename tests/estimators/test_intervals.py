@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import norm
 
 from skldp import _uncertainty
@@ -19,10 +19,12 @@ from skldp.channels import (
     HadamardResponseChannel,
     HighLowHadamardResponseChannel,
     RandomizedResponseChannel,
+    LikelihoodModel,
     RAPPORChannel,
     SymbolReports,
 )
 from skldp.estimators import (
+    CandidateEstimator,
     EMEstimator,
     EmpiricalEstimator,
     ProjectedEstimator,
@@ -199,6 +201,29 @@ def test_bootstrap_is_seeded_and_bit_channels_are_resampled_through_sample():
     c = est.confidence_interval(method="bootstrap", n_resamples=40, random_state=4)
     assert_allclose(a, b, rtol=0)
     assert not np.allclose(a, c)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [EmpiricalEstimator(), ProjectedEstimator(), EMEstimator(), CandidateEstimator(method="em")],
+    ids=lambda e: type(e).__name__,
+)
+def test_bootstrap_statistics_from_counts_are_those_of_the_reports(est):
+    # The bootstrap draws output counts and never forms the n reports: what each estimator
+    # keeps from counts must be what it keeps from reports with those counts.
+    ch = HadamardResponseChannel(1.0, 6)
+    counts = np.array([0, 5, 3, 0, 9, 1, 2, 7])
+    reports = np.repeat(np.arange(8), counts)
+    a = est._counts_statistics(ch, counts)
+    b = est._chunk_statistics(ch, reports)
+    assert type(a) is type(b)
+    if isinstance(b, LikelihoodModel):
+        p = np.array([0.3, 0.2, 0.2, 0.1, 0.1, 0.1])
+        assert a.log_likelihood(p) == b.log_likelihood(p)
+        assert_array_equal(a.gradient(p), b.gradient(p))
+        a, b = a.statistics, b.statistics
+    assert_array_equal(a, b)
+    assert np.asarray(a).dtype == np.asarray(b).dtype
 
 
 def test_bootstrap_spread_matches_the_exact_standard_deviation():
