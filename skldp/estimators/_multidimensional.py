@@ -144,7 +144,7 @@ class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
     _specs: tuple[ReportSpec, ...]
 
     def __init__(
-        self, estimator: BaseDistributionEstimator | None = None, *, channel: Any = None
+        self, *, estimator: BaseDistributionEstimator | None = None, channel: Any = None
     ) -> None:
         self.estimator = estimator
         self.channel = channel
