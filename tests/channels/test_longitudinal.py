@@ -242,6 +242,34 @@ def test_longitudinal_variance_limits(ch):
     assert np.all(v[-1] > ch.variance(p, n) / 100)
 
 
+@pytest.mark.parametrize(
+    "ch",
+    [LongitudinalRAPPORChannel(8, f=0.5, p=0.25, q=0.75), LongitudinalOUEChannel(3.0, 1.0, 8)],
+    ids=repr,
+)
+def test_the_second_round_reports_a_one_with_q_on_a_prr_one_and_p_on_a_zero(ch):
+    # The memoized PRR is known from the keys, so the IRR's conditional frequencies are seen:
+    # P(s_j = 1 | b'_j = 1) = q and P(s_j = 1 | b'_j = 0) = p, within 5 sd of the binomial
+    # count, and two bits of a row are independent given their PRR bits.
+    n = 50_000
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, ch.n_inputs, n)
+    k0, k1 = rng.integers(0, 2**63, (2, n), dtype=np.uint64)
+    prr = ch.memoized_prr(x, k0, k1, 7).astype(bool)
+    reports = ch.sample_memoized(x, k0, k1, 7, np.random.default_rng(5))
+    assert reports.dtype == np.uint8 and reports.shape == prr.shape
+    for given, q in ((True, ch.irr_q), (False, ch.irr_p)):
+        hit = reports[prr == given]
+        assert abs(hit.mean() - q) <= 5 * math.sqrt(q * (1 - q) / hit.size), (given, q)
+    one_zero = prr[:, 0] & ~prr[:, 1]
+    both = (reports[one_zero, 0] & reports[one_zero, 1]).mean()
+    q = ch.irr_q * ch.irr_p
+    assert abs(both - q) <= 5 * math.sqrt(q * (1 - q) / one_zero.sum())
+    # the planted wrong round (p and q swapped) is far outside the same tolerance
+    hit = reports[prr]
+    assert abs(hit.mean() - ch.irr_p) > 5 * math.sqrt(ch.irr_p * (1 - ch.irr_p) / hit.size)
+
+
 def test_one_key_per_row_is_required():
     ch = LongitudinalRRChannel(2.0, 0.5, 3)
     k = np.zeros(2, dtype=np.uint64)
