@@ -288,18 +288,13 @@ class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
                 "L-GRR needs epsilon_1 < epsilon_infinity (the second round only adds noise); "
                 f"got epsilon_1={epsilon_1!r}, epsilon_infinity={epsilon_infinity!r}"
             )
-        k = check_int(n_inputs, "n_inputs", min_value=2)
-        self.prr = RandomizedResponseChannel(eps_inf, k)
-        RandomizedResponseChannel(eps_1, k)  # refuses a budget too small for float64, by name
-        self.epsilon = eps_1
+        # k-RR at epsilon_1 (which refuses a budget too small for float64, by name), its
+        # truth then replaced by the composite's, exactly as the two rounds sample it
+        RandomizedResponseChannel.__init__(self, eps_1, n_inputs)
+        self.prr = RandomizedResponseChannel(eps_inf, self.n_inputs)
         self.epsilon_infinity = eps_inf
-        self.n_inputs = self.n_outputs = k
-        self.irr_truth = _second_round_truth(self.prr.truth, eps_1, k)
-        self.truth = self.prr.truth * self.irr_truth
-        self.other = (1.0 - self.truth) / k
-        self.keep = self.truth + self.other
-        # forward(p) = other sum(p) + truth p (AffineCounts), as for k-RR
-        self._offset, self._slope = self.other, self.truth
+        self.irr_truth = _second_round_truth(self.prr.truth, eps_1, self.n_inputs)
+        self._set_truth(self.prr.truth * self.irr_truth)
 
     def _key(self):
         return (self.epsilon_infinity, self.epsilon, self.n_inputs)

@@ -133,6 +133,10 @@ def test_loue_second_round_makes_one_report_exactly_epsilon_1():
     [
         (lambda: LongitudinalRRChannel(1.0, 1.0, 3), "epsilon_1 < epsilon_infinity"),
         (lambda: LongitudinalRRChannel(1.0, -1.0, 3), "epsilon_1 must be a positive"),
+        (
+            lambda: LongitudinalRRChannel(1.0, 1e-17, 3),
+            "too small to be represented for randomized response over k = 3",
+        ),
         (lambda: LongitudinalOUEChannel(1.0, 1.0, 3), "at most epsilon_1 <"),
         (lambda: LongitudinalRAPPORChannel(3, f=1.0), "f must lie in"),
         (lambda: LongitudinalRAPPORChannel(3, p=0.8, q=0.5), "0 <= p < q <= 1"),
@@ -141,6 +145,18 @@ def test_loue_second_round_makes_one_report_exactly_epsilon_1():
 def test_bad_parameters_are_named(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+@pytest.mark.parametrize("ch", SMALL[:4], ids=repr)
+def test_lgrr_is_the_k_rr_of_its_composite_truth(ch):
+    # One report is k-RR whose truth is the product of the rounds' truths: every k-RR field
+    # (keep, other, the affine forward map) is RandomizedResponseChannel's for that truth.
+    assert ch.truth == ch.prr.truth * ch.irr_truth and ch.n_outputs == ch.n_inputs
+    assert ch.other == (1.0 - ch.truth) / ch.n_inputs and ch.keep == ch.truth + ch.other
+    assert (ch._offset, ch._slope) == (ch.other, ch.truth)
+    # its dense matrix is k-RR's form with those two values
+    Q = ch.to_dense()
+    assert np.all(np.diag(Q) == ch.keep) and np.all(Q[~np.eye(ch.n_inputs, dtype=bool)] == ch.other)
 
 
 # -- r reports of one person: the exact likelihood ratio -------------------------------------------
