@@ -69,6 +69,29 @@ def _byte_thresholds(probs):
     return np.where(always, 255, hi).astype(np.uint8), frac, always
 
 
+def _check_bits(n_rows, width):
+    """Refuse an (n_rows, width) matrix of random bits above the memory limit, by name."""
+    check_allocation(
+        n_rows,
+        width,
+        f"{n_rows} x {width} random bits",
+        "draw them in chunks of at most {rows} rows (privatize the data in chunks and add up "
+        "the estimator's statistics with partial_fit, or use a Dask array)",
+    )
+
+
+def _random_bytes(rng, n_rows, width):
+    """Yield ``(start, stop, raw)``: uniform random bytes of shape (stop - start, width) for
+    rows ``start:stop``, in blocks of 256 KB (they stay in the L2 cache)."""
+    rows_per_chunk = max(1, (1 << 18) // max(width, 1))
+    bitgen = rng.bit_generator
+    for start in range(0, n_rows if width else 0, rows_per_chunk):
+        stop = min(n_rows, start + rows_per_chunk)
+        m = (stop - start) * width
+        raw = bitgen.random_raw((m + 7) // 8).view(np.uint8)[:m].reshape(stop - start, width)
+        yield start, stop, raw
+
+
 def bernoulli_bits_by_label(
     rng: np.random.Generator,
     labels: NDArray[np.uint8],
@@ -101,23 +124,10 @@ def bernoulli_bits_by_label(
     """
     hi_u8, frac, always = _byte_thresholds(np.asarray(probs, dtype=float))
     n_rows, width = labels.shape
-    check_allocation(
-        n_rows,
-        width,
-        f"{n_rows} x {width} random bits",
-        "draw them in chunks of at most {rows} rows (privatize the data in chunks and add up "
-        "the estimator's statistics with partial_fit, or use a Dask array)",
-    )
+    _check_bits(n_rows, width)
     if out is None:
         out = np.empty((n_rows, width), dtype=np.uint8)
-    if n_rows == 0 or width == 0:
-        return out
-    rows_per_chunk = max(1, (1 << 18) // width)  # 256 KB blocks stay in the L2 cache
-    bitgen = rng.bit_generator
-    for start in range(0, n_rows, rows_per_chunk):
-        stop = min(n_rows, start + rows_per_chunk)
-        m = (stop - start) * width
-        raw = bitgen.random_raw((m + 7) // 8).view(np.uint8)[:m].reshape(stop - start, width)
+    for start, stop, raw in _random_bytes(rng, n_rows, width):
         lab = labels[start:stop]
         # everything read from the labels first: out may be labels
         h = hi_u8.take(lab)
@@ -157,13 +167,7 @@ def bernoulli_bits(rng: np.random.Generator, n_rows: int, probs: ArrayLike) -> N
     width = probs.shape[0]
     hi_u8, frac, always = _byte_thresholds(probs)
     tie_cols = np.flatnonzero((frac > 0) & ~always)
-    check_allocation(
-        n_rows,
-        width,
-        f"{n_rows} x {width} random bits",
-        "draw them in chunks of at most {rows} rows (privatize the data in chunks and add up "
-        "the estimator's statistics with partial_fit, or use a Dask array)",
-    )
+    _check_bits(n_rows, width)
     out = np.empty((n_rows, width), dtype=np.uint8)
     if n_rows == 0 or width == 0:
         return out
@@ -171,12 +175,7 @@ def bernoulli_bits(rng: np.random.Generator, n_rows: int, probs: ArrayLike) -> N
     # vectorizes better than a broadcast row.
     uniform = bool(np.all(probs == probs[0]))
     h_scalar = np.uint8(hi_u8[0])
-    rows_per_chunk = max(1, (1 << 18) // width)  # 256 KB blocks stay in the L2 cache
-    bitgen = rng.bit_generator
-    for start in range(0, n_rows, rows_per_chunk):
-        stop = min(n_rows, start + rows_per_chunk)
-        m = (stop - start) * width
-        raw = bitgen.random_raw((m + 7) // 8).view(np.uint8)[:m].reshape(stop - start, width)
+    for start, stop, raw in _random_bytes(rng, n_rows, width):
         block = out[start:stop]
         np.less(raw, h_scalar if uniform else hi_u8, out=block.view(bool))
         if tie_cols.size:
