@@ -255,7 +255,8 @@ class AttributeSamplingMechanism(_Mechanism):
         ----------
         reports : array-like of shape (n_reports, report_width)
         return_rows : bool, default=False
-            Also return the rows of each attribute's reports (:meth:`attribute_rows`),
+            Also return the rows of each attribute's reports
+            (:meth:`~skldp.channels.AttributeSamplingMechanism.attribute_rows`),
             grouped once for both.
 
         Returns
