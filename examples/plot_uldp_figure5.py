@@ -90,7 +90,7 @@ def privatizers(sensitive):
 def estimators(tol, max_iter):
     return {
         "emp": EmpiricalEstimator(),
-        "emp+thr": ProjectedEstimator("threshold"),
+        "emp+thr": ProjectedEstimator(method="threshold"),
         "EM": EMEstimator(init="threshold", tol=tol, max_iter=max_iter),
     }
 

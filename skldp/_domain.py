@@ -588,6 +588,24 @@ def format_sizes(sizes, limit=8):
     return f"[{shown}{', ...' if len(sizes) > limit else ''}]"
 
 
+def group_positions(labels: ArrayLike, n_groups: int) -> list[NDArray[np.intp]]:
+    """The positions of each label ``0 .. n_groups - 1``, each in increasing order.
+
+    One stable sort of the labels serves every group (a boolean mask per group would read
+    the labels once per group); labels that fit 16 bits are sorted by radix, in linear
+    time. ``labels`` must lie in ``[0, n_groups)``.
+
+    Returns
+    -------
+    groups : list of n_groups ndarrays of int
+        ``groups[g]`` is ``np.flatnonzero(labels == g)``.
+    """
+    labels = np.asarray(labels)
+    key = labels.astype(np.uint16) if n_groups <= 1 << 16 else labels
+    order = np.argsort(key, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(labels, minlength=n_groups))[:-1])
+
+
 def partition_labels(blocks: ArrayLike, n_inputs: int | None = None) -> NDArray[np.int64]:
     """Return the canonical block label of each input index.
 

@@ -12,7 +12,8 @@
         -p 'tags=["home","work"]' --epsilon 1 --categories-file cells.txt --output pum.csv
     skldp estimate pum.csv --background homes.csv   # PersonalizedEstimator by default
 
-``privatize`` writes the reports and, beside them, a JSON sidecar (``reports.csv.json``) with
+``privatize`` writes the reports and, beside them, a JSON sidecar (``reports.csv.json``; named
+with ``--metadata``, which reports to standard output, a device or a pipe need) with
 the mechanism, its parameters and the domain: everything ``estimate`` needs, and nothing about
 the noise (the random seed is never recorded). The sidecar also records the report count, the
 SHA-256 of the reports file and a checksum binding both to the parameters; ``estimate``
@@ -594,14 +595,19 @@ def _cmd_privatize(args):
     tags = _check_tag_column(args, entry, params)
     key_column = _check_key_column(args, entry)
 
-    if args.output == "-":
-        if args.metadata is None:
-            raise CLIError(
-                "with -o - (reports to standard output) name the metadata file with --metadata"
-            )
-        fmt = "csv"
-    else:
-        fmt = _file_format(args.output, what="output file")
+    # The default sidecar OUTPUT.json sits beside a regular file only: beside standard output
+    # or a device (/dev/null.json) or a FIFO it would be a stray file, so those need --metadata.
+    if args.metadata is None and args.output == "-":
+        raise CLIError(
+            "with -o - (reports to standard output) name the metadata file with --metadata"
+        )
+    if args.metadata is None and _is_special(args.output):
+        raise CLIError(
+            f"output file {args.output!r} is not a regular file (a device or a pipe), so no "
+            f"metadata file is made beside it: name one with --metadata (--metadata /dev/null "
+            "to discard it)"
+        )
+    fmt = "csv" if args.output == "-" else _file_format(args.output, what="output file")
     sidecar = args.metadata or f"{args.output}.json"
     _check_outputs(
         [("output file", args.output), ("metadata file", sidecar)],
@@ -1594,7 +1600,11 @@ def build_parser():
         required=True,
         help="reports file (.csv, .csv.gz or .parquet; - for standard output, as CSV)",
     )
-    priv.add_argument("--metadata", help="metadata file (default: OUTPUT.json)")
+    priv.add_argument(
+        "--metadata",
+        help="metadata file (default: OUTPUT.json when OUTPUT is a regular file; required "
+        "with - or a device or pipe as OUTPUT)",
+    )
     _add_output_options(priv, "privatized")
 
     est = _subcommand(

@@ -19,6 +19,20 @@ def simplex_point(k, seed=0, *, interior=True):
     return p
 
 
+def hessian_diagonal(model, p):
+    r"""The diagonal of the Hessian of ``model``'s mean log-likelihood at p, or None.
+
+    :math:`-\frac1n \sum_j (w_j / (A p)_j^2) A_{jx}^2` through the model's one form of it,
+    ``curvature_diagonal`` with :math:`q = w / (A p)^2` (0 where the weight is 0).
+    """
+    t = model.forward(np.asarray(p, dtype=float))
+    w = np.asarray(model.weights, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(w > 0, w / t**2, 0.0)
+    diag = model.curvature_diagonal(q)
+    return None if diag is None else -diag / model.n_reports
+
+
 def statistics_leaves(stats):
     """The arrays and numbers inside an estimator's accumulated statistics, in a fixed order.
 

@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pandas as pd
@@ -283,6 +284,51 @@ def test_standard_output_and_a_broken_pipe(people, tmp_path, capsys):
         "skldp estimate: error: standard output was closed before the output was "
         "written (broken pipe)\n"
     )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+def test_no_sidecar_is_made_beside_a_pipe_or_a_device(people, tmp_path, capsys):
+    path, _ = people
+    argv = ["privatize", path, "-c", "city", "--categories", CITIES]
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received = []
+
+    def read_pipe():  # another program reading the reports as they are written
+        with open(pipe, "rb") as fh:
+            received.append(fh.read())
+
+    reader = threading.Thread(target=read_pipe, daemon=True)
+    reader.start()
+    try:
+        # the old code wrote the reports into the pipe and a stray pipe.json beside it
+        code, _, err = run([*argv, "-o", pipe], capsys)
+        assert code == 2 and "not a regular file (a device or a pipe)" in err
+        assert "name one with --metadata" in err
+        assert sorted(os.listdir(tmp_path)) == ["people.csv", "pipe"]
+        # with --metadata the reports go into the pipe and the sidecar where it is named
+        code, _, err = run([*argv, "-o", pipe, "--metadata", tmp_path / "m.json"], capsys)
+        assert code == 0, err
+    finally:
+        if reader.is_alive():  # nothing opened the pipe: let the reader go
+            open(pipe, "wb").close()
+        reader.join(timeout=60)
+    assert (
+        received[0].decode().splitlines()[0] == "report" and len(received[0].splitlines()) == 4001
+    )
+    assert sorted(os.listdir(tmp_path)) == ["m.json", "people.csv", "pipe"]
+    assert json.loads((tmp_path / "m.json").read_text())["n_reports"] == 4000
+    # /dev/null: the same rule (the old code made /dev/null.json), and nothing is written
+    existed = os.path.exists("/dev/null.json")
+    try:
+        code, _, err = run([*argv, "-o", os.devnull], capsys)
+        assert code == 2 and "name one with --metadata" in err
+        assert os.path.exists(f"{os.devnull}.json") == existed
+        code, _, err = run([*argv, "-o", os.devnull, "--metadata", os.devnull], capsys)
+        assert code == 0, err
+    finally:
+        if not existed and os.path.exists(f"{os.devnull}.json"):
+            os.unlink(f"{os.devnull}.json")
 
 
 def test_memory_error_is_one_line(people, tmp_path, capsys, monkeypatch):

@@ -272,12 +272,18 @@ _CASES = {
     "hashed-rr": (
         lambda seed: HashedRR(4.0, n_buckets=8, n_cohorts=4, random_state=seed),
         lambda n, rng: rng.choice(_WORDS, size=n, p=[0.4, 0.3, 0.2, 0.1, 0.0]),
-        [CandidateEstimator(list(_WORDS)), CandidateEstimator(list(_WORDS), method="em")],
+        [
+            CandidateEstimator(candidates=list(_WORDS)),
+            CandidateEstimator(candidates=list(_WORDS), method="em"),
+        ],
     ),
     "hashed-rappor": (
         lambda seed: HashedRAPPOR(4.0, n_bits=16, n_cohorts=4, random_state=seed),
         lambda n, rng: rng.choice(_WORDS, size=n, p=[0.4, 0.3, 0.2, 0.1, 0.0]),
-        [CandidateEstimator(list(_WORDS)), CandidateEstimator(list(_WORDS), method="em")],
+        [
+            CandidateEstimator(candidates=list(_WORDS)),
+            CandidateEstimator(candidates=list(_WORDS), method="em"),
+        ],
     ),
     "closed-hashed-rr": (
         lambda seed: HashedRR(

@@ -4,11 +4,14 @@ scikit-learn's rule (keyword arguments stored verbatim under their own names, no
 written once by the decorator; these tests hold every public class to it.
 """
 
+import importlib
 import inspect
 import pickle
+import pkgutil
 from typing import ClassVar
 
 import pytest
+from sklearn.base import BaseEstimator, clone
 
 import skldp.estimators
 import skldp.privatizers
@@ -40,9 +43,6 @@ def test_every_privatizer_declares_its_hyperparameters():
 @pytest.mark.parametrize("cls", DECLARED, ids=lambda c: c.__name__)
 def test_init_stores_every_argument_verbatim_and_nothing_else(cls):
     params = list(inspect.signature(cls).parameters.values())
-    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
-    assert len(positional) <= 1  # epsilon, or the estimator's main parameter
-    assert all(p.kind is p.KEYWORD_ONLY for p in params[len(positional) :])
     assert "channel" in [p.name for p in params] or issubclass(cls, BasePrivatizer)
     # One distinct object per argument (a required one too): each is stored as given.
     given = {p.name: object() for p in params}
@@ -50,6 +50,49 @@ def test_init_stores_every_argument_verbatim_and_nothing_else(cls):
     assert vars(obj).keys() == given.keys()
     assert all(getattr(obj, name) is value for name, value in given.items())
     assert obj.get_params(deep=False).keys() == given.keys()
+
+
+def _every_public_scikit_learn_class():
+    """Each scikit-learn class exported by a public module of skldp, once."""
+    found = {}
+    for info in pkgutil.walk_packages(skldp.__path__, "skldp."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+                found.setdefault(obj, None)
+    return list(found)
+
+
+PUBLIC = _every_public_scikit_learn_class()
+
+
+def test_the_public_classes_are_all_found():
+    names = {cls.__name__ for cls in PUBLIC}
+    assert len(PUBLIC) >= 30
+    assert {"ProjectedEstimator", "MultidimensionalEstimator", "AttributeSampling"} <= names
+
+
+@pytest.mark.parametrize("cls", PUBLIC, ids=lambda c: c.__name__)
+def test_only_a_privatizers_epsilon_may_be_passed_by_position(cls):
+    # The project's rule: every hyperparameter is keyword-only, except ``epsilon`` of a
+    # privatizer, which may be its one positional argument; an estimator takes none.
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    positional = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
+    assert positional in ([["epsilon"], []] if issubclass(cls, BasePrivatizer) else [[]])
+
+
+@pytest.mark.parametrize("cls", PUBLIC, ids=lambda c: c.__name__)
+def test_get_params_and_clone_return_every_keyword_as_given(cls):
+    params = inspect.signature(cls.__init__).parameters
+    names = [name for name in params if name != "self"]
+    required = {name: 0.5 for name, p in params.items() if name != "self" and p.default is p.empty}
+    obj = cls(**required)
+    twin = clone(obj)
+    assert sorted(obj.get_params(deep=False)) == sorted(names)
+    assert twin.get_params(deep=False) == obj.get_params(deep=False)
 
 
 @pytest.mark.parametrize("cls", DECLARED, ids=lambda c: c.__name__)
@@ -70,6 +113,12 @@ def test_positional_epsilon_then_keyword_only_parameters():
     assert (rr.epsilon, rr.theta, rr.categories) == (2.0, 0.25, ["a", "b"])
     with pytest.raises(TypeError):
         skldp.privatizers.RAPPOR(2.0, 0.25)  # theta is keyword-only
+    with pytest.raises(TypeError):
+        skldp.estimators.ProjectedEstimator("threshold")  # an estimator takes no positional
+    for meta in (skldp.privatizers.AttributeSampling, skldp.privatizers.BudgetSplitting):
+        with pytest.raises(TypeError):
+            meta(rr)  # the base privatizer is keyword-only, and so is the budget
+        assert meta(privatizer=rr, epsilon=2.0).get_params()["privatizer"] is rr
     with pytest.raises(TypeError):
         skldp.privatizers.BinaryRandomizedResponse(epsilon_01=1.0)  # epsilon_10 is required
 

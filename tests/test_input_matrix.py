@@ -1433,7 +1433,7 @@ def _sampled_reports():
         ),
         (
             lambda: AttributeSampling(
-                skldp.UtilityOptimizedRR(sensitive=[["a"], [0]]), categories=_TWO
+                privatizer=skldp.UtilityOptimizedRR(sensitive=[["a"], [0]]), categories=_TWO
             ).fit([["a", 0]]),
             ValueError,
             "is stated for channels whose guarantee is plain LDP; attribute 0",

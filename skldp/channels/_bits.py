@@ -56,6 +56,93 @@ def ceil_to_uniform_grid(prob):
     return np.ceil(np.asarray(prob, dtype=float) / _ULP) * _ULP
 
 
+def _byte_thresholds(probs):
+    """``(h, f, always)`` of :func:`bernoulli_bits`: ``256 q = h + f``, h capped at 255.
+
+    A bit is one when its random byte is below h, or equals h and a uniform is below f; a
+    probability of one (``always``) is set apart, as h = 256 has no byte.
+    """
+    scaled = probs * 256.0
+    hi = np.floor(scaled)
+    frac = scaled - hi  # exact: a multiple of 2**-45
+    always = hi >= 256
+    return np.where(always, 255, hi).astype(np.uint8), frac, always
+
+
+def _check_bits(n_rows, width):
+    """Refuse an (n_rows, width) matrix of random bits above the memory limit, by name."""
+    check_allocation(
+        n_rows,
+        width,
+        f"{n_rows} x {width} random bits",
+        "draw them in chunks of at most {rows} rows (privatize the data in chunks and add up "
+        "the estimator's statistics with partial_fit, or use a Dask array)",
+    )
+
+
+def _random_bytes(rng, n_rows, width):
+    """Yield ``(start, stop, raw)``: uniform random bytes of shape (stop - start, width) for
+    rows ``start:stop``, in blocks of 256 KB (they stay in the L2 cache)."""
+    rows_per_chunk = max(1, (1 << 18) // max(width, 1))
+    bitgen = rng.bit_generator
+    for start in range(0, n_rows if width else 0, rows_per_chunk):
+        stop = min(n_rows, start + rows_per_chunk)
+        m = (stop - start) * width
+        raw = bitgen.random_raw((m + 7) // 8).view(np.uint8)[:m].reshape(stop - start, width)
+        yield start, stop, raw
+
+
+def bernoulli_bits_by_label(
+    rng: np.random.Generator,
+    labels: NDArray[np.uint8],
+    probs: ArrayLike,
+    *,
+    out: NDArray[np.uint8] | None = None,
+) -> NDArray[np.uint8]:
+    r"""Independent bits, each one with the probability of its label: ``probs[labels[i, j]]``.
+
+    The draw of :func:`bernoulli_bits` (one random byte per bit, a uniform on the 1/256 of
+    ties, so exact for probabilities on the 2**-53 grid) with the threshold looked up per
+    entry from a few probabilities, instead of one per column: a second round of randomized
+    response over first-round bits (``labels`` the bits, ``probs`` = (p, q)) needs no float
+    matrix of probabilities and no second matrix of bits.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    labels : ndarray of shape (n_rows, w), dtype uint8
+        The label of each bit, in ``[0, len(probs))``.
+    probs : array-like of shape (n_labels,)
+        Probabilities, each a multiple of 2**-53 in [0, 1].
+    out : ndarray of shape (n_rows, w), dtype uint8, optional
+        Where to write the bits; may be ``labels`` itself (each block's labels are read
+        before its bits are written), so a second round needs no second matrix.
+
+    Returns
+    -------
+    bits : ndarray of shape (n_rows, w), dtype uint8
+    """
+    hi_u8, frac, always = _byte_thresholds(np.asarray(probs, dtype=float))
+    n_rows, width = labels.shape
+    _check_bits(n_rows, width)
+    if out is None:
+        out = np.empty((n_rows, width), dtype=np.uint8)
+    for start, stop, raw in _random_bytes(rng, n_rows, width):
+        lab = labels[start:stop]
+        # everything read from the labels first: out may be labels
+        h = hi_u8.take(lab)
+        ties = np.flatnonzero(raw == h)
+        tie_frac = frac.take(lab.reshape(-1).take(ties))
+        pinned = always.take(lab) if always.any() else None
+        block = out[start:stop]
+        np.less(raw, h, out=block.view(bool))
+        if ties.size:
+            block.reshape(-1)[ties] = rng.random(ties.size) < tie_frac
+        if pinned is not None:
+            block |= pinned
+    return out
+
+
 def bernoulli_bits(rng: np.random.Generator, n_rows: int, probs: ArrayLike) -> NDArray[np.uint8]:
     r"""Draw an (n_rows, w) uint8 matrix of independent bits, column j one with ``probs[j]``.
 
@@ -78,19 +165,9 @@ def bernoulli_bits(rng: np.random.Generator, n_rows: int, probs: ArrayLike) -> N
     """
     probs = np.asarray(probs, dtype=float)
     width = probs.shape[0]
-    scaled = probs * 256.0
-    hi = np.floor(scaled)
-    frac = scaled - hi  # exact: a multiple of 2**-45
-    always = hi >= 256
-    hi_u8 = np.where(always, 255, hi).astype(np.uint8)
+    hi_u8, frac, always = _byte_thresholds(probs)
     tie_cols = np.flatnonzero((frac > 0) & ~always)
-    check_allocation(
-        n_rows,
-        width,
-        f"{n_rows} x {width} random bits",
-        "draw them in chunks of at most {rows} rows (privatize the data in chunks and add up "
-        "the estimator's statistics with partial_fit, or use a Dask array)",
-    )
+    _check_bits(n_rows, width)
     out = np.empty((n_rows, width), dtype=np.uint8)
     if n_rows == 0 or width == 0:
         return out
@@ -98,12 +175,7 @@ def bernoulli_bits(rng: np.random.Generator, n_rows: int, probs: ArrayLike) -> N
     # vectorizes better than a broadcast row.
     uniform = bool(np.all(probs == probs[0]))
     h_scalar = np.uint8(hi_u8[0])
-    rows_per_chunk = max(1, (1 << 18) // width)  # 256 KB blocks stay in the L2 cache
-    bitgen = rng.bit_generator
-    for start in range(0, n_rows, rows_per_chunk):
-        stop = min(n_rows, start + rows_per_chunk)
-        m = (stop - start) * width
-        raw = bitgen.random_raw((m + 7) // 8).view(np.uint8)[:m].reshape(stop - start, width)
+    for start, stop, raw in _random_bytes(rng, n_rows, width):
         block = out[start:stop]
         np.less(raw, h_scalar if uniform else hi_u8, out=block.view(bool))
         if tie_cols.size:

@@ -43,9 +43,9 @@ class LikelihoodModel(ABC):
 
     Subclasses write :meth:`forward`, :meth:`adjoint`, :attr:`weights`, :attr:`constant`,
     :attr:`statistics` and :meth:`merge`; :meth:`log_likelihood`, :meth:`gradient`,
-    :meth:`hessian_product`, :meth:`hessian_diagonal` (where :meth:`curvature_diagonal` has a
-    cheap form) and :meth:`em_step` follow from them (a subclass may replace them with faster
-    forms that give the same numbers).
+    :meth:`hessian_product` and :meth:`em_step` follow from them (a subclass may replace them
+    with faster forms that give the same numbers), and :meth:`curvature_diagonal` gives the
+    Hessian's diagonal where the model has a cheap form of it.
 
     Attributes
     ----------
@@ -128,11 +128,17 @@ class LikelihoodModel(ABC):
     def curvature_diagonal(self, q: NDArray[np.float64]) -> NDArray[np.float64] | None:
         r"""The diagonal of :math:`A^\top \mathrm{diag}(q) A`: :math:`\sum_j q_j A_{jx}^2`.
 
-        With :math:`q = w / (A p)^2` it is n times minus the Hessian's diagonal
-        (:meth:`~skldp.channels.LikelihoodModel.hessian_diagonal`), the preconditioner of a
-        Newton solver. A model returns None when it has no form cheaper than the dense matrix
-        (the default); the models of the unary, bit-vector and Hadamard channels have one
-        product's cost.
+        With :math:`q = w / (A p)^2` (0 where :math:`w_j = 0`) it is n times minus the
+        diagonal of the Hessian of L at p,
+
+        .. math:: \frac{\partial^2 L}{\partial p_x^2} = -\frac1n \sum_j
+                  \frac{w_j}{(A p)_j^2} A_{jx}^2,
+
+        the preconditioner of the Newton steps of :class:`~skldp.EMEstimator` (whose solver
+        keeps :math:`A p` from the gradient, so this takes q rather than p). This is the one
+        place of that diagonal. A model returns None when it has no form cheaper than the
+        dense matrix (the default); the models of the unary, bit-vector and Hadamard
+        channels have one product's cost.
         """
         return None
 
@@ -162,18 +168,6 @@ class LikelihoodModel(ABC):
         with np.errstate(divide="ignore", invalid="ignore"):
             q[seen] = w[seen] * s[seen] / t[seen] ** 2
         return -self.adjoint(q) / self.n_reports
-
-    def hessian_diagonal(self, p: NDArray[np.float64]) -> NDArray[np.float64] | None:
-        r"""The diagonal of the Hessian of L at p, :math:`-\frac1n \sum_j (w_j / (A p)_j^2)
-        A_{jx}^2` (:meth:`~skldp.channels.LikelihoodModel.curvature_diagonal`), or None where
-        the model has no cheap form."""
-        p = np.asarray(p, dtype=float)
-        t = self.forward(p)
-        w = np.asarray(self.weights, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.where(w > 0, w / t**2, 0.0)
-        diag = self.curvature_diagonal(q)
-        return None if diag is None else -diag / self.n_reports
 
     def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
         r"""One EM step from ``p``: the next iterate :math:`p \odot \nabla L(p)` (normalized)

@@ -41,7 +41,7 @@ from skldp._docstring import substitute
 from skldp._memo import memo_words
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import Channel, exactly_within, floor_to_uniform_grid, within_ratio
-from skldp.channels._bits import bernoulli_bits, ceil_to_uniform_grid
+from skldp.channels._bits import bernoulli_bits_by_label, ceil_to_uniform_grid
 from skldp.channels._randomized_response import RandomizedResponseChannel, rr_sample
 from skldp.channels._unary import (
     _SLACK,
@@ -132,7 +132,7 @@ class MemoizedChannel(Channel):
         """The memoized PRR outputs themselves (for tests and audits; never released).
 
         Computed in blocks of rows of about 2**20 uniforms, so the 64-bit uniforms never take
-        more memory than one block.
+        more memory than one block, and written into one output array.
         """
         x = self._check_inputs(x)
         if not (k0.shape == k1.shape == x.shape):
@@ -141,16 +141,12 @@ class MemoizedChannel(Channel):
             )
         width = self.n_memo_words
         step = max(1, _BLOCK_WORDS // max(width, 1))
-        blocks = [
-            self._prr_from_words(
-                x[i : i + step],
-                memo_words(k0[i : i + step], k1[i : i + step], tag, x[i : i + step], width),
-            )
-            for i in range(0, x.shape[0], step)
-        ]
-        if not blocks:
-            return self._prr_from_words(x, np.empty((0, width), dtype=np.uint64))
-        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+        out = self._prr_from_words(x[:0], np.empty((0, width), dtype=np.uint64))
+        out = np.empty((x.shape[0], *out.shape[1:]), dtype=out.dtype)
+        for i in range(0, x.shape[0], step):
+            words = memo_words(k0[i : i + step], k1[i : i + step], tag, x[i : i + step], width)
+            out[i : i + step] = self._prr_from_words(x[i : i + step], words)
+        return out
 
     def longitudinal_variance(
         self, p: NDArray[np.float64], n: int, n_reports: int
@@ -292,18 +288,13 @@ class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
                 "L-GRR needs epsilon_1 < epsilon_infinity (the second round only adds noise); "
                 f"got epsilon_1={epsilon_1!r}, epsilon_infinity={epsilon_infinity!r}"
             )
-        k = check_int(n_inputs, "n_inputs", min_value=2)
-        self.prr = RandomizedResponseChannel(eps_inf, k)
-        RandomizedResponseChannel(eps_1, k)  # refuses a budget too small for float64, by name
-        self.epsilon = eps_1
+        # k-RR at epsilon_1 (which refuses a budget too small for float64, by name), its
+        # truth then replaced by the composite's, exactly as the two rounds sample it
+        RandomizedResponseChannel.__init__(self, eps_1, n_inputs)
+        self.prr = RandomizedResponseChannel(eps_inf, self.n_inputs)
         self.epsilon_infinity = eps_inf
-        self.n_inputs = self.n_outputs = k
-        self.irr_truth = _second_round_truth(self.prr.truth, eps_1, k)
-        self.truth = self.prr.truth * self.irr_truth
-        self.other = (1.0 - self.truth) / k
-        self.keep = self.truth + self.other
-        # forward(p) = other sum(p) + truth p (AffineCounts), as for k-RR
-        self._offset, self._slope = self.other, self.truth
+        self.irr_truth = _second_round_truth(self.prr.truth, eps_1, self.n_inputs)
+        self._set_truth(self.prr.truth * self.irr_truth)
 
     def _key(self):
         return (self.epsilon_infinity, self.epsilon, self.n_inputs)
@@ -368,10 +359,14 @@ class _LongitudinalUnaryChannel(MemoizedChannel, UnaryEncodingChannel):
         return bits.view(np.uint8)
 
     def _irr(self, prr_reports, rng):
-        n, k = prr_reports.shape
-        zero = bernoulli_bits(rng, n, np.full(k, self.irr_p))
-        one = bernoulli_bits(rng, n, np.full(k, self.irr_q))
-        return np.where(prr_reports.astype(bool), one, zero)
+        r"""Each bit one with probability q where its PRR bit is one and p where it is zero.
+
+        One draw over the PRR bits, which label each bit's probability
+        (:func:`bernoulli_bits_by_label`): exact on the 2**-53 grid and independent across
+        bits, written over the PRR bits (a fresh array of every caller), so with no float
+        matrix and no second matrix of bits.
+        """
+        return bernoulli_bits_by_label(rng, prr_reports, (self.irr_p, self.irr_q), out=prr_reports)
 
     def sample_sparse(self, x: IndexArray, rng: np.random.Generator) -> Any:
         """The reports of :meth:`sample` (both rounds), as a scipy.sparse CSR matrix."""

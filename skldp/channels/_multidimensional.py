@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.stats import binom
 
+from skldp._domain import group_positions
 from skldp.channels._base import Channel, _check_n_reports, _Mechanism
 from skldp.privacy import LDP
 
@@ -191,14 +192,31 @@ class AttributeSamplingMechanism(_Mechanism):
         attribute = rng.integers(d, size=x.shape[0])
         out = np.zeros((x.shape[0], self.report_width), dtype=np.int64)
         out[:, 0] = attribute
-        for j, ch in enumerate(self.channels):
-            rows = np.flatnonzero(attribute == j)
+        for j, (ch, rows) in enumerate(
+            zip(self.channels, group_positions(attribute, d), strict=True)
+        ):
             drawn = np.asarray(ch.sample(x[rows, j], rng))
             out[rows, 1 : 1 + ch.report_width] = drawn.reshape(rows.size, ch.report_width)
         return out
 
     def check_reports(self, reports: Any) -> NDArray[np.int64]:
         """Return reports as int64 after checking index, each attribute's part and padding."""
+        return self._checked(reports)[0]
+
+    def attribute_rows(self, reports: Any) -> list[NDArray[np.intp]]:
+        """The rows of each attribute's reports (where J = j), in increasing order.
+
+        One stable sort of the attribute index (column 0) groups every attribute; the
+        reports are taken as checked.
+
+        Returns
+        -------
+        list of d ndarrays of int
+        """
+        return group_positions(np.asarray(reports)[:, 0], self.n_attributes)
+
+    def _checked(self, reports):
+        """``(int64 reports, attribute_rows)``, each attribute's part checked: grouped once."""
         reports = np.asarray(reports)
         if reports.ndim != 2 or reports.shape[1] != self.report_width:
             raise ValueError(
@@ -219,34 +237,50 @@ class AttributeSamplingMechanism(_Mechanism):
                 f"the attribute index (column 0) must lie in [0, {self.n_attributes}); got "
                 f"values outside: were these reports made with another number of attributes?"
             )
-        for j, ch in enumerate(self.channels):
-            part = reports[index == j, 1:]
+        rows = self.attribute_rows(reports)
+        for j, (ch, r) in enumerate(zip(self.channels, rows, strict=True)):
+            part = reports[r, 1:]
             if np.any(part[:, ch.report_width :]):
                 raise ValueError(
                     f"reports of attribute {j} must be zero after its {ch.report_width} "
                     "report column(s); got non-zero padding"
                 )
             ch.check_reports(part[:, : ch.report_width])
-        return reports
+        return reports, rows
 
-    def split(self, reports: Any) -> list[NDArray[np.int64]]:
+    def split(self, reports: Any, *, return_rows: bool = False) -> Any:
         """Each attribute's reports (rows where J = j, its own report columns), checked.
+
+        Parameters
+        ----------
+        reports : array-like of shape (n_reports, report_width)
+        return_rows : bool, default=False
+            Also return the rows of each attribute's reports
+            (:meth:`~skldp.channels.AttributeSamplingMechanism.attribute_rows`),
+            grouped once for both.
 
         Returns
         -------
-        list of d ndarrays of shape (N_j, w_j)
+        blocks : list of d ndarrays of shape (N_j, w_j)
+        rows : list of d ndarrays of int
+            Only with ``return_rows=True``.
         """
-        return self._split(self.check_reports(reports))
+        reports, rows = self._checked(reports)
+        blocks = self._parts(reports, rows)
+        return (blocks, rows) if return_rows else blocks
 
-    def _split(self, reports):
-        index = reports[:, 0]
-        return [reports[index == j, 1 : 1 + ch.report_width] for j, ch in enumerate(self.channels)]
+    def _parts(self, reports, rows):
+        """Each attribute's own report columns of its rows (``attribute_rows``)."""
+        return [
+            reports[r, 1 : 1 + ch.report_width] for ch, r in zip(self.channels, rows, strict=True)
+        ]
 
     def _statistics(self, reports):
-        counts = np.bincount(reports[:, 0], minlength=self.n_attributes).astype(np.int64)
+        rows = self.attribute_rows(reports)
+        counts = np.array([r.size for r in rows], dtype=np.int64)
         stats = [
-            np.asarray(ch._statistics(ch.check_reports(block)), dtype=np.int64)
-            for ch, block in zip(self.channels, self._split(reports), strict=True)
+            np.asarray(ch._statistics(ch.check_reports(part)), dtype=np.int64)
+            for ch, part in zip(self.channels, self._parts(reports, rows), strict=True)
         ]
         return np.concatenate([counts, *stats])
 

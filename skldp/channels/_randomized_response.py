@@ -213,8 +213,20 @@ class RandomizedResponseChannel(
     def __init__(self, epsilon: float, n_inputs: int) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
+        self._set_truth(rr_truth(self.epsilon, self.n_inputs)[0])
+
+    def _set_truth(self, truth):
+        """Make this the k-RR that reports x with probability ``truth``, else a uniform one.
+
+        ``truth`` is on the 2**-53 grid (as :func:`rr_sample` draws it); ``other`` and
+        ``keep`` are :func:`rr_truth`'s ``(1 - truth) / k`` and ``truth + other``. A channel
+        whose truth is not ``rr_truth(epsilon)``'s (the composite of two rounds of L-GRR)
+        sets it here, so every k-RR field is formed in one place.
+        """
         self.n_outputs = self.n_inputs
-        self.truth, self.keep, self.other = rr_truth(self.epsilon, self.n_inputs)
+        self.truth = truth
+        self.other = (1.0 - truth) / self.n_inputs
+        self.keep = truth + self.other
         # forward(p) = other sum(p) + truth p; truth = keep - other, exactly as sampled
         self._offset, self._slope = self.other, self.truth
 

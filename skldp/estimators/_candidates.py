@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -181,7 +180,7 @@ class CandidateEstimator(BaseDistributionEstimator):
     (array([0.5, 0.3, 0.2, 0. ]), [])
     """
 
-    candidates: ArrayLike | None = field(default=None, kw_only=False)
+    candidates: ArrayLike | None = None
     method: str = "projected"
     tol: float = 1e-10
     max_iter: int = 10000

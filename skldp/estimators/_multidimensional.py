@@ -34,10 +34,11 @@ if TYPE_CHECKING:
 
 
 def _attribute_blocks(values, specs):
-    """``(column specs, one block of reports per attribute, sampled)`` of checked reports.
+    """``(column specs, one block of reports per attribute, rows)`` of checked reports.
 
     Reports of :class:`~skldp.AttributeSampling` (one spec, the sampling mechanism) are split
-    by their attribute index; any other reports have one block of columns per spec.
+    by their attribute index, and ``rows`` are each attribute's rows; any other reports have
+    one block of columns per spec, and ``rows`` is None.
     """
     sampled = [isinstance(s.channel, AttributeSamplingMechanism) for s in specs]
     if any(sampled):
@@ -49,12 +50,12 @@ def _attribute_blocks(values, specs):
         mechanism = specs[0].channel
         if sparse.issparse(values):
             values = values.toarray()
-        return mechanism.specs, mechanism.split(values), True
+        return (mechanism.specs, *mechanism.split(values, return_rows=True))
     blocks, pos = [], 0
     for spec in specs:
         blocks.append(values[:, pos : pos + spec.width])
         pos += spec.width
-    return specs, blocks, False
+    return specs, blocks, None
 
 
 @substitute()
@@ -144,7 +145,7 @@ class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
     _specs: tuple[ReportSpec, ...]
 
     def __init__(
-        self, estimator: BaseDistributionEstimator | None = None, *, channel: Any = None
+        self, *, estimator: BaseDistributionEstimator | None = None, channel: Any = None
     ) -> None:
         self.estimator = estimator
         self.channel = channel
@@ -204,7 +205,7 @@ class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
                 "partial_fit on each computed partition (or fit on reports.compute())"
             )
         values, specs = read_reports(X, given_specs(self.channel))
-        column_specs, blocks, sampled = _attribute_blocks(values, specs)
+        column_specs, blocks, rows = _attribute_blocks(values, specs)
         if hasattr(self, "_specs") and tuple(specs) != self._specs:
             raise ChannelMismatchError(
                 "these reports come from another collection (mechanism, budget, number of "
@@ -222,7 +223,7 @@ class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
                 self.n_reports_per_attribute_[j] += block.shape[0]
         self.n_reports_ += values.shape[0]
         self.categories_ = [s.categories for s in column_specs]
-        self.sampled_ = sampled
+        self.sampled_ = rows is not None
         self.n_features_in_ = values.shape[1]
         return self
 
@@ -281,13 +282,12 @@ class MultidimensionalEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
             raise ChannelMismatchError(
                 "these reports come from another collection than the fitted ones"
             )
-        _, blocks, sampled = _attribute_blocks(values, specs)
+        _, blocks, rows = _attribute_blocks(values, specs)
         out = np.zeros(values.shape[0])
-        if sampled:
-            index = np.asarray(values[:, 0]).ravel()
-            for j, (est, block) in enumerate(zip(estimators, blocks, strict=True)):
+        if rows is not None:
+            for est, block, r in zip(estimators, blocks, rows, strict=True):
                 if block.shape[0]:
-                    out[index == j] = est.score_samples(block)
+                    out[r] = est.score_samples(block)
             return out - math.log(len(estimators))
         for est, block in zip(estimators, blocks, strict=True):
             out += est.score_samples(block)

@@ -187,7 +187,7 @@ class PersonalizedEstimator(BaseDistributionEstimator):
         if self.method == "em":
             return _ThresholdEM(tol=self.tol, max_iter=self.max_iter, alpha=self.alpha)
         if self.method == "threshold":
-            return ProjectedEstimator("threshold", alpha=self.alpha)
+            return ProjectedEstimator(method="threshold", alpha=self.alpha)
         return EmpiricalEstimator()
 
     @staticmethod

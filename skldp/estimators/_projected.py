@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -146,7 +145,7 @@ class ProjectedEstimator(BaseDistributionEstimator):
     _interval_methods = ("wilson", "normal", "bootstrap")
     _default_interval_method = "wilson"
 
-    method: str = field(default="simplex", kw_only=False)
+    method: str = "simplex"
     alpha: float = 0.05
 
     _parameter_constraints = {

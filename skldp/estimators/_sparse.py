@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -525,7 +524,7 @@ class SparseEstimator(BaseDistributionEstimator):
     ([0, 1, 2], [0.5, 0.3, 0.2])
     """
 
-    sparsity: int | None = field(default=None, kw_only=False)
+    sparsity: int | None = None
     method: str = "omp"
     projection: str = "simplex"
     empty_groups: str = "drop"

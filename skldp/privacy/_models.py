@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._domain import format_sizes, partition_labels, sensitive_indices
+from skldp._domain import format_sizes, group_positions, partition_labels, sensitive_indices
 from skldp._validation import check_epsilon
 from skldp.privacy._matrix import (
     ULDPVerificationResult,
@@ -238,8 +238,7 @@ class BlockStructuredLDP(PrivacyModel):
     @property
     def blocks(self) -> list[NDArray[np.intp]]:
         """The blocks as a list of arrays of input indices."""
-        order = np.argsort(self.labels, kind="stable")
-        return np.split(order, np.cumsum(self.block_sizes)[:-1])
+        return group_positions(self.labels, self.n_blocks)
 
     def _key(self):
         return (self.labels.tobytes(), self.epsilon)

@@ -2,7 +2,6 @@ r"""Several attributes of one person under one budget: splitting it, or sampling
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -53,12 +52,13 @@ categories_ : list of ndarray
 _SHARED["attributes_head"] = "\n".join(
     ["Attributes\n----------", _SHARED["categories_"], _SHARED["privatizer_"]]
 )
-# The signature's order: the base mechanism, the shared parameters, then the budget.
+# The signature's order (every parameter keyword-only): the shared parameters, the base
+# mechanism, then the budget.
 _SHARED["parameters_section"] = "\n".join(
     [
         "Parameters\n----------",
-        _SHARED["privatizer"],
         PARAMETERS["common_parameters"],
+        _SHARED["privatizer"],
         _SHARED["epsilon"],
     ]
 )
@@ -80,7 +80,9 @@ class _AttributeCollection(BasePrivatizer):
         "privatizer": [InstanceOf(BasePrivatizer, "a skldp privatizer"), None],
     }
 
-    privatizer: BasePrivatizer | None = field(default=None, kw_only=False)
+    # Keyword-only, epsilon too: a privatizer passed by position (as the first argument was
+    # before) raises a TypeError at once rather than being taken as the budget.
+    privatizer: BasePrivatizer | None = None
     epsilon: float = 1.0
 
     def _base(self):

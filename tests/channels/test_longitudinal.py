@@ -133,6 +133,10 @@ def test_loue_second_round_makes_one_report_exactly_epsilon_1():
     [
         (lambda: LongitudinalRRChannel(1.0, 1.0, 3), "epsilon_1 < epsilon_infinity"),
         (lambda: LongitudinalRRChannel(1.0, -1.0, 3), "epsilon_1 must be a positive"),
+        (
+            lambda: LongitudinalRRChannel(1.0, 1e-17, 3),
+            "too small to be represented for randomized response over k = 3",
+        ),
         (lambda: LongitudinalOUEChannel(1.0, 1.0, 3), "at most epsilon_1 <"),
         (lambda: LongitudinalRAPPORChannel(3, f=1.0), "f must lie in"),
         (lambda: LongitudinalRAPPORChannel(3, p=0.8, q=0.5), "0 <= p < q <= 1"),
@@ -141,6 +145,18 @@ def test_loue_second_round_makes_one_report_exactly_epsilon_1():
 def test_bad_parameters_are_named(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+@pytest.mark.parametrize("ch", SMALL[:4], ids=repr)
+def test_lgrr_is_the_k_rr_of_its_composite_truth(ch):
+    # One report is k-RR whose truth is the product of the rounds' truths: every k-RR field
+    # (keep, other, the affine forward map) is RandomizedResponseChannel's for that truth.
+    assert ch.truth == ch.prr.truth * ch.irr_truth and ch.n_outputs == ch.n_inputs
+    assert ch.other == (1.0 - ch.truth) / ch.n_inputs and ch.keep == ch.truth + ch.other
+    assert (ch._offset, ch._slope) == (ch.other, ch.truth)
+    # its dense matrix is k-RR's form with those two values
+    Q = ch.to_dense()
+    assert np.all(np.diag(Q) == ch.keep) and np.all(Q[~np.eye(ch.n_inputs, dtype=bool)] == ch.other)
 
 
 # -- r reports of one person: the exact likelihood ratio -------------------------------------------
@@ -240,6 +256,34 @@ def test_longitudinal_variance_limits(ch):
     # averaging days never goes below the PRR's variance, and never reaches the naive 1/r
     assert np.all(v[-1] > ch.prr.variance(p, n))
     assert np.all(v[-1] > ch.variance(p, n) / 100)
+
+
+@pytest.mark.parametrize(
+    "ch",
+    [LongitudinalRAPPORChannel(8, f=0.5, p=0.25, q=0.75), LongitudinalOUEChannel(3.0, 1.0, 8)],
+    ids=repr,
+)
+def test_the_second_round_reports_a_one_with_q_on_a_prr_one_and_p_on_a_zero(ch):
+    # The memoized PRR is known from the keys, so the IRR's conditional frequencies are seen:
+    # P(s_j = 1 | b'_j = 1) = q and P(s_j = 1 | b'_j = 0) = p, within 5 sd of the binomial
+    # count, and two bits of a row are independent given their PRR bits.
+    n = 50_000
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, ch.n_inputs, n)
+    k0, k1 = rng.integers(0, 2**63, (2, n), dtype=np.uint64)
+    prr = ch.memoized_prr(x, k0, k1, 7).astype(bool)
+    reports = ch.sample_memoized(x, k0, k1, 7, np.random.default_rng(5))
+    assert reports.dtype == np.uint8 and reports.shape == prr.shape
+    for given, q in ((True, ch.irr_q), (False, ch.irr_p)):
+        hit = reports[prr == given]
+        assert abs(hit.mean() - q) <= 5 * math.sqrt(q * (1 - q) / hit.size), (given, q)
+    one_zero = prr[:, 0] & ~prr[:, 1]
+    both = (reports[one_zero, 0] & reports[one_zero, 1]).mean()
+    q = ch.irr_q * ch.irr_p
+    assert abs(both - q) <= 5 * math.sqrt(q * (1 - q) / one_zero.sum())
+    # the planted wrong round (p and q swapped) is far outside the same tolerance
+    hit = reports[prr]
+    assert abs(hit.mean() - ch.irr_p) > 5 * math.sqrt(ch.irr_p * (1 - ch.irr_p) / hit.size)
 
 
 def test_one_key_per_row_is_required():

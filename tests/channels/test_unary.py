@@ -12,6 +12,7 @@ from skldp.channels import (
     UtilityOptimizedRAPPORChannel,
     bernoulli_bits,
 )
+from skldp.channels._bits import bernoulli_bits_by_label
 from skldp.channels._unary import rappor_probabilities
 from skldp.estimators._em import em
 from skldp.privacy import LDP, tight_epsilon_matrix, verify
@@ -130,6 +131,33 @@ def test_bernoulli_bits_tie_branch_is_exact():
     sd = np.sqrt(q * (1 - q) / n)
     assert abs(bits[:, 0].mean() - q) < 5 * sd
     assert abs(bits[:, 1].mean() - 1 / 256) < 5 * sd
+
+
+def test_bernoulli_bits_by_label_hits_each_labels_probability():
+    # Labels pick the probability of each bit: 0 and 1, a tie-branch value, and a value off
+    # the byte grid, each hit within 5 sd; bits of one row are independent (the pair
+    # frequency of two labels is the product). Written over the labels, the same bits.
+    probs = np.floor(np.array([0.0, 1 / 256 + 1 / 512, 1 / 3, 0.75, 1.0]) / 2.0**-53) * 2.0**-53
+    n, w = 40_000, 10
+    labels = np.random.default_rng(2).integers(0, probs.size, (n, w)).astype(np.uint8)
+    bits = bernoulli_bits_by_label(np.random.default_rng(3), labels, probs)
+    assert bits.dtype == np.uint8 and bits.shape == (n, w)
+    for label, q in enumerate(probs):
+        hit = bits[labels == label]
+        sd = np.sqrt(q * (1 - q) / hit.size)
+        assert abs(hit.mean() - q) <= 5 * sd + 1e-12, (label, hit.mean(), q)
+    pair = (labels[:, 0] == 2) & (labels[:, 1] == 3)
+    both = (bits[pair, 0] & bits[pair, 1]).mean()
+    q = probs[2] * probs[3]
+    assert abs(both - q) <= 5 * np.sqrt(q * (1 - q) / pair.sum())
+    # a planted wrong draw (labels 2 and 3 swapped) is caught by the same tolerance
+    wrong = bernoulli_bits_by_label(np.random.default_rng(3), labels, probs[[0, 1, 3, 2, 4]])
+    hit = wrong[labels == 2]
+    assert abs(hit.mean() - probs[2]) > 5 * np.sqrt(probs[2] * (1 - probs[2]) / hit.size)
+    in_place = labels.copy()
+    out = bernoulli_bits_by_label(np.random.default_rng(3), in_place, probs, out=in_place)
+    assert out is in_place
+    assert_array_equal(in_place, bits)
 
 
 def test_reports_stay_uint8_and_bad_reports_rejected():

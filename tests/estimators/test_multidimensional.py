@@ -33,7 +33,7 @@ def test_clone_and_pickle_keep_per_attribute_estimators():
     X = np.column_stack([np.arange(600) % 3, np.arange(600) % 2])
     smp = AttributeSampling(epsilon=1.0, categories=[[0, 1, 2], [0, 1]], random_state=0)
     reports = smp.fit_transform(X)
-    est = MultidimensionalEstimator(EMEstimator(tol=1e-10)).fit(reports)
+    est = MultidimensionalEstimator(estimator=EMEstimator(tol=1e-10)).fit(reports)
     assert all(isinstance(e, EMEstimator) and e.tol == 1e-10 for e in est.estimators_)
     assert est.estimator.__dict__.get("distribution_") is None  # the template stays unfitted
     fresh = clone(est)

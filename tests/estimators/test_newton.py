@@ -21,7 +21,7 @@ from skldp.channels import (
     UtilityOptimizedRAPPORChannel,
 )
 from skldp.estimators._em import _newton_step, certified_gap, em
-from tests.conftest import simplex_point
+from tests.conftest import hessian_diagonal, simplex_point
 
 
 def _operations(model):
@@ -37,7 +37,7 @@ def _operations(model):
         return -model.hessian_product(p, v)
 
     def diagonal(p):
-        d = model.hessian_diagonal(p)
+        d = hessian_diagonal(model, p)
         return None if d is None else -d
 
     return gradient, hessian, diagonal, calls

@@ -36,13 +36,13 @@ def test_projected_threshold_and_em_init():
         RAPPOR(1.0, categories=cats, random_state=1),
     ):
         reports = priv.fit_transform(x)
-        thr = ProjectedEstimator("threshold").fit(reports)
+        thr = ProjectedEstimator(method="threshold").fit(reports)
         assert np.all(thr.distribution_ >= 0) and thr.distribution_.sum() == pytest.approx(1.0)
         assert np.abs(thr.distribution_ - p).sum() < np.abs(thr.unbiased_distribution_ - p).sum()
         em = EMEstimator(init="threshold").fit(reports)
         assert em.converged_
         assert np.all(np.diff(em.log_likelihoods_) >= -1e-12)
-        strict = ProjectedEstimator("threshold", alpha=1e-6).fit(reports)
+        strict = ProjectedEstimator(method="threshold", alpha=1e-6).fit(reports)
         assert np.sum(strict.distribution_ > strict.distribution_.min()) <= np.sum(
             thr.distribution_ > thr.distribution_.min()
         )
@@ -52,7 +52,7 @@ def test_projected_threshold_and_em_init():
 def test_bad_alpha(alpha):
     reports = RAPPOR(1.0, categories=[0, 1, 2], random_state=0).fit_transform([0, 1, 2])
     with pytest.raises(ValueError, match="alpha"):
-        ProjectedEstimator("threshold", alpha=alpha).fit(reports)
+        ProjectedEstimator(method="threshold", alpha=alpha).fit(reports)
 
 
 def test_bad_init():

@@ -111,7 +111,7 @@ def test_threshold_treats_symmetric_blocks_alike():
     kept = {0: 0, 1: 0}
     for _ in range(runs):
         reports = ch.sample(rng.choice(k, n, p=p), rng)
-        est = ProjectedEstimator("threshold", alpha=alpha, channel=ch).fit(reports[:, None])
+        est = ProjectedEstimator(method="threshold", alpha=alpha, channel=ch).fit(reports[:, None])
         q, p_hat = est.distribution_, est.unbiased_distribution_
         assert_allclose(q, threshold_from_channel(ch, p_hat, n, alpha), rtol=1e-12)
         sigma0 = np.sqrt(ch.zero_frequency_variance(n, project_simplex(p_hat)))
@@ -151,12 +151,12 @@ def test_high_low_threshold_does_not_depend_on_which_index_is_sensitive():
         ra = a.sample(x, np.random.default_rng(100 + seed))
         rb = b.sample(perm[x], np.random.default_rng(100 + seed))
         assert_array_equal(ra, rb)
-        qa = ProjectedEstimator("threshold", channel=a).fit(ra[:, None]).distribution_
-        qb = ProjectedEstimator("threshold", channel=b).fit(rb[:, None]).distribution_
+        qa = ProjectedEstimator(method="threshold", channel=a).fit(ra[:, None]).distribution_
+        qb = ProjectedEstimator(method="threshold", channel=b).fit(rb[:, None]).distribution_
         assert_allclose(qb[perm], qa, rtol=1e-12, atol=1e-15)
         differs += int(
             not np.allclose(
-                qa, ProjectedEstimator("clip", channel=a).fit(ra[:, None]).distribution_
+                qa, ProjectedEstimator(method="clip", channel=a).fit(ra[:, None]).distribution_
             )
         )
     assert differs > 0  # the threshold acted in some runs

@@ -72,7 +72,7 @@ def _measured_errors(privatizer, n, repetitions, seed):
     privatizer.fit(codes)
     for r in range(repetitions):
         X = codes[rng.choice(len(prob), size=n, p=prob)]
-        est = MultidimensionalEstimator(EmpiricalEstimator()).fit(privatizer.transform(X))
+        est = MultidimensionalEstimator(estimator=EmpiricalEstimator()).fit(privatizer.transform(X))
         for j, p_hat in enumerate(est.distribution_):
             errors[j][r] = p_hat - marginals[j]
         counts[r] = est.n_reports_per_attribute_
@@ -167,7 +167,7 @@ SMALL = [["a", "b", "c"], [0, 1], ["x", "y"]]
 @pytest.mark.parametrize("base", [RandomizedResponse(), OptimizedUnaryEncoding()])
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
 def test_split_product_channel_is_ldp_epsilon(base, epsilon):
-    spl = BudgetSplitting(base, epsilon=epsilon, categories=SMALL).fit([["a", 0, "x"]])
+    spl = BudgetSplitting(privatizer=base, epsilon=epsilon, categories=SMALL).fit([["a", 0, "x"]])
     Q = functools.reduce(np.kron, [ch.to_dense() for ch in spl.channel_])
     assert Q.shape[0] == 3 * 2 * 2
     np.testing.assert_allclose(Q.sum(axis=1), 1.0, rtol=1e-12)
@@ -181,7 +181,7 @@ def test_split_product_channel_is_ldp_epsilon(base, epsilon):
 @pytest.mark.parametrize("base", [RandomizedResponse(), OptimizedUnaryEncoding()])
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
 def test_sampling_mixture_channel_is_ldp_epsilon(base, epsilon):
-    smp = AttributeSampling(base, epsilon=epsilon, categories=SMALL).fit([["a", 0, "x"]])
+    smp = AttributeSampling(privatizer=base, epsilon=epsilon, categories=SMALL).fit([["a", 0, "x"]])
     Q = smp.mechanism_.to_dense()
     assert Q.shape[0] == 3 * 2 * 2
     np.testing.assert_allclose(Q.sum(axis=1), 1.0, rtol=1e-12)
@@ -322,7 +322,7 @@ def test_pipeline_with_pandas_output_and_plain_arrays(cls, seed):
     pipe = Pipeline(
         [
             ("privatize", cls(epsilon=2.0, categories=cats, random_state=seed)),
-            ("estimate", MultidimensionalEstimator(EMEstimator())),
+            ("estimate", MultidimensionalEstimator(estimator=EMEstimator())),
         ]
     )
     pipe.set_output(transform="pandas")
@@ -332,10 +332,12 @@ def test_pipeline_with_pandas_output_and_plain_arrays(cls, seed):
     reports = pipe[0].transform(frame)
     assert isinstance(reports, pd.DataFrame) and reports.index.equals(frame.index)
     # the same reports as a plain array, with the fitted privatizer as channel=
-    plain = MultidimensionalEstimator(EMEstimator(), channel=pipe[0]).fit(reports.to_numpy())
+    plain = MultidimensionalEstimator(estimator=EMEstimator(), channel=pipe[0]).fit(
+        reports.to_numpy()
+    )
     for a, b in zip(
         plain.distribution_,
-        MultidimensionalEstimator(EMEstimator()).fit(reports).distribution_,
+        MultidimensionalEstimator(estimator=EMEstimator()).fit(reports).distribution_,
         strict=False,
     ):
         np.testing.assert_allclose(a, b, rtol=1e-12)
@@ -396,10 +398,12 @@ def test_bad_base_privatizers_are_refused():
     X = [["a", 0], ["b", 1]]
     cats = [["a", "b"], [0, 1]]
     with pytest.raises(ValueError, match="attribute 0 .* is UtilityOptimizedLDP"):
-        AttributeSampling(UtilityOptimizedRR(sensitive=[["a"], [0]]), categories=cats).fit(X)
+        AttributeSampling(
+            privatizer=UtilityOptimizedRR(sensitive=[["a"], [0]]), categories=cats
+        ).fit(X)
     with pytest.raises(TypeError, match="privatizer must have one, got BinaryRandomizedResponse"):
         AttributeSampling(
-            BinaryRandomizedResponse(epsilon_01=1.0, epsilon_10=2.0), categories=cats
+            privatizer=BinaryRandomizedResponse(epsilon_01=1.0, epsilon_10=2.0), categories=cats
         ).fit(X)
     with pytest.raises(TypeError, match="privatizer must be a skldp privatizer"):
         BudgetSplitting(privatizer=EMEstimator(), categories=cats).fit(X)
@@ -407,13 +411,15 @@ def test_bad_base_privatizers_are_refused():
         BudgetSplitting(epsilon=-1, categories=cats).fit(X)
     # the base instance is left alone
     base = RandomizedResponse(0.3)
-    BudgetSplitting(base, epsilon=2.0, categories=cats).fit(X)
+    BudgetSplitting(privatizer=base, epsilon=2.0, categories=cats).fit(X)
     assert base.epsilon == 0.3 and not hasattr(base, "channel_")
 
 
 def test_sampling_reports_round_trip_through_parquet(tmp_path, seed):
     X = [["a", 0, "x"], ["b", 1, "y"], ["c", 0, "y"]] * 100
-    smp = AttributeSampling(OptimizedUnaryEncoding(), categories=SMALL, random_state=seed)
+    smp = AttributeSampling(
+        privatizer=OptimizedUnaryEncoding(), categories=SMALL, random_state=seed
+    )
     smp.set_output(transform="pandas")
     reports = smp.fit_transform(X)
     assert list(reports.columns) == ["attribute", "report_0", "report_1", "report_2"]
@@ -449,11 +455,15 @@ def test_dask_input_is_privatized_lazily_and_estimated_once_computed():
 
 def test_split_states_the_base_guarantee_when_it_is_not_plain_ldp():
     # one column: the base's own model (a bug stated LDP(epsilon) for any one-column base)
-    one = BudgetSplitting(UtilityOptimizedRR(sensitive=["a"]), epsilon=2.0, categories=["a", "b"])
+    one = BudgetSplitting(
+        privatizer=UtilityOptimizedRR(sensitive=["a"]), epsilon=2.0, categories=["a", "b"]
+    )
     one.fit([["a"], ["b"]])
     assert one.privacy_ == one.privatizer_.privacy_ and type(one.privacy_) is not LDP
     two = BudgetSplitting(
-        UtilityOptimizedRR(sensitive=[["a"], [0]]), epsilon=2.0, categories=[["a", "b"], [0, 1]]
+        privatizer=UtilityOptimizedRR(sensitive=[["a"], [0]]),
+        epsilon=2.0,
+        categories=[["a", "b"], [0, 1]],
     ).fit([["a", 0], ["b", 1]])
     assert two.privacy_ == two.privatizer_.privacy_
     assert [part.epsilon for part in two.privacy_.parts] == [1.0, 1.0]

@@ -46,7 +46,7 @@ PRIVATIZERS = [
 @pytest.mark.parametrize("priv", PRIVATIZERS, ids=lambda p: type(p).__name__)
 @pytest.mark.parametrize(
     "est",
-    [EmpiricalEstimator(), ProjectedEstimator("threshold"), EMEstimator(init="threshold")],
+    [EmpiricalEstimator(), ProjectedEstimator(method="threshold"), EMEstimator(init="threshold")],
     ids=repr,
 )
 def test_pipeline_estimates_within_tolerance(priv, est):
