@@ -71,16 +71,16 @@ def mechanisms():
     }
 
 
-def report_sets(channel, n, reps, rng):
-    """Yield ``(plain statistics, EM model)`` of ``reps`` independent sets of n reports."""
+def report_sets(channel, n, reps, rng, em=True):
+    """Yield ``(plain statistics, EM model or None)`` of ``reps`` independent sets of n reports."""
     if isinstance(channel, SymbolReports):
         m = channel.forward(P_TRUE)
         for counts in rng.multinomial(n, m / m.sum(), size=reps):
-            yield counts, MultinomialModel(channel, counts)
+            yield counts, MultinomialModel(channel, counts) if em else None
         return
     for per_category in rng.multinomial(n, P_TRUE, size=reps):
         reports = channel.sample(np.repeat(np.arange(K), per_category), rng)
-        yield channel.statistics(reports), channel.em_model(reports)
+        yield channel.statistics(reports), channel.em_model(reports) if em else None
 
 
 def fitted(cls, channel, stats, n):
