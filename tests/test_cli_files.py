@@ -517,3 +517,12 @@ def test_ctrl_c_leaves_no_output_under_the_final_names(people, tmp_path, capsys,
     code, _, err = _privatize_in_chunks(path, tmp_path / "r.parquet", capsys)
     assert code == 130 and err == "skldp privatize: interrupted; no output file was written\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["people.csv"]
+
+
+def test_estimate_names_a_pipe_of_reports_instead_of_calling_it_missing(tmp_path, capsys):
+    # estimate reads the reports twice (checksum, then reports): a pipe is refused by what it
+    # is; the old message said the file did not exist
+    pipe = tmp_path / "reports.csv"
+    os.mkfifo(pipe)
+    code, _, err = run(["estimate", pipe], capsys)
+    assert code == 2 and "is not a regular file" in err and "does not exist" not in err
