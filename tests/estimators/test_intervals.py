@@ -307,7 +307,7 @@ def test_simultaneous_bootstrap_keeps_each_category_skew():
     # The case where the symmetric max-statistic (p_hat +- c s) failed: high-low Hadamard at
     # n = 1000 with a 1% cell, where the projected replicates are skewed and sit on 0. Same
     # R and T as above; with this seed the symmetric form covered all eight categories in 0.900
-    # of the repetitions (it fails this test) and the rank calibration in 0.927.
+    # of the repetitions (it fails this test) and the rank calibration in 0.930.
     rate = _coverage(
         HIGH_LOW,
         P_RARE,
@@ -318,7 +318,7 @@ def test_simultaneous_bootstrap_keeps_each_category_skew():
         21,
         method="bootstrap",
         simultaneous=True,
-        n_resamples=1000,
+        n_resamples=500,
         random_state=0,
     )
     assert rate >= 0.915
