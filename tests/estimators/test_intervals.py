@@ -226,6 +226,25 @@ def test_bootstrap_statistics_from_counts_are_those_of_the_reports(est):
     assert np.asarray(a).dtype == np.asarray(b).dtype
 
 
+def test_every_estimator_that_keeps_other_statistics_reads_counts_the_same_way():
+    # The bootstrap hands a symbol channel's resampled counts to _counts_statistics: an
+    # estimator that keeps something else than the counts from reports (_chunk_statistics)
+    # must say what it keeps from counts too, or its resamples would be silently wrong.
+    import skldp
+    from skldp._base import BaseDistributionEstimator
+
+    classes = [
+        obj
+        for obj in vars(skldp).values()
+        if isinstance(obj, type) and issubclass(obj, BaseDistributionEstimator)
+    ]
+    assert len(classes) >= 6
+    base = BaseDistributionEstimator
+    for cls in classes:
+        if cls._chunk_statistics is not base._chunk_statistics:
+            assert cls._counts_statistics is not base._counts_statistics, cls.__name__
+
+
 def test_bootstrap_spread_matches_the_exact_standard_deviation():
     # k-RR, unbiased estimate: the bootstrap draws at p_model have the exact variance
     # Var_i(p_model); with B = 2000 the sample sd has relative sd 1/sqrt(2B) = 1.6%, so a 5%
