@@ -912,14 +912,13 @@ def _cmd_estimate(args):
     from skldp.io import fit_chunks, iter_reports, report_layout
 
     # the reports first: a missing reports file is the mistake to name, not its missing sidecar
+    if _is_special(args.reports):  # a pipe or a device: it could not be read twice
+        raise CLIError(
+            f"reports file {args.reports!r} is not a regular file: estimate reads it twice "
+            "(its checksum against the metadata, then the reports); save it to a file first"
+        )
     _file_format(args.reports, what="reports file")
     if not os.path.isfile(args.reports):
-        if os.path.exists(args.reports):  # a pipe or a device: it could not be read twice
-            raise CLIError(
-                f"reports file {args.reports!r} is not a regular file: estimate reads it "
-                "twice (its checksum against the metadata, then the reports); save it to a "
-                "file first"
-            )
         raise CLIError(f"reports file {args.reports!r} does not exist")
     meta_path = args.metadata or f"{args.reports}.json"
     meta = _load_metadata(meta_path)

@@ -29,28 +29,14 @@ def people(tmp_path):
     return path, frame
 
 
+#: The city column through k-RR at epsilon 2 over the three cities (krr is the default).
+CITY_KRR = ["-c", "city", "-m", "krr", "--epsilon", "2", "--categories", "paris,lyon,nice"]
+
+
 def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
     path, frame = people
     reports = tmp_path / "reports.csv"
-    code, _, err = run(
-        [
-            "privatize",
-            path,
-            "-c",
-            "city",
-            "-m",
-            "krr",
-            "--epsilon",
-            "2",
-            "--categories",
-            "paris,lyon,nice",
-            "--seed",
-            "3",
-            "-o",
-            reports,
-        ],
-        capsys,
-    )
+    code, _, err = run(["privatize", path, *CITY_KRR, "--seed", "3", "-o", reports], capsys)
     assert code == 0 and "LDP(epsilon=2)" in err
     assert "WARNING: --seed is for test data only" in err and "reveals who changed" in err
     written = pd.read_csv(reports)
@@ -66,23 +52,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
     assert abs(kept - np.exp(2) / (np.exp(2) + 2)) < 5 * np.sqrt(0.79 * 0.21 / 4000)
     # the same seed replays the same noise: the risk the warning names
     again = tmp_path / "again.csv"
-    run(
-        [
-            "privatize",
-            path,
-            "-c",
-            "city",
-            "--epsilon",
-            "2",
-            "--categories",
-            "paris,lyon,nice",
-            "--seed",
-            "3",
-            "-o",
-            again,
-        ],
-        capsys,
-    )
+    run(["privatize", path, *CITY_KRR, "--seed", "3", "-o", again], capsys)
     assert pd.read_csv(again).equals(written)
 
     out_csv = tmp_path / "dist.csv"
@@ -630,6 +600,8 @@ def test_personalized_bad_input(tagged, tmp_path, capsys):
     gym = tmp_path / "gym.csv"
     frame.assign(tag=frame["tag"].where(frame.index != 7, "gym")).to_csv(gym, index=False)
     no_tag = [a for a in _PUM if a not in ("--tag-column", "tag")]
+    place = ["privatize", path, "-c", "place"]
+    by_tag = ["-m", "personalized", "--tag-column", "tag"]
     cases = [
         (
             ["privatize", path, "-c", "place", *no_tag, *out],
@@ -645,51 +617,15 @@ def test_personalized_bad_input(tagged, tmp_path, capsys):
             r"the tags \['home', 'work'\]: 'gym' \(1 row\)",
         ),
         (
-            [
-                "privatize",
-                path,
-                "-c",
-                "place",
-                "--tag-column",
-                "tag",
-                "--categories",
-                "a,b,c,d",
-                *out,
-            ],
+            [*place, "--tag-column", "tag", "--categories", "a,b,c,d", *out],
             "--tag-column is for mechanisms that read a tag per row",
         ),
         (
-            [
-                "privatize",
-                path,
-                "-c",
-                "place",
-                "-m",
-                "personalized",
-                "--tag-column",
-                "tag",
-                "--categories",
-                "a,b,c,d",
-                *out,
-            ],
+            [*place, *by_tag, "--categories", "a,b,c,d", *out],
             "needs the parameters tags=",
         ),
         (
-            [
-                "privatize",
-                path,
-                "-c",
-                "place",
-                "-m",
-                "personalized",
-                "--tag-column",
-                "tag",
-                "-p",
-                "tags=home",
-                "--categories",
-                "a,b,c,d",
-                *out,
-            ],
+            [*place, *by_tag, "-p", "tags=home", "--categories", "a,b,c,d", *out],
             "tags must be a JSON list of tag names",
         ),
         (
@@ -799,23 +735,7 @@ def test_privatize_without_seed_does_not_warn_and_draws_fresh_noise(people, tmp_
     outs = []
     for name in ("a.csv", "b.csv"):
         out = tmp_path / name
-        code, _, err = run(
-            [
-                "privatize",
-                path,
-                "-c",
-                "city",
-                "-m",
-                "krr",
-                "--epsilon",
-                "2",
-                "--categories",
-                "paris,lyon,nice",
-                "-o",
-                out,
-            ],
-            capsys,
-        )
+        code, _, err = run(["privatize", path, *CITY_KRR, "-o", out], capsys)
         assert code == 0 and "--seed" not in err and "WARNING" not in err
         outs.append(pd.read_csv(out)["report"].to_numpy())
     # fresh noise: the two releases of the same people do not line up row by row

@@ -57,8 +57,7 @@ def _rr_truth(epsilon, k):
     truth = 1.0 if math.isinf(em1) else em1 / (em1 + k)
     truth = min(float(floor_to_uniform_grid(truth)), 1.0 - 2.0**-53)
     while truth > 0:
-        other = (1.0 - truth) / k
-        keep = truth + other
+        other, keep = _mixture(truth, k)
         exact_other = (1 - Fraction(truth)) / k
         if within_ratio(keep, other, epsilon) and exactly_within(
             Fraction(truth) + exact_other, exact_other, epsilon
@@ -66,6 +65,12 @@ def _rr_truth(epsilon, k):
             return truth, keep, other
         truth -= 2.0**-53
     return 0.0, 1.0 / k, 1.0 / k
+
+
+def _mixture(truth, k):
+    """``(other, keep)`` of k-RR sampled as "x with probability truth, else uniform on k"."""
+    other = (1.0 - truth) / k
+    return other, truth + other
 
 
 #: Bits of the truth test decided by the draw that also gives the category (see rr_sample).
@@ -219,14 +224,13 @@ class RandomizedResponseChannel(
         """Make this the k-RR that reports x with probability ``truth``, else a uniform one.
 
         ``truth`` is on the 2**-53 grid (as :func:`rr_sample` draws it); ``other`` and
-        ``keep`` are :func:`rr_truth`'s ``(1 - truth) / k`` and ``truth + other``. A channel
+        ``keep`` are ``(1 - truth) / k`` and ``truth + other``, as in :func:`rr_truth`. A channel
         whose truth is not ``rr_truth(epsilon)``'s (the composite of two rounds of L-GRR)
         sets it here, so every k-RR field is formed in one place.
         """
         self.n_outputs = self.n_inputs
         self.truth = truth
-        self.other = (1.0 - truth) / self.n_inputs
-        self.keep = truth + self.other
+        self.other, self.keep = _mixture(truth, self.n_inputs)
         # forward(p) = other sum(p) + truth p; truth = keep - other, exactly as sampled
         self._offset, self._slope = self.other, self.truth
 
