@@ -20,6 +20,8 @@ inputs below 2**53 give exact integers).
 
 import numpy as np
 
+from ._threads import single_blas_thread
+
 __all__ = ["fwht", "hadamard_entry", "next_power_of_two"]
 
 #: Bits of the index transformed by one pass: radix 8 was the fastest of radix 4, 8, 16 and 32
@@ -88,10 +90,11 @@ def fwht(a):
     lead = a.shape[:-1]
     buffers = (np.empty(a.size), np.empty(a.size))
     current = a
-    for i, b in enumerate(_pass_bits(m)):
-        out = buffers[i % 2].reshape(1 << b, -1)
-        np.matmul(_small_hadamard(b), current.reshape(-1, 1 << b).T, out=out)
-        current = out
+    with single_blas_thread():  # thin products: a second thread only waits (skldp._threads)
+        for i, b in enumerate(_pass_bits(m)):
+            out = buffers[i % 2].reshape(1 << b, -1)
+            np.matmul(_small_hadamard(b), current.reshape(-1, 1 << b).T, out=out)
+            current = out
     # The passes rotated the transform's bits back into place, but moved the leading
     # (batch) index behind them: the result is laid out as (n, batch).
     batch = a.size // n

@@ -35,6 +35,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ._threads import single_blas_thread
+
 _DOMAIN_TAG = b"skldp.cohort-hash.v1"
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB93E53FCA34D)
@@ -309,18 +311,27 @@ def linear_hash_matches(coefs, offsets, values, n_inputs, n_buckets):
     return full[:, :n_inputs]
 
 
+#: Most buckets for which support counts come from one product of one-hot tables (g n k
+#: multiply-adds); with more, summing the n k comparisons is faster (measured at k = 10^3 and
+#: 10^5: the crossover lies between g = 6 and g = 16).
+ONE_HOT_MAX_BUCKETS = 8
+
+
 def linear_hash_support_counts(coefs, offsets, values, n_inputs, n_buckets):
     """``#{i : H_{a_i,b_i}(x) == values[i]}`` for every input x: int64 array (n_inputs,).
 
     With the split tables of :func:`_split_tables`, x = (h, l) is supported by row i when
     ``lo_i(l) == t_i(h)``; summed over rows, ``C[h, l] = sum_i sum_v [t_i(h) = v] [lo_i(l) = v]``:
     one matrix product of the rows' one-hot tables, of sizes (2^(m - m//2), g n) and
-    (2^(m//2), g n), in float32 (exact: at most ``2**24`` rows are counted at once). For g > 64
-    the one-hot tables outgrow the comparisons, and those are summed instead.
+    (2^(m//2), g n), in float32 (exact: at most ``2**24`` rows are counted at once). The product
+    costs about g n k multiply-adds against the comparisons' n k, so it is used only up to
+    ``ONE_HOT_MAX_BUCKETS`` buckets; above that the comparisons are summed
+    (``benchmarks/bench_lh_support.py``: at g = 64 the product was 10 to 20 times slower, the
+    cliff at g = 65 that issue 33 measured).
     """
     coefs = np.asarray(coefs, dtype=np.int64)
     n = coefs.shape[0]
-    if n_buckets > 64 or n == 0:
+    if n_buckets > ONE_HOT_MAX_BUCKETS or n == 0:
         return linear_hash_matches(coefs, offsets, values, n_inputs, n_buckets).sum(
             axis=0, dtype=np.int64
         )
@@ -333,5 +344,6 @@ def linear_hash_support_counts(coefs, offsets, values, n_inputs, n_buckets):
     B = np.empty((lo.shape[0], n_buckets, n), dtype=np.float32)
     np.equal(hi[:, None, :], v, out=A, casting="unsafe")
     np.equal(lo[:, None, :], v, out=B, casting="unsafe")
-    C = A.reshape(hi.shape[0], -1) @ B.reshape(lo.shape[0], -1).T  # (H, L): x = h * L + l
+    with single_blas_thread():  # a thin product: a second thread only waits (skldp._threads)
+        C = A.reshape(hi.shape[0], -1) @ B.reshape(lo.shape[0], -1).T  # (H, L): x = h * L + l
     return np.rint(C).astype(np.int64).ravel()[:n_inputs]

@@ -8,7 +8,14 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skldp import EMEstimator, EmpiricalEstimator, LocalHashing, ProjectedEstimator
-from skldp._hashing import input_digits, linear_hash, linear_hash_matches, n_hash_digits
+from skldp._hashing import (
+    ONE_HOT_MAX_BUCKETS,
+    input_digits,
+    linear_hash,
+    linear_hash_matches,
+    linear_hash_support_counts,
+    n_hash_digits,
+)
 from skldp.channels import Channel, LocalHashingChannel
 from skldp.channels._local_hashing import default_buckets
 from skldp.privacy import verify
@@ -99,6 +106,20 @@ def test_support_matches_naive_hash():
             [[linear_hash(a[[i]], b[[i]], [x], g)[0] == y[i] for x in range(k)] for i in range(60)]
         )
         assert_array_equal(linear_hash_matches(a, b, y, k, g), naive)
+
+
+@pytest.mark.parametrize("g", [2, 3, ONE_HOT_MAX_BUCKETS, ONE_HOT_MAX_BUCKETS + 1, 64, 65])
+def test_support_counts_of_both_paths_are_the_summed_matches(g):
+    # up to ONE_HOT_MAX_BUCKETS a product of one-hot tables, above it summed comparisons
+    rng = np.random.default_rng(g)
+    k, n = 1000, 500
+    m = n_hash_digits(k)
+    a, b, y = rng.integers(0, g, (n, m)), rng.integers(0, g, n), rng.integers(0, g, n)
+    expected = linear_hash_matches(a, b, y, k, g).sum(axis=0)
+    counts = linear_hash_support_counts(a, b, y, k, g)
+    assert counts.dtype == np.int64
+    assert_array_equal(counts, expected)
+    assert counts.sum() > 0
 
 
 def test_default_buckets():
