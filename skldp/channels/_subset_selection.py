@@ -238,7 +238,10 @@ class SubsetSelectionChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
         index = np.int32 if max(n * d, self.width) < 2**31 - 1 else np.int64
         cols = np.empty(n * d, dtype=index)
         for start, bits in self._subset_bits(x, rng):
-            cols[start * d : (start + bits.shape[0]) * d] = np.nonzero(bits)[1]
+            # row-major flat positions, in order: row r's d columns are its positions mod k
+            # (one pass; a 2-D nonzero also builds the row indices, 4.6x the cost: issue 33)
+            block = cols[start * d : (start + bits.shape[0]) * d]
+            np.remainder(np.flatnonzero(bits), self.width, out=block, casting="unsafe")
         return sparse.csr_matrix(
             (np.ones(n * d, dtype=np.uint8), cols, np.arange(0, n * d + 1, d, dtype=index)),
             shape=(n, self.width),
