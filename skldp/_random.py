@@ -85,6 +85,7 @@ guide (:ref:`seeds`) states this for users.
 """
 
 import numbers
+import os
 import secrets
 
 import numpy as np
@@ -179,6 +180,62 @@ def noise_generator(random_state):
     if seed is None or isinstance(seed, np.random.Generator):
         return check_random_state(seed)
     return np.random.Generator(np.random.PCG64(noise_seed_sequence(seed)))
+
+
+def independent_copy(generator):
+    """A generator independent of ``generator`` (and of every other copy), for a copied privatizer.
+
+    ``Generator.spawn``'s child: reproducible when ``generator`` was seeded, and each call
+    gives a new child (the parent counts its children). A generator whose bit generator has
+    no SeedSequence to spawn from gives a fresh generator keyed from the operating system.
+    """
+    try:
+        return generator.spawn(1)[0]
+    except TypeError:  # no SeedSequence behind it: nothing to derive an independent child from
+        return check_random_state(None)
+
+
+_FORKS = [0]  # how many forks lie between the first process and this one
+
+
+def _count_fork():
+    _FORKS[0] += 1
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; elsewhere there is no fork to duplicate a stream
+    os.register_at_fork(after_in_child=_count_fork)
+
+
+def fork_generation():
+    """How many ``os.fork`` calls lie between the first process and this one.
+
+    A noise stream records the generation it was started in; a privatizer that finds another
+    generation at use is in a forked child holding a copy of its parent's stream, and replaces
+    it with fresh operating-system noise (as the standard library's :mod:`random` reseeds at
+    fork).
+    """
+    return _FORKS[0]
+
+
+def stream_identity(random_state):
+    """What makes two privatizers' seeded noise the same stream, or None for ``None``.
+
+    An int or a SeedSequence: its root (:func:`noise_seed_sequence`), so ``0`` and
+    ``SeedSequence(0)`` are one stream. A Generator: itself (the object), and the
+    SeedSequence and bit generator it was made from, so ``default_rng(0)`` given twice is one
+    stream even as two objects. Two privatizers with equal identities draw the same noise.
+    """
+    seed = _check_seed(random_state)
+    if seed is None:
+        return None
+    if isinstance(seed, np.random.Generator):
+        bits = seed.bit_generator
+        ss = getattr(bits, "seed_seq", None)
+        if not isinstance(ss, np.random.SeedSequence):
+            return ("generator", id(seed))
+        return ("generator", type(bits).__name__, ss.entropy, tuple(ss.spawn_key), ss.pool_size)
+    root = noise_seed_sequence(seed)
+    return ("seed", root.entropy, tuple(root.spawn_key), root.pool_size)
 
 
 def spawn(rng, n):
