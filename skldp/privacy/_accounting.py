@@ -363,7 +363,7 @@ def _check_distinct_noise(found):
             continue  # one privatizer, or one Generator object that advances between them
         a, b = (
             f"{w.rstrip(', ') or 'the estimator'} ({type(p).__name__}, random_state="
-            f"{p.random_state!r})"
+            f"{' '.join(repr(p.random_state).split())})"
             for w, p in (first, (where, privatizer))
         )
         raise ValueError(
