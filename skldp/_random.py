@@ -74,14 +74,34 @@ A clone (``sklearn.clone``) is a construction with the same parameters, as sciki
 defines it, so with an int seed it starts the seed's sequence again and replays its source's
 reports; this is what makes ``GridSearchCV`` and ``cross_val_score`` reproducible, and it is
 no more than constructing the privatizer again with the same seed, which no library can
-prevent. A Generator ``random_state`` is not deep-copied into a clone (the copy would draw
-what its source draws next, in the same process): the clone gets ``Generator.spawn``'s child.
-A pickle (or deep copy) of a *fitted* privatizer keeps no position in its stream: resuming
-it, or restarting it, would make two loads of one file (a daily job loading a saved
-privatizer) release the same noise; so the restored copy draws fresh operating-system noise
-and warns once, until ``random_state`` is set again. An unfitted privatizer pickles as a
-construction (joblib sends such clones to its workers, which stay reproducible). The user
-guide (:ref:`seeds`) states this for users.
+prevent. The user guide (:ref:`seeds`) states all of this for users.
+
+No two parts, copies or forked children share a stream
+------------------------------------------------------
+Noise repeated across columns or people leaks as noise repeated across releases does: two
+k-RR reports drawn with one uniform that differ are both the true values. So:
+
+* *Copies.* A Generator ``random_state`` is never copied: a clone, ``copy.copy``,
+  ``copy.deepcopy`` and ``pickle`` (so joblib's tasks) give the copy
+  :func:`independent_copy`, a ``Generator.spawn`` child (reproducible for a seeded source,
+  new for every copy; fresh operating-system noise if the generator has no SeedSequence).
+  A pickle (or deep copy) of a *fitted* privatizer keeps no position in its stream: resuming
+  it, or restarting it, would make two loads of one file (a daily job loading a saved
+  privatizer) release the same noise; so the restored copy draws fresh operating-system noise
+  and warns once, until ``random_state`` is set again. An unfitted privatizer with an int or
+  SeedSequence seed pickles as a construction (joblib sends such clones to its workers, which
+  stay reproducible), and so replays the seed's sequence like a clone.
+* *Forks.* ``os.register_at_fork`` counts forks (:func:`fork_generation`); a privatizer
+  records the generation its stream was started in (at ``fit``) and, used in a forked child,
+  replaces it with a fresh operating-system generator, as :mod:`random` reseeds at fork. A
+  process id would do as well until a pid is reused; the count cannot be fooled so.
+* *Parts of a composite.* A privatizer cannot see the ``ColumnTransformer`` or
+  ``FeatureUnion`` it is a part of, so two parts built with one seed cannot be told apart at
+  ``transform`` (nor from the clones of a cross-validation, which replay on purpose).
+  :func:`skldp.privacy.guarantee_of`, which sees the composite, refuses two parts whose
+  :func:`stream_identity` is equal (unless they hold one Generator object, which advances
+  between them), naming both. The composites skldp builds itself (``BudgetSplitting``,
+  ``AttributeSampling``) draw every attribute from their one generator in turn.
 """
 
 import numbers
