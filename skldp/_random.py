@@ -93,8 +93,8 @@ k-RR reports drawn with one uniform that differ are both the true values. So:
   stay reproducible), and so replays the seed's sequence like a clone.
 * *Forks.* ``os.register_at_fork`` counts forks (:func:`fork_generation`); a privatizer
   records the generation its stream was started in (at ``fit``) and, used in a forked child,
-  replaces it with a fresh operating-system generator, as :mod:`random` reseeds at fork. A
-  process id would do as well until a pid is reused; the count cannot be fooled so.
+  replaces it with a fresh operating-system generator, as the ``random`` module reseeds at
+  fork. A process id would do as well until a pid is reused; the count cannot be fooled so.
 * *Parts of a composite.* A privatizer cannot see the ``ColumnTransformer`` or
   ``FeatureUnion`` it is a part of, so two parts built with one seed cannot be told apart at
   ``transform`` (nor from the clones of a cross-validation, which replay on purpose).
@@ -231,7 +231,7 @@ def fork_generation():
 
     A noise stream records the generation it was started in; a privatizer that finds another
     generation at use is in a forked child holding a copy of its parent's stream, and replaces
-    it with fresh operating-system noise (as the standard library's :mod:`random` reseeds at
+    it with fresh operating-system noise (as the standard library's ``random`` module reseeds at
     fork).
     """
     return _FORKS[0]
