@@ -131,13 +131,21 @@ def test_parts_with_their_own_streams_compose():
     [
         lambda: _column_transformer(*np.random.SeedSequence(0).spawn(2)),
         lambda: _column_transformer(1, 2),
+        lambda: _column_transformer(*(np.random.default_rng(0),) * 2),
         lambda: _feature_union(1, 2),
         lambda: BudgetSplitting(epsilon=2 * EPS, categories=CATS * 2, random_state=0),
         lambda: BudgetSplitting(
             epsilon=2 * EPS, categories=CATS * 2, privatizer=_rr(0), random_state=0
         ),
     ],
-    ids=["ct spawned", "ct seeds 1 2", "feature union", "budget splitting", "splitting given rr"],
+    ids=[
+        "ct spawned",
+        "ct seeds 1 2",
+        "ct one Generator",
+        "feature union",
+        "budget splitting",
+        "splitting given rr",
+    ],
 )
 def test_parts_with_their_own_streams_reveal_nothing_beyond_the_mechanism(make):
     a, b = _people()
