@@ -28,7 +28,7 @@ from numpy.testing import assert_array_equal
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import FeatureUnion, Pipeline
 
-from skldp._random import fork_generation, independent_copy
+from skldp._random import fork_generation, independent_copy, stream_identity
 from skldp.privacy import guarantee_of
 from skldp.privatizers import BudgetSplitting, RandomizedResponse
 
@@ -87,6 +87,19 @@ SHARED = {
     "one SeedSequence object": lambda: (np.random.SeedSequence(5),) * 2,
     "equal Generators": lambda: (np.random.default_rng(0), np.random.default_rng(0)),
 }
+
+
+def test_stream_identity():
+    ss = np.random.SeedSequence(0)
+    assert stream_identity(None) is None
+    assert stream_identity(0) == stream_identity(ss) == stream_identity(np.int64(0))
+    assert stream_identity(0) != stream_identity(1)
+    a, b = ss.spawn(2)
+    assert stream_identity(a) != stream_identity(b) != stream_identity(0)
+    g = np.random.default_rng(0)
+    assert stream_identity(g) == stream_identity(np.random.default_rng(0))
+    assert stream_identity(g) != stream_identity(g.spawn(1)[0])
+    assert stream_identity(g) != stream_identity(np.random.Generator(np.random.MT19937(0)))
 
 
 @pytest.mark.parametrize("make", [_column_transformer, _feature_union])
