@@ -18,7 +18,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp import _dask, _uncertainty
 from skldp._domain import encode, resolve_categories
-from skldp._random import _check_seed, noise_generator, noise_seed_sequence
+from skldp._random import (
+    _check_seed,
+    fork_generation,
+    independent_copy,
+    noise_generator,
+    noise_seed_sequence,
+    stream_identity,
+)
 from skldp._reports import Reports, ReportSpec, extract, to_frame
 from skldp._validation import (
     CHANNEL,
@@ -330,18 +337,22 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
 
     # -- noise ----------------------------------------------------------------------------------
     def _noise_state(self):
-        """The seeded noise stream: ``{"source", "root", "generator"}``, or None.
+        """The noise stream: ``{"source", "root", "generator", "fork"}``, or None.
 
         Created from ``random_state`` the first time it is needed (at ``fit``), kept by every
         later ``fit`` and ``transform``, and dropped only when ``random_state`` is set (see
-        ``skldp/_random.py`` and :ref:`seeds`). None for ``random_state`` None or a Generator.
+        ``skldp/_random.py`` and :ref:`seeds`). ``fork`` is the fork generation it was
+        started in (:func:`skldp._random.fork_generation`). None for ``random_state`` None; a
+        Generator is its own ``generator`` (no ``root``).
         """
         rs = self.random_state
-        if rs is None or isinstance(rs, np.random.Generator):
+        if rs is None:
             return None
         state = self.__dict__.get("_noise")
         if state is None or not _same_seed(state["source"], rs):
-            state = {"source": rs, "root": noise_seed_sequence(rs), "generator": None}
+            generator = rs if isinstance(rs, np.random.Generator) else None
+            root = None if generator is not None else noise_seed_sequence(rs)
+            state = {"source": rs, "root": root, "generator": generator, "fork": fork_generation()}
             self._noise = state
         return state
 
@@ -352,7 +363,8 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         used as given. An int or SeedSequence: one generator on the domain-separated stream of
         the seed (:func:`skldp._random.noise_seed_sequence`), created once and advancing. A
         privatizer restored from a pickle with a ``random_state`` draws fresh
-        operating-system noise (and warns once) until ``random_state`` is set again.
+        operating-system noise (and warns once) until ``random_state`` is set again; so does
+        one used in a forked child process after its stream was started in the parent.
         """
         rs = self.random_state
         restored = self.__dict__.get("_noise_restored")
@@ -371,6 +383,10 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         state = self._noise_state()
         if state is None:
             return noise_generator(rs)
+        if state["fork"] != fork_generation():
+            # a forked child holds a copy of its parent's stream, as every other child does:
+            # it continues with fresh operating-system noise instead (see :ref:`seeds`)
+            state.update(generator=noise_generator(None), fork=fork_generation())
         if state["generator"] is None:
             state["generator"] = np.random.Generator(np.random.PCG64(state["root"]))
         return state["generator"]
@@ -382,11 +398,25 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             self.__dict__.pop("_noise_restored", None)
         return super().set_params(**params)
 
+    def _noise_stream(self):
+        """The identity of this privatizer's noise stream (None if it is fresh OS noise).
+
+        Two privatizers whose identities are equal draw the same noise, unless both hold the
+        same Generator object (which advances between them); see
+        :func:`skldp._random.stream_identity` and :func:`skldp.privacy.guarantee_of`.
+        """
+        if self.__dict__.get("_noise_restored"):
+            return None
+        return stream_identity(self.random_state)
+
     def __getstate__(self):
         # A fitted privatizer's stream has a position that a copy must not resume (two loads
-        # of one file would release the same noise); an unfitted one is a construction.
+        # of one file would release the same noise); an unfitted one is a construction. A
+        # Generator is never copied: the copy holds a child of it (as a clone does).
         state = dict(super().__getstate__())
         state.pop("_noise", None)
+        if isinstance(state.get("random_state"), np.random.Generator):
+            state["random_state"] = independent_copy(state["random_state"])
         fitted = any(k.endswith("_") and not k.startswith("__") for k in state)
         if state.get("random_state") is not None and fitted:
             state["_noise_restored"] = True
@@ -617,7 +647,7 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         if hasattr(self, "_output_transform"):
             new._output_transform = self._output_transform
         if isinstance(self.random_state, np.random.Generator):
-            new.random_state = self.random_state.spawn(1)[0]
+            new.random_state = independent_copy(self.random_state)
         return new
 
     def _pandas_output(self):

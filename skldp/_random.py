@@ -74,17 +74,38 @@ A clone (``sklearn.clone``) is a construction with the same parameters, as sciki
 defines it, so with an int seed it starts the seed's sequence again and replays its source's
 reports; this is what makes ``GridSearchCV`` and ``cross_val_score`` reproducible, and it is
 no more than constructing the privatizer again with the same seed, which no library can
-prevent. A Generator ``random_state`` is not deep-copied into a clone (the copy would draw
-what its source draws next, in the same process): the clone gets ``Generator.spawn``'s child.
-A pickle (or deep copy) of a *fitted* privatizer keeps no position in its stream: resuming
-it, or restarting it, would make two loads of one file (a daily job loading a saved
-privatizer) release the same noise; so the restored copy draws fresh operating-system noise
-and warns once, until ``random_state`` is set again. An unfitted privatizer pickles as a
-construction (joblib sends such clones to its workers, which stay reproducible). The user
-guide (:ref:`seeds`) states this for users.
+prevent. The user guide (:ref:`seeds`) states all of this for users.
+
+No two parts, copies or forked children share a stream
+------------------------------------------------------
+Noise repeated across columns or people leaks as noise repeated across releases does: two
+k-RR reports drawn with one uniform that differ are both the true values. So:
+
+* *Copies.* A Generator ``random_state`` is never copied: a clone, ``copy.copy``,
+  ``copy.deepcopy`` and ``pickle`` (so joblib's tasks) give the copy
+  :func:`independent_copy`, a ``Generator.spawn`` child (reproducible for a seeded source,
+  new for every copy; fresh operating-system noise if the generator has no SeedSequence).
+  A pickle (or deep copy) of a *fitted* privatizer keeps no position in its stream: resuming
+  it, or restarting it, would make two loads of one file (a daily job loading a saved
+  privatizer) release the same noise; so the restored copy draws fresh operating-system noise
+  and warns once, until ``random_state`` is set again. An unfitted privatizer with an int or
+  SeedSequence seed pickles as a construction (joblib sends such clones to its workers, which
+  stay reproducible), and so replays the seed's sequence like a clone.
+* *Forks.* ``os.register_at_fork`` counts forks (:func:`fork_generation`); a privatizer
+  records the generation its stream was started in (at ``fit``) and, used in a forked child,
+  replaces it with a fresh operating-system generator, as the ``random`` module reseeds at
+  fork. A process id would do as well until a pid is reused; the count cannot be fooled so.
+* *Parts of a composite.* A privatizer cannot see the ``ColumnTransformer`` or
+  ``FeatureUnion`` it is a part of, so two parts built with one seed cannot be told apart at
+  ``transform`` (nor from the clones of a cross-validation, which replay on purpose).
+  :func:`skldp.privacy.guarantee_of`, which sees the composite, refuses two parts whose
+  :func:`stream_identity` is equal (unless they hold one Generator object, which advances
+  between them), naming both. The composites skldp builds itself (``BudgetSplitting``,
+  ``AttributeSampling``) draw every attribute from their one generator in turn.
 """
 
 import numbers
+import os
 import secrets
 
 import numpy as np
@@ -179,6 +200,62 @@ def noise_generator(random_state):
     if seed is None or isinstance(seed, np.random.Generator):
         return check_random_state(seed)
     return np.random.Generator(np.random.PCG64(noise_seed_sequence(seed)))
+
+
+def independent_copy(generator):
+    """A generator independent of ``generator`` (and of every other copy), for a copied privatizer.
+
+    ``Generator.spawn``'s child: reproducible when ``generator`` was seeded, and each call
+    gives a new child (the parent counts its children). A generator whose bit generator has
+    no SeedSequence to spawn from gives a fresh generator keyed from the operating system.
+    """
+    try:
+        return generator.spawn(1)[0]
+    except TypeError:  # no SeedSequence behind it: nothing to derive an independent child from
+        return check_random_state(None)
+
+
+_FORKS = [0]  # how many forks lie between the first process and this one
+
+
+def _count_fork():
+    _FORKS[0] += 1
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; elsewhere there is no fork to duplicate a stream
+    os.register_at_fork(after_in_child=_count_fork)
+
+
+def fork_generation():
+    """How many ``os.fork`` calls lie between the first process and this one.
+
+    A noise stream records the generation it was started in; a privatizer that finds another
+    generation at use is in a forked child holding a copy of its parent's stream, and replaces
+    it with fresh operating-system noise (as the standard library's ``random`` module reseeds at
+    fork).
+    """
+    return _FORKS[0]
+
+
+def stream_identity(random_state):
+    """What makes two privatizers' seeded noise the same stream, or None for ``None``.
+
+    An int or a SeedSequence: its root (:func:`noise_seed_sequence`), so ``0`` and
+    ``SeedSequence(0)`` are one stream. A Generator: itself (the object), and the
+    SeedSequence and bit generator it was made from, so ``default_rng(0)`` given twice is one
+    stream even as two objects. Two privatizers with equal identities draw the same noise.
+    """
+    seed = _check_seed(random_state)
+    if seed is None:
+        return None
+    if isinstance(seed, np.random.Generator):
+        bits = seed.bit_generator
+        ss = getattr(bits, "seed_seq", None)
+        if not isinstance(ss, np.random.SeedSequence):
+            return ("generator", id(seed))
+        return ("generator", type(bits).__name__, ss.entropy, tuple(ss.spawn_key), ss.pool_size)
+    root = noise_seed_sequence(seed)
+    return ("seed", root.entropy, tuple(root.spawn_key), root.pool_size)
 
 
 def spawn(rng, n):

@@ -291,14 +291,19 @@ def _privatizer_parts(privatizer):
     return list(zip(parts, sizes, strict=True))
 
 
-def _collect(estimator, where):
-    """The ``(model, size)`` parts of every privatizer whose output ``estimator`` releases."""
+def _collect(estimator, where, found=None):
+    """The ``(model, size)`` parts of every privatizer whose output ``estimator`` releases.
+
+    Each privatizer met is appended to ``found`` (if given) as ``(where, privatizer)``.
+    """
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import FeatureUnion, Pipeline
 
     from skldp._base import BasePrivatizer
 
     if isinstance(estimator, BasePrivatizer):
+        if found is not None:
+            found.append((where, estimator))
         return _privatizer_parts(estimator)
     if isinstance(estimator, Pipeline):
         # the first step that privatizes releases reports; later steps post-process them
@@ -307,7 +312,7 @@ def _collect(estimator, where):
             if step is None or (isinstance(step, str) and step == "passthrough"):
                 continue
             if _holds_privatizer(step):
-                return _collect(step, f"{where}step {name!r} of a Pipeline, ")
+                return _collect(step, f"{where}step {name!r} of a Pipeline, ", found)
         raise ValueError(f"{where}the Pipeline has no privatizer, so it states no guarantee")
     if isinstance(estimator, (ColumnTransformer, FeatureUnion)):
         kind = type(estimator).__name__
@@ -327,7 +332,7 @@ def _collect(estimator, where):
                     " releases its columns without a privatizer: no local guarantee covers "
                     "them; privatize them or drop them"
                 )
-            parts.extend(_collect(t, f"{where}{kind} part {name!r}, "))
+            parts.extend(_collect(t, f"{where}{kind} part {name!r}, ", found))
         if not parts:
             raise ValueError(f"{where}the {kind} releases nothing, so it states no guarantee")
         return parts
@@ -335,6 +340,38 @@ def _collect(estimator, where):
         f"{where}expected a fitted privatizer, or a Pipeline, ColumnTransformer or FeatureUnion "
         f"holding privatizers; got {type(estimator).__name__}"
     )
+
+
+def _check_distinct_noise(found):
+    """Refuse two privatizers of one collection that draw the same noise.
+
+    ``found`` is ``[(where, privatizer), ...]`` from :func:`_collect`. Two parts with the same
+    seeded stream (:meth:`BasePrivatizer._noise_stream`: equal int or SeedSequence seeds, or
+    equal Generators that are not one object) randomize different columns of the same people
+    with the same uniforms, so their reports together reveal what each alone protects (with
+    k-RR, two reports that differ are both the true values).
+    """
+    seen = {}
+    for where, privatizer in found:
+        stream = privatizer._noise_stream()
+        if stream is None:
+            continue
+        first = seen.setdefault(stream, (where, privatizer))
+        rs = privatizer.random_state
+        shared = isinstance(rs, np.random.Generator) and first[1].random_state is rs
+        if first[1] is privatizer or shared:
+            continue  # one privatizer, or one Generator object that advances between them
+        a, b = (
+            f"{w.rstrip(', ') or 'the estimator'} ({type(p).__name__}, random_state="
+            f"{' '.join(repr(p.random_state).split())})"
+            for w, p in (first, (where, privatizer))
+        )
+        raise ValueError(
+            f"{a} and {b} draw the same noise stream: their reports of the same people share "
+            "their uniforms, which reveals the values each one protects, so no guarantee "
+            "holds. Give each part its own stream: random_state=None (for real data), "
+            "different seeds, or the children of np.random.SeedSequence(seed).spawn(n_parts)"
+        )
 
 
 def _holds_privatizer(estimator):
@@ -389,7 +426,10 @@ def guarantee_of(estimator: Any) -> models.PrivacyModel:
     Raises
     ------
     ValueError
-        If a part releases raw columns, nothing privatizes, or a part is not fitted.
+        If a part releases raw columns, nothing privatizes, or a part is not fitted; or if
+        two parts draw the same noise (the same int or SeedSequence seed, or equal
+        Generators that are not one object), which no guarantee survives: give each part
+        its own stream (see :ref:`seeds`).
     TypeError
         If ``estimator`` is none of the above.
 
@@ -398,14 +438,18 @@ def guarantee_of(estimator: Any) -> models.PrivacyModel:
     >>> from sklearn.compose import ColumnTransformer
     >>> from skldp.privatizers import RandomizedResponse
     >>> from skldp.privacy import guarantee_of
+    >>> import numpy as np
+    >>> a_seed, b_seed = np.random.SeedSequence(0).spawn(2)  # one stream per part
     >>> ct = ColumnTransformer([
-    ...     ("a", RandomizedResponse(1.0, categories=[[0, 1]], random_state=0), [0]),
-    ...     ("b", RandomizedResponse(2.0, categories=[[0, 1, 2]], random_state=0), [1]),
+    ...     ("a", RandomizedResponse(1.0, categories=[[0, 1]], random_state=a_seed), [0]),
+    ...     ("b", RandomizedResponse(2.0, categories=[[0, 1, 2]], random_state=b_seed), [1]),
     ... ]).fit([[0, 1], [1, 2]])
     >>> guarantee_of(ct)
     LDP(epsilon=3)
     """
-    parts = _collect(estimator, "")
+    found: list[tuple[str, Any]] = []
+    parts = _collect(estimator, "", found)
+    _check_distinct_noise(found)
     return compose([m for m, _ in parts], [s for _, s in parts])
 
 

@@ -7,6 +7,7 @@ against the composed model with :func:`skldp.privacy.verify` (no tolerance).
 
 import copy
 import doctest
+import itertools
 import pickle
 import warnings
 from pathlib import Path
@@ -234,8 +235,12 @@ def test_compose_rejects_bad_parts():
 X2 = np.array([[0, 1], [1, 2], [1, 0], [0, 0]])
 
 
+_SEEDS = itertools.count()
+
+
 def _rr(eps, k, **kw):
-    return RandomizedResponse(eps, categories=[list(range(k))], random_state=0, **kw)
+    # each its own seed: two parts of one composite must not share a noise stream (issue 27)
+    return RandomizedResponse(eps, categories=[list(range(k))], random_state=next(_SEEDS), **kw)
 
 
 def test_column_transformer_of_epsilon_1_and_2_is_epsilon_3():
