@@ -42,6 +42,7 @@ from skldp.privacy._models import (
     UtilityOptimizedLDP,
     ZeroBits,
 )
+from skldp.privacy._shuffle import ShuffleGuarantee, shuffle_delta, shuffle_guarantee
 from skldp.privacy._verify import (
     OneSidedDecomposition,
     one_sided_decomposition,
@@ -62,6 +63,7 @@ __all__ = [
     "PrivacyAccountant",
     "PrivacyModel",
     "SequentialComposition",
+    "ShuffleGuarantee",
     "ULDPVerificationResult",
     "UtilityOptimizedLDP",
     "VerificationResult",
@@ -74,6 +76,8 @@ __all__ = [
     "one_sided_decomposition",
     "partition_labels",
     "sensitive_indices",
+    "shuffle_delta",
+    "shuffle_guarantee",
     "simulation",
     "tight_epsilon_matrix",
     "verify",
