@@ -1,5 +1,6 @@
 """The command line never loses, shifts or clobbers rows (issue 27, items 7 to 11 and 14)."""
 
+import gzip
 import io
 
 import numpy as np
@@ -62,3 +63,47 @@ def test_categories_named_like_missing_markers_are_values(tmp_path, capsys):
     path.write_text("v,w\nNA,1\n,2\n")
     code, _, err = _privatize(capsys, path, tmp_path / "r2.csv", "NA,yes")
     assert code == 2 and "has 1 missing value (data row 2)" in err
+
+
+# -- 27.11: a truncated or corrupt .csv.gz -----------------------------------------------------
+def _gzip_bytes(frame):
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as fh:
+        fh.write(frame.to_csv(index=False).encode())
+    return buffer.getvalue()
+
+
+def test_a_truncated_or_corrupt_gzip_file_is_one_line_exit_2(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"v": rng.choice(["a", "b", "c"], 200_000)})
+    data = _gzip_bytes(frame)
+    full = tmp_path / "v.csv.gz"
+    full.write_bytes(data)
+    cut = tmp_path / "cut.csv.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    bad = tmp_path / "bad.csv.gz"
+    bad.write_bytes(data[:200] + bytes(200) + data[400:])  # a corrupt stretch of deflate data
+
+    def refused(argv, name, why):
+        code, out, err = run(argv, capsys)
+        assert code == 2 and out == "", err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert f"{name}'" in err and why in err, err
+
+    for path, why in [(cut, "truncated"), (bad, "corrupt")]:
+        refused(_argv(path, tmp_path / "r.csv"), path.name, why)
+        assert not (tmp_path / "r.csv").exists()
+    # estimate: the reports file cut short (its sidecar beside it)
+    out = tmp_path / "r.csv.gz"
+    code, _, err = run(_argv(full, out), capsys)
+    assert code == 0, err
+    reports = out.read_bytes()
+    cut_reports = tmp_path / "cut_r.csv.gz"
+    cut_reports.write_bytes(reports[: len(reports) // 2])
+    (tmp_path / "cut_r.csv.gz.json").write_text((tmp_path / "r.csv.gz.json").read_text())
+    refused(["estimate", cut_reports], "cut_r.csv.gz", "truncated")
+    refused(["estimate", cut_reports, "--filtered"], "cut_r.csv.gz", "truncated")
+
+
+def _argv(path, out):
+    return ["privatize", path, "-c", "v", "--categories", "a,b,c", "-o", out, "--quiet"]
