@@ -5,6 +5,7 @@ import io
 
 import numpy as np
 import pandas as pd
+import pytest
 from numpy.testing import assert_allclose
 
 from tests.cli_support import run
@@ -107,3 +108,32 @@ def test_a_truncated_or_corrupt_gzip_file_is_one_line_exit_2(tmp_path, capsys):
 
 def _argv(path, out):
     return ["privatize", path, "-c", "v", "--categories", "a,b,c", "-o", out, "--quiet"]
+
+
+# -- 27.8: sparse recovery refuses the reports it cannot decode --------------------------------
+@pytest.mark.parametrize("mechanism", ["krr", "rappor"])
+def test_estimate_sparse_on_krr_or_rappor_reports_is_refused(mechanism, tmp_path, capsys):
+    # at k = 1000 the old code put 0.998 on one category (truth 0.18) and exited 0
+    rng = np.random.default_rng(0)
+    k = 1000
+    path = tmp_path / "v.csv"
+    cats = tmp_path / "cats.txt"
+    cats.write_text("\n".join(f"c{i}" for i in range(k)))
+    values = rng.choice(k, 3000, p=rng.dirichlet(np.full(k, 0.05)))
+    pd.DataFrame({"v": [f"c{i}" for i in values]}).to_csv(path, index=False)
+    out = tmp_path / "r.csv"
+    argv = ["privatize", path, "-c", "v", "-m", mechanism, "--categories-file", cats, "-o", out]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    code, text, err = run(["estimate", out, "-e", "sparse"], capsys)
+    assert code == 2 and text == "" and err.count("\n") == 1
+    assert "SparseEstimator reads reports of the compressive mechanisms" in err
+    assert "use ProjectedEstimator or EMEstimator" in err
+    # the one-bit Hadamard baseline is read
+    out = tmp_path / "h.csv"
+    argv[5] = "one-bit-hadamard"
+    argv[-1] = out
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    code, text, err = run(["estimate", out, "-e", "sparse"], capsys)
+    assert code == 0, err

@@ -21,9 +21,9 @@ from sklearn.linear_model import Lasso
 
 from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
-from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
+from skldp._measurement import RowSubset
 from skldp._validation import CHANNEL, Boolean, Interval, Options
-from skldp.channels import BlockMeasurements, SparseMeasurements, SymbolChannel
+from skldp.channels import BlockMeasurements, SparseMeasurements
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
@@ -97,55 +97,23 @@ def noise_threshold(sigma, n_cols, alpha=_ALPHA):
     return float(sigma) * math.sqrt(2.0 * math.log(2.0 * n_cols / alpha))
 
 
-# -- operators ------------------------------------------------------------------------------------
-class _ChannelOperator(MeasurementOperator):
-    """The forward map of any channel as a measurement operator (statistics per report)."""
+# -- channels and operators -----------------------------------------------------------------------
+def _check_channel(channel):
+    """Refuse a channel whose reports sparse recovery cannot decode.
 
-    def __init__(self, channel):
-        self.channel = channel
-        self.shape = (channel.n_statistics, channel.n_inputs)
-
-    def matvec(self, x):
-        return self.channel.forward(x)
-
-    def rmatvec(self, r):
-        return self.channel.adjoint(r)
-
-    def columns(self, idx):
-        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        out = np.empty((self.shape[0], idx.shape[0]))
-        for i, x in enumerate(idx):
-            e = np.zeros(self.shape[1])
-            e[x] = 1.0
-            out[:, i] = self.channel.forward(e)
-        return out
-
-    def column_norms(self):
-        # Norms of forward(e_x). For a symbol channel that is row x of its dense matrix, which
-        # the channel builds in closed form; for a bit-vector channel it is the bit marginals
-        # of input x (its dense matrix over 2**w outputs is another thing, too large past 16
-        # bits), one forward map per input.
-        if self.shape[0] * self.shape[1] <= 20_000_000:
-            if isinstance(self.channel, SymbolChannel):
-                return np.linalg.norm(self.channel.to_dense(), axis=1)
-            return np.linalg.norm(self.columns(np.arange(self.shape[1])), axis=0)
-        # Too large to enumerate: OMP then selects by raw correlations (equal norms assumed).
-        return np.ones(self.shape[1])
-
-
-def channel_measurements(channel, stats, n, *, empty_groups="drop"):
-    """The measurement system of a channel: its own, or ``stats / n`` through ``forward``.
-
-    Channels with the :class:`~skldp.channels.SparseMeasurements` ability (the compressive
-    family) give theirs; any other channel gives :math:`y = s / n` with :math:`E[y] =
-    \\mathrm{forward}(p)` and the multinomial plug-in variance.
+    Sparse recovery needs the measurement system of the compressive mechanisms (centred
+    measurements of p; :class:`~skldp.channels.SparseMeasurements`). The output frequencies of
+    another channel (k-RR, RAPPOR, Hadamard response) carry an offset common to every
+    category: OMP gives it to the first column it picks, and at k = 1000, epsilon = 1 the
+    estimate put 0.999 on one category (total variation 0.99 from the truth).
     """
-    if isinstance(channel, SparseMeasurements):
-        return channel.sparse_measurements(stats, n, empty_groups=empty_groups)
-    stats = np.asarray(stats, dtype=float)
-    y = stats / n
-    var = np.maximum(y * (1.0 - y), 1.0 / n) / n
-    return MeasurementSystem(y, _ChannelOperator(channel), var, np.arange(y.shape[0]))
+    if not isinstance(channel, SparseMeasurements):
+        raise TypeError(
+            "SparseEstimator reads reports of the compressive mechanisms (OneBitCompressive, "
+            "SymmetricCompressive, RecursiveCompressive) and of the one-bit Hadamard baseline "
+            f"(OneBitHadamardResponse); got reports of {type(channel).__name__}: use "
+            "ProjectedEstimator or EMEstimator for them"
+        )
 
 
 class _Normalized:
@@ -388,11 +356,13 @@ def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer
 class SparseEstimator(BaseDistributionEstimator):
     r"""Sparse recovery of a distribution from linear measurements (compressive sensing).
 
-    The reports' channel provides measurements :math:`y \approx M p` (for the compressive
-    mechanisms, the per-group means of Xiong et al. 2022, eqs. 10 and 19; for any other
-    channel, the output frequencies with :math:`E[y] = Q^T p`). A sparse solver then finds
-    :math:`\tilde p` on the column-normalized system, and a projection makes it a
-    distribution. Post-processing costs no privacy.
+    The reports' channel provides measurements :math:`y \approx M p` (the per-group means of
+    Xiong et al. 2022, eqs. 10 and 19). A sparse solver then finds :math:`\tilde p` on the
+    column-normalized system, and a projection makes it a distribution. Post-processing costs
+    no privacy. Only the compressive mechanisms and the one-bit Hadamard baseline give such
+    measurements; reports of any other mechanism raise a ``TypeError`` (their output
+    frequencies carry an offset common to every category, which sparse recovery mistakes
+    for one heavy category).
 
     Read more in the :ref:`User Guide <compressive>`.
 
@@ -646,10 +616,23 @@ class SparseEstimator(BaseDistributionEstimator):
             "n_iter_": int(n_iter),
         }
 
+    # The channel is refused on the first chunk already (fit, partial_fit, skldp.io.fit_chunks),
+    # not only when solving; once fitted, reports of another channel are a ChannelMismatchError.
+    def _chunk_statistics(self, channel, values):
+        if not hasattr(self, "_specs"):
+            _check_channel(channel)
+        return super()._chunk_statistics(channel, values)
+
+    def _counts_statistics(self, channel, counts):
+        if not hasattr(self, "_specs"):
+            _check_channel(channel)
+        return super()._counts_statistics(channel, counts)
+
     def _estimate(self, channel, stats, n):
+        _check_channel(channel)
         if self._use_blocks(channel):
             return self._estimate_blocks(channel, stats, n)
-        system = channel_measurements(channel, stats, n, empty_groups=self.empty_groups)
+        system = channel.sparse_measurements(stats, n, empty_groups=self.empty_groups)
         k = channel.n_inputs
         B = _Normalized(system.operator)
         y = system.values
