@@ -127,7 +127,7 @@ def test_estimate_sparse_on_krr_or_rappor_reports_is_refused(mechanism, tmp_path
     assert code == 0, err
     code, text, err = run(["estimate", out, "-e", "sparse"], capsys)
     assert code == 2 and text == "" and err.count("\n") == 1
-    assert "SparseEstimator reads reports of the compressive mechanisms" in err
+    assert "SparseEstimator recovers from reports of the compressive mechanisms" in err
     assert "use ProjectedEstimator or EMEstimator" in err
     # the one-bit Hadamard baseline is read
     out = tmp_path / "h.csv"

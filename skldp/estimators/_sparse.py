@@ -21,9 +21,9 @@ from sklearn.linear_model import Lasso
 
 from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
-from skldp._measurement import RowSubset
+from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
 from skldp._validation import CHANNEL, Boolean, Interval, Options
-from skldp.channels import BlockMeasurements, SparseMeasurements
+from skldp.channels import BlockMeasurements, SparseMeasurements, SymbolChannel
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
@@ -98,22 +98,77 @@ def noise_threshold(sigma, n_cols, alpha=_ALPHA):
 
 
 # -- channels and operators -----------------------------------------------------------------------
-def _check_channel(channel):
+def _check_channel(channel, method, sparsity):
     """Refuse a channel whose reports sparse recovery cannot decode.
 
     Sparse recovery needs the measurement system of the compressive mechanisms (centred
     measurements of p; :class:`~skldp.channels.SparseMeasurements`). The output frequencies of
     another channel (k-RR, RAPPOR, Hadamard response) carry an offset common to every
     category: OMP gives it to the first column it picks, and at k = 1000, epsilon = 1 the
-    estimate put 0.999 on one category (total variation 0.99 from the truth).
+    estimate put 0.999 on one category (total variation 0.99 from the truth). Such a channel
+    is read only by ``method='inverse'`` with a given sparsity: its unbiased estimate,
+    projected (the baseline of Acharya et al.), which decodes any channel.
     """
-    if not isinstance(channel, SparseMeasurements):
-        raise TypeError(
-            "SparseEstimator reads reports of the compressive mechanisms (OneBitCompressive, "
-            "SymmetricCompressive, RecursiveCompressive) and of the one-bit Hadamard baseline "
-            f"(OneBitHadamardResponse); got reports of {type(channel).__name__}: use "
-            "ProjectedEstimator or EMEstimator for them"
-        )
+    if isinstance(channel, SparseMeasurements) or (method == "inverse" and sparsity is not None):
+        return
+    raise TypeError(
+        "SparseEstimator recovers from reports of the compressive mechanisms "
+        "(OneBitCompressive, SymmetricCompressive, RecursiveCompressive) and of the one-bit "
+        f"Hadamard baseline (OneBitHadamardResponse); got reports of {type(channel).__name__}: "
+        "use ProjectedEstimator or EMEstimator for them (or method='inverse' with sparsity=s "
+        "for their unbiased estimate projected onto s-sparse distributions)"
+    )
+
+
+class _ChannelOperator(MeasurementOperator):
+    """The forward map of any channel as a measurement operator (statistics per report)."""
+
+    def __init__(self, channel):
+        self.channel = channel
+        self.shape = (channel.n_statistics, channel.n_inputs)
+
+    def matvec(self, x):
+        return self.channel.forward(x)
+
+    def rmatvec(self, r):
+        return self.channel.adjoint(r)
+
+    def columns(self, idx):
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        out = np.empty((self.shape[0], idx.shape[0]))
+        for i, x in enumerate(idx):
+            e = np.zeros(self.shape[1])
+            e[x] = 1.0
+            out[:, i] = self.channel.forward(e)
+        return out
+
+    def column_norms(self):
+        # Norms of forward(e_x). For a symbol channel that is row x of its dense matrix, which
+        # the channel builds in closed form; for a bit-vector channel it is the bit marginals
+        # of input x (its dense matrix over 2**w outputs is another thing, too large past 16
+        # bits), one forward map per input.
+        if self.shape[0] * self.shape[1] <= 20_000_000:
+            if isinstance(self.channel, SymbolChannel):
+                return np.linalg.norm(self.channel.to_dense(), axis=1)
+            return np.linalg.norm(self.columns(np.arange(self.shape[1])), axis=0)
+        # Too large to enumerate: OMP then selects by raw correlations (equal norms assumed).
+        return np.ones(self.shape[1])
+
+
+def channel_measurements(channel, stats, n, *, empty_groups="drop"):
+    """The measurement system of a channel: its own, or ``stats / n`` through ``forward``.
+
+    Channels with the :class:`~skldp.channels.SparseMeasurements` ability (the compressive
+    family) give theirs; any other channel gives :math:`y = s / n` with :math:`E[y] =
+    \\mathrm{forward}(p)` and the multinomial plug-in variance (read only by
+    ``method='inverse'`` with a given sparsity: see :func:`_check_channel`).
+    """
+    if isinstance(channel, SparseMeasurements):
+        return channel.sparse_measurements(stats, n, empty_groups=empty_groups)
+    stats = np.asarray(stats, dtype=float)
+    y = stats / n
+    var = np.maximum(y * (1.0 - y), 1.0 / n) / n
+    return MeasurementSystem(y, _ChannelOperator(channel), var, np.arange(y.shape[0]))
 
 
 class _Normalized:
@@ -362,7 +417,8 @@ class SparseEstimator(BaseDistributionEstimator):
     no privacy. Only the compressive mechanisms and the one-bit Hadamard baseline give such
     measurements; reports of any other mechanism raise a ``TypeError`` (their output
     frequencies carry an offset common to every category, which sparse recovery mistakes
-    for one heavy category).
+    for one heavy category), except with ``method='inverse'`` and a given ``sparsity``: the
+    channel's unbiased estimate, projected.
 
     Read more in the :ref:`User Guide <compressive>`.
 
@@ -620,19 +676,19 @@ class SparseEstimator(BaseDistributionEstimator):
     # not only when solving; once fitted, reports of another channel are a ChannelMismatchError.
     def _chunk_statistics(self, channel, values):
         if not hasattr(self, "_specs"):
-            _check_channel(channel)
+            _check_channel(channel, self.method, self.sparsity)
         return super()._chunk_statistics(channel, values)
 
     def _counts_statistics(self, channel, counts):
         if not hasattr(self, "_specs"):
-            _check_channel(channel)
+            _check_channel(channel, self.method, self.sparsity)
         return super()._counts_statistics(channel, counts)
 
     def _estimate(self, channel, stats, n):
-        _check_channel(channel)
+        _check_channel(channel, self.method, self.sparsity)
         if self._use_blocks(channel):
             return self._estimate_blocks(channel, stats, n)
-        system = channel.sparse_measurements(stats, n, empty_groups=self.empty_groups)
+        system = channel_measurements(channel, stats, n, empty_groups=self.empty_groups)
         k = channel.n_inputs
         B = _Normalized(system.operator)
         y = system.values

@@ -162,6 +162,23 @@ def test_bad_parameters(params, match):
         SparseEstimator(channel=ch, **params).fit(reports)
 
 
+def test_inverse_with_a_sparsity_reads_any_channel_hadamard_response():
+    # the baseline of Acharya et al.: the unbiased estimate, projected onto s-sparse
+    # distributions, decodes any channel (it needs no measurement system)
+    from skldp.channels import HadamardResponseChannel
+
+    k = 300
+    ch = HadamardResponseChannel(1.0, k)
+    p = _sparse_p(k, [10, 200, 299], [0.5, 0.3, 0.2])
+    n = 300_000
+    stats = np.random.default_rng(6).multinomial(n, ch.forward(p))
+    out = SparseEstimator(sparsity=3, method="inverse", projection="sparse")._estimate(ch, stats, n)
+    assert_array_equal(np.flatnonzero(out["distribution_"]), [10, 200, 299])
+    assert np.abs(out["distribution_"] - p).sum() < 0.1
+    with pytest.raises(TypeError, match="method='inverse' with sparsity=s"):
+        SparseEstimator(method="inverse")._estimate(ch, stats, n)
+
+
 # -- hierarchical recovery of recursive compressive reports ------------------------------------
 def _block_sparse_p(ch, per_block, seed):
     """A distribution with ``per_block[l]`` nonzeros in block l of the permuted domain."""
