@@ -37,6 +37,7 @@ import tempfile
 import textwrap
 import time
 import warnings
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -187,12 +188,24 @@ def _check_columns(columns, present, path, *, what):
 def _read_error(exc, path, what):
     if isinstance(exc, ImportError):
         return CLIError(f"cannot read {what} {path!r}: {exc}")
+    if isinstance(exc, EOFError):  # gzip's "Compressed file ended before the end-of-stream..."
+        return CLIError(
+            f"cannot read {what} {path!r}: the compressed file is truncated (it ends before "
+            "its end-of-stream marker)"
+        )
+    if isinstance(exc, zlib.error):
+        return CLIError(f"cannot read {what} {path!r}: the compressed data is corrupt ({exc})")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return CLIError(f"cannot read {what} {path!r}: {first}")
 
 
+#: What reading a file raises on bad content: pandas' parser errors, bad text, a file that
+#: vanished or cannot be opened (gzip.BadGzipFile is an OSError), a truncated (EOFError) or
+#: corrupt (zlib.error) compressed file, a missing optional reader.
 _READ_ERRORS = (
     pd.errors.ParserError,
+    EOFError,
+    zlib.error,
     pd.errors.EmptyDataError,
     UnicodeDecodeError,
     OSError,
