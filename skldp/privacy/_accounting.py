@@ -543,6 +543,30 @@ def _is_owner(owner, privatizer):
     return owner() is privatizer
 
 
+class _StreamOwner:
+    """The privatizer that charged an accountant first from one seeded noise stream."""
+
+    def __init__(self, privatizer, name, entry):
+        self.owner = _owner_of(privatizer)
+        self.name = name
+        rs = getattr(privatizer, "random_state", None)
+        # one Generator object held by several privatizers advances between them: not a replay
+        self.generator = rs if isinstance(rs, np.random.Generator) else None
+        self.entry = entry
+
+    def allows(self, privatizer):
+        if _is_owner(self.owner, privatizer):
+            return True
+        rs = getattr(privatizer, "random_state", None)
+        return self.generator is not None and rs is self.generator
+
+
+def _describe(privatizer, who):
+    """A privatizer as an error names it: its class, where it lives and its random_state."""
+    rs = " ".join(repr(getattr(privatizer, "random_state", None)).split())
+    return f"{who} at {id(privatizer):#x} (random_state={rs})"
+
+
 class _Charge:
     """One recorded charge; ``cancel()`` withdraws it (once)."""
 
@@ -657,6 +681,7 @@ class PrivacyAccountant:
         self._pid = os.getpid()
         self._copy = False
         self._memos: dict[str, _MemoLedger] = {}
+        self._streams: dict[Any, _StreamOwner] = {}
         self._secret = np.frombuffer(os.urandom(16), dtype="<u8").astype(np.uint64)
 
     # -- sharing ---------------------------------------------------------------------------
@@ -673,7 +698,7 @@ class PrivacyAccountant:
         state["_copy"] = True
         # a copy refuses charges, so it needs no memo ledgers; nor is the fingerprints'
         # secret ever written out
-        state["_memos"], state["_secret"] = {}, None
+        state["_memos"], state["_secret"], state["_streams"] = {}, None, {}
         return state
 
     def __setstate__(self, state):
@@ -751,7 +776,11 @@ class PrivacyAccountant:
             If this accountant is a copy from a pickle or from another process.
         ValueError
             If a second privatizer object charges an unnamed memo another one charged (name
-            the question), or if ``person_keys`` are not one key per row.
+            the question), or if ``person_keys`` are not one key per row; or if a privatizer
+            charges from the seeded noise stream (:func:`skldp._random.stream_identity`: the
+            same int or SeedSequence seed, or equal Generators that are not one object) of
+            another privatizer that charged this accountant: it would replay that one's noise
+            on the same people (see :ref:`seeds`).
         """
         epsilon = check_epsilon(epsilon, allow_zero=True)
         who = privatizer if isinstance(privatizer, str) else type(privatizer).__name__
@@ -774,8 +803,23 @@ class PrivacyAccountant:
                 )
             fps, multiplicity = np.unique(raw, return_counts=True)
             shared = multiplicity > 1
+        stream = None
+        noise_stream = getattr(privatizer, "_noise_stream", None)
+        if not isinstance(privatizer, str) and callable(noise_stream):
+            stream = noise_stream()  # a skldp privatizer's seeded stream (None: fresh noise)
         with self._lock:
             spent = self._spent
+            first = None if stream is None else self._streams.get(stream)
+            if first is not None and not first.allows(privatizer):
+                raise ValueError(
+                    f"{_describe(privatizer, who)} and {first.name} charge this accountant from "
+                    "the same seeded noise stream: the second replays the uniforms of the "
+                    "first on the same people, which reveals the values each one protects, so "
+                    "their charges bound nothing and no reports were produced. Give each "
+                    "privatizer its own stream: random_state=None (for real data, also in a "
+                    "search such as GridSearchCV), different seeds, or the children of "
+                    "np.random.SeedSequence(seed).spawn(n) (or Generator.spawn(n)), one per part"
+                )
             epsilon, plan = self._capped_charge(epsilon, parts, fps, shared, privatizer, who)
             if spent + epsilon > self.budget * (1 + _BUDGET_RTOL):
                 raise BudgetExceededError(
@@ -792,6 +836,9 @@ class PrivacyAccountant:
                 "total": spent + epsilon,
                 "_memos": self._record_memos(plan, fps, shared, privatizer, who),
             }
+            if stream is not None and first is None:
+                self._streams[stream] = _StreamOwner(privatizer, _describe(privatizer, who), entry)
+                entry["_stream"] = stream
             self._entries.append(entry)
             self._spent = spent + epsilon
         return _Charge(self, entry)
@@ -868,6 +915,9 @@ class PrivacyAccountant:
                 return
             for ledger, fps in self._entries[pos].get("_memos", ()):
                 ledger.forget(fps)
+            stream = self._entries[pos].get("_stream")
+            if stream is not None and self._streams[stream].entry is entry:
+                del self._streams[stream]  # its first call released nothing
             del self._entries[pos]
             total = self._entries[pos - 1]["total"] if pos else 0.0
             for e in self._entries[pos:]:
