@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skldp import _dask, _uncertainty
 from skldp._domain import encode, resolve_categories
 from skldp._random import (
-    _check_seed,
+    check_seed,
     fork_generation,
     independent_copy,
     noise_generator,
@@ -314,7 +314,7 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             When a hyperparameter has a value the class does not accept.
         """
         self._validate_params()
-        _check_seed(self.random_state)
+        check_seed(self.random_state)
         if _dask.is_dask_collection(X):
             if self._infers_domain():
                 raise ValueError(

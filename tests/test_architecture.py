@@ -41,6 +41,20 @@ def _package_of(name, modules=MODULES):
     return name.rsplit(".", 1)[0]
 
 
+def _unit(name, modules=MODULES):
+    """What owns a module's private names: its subpackage, or a top-level module alone.
+
+    The modules of a subpackage (``skldp.channels._base``, ``skldp.channels._bits``) share
+    their private names; each top-level module (``skldp._base``, ``skldp._uncertainty``) is a
+    unit of its own, since what top-level modules share is an internal API under names
+    without an underscore.
+    """
+    package = _package_of(name, modules)
+    if package == "skldp" and modules[name].name != "__init__.py":
+        return name
+    return package
+
+
 def _imports(path, *, module_level_only):
     """``(line, module, imported name)`` of every ``from skldp... import`` in a file."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -80,21 +94,33 @@ def _module_level(tree):
 def _cross_package_private_imports(modules=MODULES):
     found = []
     for name, path in modules.items():
-        own = _package_of(name, modules)
+        own = _unit(name, modules)
         for line, module, imported in _imports(path, module_level_only=False):
-            if imported is None or not imported.startswith("_"):
+            if imported is None or not _is_private(imported):
+                continue  # a public name, or a dunder (``__version__``)
+            if (name, imported) in TEMPORARY_PRIVATE_IMPORTS:
                 continue
             if f"{module}.{imported}" in modules:
                 continue  # a module (``from skldp import _domain``): shared internals
             target = module if module in modules else module.rsplit(".", 1)[0]
-            if _package_of(target, modules) != own:
+            if _unit(target, modules) != own:
                 found.append(f"{name}:{line}: from {module} import {imported}")
     return found
 
 
+#: TEMPORARY. ``(module, private name): owner and plan`` of private imports in code another
+#: helper of issue 28 is rewriting.
+TEMPORARY_PRIVATE_IMPORTS = {
+    ("skldp.cli", "_table_columns"): (
+        "helper 'cli': the report-file format moves to skldp.io as one object the CLI uses"
+    ),
+}
+
+
 def test_no_private_name_is_imported_across_packages():
-    # A private name belongs to its package. What two packages share lives in a top-level
-    # underscore module under a name without underscore (a documented internal API).
+    # A private name belongs to its subpackage, or to its top-level module. What two of them
+    # share lives in a top-level underscore module under a name without underscore (a
+    # documented internal API).
     assert _cross_package_private_imports() == []
 
 
@@ -588,3 +614,254 @@ def test_the_full_graph_sees_lazy_relative_and_facade_imports(tmp_path):
     assert graph["skldp.pkg"] == {"skldp.pkg._leaf", "skldp.pkg._top"}
     assert graph["skldp.pkg._user"] == {"skldp.pkg._leaf"}
     assert _cycles(graph) == [["skldp._low", "skldp.top"]]
+
+
+# -- private attributes across packages (issue 28, item 4) ---------------------------------------
+#
+# A private member (``obj._name``) belongs to the unit that defines it (``_unit``: a
+# subpackage, or a top-level module). The check is an approximation without types: it
+# collects, per unit, the private names the unit defines (``def``/``class`` names, names and
+# attributes assigned, ``setattr`` with a literal name) and flags ``x._name`` (or
+# ``getattr(x, "_name")``, ``hasattr``, ``setattr``, ``delattr``) in a unit that does not
+# define ``_name`` when another unit does. Dunder names, and access through ``self``, ``cls``,
+# ``super()`` and ``type(self)``, are always allowed. Names that no skldp module defines
+# (``X._meta`` of Dask) are other libraries' business.
+
+#: TEMPORARY. ``(module, private name): owner and plan``, for accesses in code another helper
+#: of issue 28 is rewriting. Remove an entry when its owner lands; stale entries fail.
+TEMPORARY_PRIVATE_ACCESSES = {
+    ("skldp.estimators._em", "_ratio_from"): (
+        "helper 'fallbacks': the EM solver reads the likelihood models' private step; a public "
+        "`multipliers` method of the models replaces it"
+    ),
+    **{
+        ("skldp._uncertainty", name): (
+            "helper 'split': intervals move beside the estimators and read an explicit "
+            "fitted-state object instead of the estimators' private fields"
+        )
+        for name in (
+            "_chunk_statistics",
+            "_counts_statistics",
+            "_default_interval_method",
+            "_distributions",
+            "_estimate",
+            "_interval_methods",
+            "_model_distribution",
+            "_n",
+            "_plain_statistics",
+            "_specs",
+            "_stats",
+        )
+    },
+    **{
+        ("skldp.io", name): (
+            "helpers 'cli' (skldp.io as one report-file object) and 'split' (the estimator "
+            "base's fitted state): fit_chunks drives an estimator through its private hooks"
+        )
+        for name in (
+            "_check_params",
+            "_merge_statistics",
+            "_reset",
+            "_solve_estimate",
+            "_statistics_of",
+        )
+    },
+}
+
+_ATTRIBUTE_FUNCTIONS = ("getattr", "hasattr", "setattr", "delattr")
+
+
+def _is_private(name):
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _private_definitions(modules=MODULES):
+    """``{private name: {units defining it}}``."""
+    out = {}
+    for name, path in modules.items():
+        unit = _unit(name, modules)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined = node.name
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                defined = node.attr
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined = node.id
+            elif _literal_attribute_call(node, ("setattr",)):
+                defined = node.args[1].value
+            else:
+                continue
+            if _is_private(defined):
+                out.setdefault(defined, set()).add(unit)
+    return out
+
+
+def _literal_attribute_call(node, functions=_ATTRIBUTE_FUNCTIONS):
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in functions
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and isinstance(node.args[1].value, str)
+    )
+
+
+def _own_object(node):
+    """``self``, ``cls``, ``super()`` or ``type(self)``: access to the object's own members."""
+    if isinstance(node, ast.Name):
+        return node.id in ("self", "cls")
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("super", "type")
+        and all(_own_object(arg) for arg in node.args)
+    )
+
+
+def _private_accesses(modules=MODULES):
+    """``(module, line, expression, private name)`` of every access to another object's member."""
+    out = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute):
+                attr, obj = node.attr, node.value
+            elif _literal_attribute_call(node):
+                attr, obj = node.args[1].value, node.args[0]
+            else:
+                continue
+            if _is_private(attr) and not _own_object(obj):
+                out.append((name, node.lineno, ast.unparse(node), attr))
+    return out
+
+
+def _cross_unit_private_accesses(modules=MODULES):
+    """``{(module, name): [findings]}`` of private names used outside every unit defining them."""
+    defined = _private_definitions(modules)
+    found = {}
+    for name, line, expression, attr in _private_accesses(modules):
+        owners = defined.get(attr, set())
+        if owners and _unit(name, modules) not in owners:
+            where = ", ".join(sorted(owners))
+            found.setdefault((name, attr), []).append(f"{name}:{line}: {expression} ({where})")
+    return found
+
+
+def test_no_private_attribute_is_used_across_packages():
+    found = _cross_unit_private_accesses()
+    left = [
+        f
+        for key, lines in sorted(found.items())
+        if key not in TEMPORARY_PRIVATE_ACCESSES
+        for f in lines
+    ]
+    assert left == []
+    stale = sorted(set(TEMPORARY_PRIVATE_ACCESSES) - set(found))
+    assert stale == [], "stale TEMPORARY_PRIVATE_ACCESSES entries: remove them"
+
+
+def test_the_private_attribute_check_catches_one(tmp_path):
+    modules = _planted_modules(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "channels/__init__.py": "",
+            "channels/_base.py": (
+                "class Channel:\n"
+                "    def __init__(self):\n        self._cache = {}\n"
+                "    def _sample(self, x):\n        return self._cache\n"  # own member: fine
+                "    def __eq__(self, other):\n        return self._key() == other._key()\n"
+                "    def _key(self):\n        return 1\n"
+            ),
+            "channels/_rr.py": "def draw(ch):\n    return ch._sample(0)\n",  # same unit: fine
+            "_base.py": (
+                "def transform(ch, x):\n"
+                "    ch._cache.clear()\n"  # another unit's field
+                "    getattr(ch, '_sample')(x)\n"  # by name
+                "    return x._meta, x.__class__\n"  # not skldp's, dunder: fine
+            ),
+        },
+    )
+    assert _cross_unit_private_accesses(modules) == {
+        ("skldp._base", "_cache"): ["skldp._base:2: ch._cache (skldp.channels)"],
+        ("skldp._base", "_sample"): [
+            "skldp._base:3: getattr(ch, '_sample') (skldp.channels)",
+        ],
+    }
+
+
+#: Accesses to a private name that the accessing unit defines *and* another unit defines too
+#: (``_sample`` is a hook of channels and of privatizers): without types the check above
+#: cannot tell whose member it is, so each one is reviewed here, by module and expression.
+#: ``ch._sample`` in ``skldp._base`` (a privatizer calling a channel's hook) was one; the
+#: channel's public ``sample(..., check_input=False)`` replaced it.
+SHARED_PRIVATE_NAMES_REVIEWED = {
+    ("skldp._reports", "self._integers()._reduce"): (
+        "pandas' ExtensionArray protocol, called on pandas' own integer array"
+    ),
+    ("skldp.channels._base", "other._key"): "a channel's __eq__ reads the other channel's key",
+    ("skldp.privacy._models", "other._key"): "a model's __eq__ reads the other model's key",
+    ("skldp.channels._longitudinal", "self.prr._key"): "a channel reads the channel it wraps",
+    ("skldp.channels._longitudinal", "self.prr._sample"): "a channel draws with the one it wraps",
+    ("skldp.channels._personalized", "self.common._sample"): (
+        "a channel draws with the one it wraps"
+    ),
+    **{
+        ("skldp.estimators._personalized", f"self._inner().{name}"): (
+            "an estimator drives the estimator of its own package it wraps"
+        )
+        for name in ("_chunk_statistics", "_counts_statistics", "_estimate", "_merge_statistics")
+    },
+}
+
+
+def _unit_classes(modules=MODULES):
+    """``{unit: {names of the classes its modules define}}``."""
+    out = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+        out.setdefault(_unit(name, modules), set()).update(classes)
+    return out
+
+
+def _ambiguous_private_accesses(modules=MODULES):
+    """``{(module, expression): line}`` of private names also defined by another unit."""
+    defined = _private_definitions(modules)
+    classes = _unit_classes(modules)
+    found = {}
+    for name, line, expression, attr in _private_accesses(modules):
+        unit = _unit(name, modules)
+        owners = defined.get(attr, set())
+        if unit not in owners or owners == {unit}:
+            continue  # the check above, or the unit's own name
+        obj = expression.rsplit(".", 1)[0]
+        if obj.isidentifier() and obj in classes[unit]:
+            continue  # a class of this unit (``Parent._parameter_constraints``)
+        found.setdefault((name, expression), line)
+    return found
+
+
+def test_private_names_shared_by_several_packages_are_accessed_where_reviewed():
+    found = _ambiguous_private_accesses()
+    assert sorted(set(found) - set(SHARED_PRIVATE_NAMES_REVIEWED)) == []
+    assert sorted(set(SHARED_PRIVATE_NAMES_REVIEWED) - set(found)) == [], "stale entries"
+
+
+def test_the_shared_private_name_check_catches_one(tmp_path):
+    modules = _planted_modules(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "channels/__init__.py": "",
+            "channels/_base.py": "class Channel:\n    def _sample(self, x):\n        return x\n",
+            "_base.py": (
+                "class BasePrivatizer:\n"
+                "    def _sample(self, X):\n"
+                "        return [ch._sample(X) for ch in self.channels_]\n"  # a channel's hook
+                "    def _other(self):\n"
+                "        return self._sample(0), BasePrivatizer._sample\n"  # its own: fine
+            ),
+        },
+    )
+    assert _ambiguous_private_accesses(modules) == {("skldp._base", "ch._sample"): 3}
