@@ -319,11 +319,10 @@ OPTIONAL_DEPENDENCIES = {"dask", "distributed", "matplotlib", "tqdm", "pyarrow",
 
 #: Edge modules: entry points that a user or the command line calls and that no other module
 #: imports (checked below), so their imports cannot close a cycle under the package. They may
-#: import anything lazily:
-#: ``skldp.cli`` so that ``skldp --help`` starts without loading numpy's and scikit-learn's
-#: stack for every subcommand; ``skldp.plotting`` because matplotlib is optional;
-#: ``skldp.experiments`` (simulation studies, above the privatizers, estimators and registry)
-#: because its progress bars (tqdm) and parallel runs are optional.
+#: import anything lazily: ``skldp.cli`` loads what a subcommand needs (pyarrow, the registry,
+#: the advisor, plotting) when the subcommand runs; ``skldp.plotting`` needs matplotlib, which
+#: is optional; ``skldp.experiments`` (simulation studies, above the privatizers, estimators
+#: and registry) runs with optional progress bars (tqdm) and parallel workers.
 EDGE_MODULES = {"skldp.cli", "skldp.plotting", "skldp.experiments"}
 
 #: TEMPORARY. Imports inside functions, of core modules, in code another helper of issue 28
