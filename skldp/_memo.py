@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._hashing import _text
+from skldp._hashing import value_bytes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -141,7 +141,7 @@ def memo_tag(family, parameters, categories, question=None):
     h.update(repr((str(family), tuple(parameters))).encode())
     h.update(len(categories).to_bytes(8, "little"))
     for value in categories:
-        text = _text(value)
+        text = value_bytes(value)
         h.update(len(text).to_bytes(8, "little") + text)
     if question is not None:
         text = str(question).encode("utf-8")
