@@ -4,7 +4,7 @@ Privatizers (transformers) randomize each person's value on their device; estima
 the distribution from the reports through the mechanism's channel.
 """
 
-from skldp import channels, datasets, metrics, privacy, privatizers, projection
+from skldp import channels, datasets, metrics, privacy, privatizers, projection, registry
 from skldp._advisor import recommend_mechanism
 from skldp._memory import get_memory_limit, memory_limit, set_memory_limit
 from skldp.estimators import (
@@ -70,5 +70,6 @@ __all__ = [
     "metrics",
     "privacy",
     "projection",
+    "registry",
     "__version__",
 ]
