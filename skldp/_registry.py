@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from skldp._base import BasePrivatizer
+
 __all__ = [
     "Mechanism",
     "MECHANISMS",
@@ -527,8 +529,6 @@ def channel_of(name: str, n_categories: int, **params: Any) -> Any:
 def _check_entry(entry):
     if not isinstance(entry, Mechanism):
         raise TypeError(f"expected a Mechanism(...) entry; got {type(entry).__name__}: {entry!r}")
-    from skldp._base import BasePrivatizer
-
     if not isinstance(entry.privatizer, type) or not issubclass(entry.privatizer, BasePrivatizer):
         raise TypeError(
             f"the entry {entry.name!r} must give its privatizer class (a subclass of "
