@@ -16,13 +16,18 @@ from skldp.registry import register
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "example_mechanism.py"
 
 
+#: The name the example is imported under (its own, so that another test loading the same
+#: file does not replace the classes that pickle looks up by module name).
+MODULE = "skldp_extension_example"
+
+
 def load_example():
-    """The example module, imported from the docs (pickle finds its classes by module name)."""
-    if "example_mechanism" in sys.modules:
-        return sys.modules["example_mechanism"]
-    spec = importlib.util.spec_from_file_location("example_mechanism", EXAMPLE)
+    """The example module, imported from the docs once (pickle finds its classes by name)."""
+    if MODULE in sys.modules:
+        return sys.modules[MODULE]
+    spec = importlib.util.spec_from_file_location(MODULE, EXAMPLE)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["example_mechanism"] = module
+    sys.modules[MODULE] = module
     spec.loader.exec_module(module)
     return module
 
