@@ -1,9 +1,11 @@
 r"""The advisor: rank the registered mechanisms by expected error for k, n, epsilon and a context.
 
-Every row is computed from the channel that the mechanism's privatizer would build for k
-categories, the budget and the context (its default parameters: optimized local hashing's
-:math:`g`, subset selection's optimal d, RAPPOR's theta, ...), never from a dense matrix, so an
-answer for :math:`k = 10^6` takes a fraction of a second. Read more in :ref:`advisor`.
+Every row is computed from the channel that the mechanism's privatizer builds, through the
+registry, for k categories, the budget and the context (its default parameters: optimized local
+hashing's :math:`g`, subset selection's optimal d, RAPPOR's theta, ...), never from a dense
+matrix, so an answer for :math:`k = 10^6` takes one or two seconds. How a mechanism is scored
+is on its registry entry (``error_model``, ``assumption``, ``shown``); the advisor keeps no
+table of its own. Read more in :ref:`advisor`.
 """
 
 from __future__ import annotations
