@@ -183,6 +183,21 @@ def test_the_trust_suites_run_on_it_at_small_k():
     assert _passed(summary) >= 10 and not re.search(r"\d+ failed", summary), summary
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 28, item 3: the base channel's fallbacks (likelihood, to_dense) go dense at "
+    "k = 10^6; remove this mark when they are structured",
+)
+def test_the_trust_suites_run_on_it_at_a_million_categories():
+    # The k = 10^6 cases of the floating-point suite (measured now: 2 failed, 1 skipped, "to_dense
+    # would build a 1000000 x 1000000 matrix"). tests/estimators/test_large_domain.py keeps its
+    # own list of mechanisms; once it reads the registry, add it here.
+    summary = _pytest_with_the_example(
+        "tests/channels/test_floating_point.py", "-k", "ExampleRR and 1000000"
+    )
+    assert _passed(summary) >= 2, summary
+
+
 # -- the advisor -----------------------------------------------------------------------------------
 def test_the_advisor_ranks_it_with_k_rr_s_exact_error(example):
     table = recommend_mechanism(64, 10_000, 1.0).set_index("mechanism")
