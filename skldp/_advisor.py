@@ -224,11 +224,13 @@ def recommend_mechanism(
 ) -> pd.DataFrame:
     r"""Rank the registered mechanisms by their expected error for k, n, epsilon and a context.
 
-    Each applicable mechanism of the registry (``skldp mechanisms``) is built as its
-    privatizer would build it for ``n_categories`` values, ``epsilon`` and the context (its
-    default parameters), and scored by the expected error of its unbiased estimate
+    Each applicable mechanism of the registry (``skldp mechanisms``, including those added
+    with :func:`skldp.registry.register`) is built by its privatizer for ``n_categories``
+    values, ``epsilon`` and the context (its default parameters), and scored as its registry
+    entry says (``error_model``): by the expected error of its unbiased estimate
     (:class:`~skldp.EmpiricalEstimator`) from ``n_reports`` reports of people drawn from ``p``.
-    The rows are sorted by l2 error, smallest first (ties: fewer bits first).
+    The rows are sorted by l2 error, smallest first (ties: fewer bits first). A mechanism that
+    is not ranked is listed in ``table.attrs["not_ranked"]`` with the reason; none raises.
 
     Read more in the :ref:`User Guide <advisor>`.
 
