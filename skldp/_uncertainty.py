@@ -128,6 +128,11 @@ def _second_moment(channel, p, n):
 #: Up to this many categories the variance at every point mass is evaluated (k calls).
 MAX_EXACT_WILSON_CATEGORIES = 4096
 
+#: Most entries (observed outputs times categories) of the reports' moments (the work of
+#: ``report_moments``; above, the channel's variance is used), and of one chunk of them.
+MAX_MOMENT_ENTRIES = 2**28
+_MOMENT_CHUNK_ENTRIES = 2**22
+
 
 def _self_second_moment(channel, n):
     r""":math:`n V_i(e_i) + 1` for every i (the variance at the point mass on i).
@@ -197,7 +202,8 @@ def report_moments(channel, stats, n):
     1)``. Returns :math:`\hat L_i = \frac1n \sum_y N_y g_i(y)^2` and
     :math:`\hat T_i = \frac1n \sum_y N_y g_i(y)^3`, unbiased estimates of
     :math:`E[g_i(Y)^2] = n V_i(p) + p_i^2` and :math:`E[g_i(Y)^3]`. Only observed outputs
-    are evaluated (one ``unbiased`` call each, at most ``MAX_EXACT_WILSON_CATEGORIES``);
+    are evaluated (one ``unbiased`` call each, at most ``MAX_EXACT_WILSON_CATEGORIES``, and
+    at most ``MAX_MOMENT_ENTRIES`` outputs times categories, in chunks of bounded memory);
     bit-vector channels (whose moments are not functions of the bit sums) and larger output
     alphabets give None.
     """
@@ -209,9 +215,17 @@ def report_moments(channel, stats, n):
     seen = np.flatnonzero(counts > 0)
     if seen.size > MAX_EXACT_WILSON_CATEGORIES:
         return None
-    g = _contributions(channel, seen)
-    w = counts[seen]
-    return w @ g**2 / n, w @ g**3 / n, w @ g**4 / n
+    k = channel.n_inputs
+    if seen.size * k > MAX_MOMENT_ENTRIES:
+        return None
+    moments = np.zeros((3, k))
+    step = max(1, _MOMENT_CHUNK_ENTRIES // k)  # outputs per chunk: memory bounded in k
+    for start in range(0, seen.size, step):
+        chunk = seen[start : start + step]
+        g = _contributions(channel, chunk)
+        w = counts[chunk]
+        moments += [w @ g**2, w @ g**3, w @ g**4]
+    return moments[0] / n, moments[1] / n, moments[2] / n
 
 
 def _contributions(channel, outputs):
