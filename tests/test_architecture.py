@@ -629,10 +629,6 @@ def test_the_full_graph_sees_lazy_relative_and_facade_imports(tmp_path):
 #: TEMPORARY. ``(module, private name): owner and plan``, for accesses in code another helper
 #: of issue 28 is rewriting. Remove an entry when its owner lands; stale entries fail.
 TEMPORARY_PRIVATE_ACCESSES = {
-    ("skldp.estimators._em", "_ratio_from"): (
-        "helper 'fallbacks': the EM solver reads the likelihood models' private step; a public "
-        "`multipliers` method of the models replaces it"
-    ),
     **{
         ("skldp._uncertainty", name): (
             "helper 'split': intervals move beside the estimators and read an explicit "

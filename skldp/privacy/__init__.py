@@ -50,7 +50,6 @@ from skldp.privacy._models import (
     UtilityOptimizedLDP,
     ZeroBits,
 )
-from skldp.privacy._shuffle import ShuffleGuarantee, shuffle_delta, shuffle_guarantee
 from skldp.privacy._verify import (
     OneSidedDecomposition,
     one_sided_decomposition,
@@ -61,6 +60,7 @@ from skldp.privacy._verify import (
 if TYPE_CHECKING:  # the top layer, for type checkers; at run time through __getattr__
     from skldp.privacy._audit import AuditResult, audit
     from skldp.privacy._guarantee import guarantee_of
+    from skldp.privacy._shuffle import ShuffleGuarantee, shuffle_delta, shuffle_guarantee
 
 # The top layer reads privatizers and scikit-learn composites, so it sits above
 # skldp.privatizers, which import the leaf above: its names load on first use (PEP 562).
@@ -68,6 +68,9 @@ _TOP_LAYER = {
     "AuditResult": "skldp.privacy._audit",
     "audit": "skldp.privacy._audit",
     "guarantee_of": "skldp.privacy._guarantee",
+    "ShuffleGuarantee": "skldp.privacy._shuffle",
+    "shuffle_delta": "skldp.privacy._shuffle",
+    "shuffle_guarantee": "skldp.privacy._shuffle",
 }
 
 
