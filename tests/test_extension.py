@@ -13,6 +13,7 @@ which ranks it with k-RR's exact error; and the command line's mechanism list.
 """
 
 import dataclasses
+import json
 import os
 import re
 import subprocess
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
@@ -259,6 +261,25 @@ def test_the_command_line_lists_and_advises_it(example, capsys):
     assert "example-rr" in capsys.readouterr().out
     assert main(["advise", "-k", "64", "-n", "10000", "--epsilon", "1"]) == 0
     assert "example-rr" in capsys.readouterr().out.split("not ranked")[0]
+
+
+def test_the_command_line_privatizes_and_estimates_with_it(example, tmp_path, capsys):
+    k, n, eps = 3, 4000, 2.0
+    p = np.array([0.5, 0.3, 0.2])
+    cities = np.array(["paris", "lyon", "nice"])[np.random.default_rng(0).choice(k, n, p=p)]
+    path, reports, out = tmp_path / "people.csv", tmp_path / "r.csv", tmp_path / "dist.csv"
+    pd.DataFrame({"city": cities}).to_csv(path, index=False)
+    argv = ["privatize", path, "-c", "city", "-m", "example-rr", "--epsilon", eps]
+    argv += ["--categories", "paris,lyon,nice", "--seed", 3, "-o", reports]
+    assert main([str(a) for a in argv]) == 0
+    assert json.loads(reports.with_name("r.csv.json").read_text())["mechanism"] == "example-rr"
+    assert main(["estimate", str(reports), "-e", "empirical", "-o", str(out)]) == 0
+    dist = pd.read_csv(out)
+    assert dist["category"].tolist() == ["paris", "lyon", "nice"]
+    # the unbiased estimate is within five standard errors of the truth (k-RR's variance)
+    sd = np.sqrt(RandomizedResponseChannel(eps, k).variance(p, n))
+    assert np.all(np.abs(dist["probability"].to_numpy() - p) < 5 * sd)
+    capsys.readouterr()
 
 
 def test_the_built_in_list_is_untouched():
