@@ -161,8 +161,9 @@ def test_the_input_matrix_and_sklearn_checks_run_on_it():
     summary = _pytest_with_the_example(
         "tests/test_input_matrix.py", "tests/test_common.py", "-k", "ExampleRR"
     )
-    # measured: 158 passed, 5 skipped, 4 xfailed (every privatizer's expected failures)
-    assert _passed(summary) >= 150 and not re.search(r"\d+ failed", summary), summary
+    # measured: 148 passed, 15 skipped (10: SparseEstimator refuses reports of a mechanism it
+    # cannot decode, by design), 4 xfailed (every privatizer's expected failures)
+    assert _passed(summary) >= 140 and not re.search(r"\d+ failed", summary), summary
 
 
 def test_the_trust_suites_run_on_it_at_small_k():
@@ -185,15 +186,11 @@ def test_the_trust_suites_run_on_it_at_small_k():
     assert _passed(summary) >= 10 and not re.search(r"\d+ failed", summary), summary
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28, item 3: the base channel's fallbacks (likelihood, to_dense) go dense at "
-    "k = 10^6; remove this mark when they are structured",
-)
 def test_the_trust_suites_run_on_it_at_a_million_categories():
-    # The k = 10^6 cases of the floating-point suite (measured now: 2 failed, 1 skipped, "to_dense
-    # would build a 1000000 x 1000000 matrix"). tests/estimators/test_large_domain.py keeps its
-    # own list of mechanisms; once it reads the registry, add it here.
+    # The k = 10^6 cases of the floating-point suite, through the base channel's structured
+    # fallbacks (before them: 2 failed, "to_dense would build a 1000000 x 1000000 matrix").
+    # tests/test_docs_example_large_domain.py checks the example's numbers there against k-RR;
+    # tests/estimators/test_large_domain.py keeps its own list of mechanisms.
     summary = _pytest_with_the_example(
         "tests/channels/test_floating_point.py", "-k", "ExampleRR and 1000000"
     )
