@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 from numpy.testing import assert_allclose
 
 import skldp
@@ -167,10 +168,9 @@ def test_the_input_matrix_and_sklearn_checks_run_on_it():
 
 
 def test_the_trust_suites_run_on_it_at_small_k():
-    # The suites that run over the test registry, at their small domains. Left out here:
-    # k = 10^6 (tests/channels/test_floating_point.py's large cases), which needs the base
-    # channel's structured fallbacks, and the Parquet round trip of reports, whose reader
-    # rebuilds only channels of skldp.channels.
+    # The suites that run over the test registry, at their small domains (k = 10^6 below),
+    # including the Parquet round trip of its reports: registering a mechanism lets report
+    # files name the channel classes of its package (only those, and only once imported).
     summary = _pytest_with_the_example(
         "tests/privacy/test_audit.py",
         "tests/privatizers/test_seeds.py",
@@ -181,7 +181,7 @@ def test_the_trust_suites_run_on_it_at_small_k():
         "tests/channels/test_floating_point.py",
         "tests/test_reports_pandas.py",
         "-k",
-        "ExampleRR and not 1000000 and not parquet",
+        "ExampleRR and not 1000000",
     )
     assert _passed(summary) >= 10 and not re.search(r"\d+ failed", summary), summary
 
@@ -195,6 +195,21 @@ def test_the_trust_suites_run_on_it_at_a_million_categories():
         "tests/channels/test_floating_point.py", "-k", "ExampleRR and 1000000"
     )
     assert _passed(summary) >= 2, summary
+
+
+def test_its_reports_keep_their_channel_in_parquet_only_while_registered(tmp_path):
+    with registered(LINE):
+        priv = make_privatizer("example-rr", epsilon=1.0, categories=[0, 1, 2], random_state=0)
+        with sklearn.config_context(transform_output="pandas"):
+            reports = priv.fit_transform(np.array([[0], [1], [2], [1]]))
+        reports.to_parquet(tmp_path / "r.parquet")
+        back = pd.read_parquet(tmp_path / "r.parquet")
+        assert back.dtypes.iloc[0].spec.channel == ex.ExampleRRChannel(1.0, 3)
+    # unregistered, its module is not trusted: the file is read as integers, with a warning
+    with pytest.warns(UserWarning, match="cannot refer to skldp_extension_example"):
+        plain = pd.read_parquet(tmp_path / "r.parquet")
+    assert plain.dtypes.iloc[0] == "Int64"
+    assert plain.iloc[:, 0].tolist() == back.iloc[:, 0].astype(int).tolist()
 
 
 # -- the advisor -----------------------------------------------------------------------------------
