@@ -22,6 +22,7 @@ import numpy as np
 
 from skldp._base import BasePrivatizer
 from skldp._reports import trust_channels_of
+from skldp._validation import check_int
 
 __all__ = [
     "Mechanism",
@@ -523,7 +524,8 @@ def channel_of(name: str, n_categories: int, **params: Any) -> Any:
     channel : Channel
         The fitted privatizer's ``channel_``.
     """
-    privatizer = make_privatizer(name, categories=np.arange(n_categories), **params)
+    k = check_int(n_categories, "n_categories", min_value=2)
+    privatizer = make_privatizer(name, categories=np.arange(k), **params)
     return privatizer.fit(np.zeros((1, 1), dtype=np.int64)).channel_
 
 
