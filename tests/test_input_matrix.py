@@ -41,6 +41,7 @@ from skldp import (
     privacy,
     projection,
     recommend_mechanism,
+    registry,
     theory,
 )
 from skldp.datasets import (
@@ -1524,6 +1525,31 @@ def test_longitudinal_bad_input_is_named(call, error, match):
         call()
 
 
+# -- the registry (skldp.registry) -------------------------------------------------------------
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: registry.channel_of("krr", 2.5), TypeError, r"^n_categories must be an integer"),
+        (lambda: registry.channel_of("krr", 1), ValueError, r"^n_categories must be an integer >="),
+        (lambda: registry.channel_of("krr", 3, epsilon=-1), ValueError, "^epsilon must be"),
+        (lambda: registry.channel_of("nope", 3), ValueError, "^unknown mechanism 'nope'"),
+        (lambda: registry.make_privatizer("krr", theta=1), ValueError, "has no parameter 'theta'"),
+        (lambda: registry.get_mechanism("nope"), ValueError, "^unknown mechanism 'nope'"),
+        (lambda: registry.register(object()), TypeError, r"^expected a Mechanism\(\.\.\.\) entry"),
+        (lambda: registry.unregister("krr"), ValueError, "is one of skldp's own mechanisms"),
+        (lambda: registry.unregister("nope"), ValueError, "no mechanism named 'nope'"),
+        (
+            lambda: registry.Mechanism("x", 3, "f", "g", "p"),
+            TypeError,
+            "privatizer of 'x' must be a privatizer class",
+        ),
+    ],
+)
+def test_registry_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
 # -- coverage --------------------------------------------------------------------------------------
 #: Public names whose bad inputs are not cases here, and why.
 NOT_ENTRY_POINTS = {
@@ -1549,7 +1575,7 @@ def test_every_public_entry_point_is_in_the_matrix():
     # covered by test_every_channel_with_a_budget_is_in_the_matrix.
     used = {id(v) for v in globals().values()}
     used |= {id(type(x)) for x in (*MECHANISMS, *MATRIX_ESTIMATORS)}
-    modules = {channels, datasets, metrics, privacy, projection, theory, experiments}
+    modules = {channels, datasets, metrics, privacy, projection, theory, experiments, registry}
     missing = []
     for module in (skldp, privacy, metrics, projection, datasets, theory, experiments):
         for name in module.__all__:
