@@ -13,7 +13,8 @@ import pytest
 from scipy.stats import norm
 
 from skldp import RAPPOR, EMEstimator, ProjectedEstimator
-from skldp.cli import _checksum, build_parser, main
+from skldp.cli import build_parser, main
+from skldp.io import ReportFile
 from skldp.io import read_reports
 from tests.cli_support import run
 
@@ -170,7 +171,7 @@ def test_edited_or_malformed_metadata_is_refused_naming_the_field(people, tmp_pa
     reports, _ = _fresh(capsys, people, tmp_path)
     sidecar = tmp_path / "r.csv.json"
     meta = json.loads(sidecar.read_text())
-    assert meta["checksum"] == _checksum(meta) and meta["n_reports"] == 4000
+    assert meta["checksum"] == ReportFile.checksum(meta) and meta["n_reports"] == 4000
 
     def check(message, data):
         sidecar.write_text(json.dumps(data))
