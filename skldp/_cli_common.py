@@ -192,7 +192,8 @@ class _Outputs:
 
     def commit(self, *, force):
         done = []
-        with _signals_held(), _folders_locked([final for _, final, _ in self._files]):
+        # the lock first (its wait can be interrupted), then the renames, never cut in two
+        with _folders_locked([final for _, final, _ in self._files]), _signals_held():
             try:
                 for tmp, final, what in self._files:
                     current = f"{what} {final!r}"
