@@ -59,7 +59,7 @@ from skldp.datasets import (
     make_zipf,
 )
 from skldp._memory import memory_limit, set_memory_limit
-from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
+from skldp.exceptions import ChannelMismatchError, InvalidParameterError, PrivacyLeakWarning
 from skldp.experiments import run_experiment, summarize
 from skldp.metrics import (
     empirical_distribution,
@@ -89,6 +89,8 @@ from skldp.privacy import (
     one_sided_decomposition,
     partition_labels,
     sensitive_indices,
+    shuffle_delta,
+    shuffle_guarantee,
     tight_epsilon_matrix,
     verify,
 )
@@ -1407,6 +1409,12 @@ def test_estimator_hyperparameter_is_named(estimator, name, bad):
             "^every part needs its domain size",
         ),
         (lambda: guarantee_of(None), TypeError, "^expected a fitted privatizer, or a Pipeline"),
+        (lambda: shuffle_guarantee(0.0, 100, 1e-6), InvalidParameterError, "^The local budget"),
+        (lambda: shuffle_guarantee(1.0, 1, 1e-6), InvalidParameterError, "^n must be an integer"),
+        (lambda: shuffle_guarantee(1.0, 100, 1.5), InvalidParameterError, "^delta must be"),
+        (lambda: shuffle_guarantee("1", 100, 1e-6), InvalidParameterError, "^shuffle_guarantee"),
+        (lambda: shuffle_delta(1.0, 100, -1.0), InvalidParameterError, "^epsilon must be"),
+        (lambda: shuffle_delta(1.0, 100, 0.5, method="x"), InvalidParameterError, "^method must"),
     ],
 )
 def test_accounting_bad_input_is_named(call, error, match):
@@ -1558,6 +1566,7 @@ NOT_ENTRY_POINTS = {
     "VerificationResult": "a result, built by verify",
     "ULDPVerificationResult": "a result, built by UtilityOptimizedLDP.verify",
     "AuditResult": "a result, built by audit",
+    "ShuffleGuarantee": "a result, built by shuffle_guarantee",
     "OneSidedDecomposition": "a result, built by one_sided_decomposition",
     "CountTable": "a result (a Bunch), built by the loaders",
     "PrivacyLeakWarning": "a warning class",
