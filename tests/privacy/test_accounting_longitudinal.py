@@ -258,9 +258,10 @@ def test_fingerprints_cost_20_bytes_per_person_and_are_never_written_out():
     lrr = _lrr(acc, question="q").fit(_frame([0] * n, keys))
     lrr.transform(_frame([0] * n, keys))
     (ledger,) = acc._memos.values()
-    assert ledger.seen.nbytes + ledger.counts.nbytes == 20 * n
+    assert ledger.hi.nbytes + ledger.lo.nbytes + ledger.counts.nbytes == 20 * n
     # the fingerprints are keyed by the accountant's secret: not the keys themselves
-    assert not set(ledger.seen.tobytes()[i : i + 16] for i in range(0, 16 * n, 16)) & set(keys)
+    stored = np.stack([ledger.hi, ledger.lo], axis=1).astype("<u8").tobytes()
+    assert not {stored[i : i + 16] for i in range(0, 16 * n, 16)} & set(keys)
     blob = pickle.dumps(acc)
     assert all(k not in blob for k in keys[:50])
     copy = pickle.loads(blob)
@@ -278,3 +279,18 @@ def test_clones_of_a_named_question_share_its_cap_per_key():
     lrr.transform(_frame([1] * 30, keys))
     lrr.transform(_frame([1] * 30, keys))
     assert acc.ledger["epsilon"].tolist() == [EPS_1] * 4 + [0.0]
+
+
+def test_a_lazy_dask_call_is_charged_in_full():
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(10)
+    keys = _keys(40, rng)
+    frame = _frame([0, 1] * 20, keys)
+    acc = PrivacyAccountant(budget=np.inf)
+    lrr = _lrr(acc, question="q").fit(frame)
+    for _ in range(5):
+        lrr.transform(frame)
+    assert acc.spent == EPS_INF  # every key capped in memory
+    # a Dask frame's keys are not known when the call is charged: charged in full
+    lrr.transform(dd.from_pandas(frame, npartitions=2))
+    assert acc.spent == EPS_INF + EPS_1
