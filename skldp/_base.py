@@ -163,7 +163,9 @@ def _n_rows(X):
         n = len(X)
     else:  # an array-like known only through __array__
         n = np.asarray(X).shape[0]
-    return None if n is None or math.isnan(n) else int(n)
+    if not isinstance(n, (int, float, np.integer, np.floating)):
+        return None  # a Dask data frame's length is a lazy scalar
+    return None if math.isnan(n) else int(n)
 
 
 def single_or_list(values):
