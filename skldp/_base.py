@@ -532,7 +532,13 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             privatizer=self,
             guarantee=self.privacy_,
             n_people=n_people,
+            **self._charge_context(X),
         )
+
+    def _charge_context(self, X):
+        """More keywords for this call's ``accountant.charge`` (a memoized privatizer's
+        ``person_keys``); none by default."""
+        return {}
 
     def _randomizer(self):
         """This fitted privatizer as the Dask path sees it (see :mod:`skldp._dask`)."""

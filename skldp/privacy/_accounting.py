@@ -932,7 +932,13 @@ class PrivacyAccountant:
             pos = next((i for i, e in enumerate(self._entries) if e is entry), None)
             if pos is None:
                 return
-            for ledger, fps in self._entries[pos].get("_memos", ()):
+            memos = self._entries[pos].get("_memos", ())
+            ledgers = {id(ledger) for ledger, _ in memos}
+            if any(id(lg) in ledgers for e in self._entries[pos + 1 :] for lg, _ in e["_memos"]):
+                # a later call (another thread) was capped counting this call's keys: keep this
+                # charge, so that the ledger may overcount but never undercount
+                return
+            for ledger, fps in memos:
                 ledger.forget(*fps)
             stream = self._entries[pos].get("_stream")
             if stream is not None and self._streams[stream].entry is entry:

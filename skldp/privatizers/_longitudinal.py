@@ -15,7 +15,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from skldp import _dask
-from skldp._base import BasePrivatizer, _check_accountant, _n_rows, hyperparameters
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, encode_parameter, resolve_categories
 from skldp._memo import KEY_BYTES, make_person_keys, memo_tag, person_keys
@@ -34,8 +34,7 @@ from skldp.channels._longitudinal import (
     LongitudinalRRChannel,
 )
 from skldp.exceptions import InvalidParameterError
-from skldp.privacy import AuditInputs, LongitudinalLDP, charged_epsilon
-from skldp.privacy._accounting import in_simulation
+from skldp.privacy import AuditInputs, LongitudinalLDP
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -182,28 +181,17 @@ class _MemoizedPrivatizer(AuditInputs, BasePrivatizer):
             ch.epsilon, ch.epsilon_infinity, memo=f"{self._memo_tag:016x}", question=self.question
         )
 
-    def _charge(self, X):
-        r"""Charge ``accountant`` for this call, passing the call's person keys.
+    def _charge_context(self, X):
+        r"""The call's key column, passed with its charge as ``person_keys``.
 
-        As :meth:`BasePrivatizer._charge <skldp._base.BasePrivatizer._charge>`, and the key
-        column goes with the charge (``person_keys=``), so the accountant caps only calls whose
-        keys it has all seen under this memo. A lazy Dask collection's keys are not known when
-        the call is charged: it is charged :math:`\varepsilon_1` in full.
+        The accountant caps only calls whose keys it has all seen under this memo (see
+        :meth:`~skldp.privacy.PrivacyAccountant.charge`). A lazy Dask collection's keys are
+        not known when the call is charged: it is charged :math:`\varepsilon_1` in full.
         """
-        accountant = _check_accountant(self._accountant())
-        if accountant is None or in_simulation():
-            return None
-        keys = None
-        if not _dask.is_dask_collection(X):
-            columns, _ = self._two_columns(X, reset=False)
-            keys = columns[1]
-        return accountant.charge(
-            charged_epsilon(self.privacy_),
-            privatizer=self,
-            guarantee=self.privacy_,
-            n_people=_n_rows(X),
-            person_keys=keys,
-        )
+        if _dask.is_dask_collection(X):
+            return {}
+        columns, _ = self._two_columns(X, reset=False)
+        return {"person_keys": columns[1]}
 
     def audit_inputs(
         self, inputs: ArrayLike | None = None, max_inputs: int = 8

@@ -294,3 +294,24 @@ def test_a_lazy_dask_call_is_charged_in_full():
     # a Dask frame's keys are not known when the call is charged: charged in full
     lrr.transform(dd.from_pandas(frame, npartitions=2))
     assert acc.spent == EPS_INF + EPS_1
+
+
+def test_a_cancelled_call_counted_by_a_later_call_keeps_its_charge():
+    # Two threads: call A charges (its keys counted), call B is capped counting them, then A
+    # raises and would withdraw its charge. Withdrawing it would leave B undercharged, so A's
+    # charge stays (the ledger may overcount, never undercount).
+    from skldp.privacy import LongitudinalLDP
+
+    acc = PrivacyAccountant(budget=np.inf)
+    model = LongitudinalLDP(EPS_1, EPS_INF, memo="abc", question="q")
+    keys = _keys(3, np.random.default_rng(11))
+    for _ in range(3):
+        acc.charge(EPS_1, privatizer="app", guarantee=model, person_keys=keys)
+    a = acc.charge(EPS_1, privatizer="app", guarantee=model, person_keys=keys)
+    acc.charge(EPS_1, privatizer="app", guarantee=model, person_keys=keys)  # capped: 0
+    a.cancel()
+    assert acc.ledger["epsilon"].tolist() == [EPS_1] * 4 + [0.0]
+    # with no later call of the memo, a cancel withdraws the charge and the keys' count
+    c = acc.charge(EPS_1, privatizer="app", guarantee=LongitudinalLDP(EPS_1, EPS_INF, "d", "q"))
+    c.cancel()
+    assert len(acc.ledger) == 5
