@@ -162,7 +162,9 @@ def _n_rows(X):
         n = len(X)
     else:  # an array-like known only through __array__
         n = np.asarray(X).shape[0]
-    return None if n is None or math.isnan(n) else int(n)
+    if not isinstance(n, (int, float, np.integer, np.floating)):
+        return None  # a Dask data frame's length is a lazy scalar
+    return None if math.isnan(n) else int(n)
 
 
 def single_or_list(values):
@@ -535,7 +537,13 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             privatizer=self,
             guarantee=self.privacy_,
             n_people=n_people,
+            **self._charge_context(X),
         )
+
+    def _charge_context(self, X):
+        """More keywords for this call's ``accountant.charge`` (a memoized privatizer's
+        ``person_keys``); none by default."""
+        return {}
 
     def _randomizer(self):
         """This fitted privatizer as the Dask path sees it (see :mod:`skldp._dask`)."""

@@ -38,3 +38,15 @@ class AuditInputs(ABC):
         rows : ndarray of shape (m, n_columns)
         symbols : ndarray of int of shape (m,)
         """
+
+    def audit_rows(
+        self, rows: NDArray[Any], n_samples: int, rng: np.random.Generator | None
+    ) -> NDArray[Any]:
+        """The rows ``transform`` is fed for ``n_samples`` trials of each row of ``rows``.
+
+        By default each row repeated ``n_samples`` times, in order. A privatizer whose rows
+        need more than the tested input per trial (the fresh person key of each report of a
+        memoized privatizer) builds them here; ``rng`` (None: the operating system) draws
+        whatever is random in them.
+        """
+        return np.repeat(rows, n_samples, axis=0)

@@ -287,63 +287,88 @@ def _memo_parts(model):
 #: reported twice in a call; its reports are never capped (their count is read as 0).
 _SHARED = np.iinfo(np.uint32).max
 
-_FINGERPRINT = np.dtype([("hi", "<u8"), ("lo", "<u8")])
-
 
 def _fingerprints(keys, secret):
     """128-bit fingerprints of person keys: SipHash-2-4 of the key under the accountant's secret.
 
-    Two 64-bit tags (message: the key's two words and 0, then 1) as one structured array,
-    sortable and searchable. Without the secret (drawn per accountant from the operating
-    system, never pickled) a fingerprint says nothing about the key; two keys share one with
-    probability about 2**-128.
+    Two 64-bit tags (message: the key's two words and 0, then 1), returned as ``(hi, lo)``
+    uint64 arrays. Without the secret (drawn per accountant from the operating system, never
+    pickled) a fingerprint says nothing about the key; two keys share one with probability
+    about 2**-128.
     """
     k0, k1 = person_keys(keys, name="person_keys")
-    out = np.empty(k0.shape[0], dtype=_FINGERPRINT)
-    for j, field in enumerate(("hi", "lo")):
-        out[field] = siphash24(secret[0], secret[1], [k0, k1, np.uint64(j)])
-    return out
+    out = np.empty((k0.shape[0], 2), dtype=np.uint64)
+    j = np.arange(2, dtype=np.uint64)[None, :]
+    step = 8192  # rows hashed at once: the state arrays stay in the processor's cache
+    for start in range(0, k0.shape[0], step):
+        rows = slice(start, start + step)
+        out[rows] = siphash24(secret[0], secret[1], [k0[rows, None], k1[rows, None], j])
+    return out[:, 0].copy(), out[:, 1].copy()
+
+
+def _distinct(hi, lo):
+    """The distinct fingerprints of a call, sorted by ``hi``, and which occur more than once.
+
+    Rows are told apart by ``hi`` alone: two keys whose ``hi`` collide (probability about
+    n**2 / 2**65) count as one key seen twice, which is never capped (the safe side).
+    """
+    u, first, count = np.unique(hi, return_index=True, return_counts=True)
+    return u, lo[first], count > 1
 
 
 class _MemoLedger:
     """What an accountant knows of one memo: its owner and the person keys it has seen.
 
-    ``seen`` holds the sorted fingerprints (16 bytes each) and ``counts`` how many calls
+    ``hi`` (sorted) and ``lo`` hold the fingerprints (16 bytes) and ``counts`` how many calls
     reported each (4 bytes): 20 bytes per person and question, kept for the accountant's
-    life. ``owner`` is the privatizer that charged an unnamed memo (a weak reference, or the
-    string it charged as).
+    life. A fingerprint is found only when both halves match, so a key is never taken for
+    another; if two stored fingerprints share ``hi``, lookups find the first, and the other
+    is treated as unseen (charged in full). ``owner`` is the privatizer that charged an
+    unnamed memo (a weak reference, or the string it charged as).
     """
 
     def __init__(self, owner, owner_name):
         self.owner, self.owner_name = owner, owner_name
-        self.seen = np.empty(0, dtype=_FINGERPRINT)
+        self.hi = np.empty(0, dtype=np.uint64)
+        self.lo = np.empty(0, dtype=np.uint64)
         self.counts = np.empty(0, dtype=np.uint32)
 
-    def lookup(self, fps):
-        """Positions of ``fps`` in ``seen`` and whether each is there."""
-        pos = np.searchsorted(self.seen, fps)
-        found = pos < self.seen.shape[0]
-        found[found] = self.seen[pos[found]] == fps[found]
+    def lookup(self, hi, lo):
+        """Positions of the fingerprints in the ledger and whether each is there."""
+        pos = np.searchsorted(self.hi, hi)
+        found = pos < self.hi.shape[0]
+        at = pos[found]
+        found[found] = (self.hi[at] == hi[found]) & (self.lo[at] == lo[found])
         return pos, found
 
-    def record(self, fps, shared):
-        """Count one more call of each fingerprint (``shared`` ones are marked, never counted)."""
-        pos, found = self.lookup(fps)
-        counts = self.counts
-        old = counts[pos[found]]
-        counts[pos[found]] = np.where(shared[found] | (old == _SHARED), _SHARED, old + np.uint32(1))
-        new = ~found
-        self.seen = np.insert(self.seen, pos[new], fps[new])
-        self.counts = np.insert(
-            counts, pos[new], np.where(shared[new], _SHARED, 1).astype(np.uint32)
-        )
+    def seen_counts(self, hi, lo, shared):
+        """Earlier calls of each fingerprint (0 if unseen, shared, or marked shared)."""
+        pos, found = self.lookup(hi, lo)
+        counts = np.zeros(hi.shape[0], dtype=np.int64)
+        seen = self.counts[pos[found]].astype(np.int64)
+        counts[found] = np.where(seen == _SHARED, 0, seen)
+        counts[shared] = 0
+        return counts
 
-    def forget(self, fps):
+    def record(self, hi, lo, shared):
+        """Count one more call of each fingerprint (``shared`` ones are marked, never counted)."""
+        pos, found = self.lookup(hi, lo)
+        at = pos[found]
+        old = self.counts[at]
+        self.counts[at] = np.where(shared[found] | (old == _SHARED), _SHARED, old + np.uint32(1))
+        new = ~found
+        fresh = np.where(shared[new], _SHARED, 1).astype(np.uint32)
+        self.hi = np.insert(self.hi, pos[new], hi[new])
+        self.lo = np.insert(self.lo, pos[new], lo[new])
+        self.counts = np.insert(self.counts, pos[new], fresh)
+
+    def forget(self, hi, lo):
         """Undo :meth:`record` of a call that released nothing (shared marks stay)."""
-        pos, found = self.lookup(fps)
-        old = self.counts[pos[found]]
+        pos, found = self.lookup(hi, lo)
+        at = pos[found]
+        old = self.counts[at]
         keep = (old != _SHARED) & (old > 0)
-        self.counts[pos[found][keep]] = old[keep] - np.uint32(1)
+        self.counts[at[keep]] = old[keep] - np.uint32(1)
 
 
 def _owner_of(privatizer):
@@ -595,7 +620,7 @@ class PrivacyAccountant:
         ValueError
             If a second privatizer object charges an unnamed memo another one charged (name
             the question), or if ``person_keys`` are not one key per row; or if a privatizer
-            charges from the seeded noise stream (:func:`skldp._random.stream_identity`: the
+            charges from the seeded noise stream (``skldp._random.stream_identity``: the
             same int or SeedSequence seed, or equal Generators that are not one object) of
             another privatizer that charged this accountant: it would replay that one's noise
             on the same people (see :ref:`seeds`).
@@ -613,14 +638,13 @@ class PrivacyAccountant:
         parts = [] if guarantee is None else _memo_parts(guarantee)
         fps = shared = None
         if parts and person_keys is not None:
-            raw = _fingerprints(person_keys, self._secret)
-            if n_people is not None and raw.shape[0] != n_people:
+            hi, lo = _fingerprints(person_keys, self._secret)
+            if n_people is not None and hi.shape[0] != n_people:
                 raise ValueError(
-                    f"person_keys must give one key per person; got {raw.shape[0]} keys for "
+                    f"person_keys must give one key per person; got {hi.shape[0]} keys for "
                     f"n_people={n_people}"
                 )
-            fps, multiplicity = np.unique(raw, return_counts=True)
-            shared = multiplicity > 1
+            *fps, shared = _distinct(hi, lo)
         stream = None
         noise_stream = getattr(privatizer, "noise_stream_identity", None)
         if not isinstance(privatizer, str) and callable(noise_stream):
@@ -695,17 +719,12 @@ class PrivacyAccountant:
                     "share one cap, different questions draw independent permanent "
                     "responses; or use one privatizer object for the question"
                 )
-            if fps is None or fps.size == 0 or any(p.memo == part.memo for p in plan):
+            if fps is None or fps[0].size == 0 or any(p.memo == part.memo for p in plan):
                 count = 0  # keys not tracked, or a second report of the memo in one call
             elif ledger is None:
                 count = 0
             else:
-                pos, found = ledger.lookup(fps)
-                counts = np.zeros(fps.shape[0], dtype=np.int64)
-                seen = ledger.counts[pos[found]].astype(np.int64)
-                counts[found] = np.where(seen == _SHARED, 0, seen)
-                counts[shared] = 0
-                count = int(counts.min())
+                count = int(ledger.seen_counts(*fps, shared).min())
             cost = max(0.0, min(part.epsilon, part.epsilon_infinity - count * part.epsilon))
             epsilon -= part.epsilon - cost
             plan.append(part)
@@ -720,8 +739,8 @@ class PrivacyAccountant:
                 owner = _owner_of(privatizer) if part.question is None else None
                 name = who if isinstance(privatizer, str) else f"{who} at {id(privatizer):#x}"
                 ledger = self._memos[part.memo] = _MemoLedger(owner, name)
-            if fps is not None and fps.size and all(lg is not ledger for lg, _ in undo):
-                ledger.record(fps, shared)
+            if fps is not None and fps[0].size and all(lg is not ledger for lg, _ in undo):
+                ledger.record(*fps, shared)
                 undo.append((ledger, fps))
         return undo
 
@@ -731,8 +750,14 @@ class PrivacyAccountant:
             pos = next((i for i, e in enumerate(self._entries) if e is entry), None)
             if pos is None:
                 return
-            for ledger, fps in self._entries[pos].get("_memos", ()):
-                ledger.forget(fps)
+            memos = self._entries[pos].get("_memos", ())
+            ledgers = {id(ledger) for ledger, _ in memos}
+            if any(id(lg) in ledgers for e in self._entries[pos + 1 :] for lg, _ in e["_memos"]):
+                # a later call (another thread) was capped counting this call's keys: keep this
+                # charge, so that the ledger may overcount but never undercount
+                return
+            for ledger, fps in memos:
+                ledger.forget(*fps)
             stream = self._entries[pos].get("_stream")
             if stream is not None and self._streams[stream].entry is entry:
                 del self._streams[stream]  # its first call released nothing

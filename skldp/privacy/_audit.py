@@ -589,14 +589,20 @@ def audit(
         Probability that a correct mechanism fails the audit (family-wise).
     inputs : array-like of category values or None, default=None
         Inputs to test; for a privatizer of ``(value, tag)`` rows (PUM), rows with tag None
-        for an untagged value. None takes the whole domain if it has at most ``max_inputs``
-        categories, and otherwise spread-out anchors each with a nearby input that shares a
-        finite budget with it (for PUM: untagged values spread over the domain, and one
-        tagged row per tag).
+        for an untagged value. A memoized privatizer (``(value, key)`` rows, such as
+        :class:`~skldp.privatizers.LongitudinalRR`) takes values: every report is drawn with
+        a fresh person key, so the audit measures one report, :math:`\varepsilon_1` (the
+        budget of one person's many reports, :math:`\varepsilon_\infty`, is not a property
+        of one report; see :ref:`budgets_longitudinal`). None takes the whole domain if it
+        has at most ``max_inputs`` categories, and otherwise spread-out anchors each with a
+        nearby input that shares a finite budget with it (for PUM: untagged values spread
+        over the domain, and one tagged row per tag).
     max_inputs : int, default=8
         Most inputs tested when ``inputs`` is None.
     random_state : int, numpy.random.Generator or None, default=None
-        Seeds the privatizer's noise for the audit (on a copy); None keeps its own setting.
+        Seeds the privatizer's noise for the audit (on a copy), and the fresh person keys of
+        a memoized privatizer; None keeps its own setting (and draws keys from the operating
+        system).
 
     Returns
     -------
@@ -647,8 +653,9 @@ def audit(
         # input symbol of the domain its guarantee speaks of.
         rows, idx = privatizer.audit_inputs(inputs=inputs, max_inputs=max_inputs)
         idx = np.asarray(idx, dtype=np.int64)
-        labels = [tuple(r) for r in rows]
+        labels = [r[0] if len(r) == 1 else tuple(r) for r in rows]
         k_model = channel.n_inputs if channel is not None else k
+        expand = privatizer.audit_rows
     else:
         if inputs is None:
             idx = _choose_inputs(model, k, int(max_inputs), protection)
@@ -664,22 +671,32 @@ def audit(
             rows = rows.astype(object)
         labels = list(cats[idx])
         k_model = k
+
+        def expand(rows, n_samples, rng):
+            return np.repeat(rows, n_samples, axis=0)
+
     m = rows.shape[0]
     E = _budget_matrix(model, k_model, idx, protection)
+    rng = None if random_state is None else check_random_state(random_state)
 
     with simulation():  # the audit's inputs are chosen values, not people: nothing is charged
-        width = _as_report_array(privatizer.transform(rows[:1]), 1).shape[1]  # probe once
+        probe = expand(rows[:1], 1, rng)
+        width = _as_report_array(privatizer.transform(probe), 1).shape[1]  # probe once
     n = _samples_per_input(n_samples, m, width)
     target = _seeded_copy(privatizer, random_state)
-    # Alive together: the repeated inputs, the reports (at most 8 bytes an entry), a uint8
+    # Alive together: the repeated inputs (as fed: a memoized privatizer's rows add a 16-byte
+    # key object, about 64 bytes, per row), the reports (at most 8 bytes an entry), a uint8
     # copy of bit reports, and the per-report keys and flags (16 bytes).
+    row_bytes = getattr(probe, "dtype", np.dtype(object)).itemsize * probe.shape[1]
+    if isinstance(privatizer, AuditInputs):
+        row_bytes += 64
     check_allocation(
         n,
-        m * (rows.dtype.itemsize * rows.shape[1] + 9 * max(width, 1) + 16),
+        m * (row_bytes + 9 * max(width, 1) + 16),
         f"the audit's n_samples={n} reports for each of {m} inputs",
         "pass fewer samples (n_samples={rows} fits), or fewer inputs",
     )
-    X = np.repeat(rows, n, axis=0)
+    X = expand(rows, n, rng)
     with simulation():
         reports = _as_report_array(target.transform(X), m * n)
 

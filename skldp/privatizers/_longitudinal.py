@@ -8,11 +8,17 @@ person and value (``skldp._memo``), and the library stores nothing about who is 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
 from skldp import _dask
-from skldp._base import BasePrivatizer, check_accountant, hyperparameters, n_rows
+from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import PARAMETERS, substitute
-from skldp._domain import encode, resolve_categories
-from skldp._memo import make_person_keys, memo_tag, person_keys
+from skldp._domain import encode, encode_parameter, resolve_categories
+from skldp._memo import KEY_BYTES, make_person_keys, memo_tag, person_keys
 from skldp._validation import (
     CATEGORIES,
     POSITIVE_EPSILON,
@@ -28,8 +34,10 @@ from skldp.channels._longitudinal import (
     LongitudinalRRChannel,
 )
 from skldp.exceptions import InvalidParameterError
-from skldp.privacy import LongitudinalLDP, charged_epsilon
-from skldp.privacy._accounting import in_simulation
+from skldp.privacy import AuditInputs, LongitudinalLDP
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["LongitudinalOUE", "LongitudinalRAPPOR", "LongitudinalRR", "make_person_keys"]
 
@@ -132,7 +140,7 @@ _MEMO_DOCS = dict(
 
 
 @hyperparameters
-class _MemoizedPrivatizer(BasePrivatizer):
+class _MemoizedPrivatizer(AuditInputs, BasePrivatizer):
     """The memo mechanism as a privatizer: reads (value, key) rows, draws memoized reports.
 
     Subclasses give ``_make_channel`` (a :class:`~skldp.channels.MemoizedChannel`).
@@ -173,28 +181,77 @@ class _MemoizedPrivatizer(BasePrivatizer):
             ch.epsilon, ch.epsilon_infinity, memo=f"{self._memo_tag:016x}", question=self.question
         )
 
-    def _charge(self, X):
-        """Charge ``accountant`` for this call, passing the call's person keys.
+    def _charge_context(self, X):
+        r"""The call's key column, passed with its charge as ``person_keys``.
 
-        As :meth:`BasePrivatizer._charge <skldp._base.BasePrivatizer._charge>`, and the key
-        column goes with the charge (``person_keys=``), so the accountant caps only calls whose
-        keys it has all seen under this memo. A lazy Dask collection's keys are not known when
-        the call is charged: it is charged :math:`\varepsilon_1` in full.
+        The accountant caps only calls whose keys it has all seen under this memo (see
+        :meth:`~skldp.privacy.PrivacyAccountant.charge`). A lazy Dask collection's keys are
+        not known when the call is charged: it is charged :math:`\varepsilon_1` in full.
         """
-        accountant = check_accountant(self._accountant())
-        if accountant is None or in_simulation():
-            return None
-        keys = None
-        if not _dask.is_dask_collection(X):
-            columns, _ = self._two_columns(X, reset=False)
-            keys = columns[1]
-        return accountant.charge(
-            charged_epsilon(self.privacy_),
-            privatizer=self,
-            guarantee=self.privacy_,
-            n_people=n_rows(X),
-            person_keys=keys,
-        )
+        if _dask.is_dask_collection(X):
+            return {}
+        columns, _ = self._two_columns(X, reset=False)
+        return {"person_keys": columns[1]}
+
+    def audit_inputs(
+        self, inputs: ArrayLike | None = None, max_inputs: int = 8
+    ) -> tuple[NDArray[Any], NDArray[np.int64]]:
+        r"""Values for :func:`skldp.privacy.audit`, and their indices in the domain.
+
+        The rows are values alone (one column): :meth:`audit_rows` gives each trial a fresh
+        person key, so every report is an independent draw of the one-report channel
+        ``channel_`` (a fresh permanent response, then a fresh instantaneous one), whose
+        guarantee is :math:`\varepsilon_1`. A black-box audit of one report cannot see
+        :math:`\varepsilon_\infty`, a bound on one person's many reports.
+
+        Parameters
+        ----------
+        inputs : array-like of category values or None
+            Values to test; None takes up to ``max_inputs`` values spread over the domain.
+        max_inputs : int
+            Most values picked when ``inputs`` is None.
+
+        Returns
+        -------
+        rows : ndarray of object of shape (m, 1)
+        idx : ndarray of int of shape (m,)
+        """
+        check_is_fitted(self)
+        cats = np.asarray(self.categories_[0], dtype=object)
+        k = cats.shape[0]
+        if inputs is None:
+            idx = np.unique(np.linspace(0, k - 1, min(k, int(max_inputs))).round())
+            idx = idx.astype(np.int64)
+        else:
+            if isinstance(inputs, (str, bytes)) or not np.iterable(inputs):
+                raise TypeError(f"inputs must be a list of categories; got {inputs!r}")
+            values = np.asarray(inputs, dtype=object).reshape(-1)
+            idx = np.unique(encode_parameter(values, cats, 0, "inputs"))
+            if idx.size < 2:
+                raise ValueError("inputs must name at least two distinct categories of the domain")
+        return cats[idx].reshape(-1, 1), idx
+
+    def audit_rows(
+        self, rows: NDArray[Any], n_samples: int, rng: np.random.Generator | None
+    ) -> NDArray[Any]:
+        """Each value repeated ``n_samples`` times, each row with a fresh 16-byte person key.
+
+        A DataFrame with the fitted column names when the privatizer was fitted on one. Keys
+        come from ``rng`` (reproducible audits) or, when None, from
+        :func:`~skldp.privatizers.make_person_keys`.
+        """
+        n = rows.shape[0] * int(n_samples)
+        if rng is None:
+            keys = make_person_keys(n)
+        else:
+            raw = rng.bytes(KEY_BYTES * n)
+            keys = np.empty(n, dtype=object)
+            keys[:] = [raw[i : i + KEY_BYTES] for i in range(0, len(raw), KEY_BYTES)]
+        out = np.empty((n, 2), dtype=object)
+        out[:, 0] = np.repeat(rows[:, 0], n_samples)
+        out[:, 1] = keys
+        names = getattr(self, "feature_names_in_", None)
+        return out if names is None else pd.DataFrame(out, columns=names)
 
     def _sample(self, X, rng):
         columns, index = self._two_columns(X, reset=False)

@@ -670,3 +670,14 @@ def test_a_refused_first_call_does_not_claim_its_stream():
     assert acc.spent == 1.0
     with pytest.raises(ValueError, match="same seeded noise stream"):
         first.transform([[0]])  # but now the first object would replay the second's stream
+
+
+def test_a_dask_frame_is_charged_with_an_unknown_number_of_people():
+    # a Dask data frame's length is a lazy scalar: the charge failed with a TypeError
+    dd = pytest.importorskip("dask.dataframe")
+    acc = PrivacyAccountant(budget=2.0)
+    frame = pd.DataFrame({"v": [0, 1, 2] * 4})
+    rr = _rr(1.0, 3, accountant=acc).fit(frame)
+    lazy = rr.transform(dd.from_pandas(frame, npartitions=2))
+    assert acc.spent == 1.0 and np.isnan(acc.ledger["n_people"].iloc[0])
+    assert lazy.compute().shape == (12, 1)

@@ -258,9 +258,10 @@ def test_fingerprints_cost_20_bytes_per_person_and_are_never_written_out():
     lrr = _lrr(acc, question="q").fit(_frame([0] * n, keys))
     lrr.transform(_frame([0] * n, keys))
     (ledger,) = acc._memos.values()
-    assert ledger.seen.nbytes + ledger.counts.nbytes == 20 * n
+    assert ledger.hi.nbytes + ledger.lo.nbytes + ledger.counts.nbytes == 20 * n
     # the fingerprints are keyed by the accountant's secret: not the keys themselves
-    assert not set(ledger.seen.tobytes()[i : i + 16] for i in range(0, 16 * n, 16)) & set(keys)
+    stored = np.stack([ledger.hi, ledger.lo], axis=1).astype("<u8").tobytes()
+    assert not {stored[i : i + 16] for i in range(0, 16 * n, 16)} & set(keys)
     blob = pickle.dumps(acc)
     assert all(k not in blob for k in keys[:50])
     copy = pickle.loads(blob)
@@ -278,3 +279,39 @@ def test_clones_of_a_named_question_share_its_cap_per_key():
     lrr.transform(_frame([1] * 30, keys))
     lrr.transform(_frame([1] * 30, keys))
     assert acc.ledger["epsilon"].tolist() == [EPS_1] * 4 + [0.0]
+
+
+def test_a_lazy_dask_call_is_charged_in_full():
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(10)
+    keys = [k.hex() for k in _keys(40, rng)]  # text keys: Dask frames hold text, not bytes
+    frame = _frame([0, 1] * 20, keys)
+    acc = PrivacyAccountant(budget=np.inf)
+    lrr = _lrr(acc, question="q").fit(frame)
+    for _ in range(5):
+        lrr.transform(frame)
+    assert acc.spent == EPS_INF  # every key capped in memory
+    # a Dask frame's keys are not known when the call is charged: charged in full
+    lrr.transform(dd.from_pandas(frame, npartitions=2))
+    assert acc.spent == EPS_INF + EPS_1
+
+
+def test_a_cancelled_call_counted_by_a_later_call_keeps_its_charge():
+    # Two threads: call A charges (its keys counted), call B is capped counting them, then A
+    # raises and would withdraw its charge. Withdrawing it would leave B undercharged, so A's
+    # charge stays (the ledger may overcount, never undercount).
+    from skldp.privacy import LongitudinalLDP
+
+    acc = PrivacyAccountant(budget=np.inf)
+    model = LongitudinalLDP(EPS_1, EPS_INF, memo="abc", question="q")
+    keys = _keys(3, np.random.default_rng(11))
+    for _ in range(3):
+        acc.charge(EPS_1, privatizer="app", guarantee=model, person_keys=keys)
+    a = acc.charge(EPS_1, privatizer="app", guarantee=model, person_keys=keys)
+    acc.charge(EPS_1, privatizer="app", guarantee=model, person_keys=keys)  # capped: 0
+    a.cancel()
+    assert acc.ledger["epsilon"].tolist() == [EPS_1] * 4 + [0.0]
+    # with no later call of the memo, a cancel withdraws the charge and the keys' count
+    c = acc.charge(EPS_1, privatizer="app", guarantee=LongitudinalLDP(EPS_1, EPS_INF, "d", "q"))
+    c.cancel()
+    assert len(acc.ledger) == 5

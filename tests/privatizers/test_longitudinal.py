@@ -206,11 +206,12 @@ def test_the_accountant_charges_epsilon_1_per_report_up_to_epsilon_infinity():
     assert acc.spent == 2.0
     # an unnamed question is capped per privatizer object: a clone (same PRR) is refused,
     # since the accountant cannot tell whether it asks the same question
+    # (fresh noise for the clones: a seeded clone would replay lrr's stream, also refused)
     with pytest.raises(ValueError, match=r"neither names its question.*question='...'"):
-        clone(lrr).fit(X).transform(X)
+        clone(lrr).set_params(random_state=None).fit(X).transform(X)
     assert acc.spent == 2.0
     # a named question: a clone (same question, same PRR) is capped by the same total
-    named = clone(lrr).set_params(question="mood").fit(X)
+    named = clone(lrr).set_params(question="mood", random_state=None).fit(X)
     for _ in range(5):
         named.transform(X)
     clone(named).fit(X).transform(X)
@@ -358,6 +359,38 @@ def test_audit_refutes_epsilon_infinity_without_the_memo():
             _RepeatedReports(priv, 100, seed=5, memo=False), 2.0, n_samples=4000, random_state=0
         )
     assert not result.passed and result.epsilon_lower_bound > 2.0
+
+
+@pytest.mark.parametrize("mech", MECHANISMS, ids=lambda m: type(m).__name__)
+def test_audit_of_the_privatizer_itself_measures_one_report(mech):
+    # audit() fed one column to a privatizer of (value, key) rows ("X has 1 features, but
+    # LongitudinalRR is expecting 2"). Now each trial gets a fresh key: every report is an
+    # independent draw of the one-report channel, audited at epsilon_1.
+    priv = clone(mech).fit(_frame(CATS, _keys(3, 0)))
+    eps_1 = priv.privacy_.epsilon_1
+    result = audit(priv, n_samples=40_000, random_state=0)
+    assert result.passed, result.violations
+    assert 0.7 * eps_1 < result.epsilon_lower_bound <= eps_1
+    assert set(result.pairs["x"]) == set(CATS)
+    # a planted smaller budget is refuted
+    assert not audit(priv, 0.6 * eps_1, n_samples=40_000, random_state=1).passed
+    # chosen inputs, and reproducible with a seed
+    again = audit(priv, inputs=["a", "c"], n_samples=4000, random_state=2)
+    assert set(again.pairs["x"]) == {"a", "c"}
+    assert again.pairs.equals(audit(priv, inputs=["a", "c"], n_samples=4000, random_state=2).pairs)
+
+
+def test_audit_rows_give_every_trial_a_fresh_key():
+    priv = clone(MECHANISMS[0]).fit(_frame(CATS, _keys(3, 0)))
+    rows, idx = priv.audit_inputs()
+    assert rows.shape == (3, 1) and idx.tolist() == [0, 1, 2]
+    X = priv.audit_rows(rows, 500, np.random.default_rng(0))  # named as the fitted columns
+    assert X.shape == (1500, 2) and list(X.columns) == ["value", "key"]
+    assert X["value"].tolist()[:500] == ["a"] * 500
+    assert X["key"].nunique() == 1500 and all(len(k) == 16 for k in X["key"])
+    assert priv.audit_rows(rows, 10, None)["key"].nunique() == 30  # from the OS
+    with pytest.raises(ValueError, match="at least two distinct"):
+        priv.audit_inputs(inputs=["a", "a"])
 
 
 # -- estimation from daily reports of the same people -------------------------------------------
