@@ -370,7 +370,8 @@ def encode_parameter(values, categories, column, name, *, distinct=False):
     """
     seq = list(values)
     arr = np.asarray(seq) if seq else np.zeros(0, dtype=np.int64)
-    if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+    if arr.ndim != 1 or arr.dtype.kind not in "iuf" or _coerced(seq, arr):
+        # kept as given when numpy would change a value's kind ([0, False] into [0, 0])
         arr = np.empty(len(seq), dtype=object)
         arr[:] = seq
     try:
@@ -421,18 +422,22 @@ def _plain(v):
 
 def _type_hint(uniq, categories):
     """Say which of the first unknown values equal a category of another kind, if any."""
-    shown = np.empty(min(len(uniq), _MAX_NAMED), dtype=object)
-    shown[:] = list(uniq[: shown.size])
-    try:
-        found = pd.Index(np.asarray(categories, dtype=object)).get_indexer(shown)
-    except (TypeError, ValueError):
-        return ""
-    pairs = [
-        f"{_plain(v)!r} ({type(v).__name__}) equals the category {_plain(categories[i])!r} "
-        f"({type(categories[i]).__name__})"
-        for v, i in zip(shown, found, strict=True)
-        if i >= 0
-    ]
+    shown = list(uniq[:_MAX_NAMED])
+    index = pd.Index(np.asarray(categories, dtype=object))
+    pairs = []
+    for v in shown:
+        # Categories of different kinds may be equal to each other ([0, False]), so the
+        # index need not be unique: look each value up among all equal categories.
+        try:
+            found = index.get_indexer_non_unique([v])[0]
+        except (TypeError, ValueError):
+            return ""
+        i = next((int(i) for i in found if i >= 0), -1)
+        if i >= 0:
+            pairs.append(
+                f"{_plain(v)!r} ({type(v).__name__}) equals the category "
+                f"{_plain(categories[i])!r} ({type(categories[i]).__name__})"
+            )
     if not pairs:
         return ""
     return (
