@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
+from skldp._memory import FIT_BYTES_PER_CATEGORY, check_allocation
 from skldp._validation import check_int
 from skldp._warnings import warn
 from skldp.exceptions import PrivacyLeakWarning
@@ -193,6 +194,13 @@ def check_category_list(
     label = f"categories for column {column}" if name is None else name
     if not is_list_like(cats):
         raise TypeError(f"{label} must be a list of values; got {type(cats).__name__}")
+    if hasattr(cats, "__len__"):  # before anything is built from it (range(10**12))
+        check_allocation(
+            len(cats),
+            FIT_BYTES_PER_CATEGORY,
+            f"the {label} ({len(cats)} values) and the arrays a fit builds from them",
+            "a domain of at most {rows} categories fits",
+        )
     seq = list(cats) if isinstance(cats, (range, tuple)) else cats
     arr = np.asarray(seq)
     if isinstance(seq, list) and arr.ndim == 1 and _coerced(seq, arr):
@@ -274,11 +282,13 @@ def resolve_categories(categories, columns, *, min_size=2):
         return out
     if not is_list_like(categories):
         raise TypeError(f"categories must be None or a list; got {type(categories).__name__}")
-    if (
-        n_columns == 1
-        and isinstance(categories, (np.ndarray, pd.Index, pd.Series, range))
-        and np.ndim(categories) == 1
-        and getattr(categories, "dtype", np.dtype(int)).kind != "O"
+    if n_columns == 1 and (
+        isinstance(categories, range)  # np.ndim would build the whole range
+        or (
+            isinstance(categories, (np.ndarray, pd.Index, pd.Series))
+            and np.ndim(categories) == 1
+            and categories.dtype.kind != "O"
+        )
     ):
         categories = [categories]  # a flat numeric or string domain: no per-element checks
     cats = list(categories)
