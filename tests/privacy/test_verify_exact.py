@@ -156,23 +156,33 @@ def test_exact_verification_stays_fast_on_a_dense_channel():
 
 
 @pytest.mark.parametrize(
-    "name, k, eps",
+    "name, k, eps, extra",
     [
         # Budgets at which the stated matrix of the old channels rounded a ratio above e^eps.
-        ("LocalHashing", 2, 0.00032846634978074584),
-        ("LocalHashing", 17, 0.000364976809663328),
-        ("SubsetSelection", 8, 1.0),
-        ("SubsetSelection", 5, 0.23507588511371677),
-        ("RandomizedResponse", 7, 0.7937341345430581),
-        ("RandomizedResponse", 5, 1.8386817653805143),
-        ("RandomizedResponse", 2, 0.002458124351591243),
+        ("LocalHashing", 2, 0.00032846634978074584, {}),
+        ("LocalHashing", 17, 0.000364976809663328, {}),
+        ("SubsetSelection", 8, 1.0, {}),
+        ("SubsetSelection", 5, 0.23507588511371677, {}),
+        ("RandomizedResponse", 7, 0.7937341345430581, {}),
+        ("RandomizedResponse", 5, 1.8386817653805143, {}),
+        ("RandomizedResponse", 2, 0.002458124351591243, {}),
+        ("UtilityOptimizedRR", 3, 0.027092974642392954, {"sensitive": [0, 1]}),
+        ("UtilityOptimizedRR", 2, 1.956309170972183e-05, {"sensitive": [0, 1]}),
+        (
+            "PersonalizedULDP",
+            2,
+            0.46833345442092844,
+            {"sensitive": [0], "tags": ["home", "work"], "base": "urr"},
+        ),
     ],
 )
-def test_shipped_channels_state_ratios_exactly_within_the_budget(name, k, eps):
+def test_shipped_channels_state_ratios_exactly_within_the_budget(name, k, eps, extra):
     import skldp
 
-    privatizer = getattr(skldp, name)(epsilon=eps, categories=np.arange(k), random_state=0)
-    channel = privatizer.fit([[0]]).channel_
-    Q = channel.to_dense()
+    privatizer = getattr(skldp, name)(epsilon=eps, categories=np.arange(k), **extra)
+    channel = privatizer.fit([[0, None]] if name == "PersonalizedULDP" else [[0]]).channel_
+    Q, model = channel.to_dense(), privatizer.privacy_
+    if hasattr(model, "protected_mask"):  # utility-optimized: the protected outputs only
+        Q = Q[:, model.protected_mask(Q.shape[1])]
     assert exactly_private(Q, eps)
-    assert verify(channel, privatizer.privacy_).passed
+    assert verify(channel, model).passed
