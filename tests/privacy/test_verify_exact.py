@@ -186,3 +186,31 @@ def test_shipped_channels_state_ratios_exactly_within_the_budget(name, k, eps, e
         Q = Q[:, model.protected_mask(Q.shape[1])]
     assert exactly_private(Q, eps)
     assert verify(channel, model).passed
+
+
+DIVIDING = [
+    # Channels that state keep / m and other / m: the quotients rounded a ratio above e^eps
+    # when m is not a power of two.
+    ("SymmetricCompressiveChannel", (0.4079130903652659, 6, 10, 3)),
+    ("RecursiveCompressiveChannel", (1.9050043528233673, 5, 7, 1, 3)),
+    ("RecursiveCompressiveChannel", (1.0, 17, 12, 4, 3, "random")),
+    ("HashedRR", (0.785555757921483, 3)),
+    ("HashedRR", (0.012864077373469628, 5)),
+]
+
+
+@pytest.mark.parametrize("name, args", DIVIDING)
+def test_channels_dividing_their_probabilities_state_ratios_exactly_within(name, args):
+    import skldp
+
+    if name == "HashedRR":
+        eps, cohorts = args
+        privatizer = skldp.HashedRR(
+            epsilon=eps, categories=np.arange(4), n_buckets=3, n_cohorts=cohorts
+        )
+        channel = privatizer.fit([[0]]).channel_
+    else:
+        channel = getattr(skldp.channels, name)(*args)
+    eps = channel.guarantee().epsilon
+    assert exactly_private(channel.to_dense(), eps)
+    assert verify(channel, channel.guarantee()).passed
