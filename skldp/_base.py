@@ -880,9 +880,12 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         kept in ``_solved``, so that the next ``partial_fit`` removes them.
         """
         for spec in self._specs:  # the whole solve's arrays, before any is built
+            # a cohort channel (hashed k-RR, hashed RAPPOR) repeats its structure per cohort
+            # and hash function
+            copies = getattr(spec.channel, "n_cohorts", 1) * getattr(spec.channel, "n_hashes", 1)
             check_categories(
                 spec.channel.n_inputs,
-                self._solve_bytes_per_category,
+                self._solve_bytes_per_category * copies,
                 f"{type(self).__name__}'s estimate",
                 "at most {rows} categories fit",
             )
