@@ -202,8 +202,8 @@ def _second_round_truth(prr_truth, epsilon_1, k):
 
     rounded down to the 2**-53 grid and lowered until the composite (truth
     :math:`\lambda_1 \lambda_2`, exactly, as the two rounds sample it) keeps its ratio within
-    :math:`e^{\varepsilon_1}` in exact rational arithmetic and in every floating-point form of
-    the stated float probabilities.
+    :math:`e^{\varepsilon_1}` in exact rational arithmetic, and the stated float probabilities
+    keep it both exactly and in every floating-point form.
     """
     em1 = math.expm1(epsilon_1) if epsilon_1 < 709.0 else math.inf
     target = 1.0 if math.isinf(em1) else em1 / (em1 + k)
@@ -214,8 +214,10 @@ def _second_round_truth(prr_truth, epsilon_1, k):
         exact_other = (1 - exact) / k
         truth = prr_truth * t2
         other = (1.0 - truth) / k
-        if within_ratio(truth + other, other, epsilon_1) and exactly_within(
-            exact + exact_other, exact_other, epsilon_1
+        if (
+            within_ratio(truth + other, other, epsilon_1)
+            and exactly_within(exact + exact_other, exact_other, epsilon_1)
+            and exactly_within(truth + other, other, epsilon_1)  # as verify reads them
         ):
             return t2
         t2 -= _ULP

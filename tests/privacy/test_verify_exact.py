@@ -214,3 +214,23 @@ def test_channels_dividing_their_probabilities_state_ratios_exactly_within(name,
     eps = channel.guarantee().epsilon
     assert exactly_private(channel.to_dense(), eps)
     assert verify(channel, channel.guarantee()).passed
+
+
+@pytest.mark.parametrize(
+    "k, epsilon_infinity, epsilon_1",
+    [(2, 0.4707332878012069, 0.0620273212702287), (3, 2.6159582233569787, 2.323801388681242)],
+)
+def test_longitudinal_rr_states_its_composite_exactly_within_epsilon_1(
+    k, epsilon_infinity, epsilon_1
+):
+    # The composite truth (a float product of the two rounds') and its other probability
+    # stated a ratio an ulp above e^epsilon_1 at these budgets.
+    import skldp
+
+    X = np.empty((1, 2), dtype=object)
+    X[0] = [0, skldp.make_person_keys(1)[0]]
+    p = skldp.LongitudinalRR(
+        epsilon_infinity=epsilon_infinity, epsilon_1=epsilon_1, categories=np.arange(k)
+    ).fit(X)
+    assert exactly_private(p.channel_.to_dense(), epsilon_1)
+    assert verify(p.channel_, p.privacy_).passed
