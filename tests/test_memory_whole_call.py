@@ -85,11 +85,11 @@ def test_measured_peaks_stay_below_the_stated_totals(fitted, name):
         est.partial_fit(reports)
         _, peak = _peak(lambda est=est: est.distribution_)
         assert peak <= est._solve_bytes_per_category * k, type(est).__name__
-        for method, kw in (("wilson", {}), ("normal", {}), ("bootstrap", {"n_resamples": 10})):
+        for method, kw in (("wilson", {}), ("normal", {}), ("bootstrap", {"n_resamples": 3})):
             call = lambda est=est, m=method, kw=kw: est.confidence_interval(method=m, **kw)  # noqa: E731
             _, peak = _peak(call)
             (spec,), (stats,) = est._specs, est._stats
-            stated = interval_bytes_per_category(est, method, spec.channel, stats, 10) * k
+            stated = interval_bytes_per_category(est, method, spec.channel, stats, 3) * k
             assert peak <= stated, (type(est).__name__, method, peak, stated)
 
 
