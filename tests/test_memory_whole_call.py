@@ -148,3 +148,16 @@ def test_any_limit_below_the_measured_peak_refuses_the_call(privatizer):
         est.partial_fit(reports)
         with memory_limit(peak - 1), pytest.raises(MemoryLimitError):
             _ = est.distribution_
+
+
+@pytest.mark.parametrize("method, k", [("information", 512), ("profile", 64)])
+def test_dense_interval_methods_stay_below_their_stated_totals(method, k):
+    # The observed information and the profile form dense k x k matrices (small k only).
+    p = RandomizedResponse(epsilon=1.0, categories=range(k), random_state=0).fit([[0]])
+    est = EMEstimator(max_iter=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(p.transform(np.random.default_rng(0).integers(0, k, (300, 1))))
+    _, peak = _peak(lambda: est.confidence_interval(method=method))
+    (spec,), (stats,) = est._specs, est._stats
+    assert peak <= interval_bytes_per_category(est, method, spec.channel, stats, 0) * k
