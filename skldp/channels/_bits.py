@@ -557,23 +557,6 @@ class BitVectorModel(_PackedReportsModel):
             start += R.shape[0]
         return out
 
-    def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
-        r"""One EM step: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
-
-        Chunked: no (n, k) matrix beyond the kept relative likelihoods. Returns the next
-        iterate and the mean log-likelihood at ``p``.
-        """
-        n = self.packed.n
-        acc = np.zeros(self.channel.n_inputs)
-        total = 0.0
-        with np.errstate(divide="ignore"):
-            for R, log_scale in self._likelihood_chunks():
-                t = R @ p
-                total += log_scale + float(np.sum(np.log(t)))
-                acc += (1.0 / t) @ R
-        nxt = p * acc / n
-        return nxt / nxt.sum(), total / n
-
     def _likelihood_chunks(self):
         """(relative likelihoods, sum of log-scales) of each chunk of the reports.
 

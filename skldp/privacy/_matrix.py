@@ -23,13 +23,13 @@ ROW_SUM_TOL = 1e-9
 def dense_matrix(channel):
     """The matrix Q of a channel, checked: 2-D, finite, non-negative, rows summing to one.
 
-    ``channel`` is a :class:`~skldp.channels.Channel` (its ``to_dense()``) or a matrix.
+    ``channel`` is a :class:`~skldp.channels.Channel` (its ``to_dense()``) or a matrix. The
+    channels build on this package (they state privacy models), so a channel is recognized by
+    its ``to_dense`` method, not by its type.
     """
-    # The channels build on this package (they state privacy models): read them lazily.
-    from skldp.channels import Channel
-
-    if isinstance(channel, Channel):
-        Q = np.asarray(channel.to_dense())
+    to_dense = getattr(channel, "to_dense", None)
+    if callable(to_dense):
+        Q = np.asarray(to_dense())
     else:
         try:
             Q = np.asarray(channel)
