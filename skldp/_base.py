@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp import _dask, _uncertainty
 from skldp._domain import encode, resolve_categories
+from skldp._memory import check_categories
 from skldp._random import (
     check_seed,
     fork_generation,
@@ -863,6 +864,10 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         """
         raise NotImplementedError
 
+    #: Bytes per category of the arrays ``_estimate`` holds at once (checked against the
+    #: memory limit before a solve; measured, rounded up, and held above the measured peak
+    #: by the tests).
+    _solve_bytes_per_category: ClassVar[int] = 256
     #: Interval methods this estimator offers (see :meth:`confidence_interval`).
     _interval_methods: ClassVar[tuple[str, ...]] = ("bootstrap",)
     #: The method ``confidence_interval(method="auto")`` uses.
@@ -887,6 +892,16 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         learned attribute after ``partial_fit`` (:meth:`__getattr__`). The names it sets are
         kept in ``_solved``, so that the next ``partial_fit`` removes them.
         """
+        for spec in self._specs:  # the whole solve's arrays, before any is built
+            # a cohort channel (hashed k-RR, hashed RAPPOR) repeats its structure per cohort
+            # and hash function
+            copies = getattr(spec.channel, "n_cohorts", 1) * getattr(spec.channel, "n_hashes", 1)
+            check_categories(
+                spec.channel.n_inputs,
+                self._solve_bytes_per_category * copies,
+                f"{type(self).__name__}'s estimate",
+                "at most {rows} categories fit",
+            )
         before = set(self.__dict__)
         self._solved = ()  # a read of a learned attribute inside the solve does not recurse
         try:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
+from skldp._memory import FIT_BYTES_PER_CATEGORY, check_allocation
 from skldp._validation import check_int
 from skldp._warnings import warn
 from skldp.exceptions import PrivacyLeakWarning
@@ -193,6 +194,13 @@ def check_category_list(
     label = f"categories for column {column}" if name is None else name
     if not is_list_like(cats):
         raise TypeError(f"{label} must be a list of values; got {type(cats).__name__}")
+    if hasattr(cats, "__len__"):  # before anything is built from it (range(10**12))
+        check_allocation(
+            len(cats),
+            FIT_BYTES_PER_CATEGORY,
+            f"the {label} ({len(cats)} values) and the arrays a fit builds from them",
+            "a domain of at most {rows} categories fits",
+        )
     seq = list(cats) if isinstance(cats, (range, tuple)) else cats
     arr = np.asarray(seq)
     if isinstance(seq, list) and arr.ndim == 1 and _coerced(seq, arr):
@@ -274,11 +282,13 @@ def resolve_categories(categories, columns, *, min_size=2):
         return out
     if not is_list_like(categories):
         raise TypeError(f"categories must be None or a list; got {type(categories).__name__}")
-    if (
-        n_columns == 1
-        and isinstance(categories, (np.ndarray, pd.Index, pd.Series, range))
-        and np.ndim(categories) == 1
-        and getattr(categories, "dtype", np.dtype(int)).kind != "O"
+    if n_columns == 1 and (
+        isinstance(categories, range)  # np.ndim would build the whole range
+        or (
+            isinstance(categories, (np.ndarray, pd.Index, pd.Series))
+            and np.ndim(categories) == 1
+            and categories.dtype.kind != "O"
+        )
     ):
         categories = [categories]  # a flat numeric or string domain: no per-element checks
     cats = list(categories)
@@ -370,7 +380,8 @@ def encode_parameter(values, categories, column, name, *, distinct=False):
     """
     seq = list(values)
     arr = np.asarray(seq) if seq else np.zeros(0, dtype=np.int64)
-    if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+    if arr.ndim != 1 or arr.dtype.kind not in "iuf" or _coerced(seq, arr):
+        # kept as given when numpy would change a value's kind ([0, False] into [0, 0])
         arr = np.empty(len(seq), dtype=object)
         arr[:] = seq
     try:
@@ -421,18 +432,22 @@ def _plain(v):
 
 def _type_hint(uniq, categories):
     """Say which of the first unknown values equal a category of another kind, if any."""
-    shown = np.empty(min(len(uniq), _MAX_NAMED), dtype=object)
-    shown[:] = list(uniq[: shown.size])
-    try:
-        found = pd.Index(np.asarray(categories, dtype=object)).get_indexer(shown)
-    except (TypeError, ValueError):
-        return ""
-    pairs = [
-        f"{_plain(v)!r} ({type(v).__name__}) equals the category {_plain(categories[i])!r} "
-        f"({type(categories[i]).__name__})"
-        for v, i in zip(shown, found, strict=True)
-        if i >= 0
-    ]
+    shown = list(uniq[:_MAX_NAMED])
+    index = pd.Index(np.asarray(categories, dtype=object))
+    pairs = []
+    for v in shown:
+        # Categories of different kinds may be equal to each other ([0, False]), so the
+        # index need not be unique: look each value up among all equal categories.
+        try:
+            found = index.get_indexer_non_unique([v])[0]
+        except (TypeError, ValueError):
+            return ""
+        i = next((int(i) for i in found if i >= 0), -1)
+        if i >= 0:
+            pairs.append(
+                f"{_plain(v)!r} ({type(v).__name__}) equals the category "
+                f"{_plain(categories[i])!r} ({type(categories[i]).__name__})"
+            )
     if not pairs:
         return ""
     return (

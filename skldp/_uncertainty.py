@@ -83,6 +83,7 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
+from skldp._memory import check_categories
 from skldp._random import check_random_state
 from skldp._warnings import warn
 from skldp.channels import LinearVariance, SymbolReports
@@ -958,6 +959,34 @@ def _column_interval(
     return wilson_interval(channel, unbiased, n, level, plain, skewness=simultaneous)
 
 
+#: Bytes per category of each interval method, besides what grows with the reports or the
+#: resamples (measured with tracemalloc, rounded up; see :func:`interval_bytes_per_category`).
+_INTERVAL_BYTES = {"normal": 192, "wilson": 192, "information": 256, "profile": 256}
+
+
+def interval_bytes_per_category(est, method, channel, stats, n_resamples):
+    """Bytes per category that ``confidence_interval(method=...)`` holds at once.
+
+    The score interval of a symbol channel keeps one row of k contributions per observed
+    output (at most ``MAX_EXACT_WILSON_CATEGORIES``) and a power of them
+    (:func:`report_moments`); the observed information and the profile form dense k x k
+    matrices (small k only); the bootstrap keeps k numbers per resample and refits.
+    """
+    k = channel.n_inputs
+    if method == "bootstrap":
+        return 96 * n_resamples + est._solve_bytes_per_category
+    nbytes = _INTERVAL_BYTES[method]
+    if method in ("information", "profile"):
+        return nbytes + 40 * k
+    if method == "wilson" and isinstance(channel, SymbolReports) and stats is not None:
+        counts = np.asarray(est._plain_statistics(channel, stats))
+        if counts.shape == (channel.n_outputs,):
+            seen = int(np.count_nonzero(counts))
+            if seen <= MAX_EXACT_WILSON_CATEGORIES:
+                nbytes += 24 * seen
+    return nbytes
+
+
 def confidence_interval(
     est, alpha=0.05, *, method="auto", simultaneous=False, n_resamples=1000, random_state=None
 ):
@@ -978,6 +1007,13 @@ def confidence_interval(
     if method == "bootstrap":
         n_resamples = _check_resamples(n_resamples)
         rng = check_random_state(random_state)
+    for spec, stats in zip(est._specs, est._stats, strict=True):  # before any array is built
+        check_categories(
+            spec.channel.n_inputs,
+            interval_bytes_per_category(est, method, spec.channel, stats, n_resamples),
+            f"{method} confidence intervals",
+            "at most {rows} categories fit (method='normal' needs the least memory)",
+        )
     out = []
     for spec, stats, p_hat, p_model in zip(
         est._specs, est._stats, _as_list(est.distribution_), est._distributions(), strict=True
@@ -1049,6 +1085,12 @@ def quantity_interval(
         low, high = quantity.bounds
         return float(value), float(np.clip(lower, low, high)), float(np.clip(upper, low, high))
     n_resamples = _check_resamples(n_resamples)
+    check_categories(
+        channel.n_inputs,
+        interval_bytes_per_category(est, "bootstrap", channel, None, n_resamples),
+        "a bootstrap interval",
+        "at most {rows} categories fit (or use fewer resamples)",
+    )
     rng = check_random_state(random_state)
     p_model = est._model_distribution(est._distributions()[0])
     draws = bootstrap_draws(est, channel, p_model, est._n, n_resamples, rng)

@@ -57,7 +57,7 @@ from skldp._measurement import (
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._abilities import BlockMeasurements, SparseMeasurements
 from skldp.channels._base import EpsilonLDP, SymbolChannel
-from skldp.channels._randomized_response import rr_sample, rr_truth
+from skldp.channels._randomized_response import rr_sample, rr_truth_divided
 
 if TYPE_CHECKING:
     from typing import Any
@@ -270,7 +270,8 @@ class _OneBitChannel(_MeasurementChannel):
         m = operator.shape[0]
         self.n_groups = m
         self.n_outputs = 2 * m
-        self.truth, self.keep, self.other = rr_truth(self.epsilon, 2)
+        # the stated entries are keep / m and other / m
+        self.truth, self.keep, self.other = rr_truth_divided(self.epsilon, 2, m)
         self.gain = self.keep - self.other
         c = self.debias
         rows = np.repeat(np.arange(m), 2)
@@ -442,7 +443,8 @@ class SymmetricCompressiveChannel(_MeasurementChannel):
         self.operator = RademacherMatrix(m // 2, self.n_inputs, self.seed)
         self.n_outputs = m
         self.n_groups = 1
-        self.truth, self.keep, self.other = rr_truth(self.epsilon, 2)
+        # the stated entries are keep / h and other / h, h = m / 2
+        self.truth, self.keep, self.other = rr_truth_divided(self.epsilon, 2, m // 2)
         self.gain = self.keep - self.other
         h = m // 2
         scale = self.debias * h
@@ -555,7 +557,8 @@ class RecursiveCompressiveChannel(BlockMeasurements, _MeasurementChannel):
         self.operator = PermutedBlockDiagonal(inner, L, self.permutation)
         self.n_groups = m
         self.n_outputs = 2 * L * m
-        self.truth, self.keep, self.other = rr_truth(self.epsilon, 2 * L)
+        # the stated entries are keep / m and other / m
+        self.truth, self.keep, self.other = rr_truth_divided(self.epsilon, 2 * L, m)
         self.gain = self.keep - self.other
         c = self.debias
         j, ell = np.meshgrid(np.arange(m), np.arange(L), indexing="ij")

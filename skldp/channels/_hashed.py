@@ -43,6 +43,7 @@ from skldp.channels._base import (
     SymbolChannel,
     SymbolReports,
     _Mechanism,
+    exactly_within,
     mechanism_repr,
     within_ratio,
 )
@@ -56,7 +57,8 @@ if TYPE_CHECKING:
 
 def cohort_rr_probabilities(epsilon, k, n_cohorts):
     """Return ``(truth, keep, other)`` of k-RR as sampled, such that the cohort-scaled entries
-    ``keep / C`` and ``other / C`` also keep their ratio within ``e^eps`` in floating point.
+    ``keep / C`` and ``other / C`` also keep their ratio within ``e^eps``, exactly and in
+    floating point.
 
     k-RR is sampled as in :func:`~skldp.channels._randomized_response.rr_truth`: the bucket
     is kept with probability ``truth`` (a multiple of 2**-53) and otherwise redrawn uniformly
@@ -77,7 +79,9 @@ def _cohort_rr_probabilities(epsilon, k, n_cohorts):
     truth, keep, other = _rr_truth(epsilon, k)
     while truth > 0 and not (
         within_ratio(keep / n_cohorts, other / n_cohorts, epsilon)
+        and exactly_within(keep / n_cohorts, other / n_cohorts, epsilon)
         and within_ratio(keep, other, epsilon)
+        and exactly_within(keep, other, epsilon)
     ):
         truth -= 2.0**-53
         other = (1.0 - truth) / k

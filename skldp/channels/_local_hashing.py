@@ -47,7 +47,7 @@ from skldp._hashing import (
     n_hash_digits,
 )
 from skldp._memory import check_allocation
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import AffineCounts, EpsilonLDP
 from skldp.channels._bits import (
     BitVectorChannel,
@@ -55,7 +55,7 @@ from skldp.channels._bits import (
     PackedBitReports,
     stated_ratio,
 )
-from skldp.channels._randomized_response import rr_sample, rr_truth
+from skldp.channels._randomized_response import _rr_truth, rr_sample
 
 if TYPE_CHECKING:
     from typing import Any
@@ -83,6 +83,25 @@ def default_buckets(epsilon, n_inputs):
     if epsilon >= math.log(k):
         return k
     return max(2, min(k, math.floor(math.exp(epsilon) + 0.5) + 1))
+
+
+def _stated_probabilities(epsilon, g, n_digits):
+    """``(truth, keep, other, log_scale, ratio)`` of local hashing as sampled and stated.
+
+    k-RR over the g buckets (:func:`~skldp.channels._randomized_response.rr_truth`); a
+    report's likelihood is ``e^log_scale`` times ``ratio`` (x hashed to the reported bucket)
+    or 1, with ``ratio`` the stated ``keep / other`` (:func:`~skldp.channels._bits.stated_ratio`).
+    """
+    truth, keep, other = _rr_truth(epsilon, g)
+    log_scale = math.log(other) - (n_digits + 1) * math.log(g)
+    ratio = stated_ratio(keep, other, log_scale) if truth > 0 else 1.0
+    return truth, keep, other, log_scale, ratio
+
+
+def _tells_inputs_apart(truth, keep, other, log_scale, ratio):
+    """Whether the stated likelihoods differ between inputs (the two products are distinct)."""
+    scale = float(np.exp(log_scale))
+    return truth > 0 and ratio > 1.0 and (scale == 0.0 or scale * ratio != scale)
 
 
 @substitute()
@@ -124,12 +143,15 @@ class LocalHashingChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
         self.n_digits = n_hash_digits(self.n_inputs)
         self.digit_bits = (g - 1).bit_length()
         self.width = (self.n_digits + 2) * self.digit_bits
-        self.truth, self.keep, self.other = rr_truth(self.epsilon, g)
+        check_epsilon_usable(
+            self.epsilon,
+            lambda e: _tells_inputs_apart(*_stated_probabilities(e, g, self.n_digits)),
+            context=f"local hashing with g = {g} buckets",
+        )
+        probs = _stated_probabilities(self.epsilon, g, self.n_digits)
+        self.truth, self.keep, self.other, self._log_scale0, self._ratio = probs
         self._offset = 1.0 / g  # a category other than x_i is hashed to y_i w.p. 1/g
         self._slope = self.keep - self._offset
-        self._log_scale0 = math.log(self.other) - (self.n_digits + 1) * math.log(g)
-        # keep / other, stated without rounding above it
-        self._ratio = stated_ratio(self.keep, self.other, self._log_scale0)
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.n_buckets)

@@ -233,10 +233,11 @@ def _second_round_truth(prr_truth, epsilon_1, k):
 
     rounded down to the 2**-53 grid, then the largest grid value at most that one whose
     composite (truth :math:`\lambda_1 \lambda_2`, exactly, as the two rounds sample it) keeps
-    its ratio within :math:`e^{\varepsilon_1}` in exact rational arithmetic and in every
-    floating-point form of the stated float probabilities: a bisection on the grid (at most
-    54 checks at any budget; the ratio grows with :math:`\lambda_2`). Returns 0 when no
-    positive truth passes (a budget too small to be represented; the caller refuses it).
+    its ratio within :math:`e^{\varepsilon_1}` in exact rational arithmetic, and whose stated
+    float probabilities keep it both exactly and in every floating-point form: a bisection on
+    the grid (at most 54 checks at any budget; the ratio grows with :math:`\lambda_2`).
+    Returns 0 when no positive truth passes (a budget too small to be represented; the
+    caller refuses it).
     """
     em1 = math.expm1(epsilon_1) if epsilon_1 < 709.0 else math.inf
     target = 1.0 if math.isinf(em1) else em1 / (em1 + k)
@@ -248,8 +249,10 @@ def _second_round_truth(prr_truth, epsilon_1, k):
         exact_other = (1 - exact) / k
         truth = prr_truth * t
         other = (1.0 - truth) / k
-        return within_ratio(truth + other, other, epsilon_1) and exactly_within(
-            exact + exact_other, exact_other, epsilon_1
+        return (
+            within_ratio(truth + other, other, epsilon_1)
+            and exactly_within(exact + exact_other, exact_other, epsilon_1)
+            and exactly_within(truth + other, other, epsilon_1)  # as verify reads them
         )
 
     found = _largest_on_grid(passes, t2)

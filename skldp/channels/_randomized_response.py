@@ -52,6 +52,37 @@ def rr_truth(epsilon, k):
     return _rr_truth(epsilon, k)
 
 
+def rr_truth_divided(epsilon, k, divisor):
+    """:func:`rr_truth` for a channel that states ``keep / divisor`` and ``other / divisor``.
+
+    A channel that splits its reports into ``divisor`` groups (cohorts, measurement groups)
+    states the quotients, which round: ``truth`` is lowered on its grid until the stated
+    quotients also keep their ratio within e^eps, exactly and in floating point. Returns
+    ``(truth, keep, other)`` (keep and other undivided). A budget so small that ``truth``
+    reaches 0 is refused with a ValueError naming the smallest usable budget.
+    """
+    check_epsilon_usable(
+        epsilon,
+        lambda e: _rr_truth_divided(e, k, divisor)[0] > 0,
+        context=f"randomized response over k = {k} in {divisor} groups",
+    )
+    return _rr_truth_divided(epsilon, k, divisor)
+
+
+def _rr_truth_divided(epsilon, k, divisor):
+    truth, keep, other = _rr_truth(epsilon, k)
+    while truth > 0 and not (
+        within_ratio(keep / divisor, other / divisor, epsilon)
+        and exactly_within(keep / divisor, other / divisor, epsilon)
+        and within_ratio(keep, other, epsilon)
+        and exactly_within(keep, other, epsilon)
+    ):
+        truth -= 2.0**-53
+        other = (1.0 - truth) / k
+        keep = truth + other
+    return truth, keep, other
+
+
 def _rr_truth(epsilon, k):
     """:func:`rr_truth` without the check of a too small budget (``truth`` may be 0)."""
     em1 = math.expm1(epsilon) if epsilon < 709.0 else math.inf

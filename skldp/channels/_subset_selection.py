@@ -76,9 +76,17 @@ def subset_probabilities(epsilon, k, d):
             p -= 2.0**-53
         return d / k
 
-    check_epsilon_usable(
-        epsilon, lambda e: _p(e) > d / k, context=f"subset selection with k = {k}, d = {d}"
-    )
+    def _usable(eps):
+        # the likelihoods as stated (scale times ratio, or scale) must differ between inputs
+        p = _p(eps)
+        if p <= d / k:
+            return False
+        log_scale = math.log1p(-p) - _log_comb(k - 1, d)
+        ratio = stated_ratio(Fraction(p) * (k - d), (1 - Fraction(p)) * d, log_scale)
+        scale = float(np.exp(log_scale))
+        return ratio > 1.0 and (scale == 0.0 or scale * ratio != scale)
+
+    check_epsilon_usable(epsilon, _usable, context=f"subset selection with k = {k}, d = {d}")
     p = _p(epsilon)
     return p, (p * (d - 1) + (1.0 - p) * d) / (k - 1)
 

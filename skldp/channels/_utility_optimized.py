@@ -68,11 +68,11 @@ def urr_probabilities(epsilon, n_sensitive):
     uniform draws), kept below 1, and lowered until ``keep + other <= e^eps * other`` holds in
     exact rational arithmetic for the probabilities the sampler draws with, ``K + (1 - K)/d_S``
     and ``(1 - K)/d_S`` for ``K = keep`` (:func:`~skldp.channels._base.exactly_within`), and
-    in every floating-point form for the stated floats
-    (:func:`~skldp.channels._base.within_ratio`). With no sensitive value, keep = 1 (the
-    identity). A budget so small that keep rounds to 0 (about ``d_S * 1.1e-16``) gives a
-    constant channel on the sensitive values and is refused with a ValueError naming the
-    smallest usable budget.
+    for the stated floats both exactly (as :func:`skldp.privacy.verify` checks them) and in
+    every floating-point form (:func:`~skldp.channels._base.within_ratio`). With no sensitive
+    value, keep = 1 (the identity). A budget so small that keep rounds to 0 (about
+    ``d_S * 1.1e-16``) gives a constant channel on the sensitive values and is refused with a
+    ValueError naming the smallest usable budget.
     """
     if n_sensitive == 0:
         return 1.0, 0.0
@@ -96,8 +96,10 @@ def _urr_probabilities(epsilon, n_sensitive):
     while keep > 0:
         other = (1.0 - keep) / n_sensitive
         exact_other = (1 - Fraction(keep)) / n_sensitive
-        if within_ratio(keep + other, other, epsilon) and exactly_within(
-            Fraction(keep) + exact_other, exact_other, epsilon
+        if (
+            within_ratio(keep + other, other, epsilon)
+            and exactly_within(Fraction(keep) + exact_other, exact_other, epsilon)
+            and exactly_within(keep + other, other, epsilon)
         ):
             return keep, other
         keep -= _ULP

@@ -517,6 +517,9 @@ class EMEstimator(BaseDistributionEstimator):
     # zero count is z^2 / 2 expected reports); the score interval covers
     # (benchmarks/results/intervals.md, the guide).
     _default_interval_method = "wilson"
+    # The EM iterates, their accelerations and the E-step statistics (measured up to 404
+    # bytes per category, OUE at k = 2**14).
+    _solve_bytes_per_category = 640
 
     def _chunk_statistics(self, channel, values):
         return channel.em_model(values)

@@ -46,10 +46,13 @@ def tight_epsilon_matrix(channel: Channel) -> NDArray[np.float64]:
 def verify(channel: Channel, model: PrivacyModel) -> VerificationResult:
     """Check a small channel exactly against a privacy model.
 
-    For every pair (x, x') the test is ``Q[x] <= exp(E[x, x']) * Q[x']`` entrywise in floating
-    point, with no tolerance, where ``exp(E[x, x'])`` is a finite float, and
-    ``log Q[x] - log Q[x'] <= E[x, x']`` where it overflows (budgets above about 709.78).
-    Pairs with an infinite budget always pass; a finite budget, however large, fails a
+    For every pair (x, x') the test is ``Q[x] <= e^E[x, x'] * Q[x']`` entrywise, decided
+    exactly for the stored floats (exact rationals) against a certain rational bracket of
+    the irrational e^E (``decimal``, refined until it decides): no rounding can pass a ratio
+    above the budget, however close. A float comparison with a relative margin of 2**-40
+    (a log comparison with margin 1e-9 outside the normal range) settles every entry that
+    is not that close, so only entries within about 1e-12 of the boundary take the exact
+    path. Pairs with an infinite budget always pass; a finite budget, however large, fails a
     positive probability over a zero one (an identity channel fails
     ``verify(np.eye(2), 1e300)``).
 

@@ -7,6 +7,7 @@ from dataclasses import field
 
 from skldp._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
+from skldp._memory import FIT_BYTES_PER_CATEGORY, check_categories
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,
     Interval,
@@ -352,4 +353,11 @@ class OneBitHadamardResponse(BasePrivatizer):
     }
 
     def _make_channel(self, categories, column):
+        # arrays over the K <= 2k groups (measured 153 bytes per category at k = 2**13)
+        check_categories(
+            len(categories),
+            FIT_BYTES_PER_CATEGORY + 192,
+            "the one-bit Hadamard channel",
+            "at most {rows} categories fit",
+        )
         return OneBitHadamardChannel(self.epsilon, len(categories), self.assignment)

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from skldp._base import BasePrivatizer, hyperparameters, single_or_list
 from skldp._docstring import substitute
 from skldp._hashing import cohort_permutations
+from skldp._memory import FIT_BYTES_PER_CATEGORY, check_categories
 from skldp._reports import ReportSpec
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,
@@ -219,6 +220,13 @@ class HashedRR(_OpenAlphabetPrivatizer):
         return HashedRRChannel(self.epsilon, self.n_buckets, self.n_cohorts, self.hash_seed)
 
     def _closed_channel(self, n_categories, column):
+        # the cohorts' permutations and buckets (measured 75 bytes per category and cohort)
+        check_categories(
+            n_categories,
+            FIT_BYTES_PER_CATEGORY + 96 * self.n_cohorts,
+            f"the hashes of {self.n_cohorts} cohorts",
+            "at most {rows} categories fit (or use fewer cohorts)",
+        )
         perms = cohort_permutations(n_categories, self.n_cohorts, self.hash_seed)
         return CohortRRChannel(self.epsilon, self.n_buckets, (perms % self.n_buckets).T)
 
@@ -314,6 +322,14 @@ class HashedRAPPOR(_OpenAlphabetPrivatizer):
 
     def _closed_channel(self, n_categories, column):
         C, h = self.n_cohorts, self.n_hashes
+        # the permutations and bits of every cohort and hash (measured 60 bytes per category
+        # and cohort-hash)
+        check_categories(
+            n_categories,
+            FIT_BYTES_PER_CATEGORY + 96 * C * h,
+            f"the hashes of {C} cohorts x {h} hash functions",
+            "at most {rows} categories fit (or use fewer cohorts or hashes)",
+        )
         perms = cohort_permutations(n_categories, C * h, self.hash_seed).reshape(C, h, n_categories)
         return CohortRAPPORChannel(
             self.epsilon, self.n_bits, (perms % self.n_bits).transpose(2, 0, 1)

@@ -156,23 +156,81 @@ def test_exact_verification_stays_fast_on_a_dense_channel():
 
 
 @pytest.mark.parametrize(
-    "name, k, eps",
+    "name, k, eps, extra",
     [
         # Budgets at which the stated matrix of the old channels rounded a ratio above e^eps.
-        ("LocalHashing", 2, 0.00032846634978074584),
-        ("LocalHashing", 17, 0.000364976809663328),
-        ("SubsetSelection", 8, 1.0),
-        ("SubsetSelection", 5, 0.23507588511371677),
-        ("RandomizedResponse", 7, 0.7937341345430581),
-        ("RandomizedResponse", 5, 1.8386817653805143),
-        ("RandomizedResponse", 2, 0.002458124351591243),
+        ("LocalHashing", 2, 0.00032846634978074584, {}),
+        ("LocalHashing", 17, 0.000364976809663328, {}),
+        ("SubsetSelection", 8, 1.0, {}),
+        ("SubsetSelection", 5, 0.23507588511371677, {}),
+        ("RandomizedResponse", 7, 0.7937341345430581, {}),
+        ("RandomizedResponse", 5, 1.8386817653805143, {}),
+        ("RandomizedResponse", 2, 0.002458124351591243, {}),
+        ("UtilityOptimizedRR", 3, 0.027092974642392954, {"sensitive": [0, 1]}),
+        ("UtilityOptimizedRR", 2, 1.956309170972183e-05, {"sensitive": [0, 1]}),
+        (
+            "PersonalizedULDP",
+            2,
+            0.46833345442092844,
+            {"sensitive": [0], "tags": ["home", "work"], "base": "urr"},
+        ),
     ],
 )
-def test_shipped_channels_state_ratios_exactly_within_the_budget(name, k, eps):
+def test_shipped_channels_state_ratios_exactly_within_the_budget(name, k, eps, extra):
     import skldp
 
-    privatizer = getattr(skldp, name)(epsilon=eps, categories=np.arange(k), random_state=0)
-    channel = privatizer.fit([[0]]).channel_
-    Q = channel.to_dense()
+    privatizer = getattr(skldp, name)(epsilon=eps, categories=np.arange(k), **extra)
+    channel = privatizer.fit([[0, None]] if name == "PersonalizedULDP" else [[0]]).channel_
+    Q, model = channel.to_dense(), privatizer.privacy_
+    if hasattr(model, "protected_mask"):  # utility-optimized: the protected outputs only
+        Q = Q[:, model.protected_mask(Q.shape[1])]
     assert exactly_private(Q, eps)
-    assert verify(channel, privatizer.privacy_).passed
+    assert verify(channel, model).passed
+
+
+DIVIDING = [
+    # Channels that state keep / m and other / m: the quotients rounded a ratio above e^eps
+    # when m is not a power of two.
+    ("SymmetricCompressiveChannel", (0.4079130903652659, 6, 10, 3)),
+    ("RecursiveCompressiveChannel", (1.9050043528233673, 5, 7, 1, 3)),
+    ("RecursiveCompressiveChannel", (1.0, 17, 12, 4, 3, "random")),
+    ("HashedRR", (0.785555757921483, 3)),
+    ("HashedRR", (0.012864077373469628, 5)),
+]
+
+
+@pytest.mark.parametrize("name, args", DIVIDING)
+def test_channels_dividing_their_probabilities_state_ratios_exactly_within(name, args):
+    import skldp
+
+    if name == "HashedRR":
+        eps, cohorts = args
+        privatizer = skldp.HashedRR(
+            epsilon=eps, categories=np.arange(4), n_buckets=3, n_cohorts=cohorts
+        )
+        channel = privatizer.fit([[0]]).channel_
+    else:
+        channel = getattr(skldp.channels, name)(*args)
+    eps = channel.guarantee().epsilon
+    assert exactly_private(channel.to_dense(), eps)
+    assert verify(channel, channel.guarantee()).passed
+
+
+@pytest.mark.parametrize(
+    "k, epsilon_infinity, epsilon_1",
+    [(2, 0.4707332878012069, 0.0620273212702287), (3, 2.6159582233569787, 2.323801388681242)],
+)
+def test_longitudinal_rr_states_its_composite_exactly_within_epsilon_1(
+    k, epsilon_infinity, epsilon_1
+):
+    # The composite truth (a float product of the two rounds') and its other probability
+    # stated a ratio an ulp above e^epsilon_1 at these budgets.
+    import skldp
+
+    X = np.empty((1, 2), dtype=object)
+    X[0] = [0, skldp.make_person_keys(1)[0]]
+    p = skldp.LongitudinalRR(
+        epsilon_infinity=epsilon_infinity, epsilon_1=epsilon_1, categories=np.arange(k)
+    ).fit(X)
+    assert exactly_private(p.channel_.to_dense(), epsilon_1)
+    assert verify(p.channel_, p.privacy_).passed
