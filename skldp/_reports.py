@@ -675,3 +675,27 @@ def extract(X):
     if arr.ndim == 1:
         arr = arr[:, None]
     return arr, None
+
+
+def check_non_negative_reports(values, specs):
+    """Reject negative report values, naming the range of the column's channel where known.
+
+    ``specs`` are the report specs of the columns (:class:`ReportSpec`); the
+    message starts as scikit-learn's does for estimators tagged ``positive_only``.
+    """
+    data = values.data if sparse.issparse(values) else values
+    if data.dtype.kind not in "iuf" or data.size == 0 or data.min() >= 0:
+        return
+    low = data.min().item()
+    if sparse.issparse(values):
+        column = int(values.tocoo().col[np.argmin(values.tocoo().data)])
+    else:
+        column = int(np.argmin(values.min(axis=0)))
+    owners = [spec for spec in specs for _ in range(spec.width)]
+    if len(owners) != values.shape[1]:
+        allowed = "report symbols lie in [0, n_outputs) and bit-vector reports are bits in {0, 1}"
+    elif isinstance(owners[column].channel, SymbolReports):
+        allowed = f"report symbols must lie in [0, {owners[column].channel.n_outputs})"
+    else:
+        allowed = "bit-vector reports must be bits in {0, 1}"
+    raise ValueError(f"Negative values in data: {allowed}; got {low!r} in column {column}")

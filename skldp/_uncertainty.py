@@ -137,7 +137,8 @@ _MOMENT_CHUNK_ENTRIES = 2**22
 def _self_second_moment(channel, n):
     r""":math:`n V_i(e_i) + 1` for every i (the variance at the point mass on i).
 
-    Exact (one ``channel.variance`` call per category) up to
+    In closed form, O(k), for a channel of RR type (:func:`diagonal_contributions`). Otherwise
+    exact (one ``channel.variance`` call per category) up to
     ``MAX_EXACT_WILSON_CATEGORIES``. Above, from four calls, assuming that
     :math:`L_i(p) = n V_i(p) + p_i^2` depends on p only through :math:`p_i` (exact for
     k-RR and the unary encodings, the assumption of
@@ -146,6 +147,12 @@ def _self_second_moment(channel, n):
     (the even ones, then the odd ones).
     """
     k = channel.n_inputs
+    diagonal = diagonal_contributions(channel)
+    if diagonal is not None:
+        # g_i(Y) is a_i + u_i when Y = i, which has probability (1 - a_i) / u_i at the point
+        # mass on i (E g_i(Y) = 1 there), and a_i otherwise
+        a, u = diagonal
+        return a**2 + (1.0 - a) * (2.0 * a + u)
     if k > MAX_EXACT_WILSON_CATEGORIES:
         e = np.zeros(k)
         e[0] = 1.0
@@ -201,17 +208,26 @@ def report_moments(channel, stats, n):
     :math:`\hat p = \frac1n \sum_y N_y\, g(y)` with :math:`g(y)` = ``channel.unbiased(e_y,
     1)``. Returns :math:`\hat L_i = \frac1n \sum_y N_y g_i(y)^2` and
     :math:`\hat T_i = \frac1n \sum_y N_y g_i(y)^3`, unbiased estimates of
-    :math:`E[g_i(Y)^2] = n V_i(p) + p_i^2` and :math:`E[g_i(Y)^3]`. Only observed outputs
-    are evaluated (one ``unbiased`` call each, at most ``MAX_EXACT_WILSON_CATEGORIES``, and
-    at most ``MAX_MOMENT_ENTRIES`` outputs times categories, in chunks of bounded memory);
-    bit-vector channels (whose moments are not functions of the bit sums) and larger output
-    alphabets give None.
+    :math:`E[g_i(Y)^2] = n V_i(p) + p_i^2` and :math:`E[g_i(Y)^3]`. A channel of RR type
+    (:func:`diagonal_contributions`: :math:`g_i(y) = a_i + u_i [y = i]`) gives them in closed
+    form in O(k), at any k; otherwise only observed outputs are evaluated (one ``unbiased``
+    call each, at most ``MAX_EXACT_WILSON_CATEGORIES``, and at most ``MAX_MOMENT_ENTRIES``
+    outputs times categories, in chunks of bounded memory); bit-vector channels (whose moments
+    are not functions of the bit sums) and larger output alphabets give None.
     """
     if not isinstance(channel, SymbolReports) or stats is None:
         return None
     counts = np.asarray(stats, dtype=float)
     if counts.shape != (channel.n_outputs,):
         return None
+    diagonal = diagonal_contributions(channel)
+    if diagonal is not None:
+        return _diagonal_moments(*diagonal, counts, n)
+    return _dense_report_moments(channel, counts, n)
+
+
+def _dense_report_moments(channel, counts, n):
+    """:func:`report_moments` from the contribution of every observed output: O(seen k)."""
     seen = np.flatnonzero(counts > 0)
     if seen.size > MAX_EXACT_WILSON_CATEGORIES:
         return None
@@ -228,6 +244,59 @@ def report_moments(channel, stats, n):
     return moments[0] / n, moments[1] / n, moments[2] / n
 
 
+def _diagonal_moments(a, u, counts, n):
+    r""":func:`report_moments` of a channel with :math:`g_i(y) = a_i + u_i [y = i]`: O(k).
+
+    Of the W counted reports, :math:`N_i` contribute :math:`a_i + u_i` to category i and the
+    others :math:`a_i`, so :math:`\sum_y N_y g_i(y)^m = (W - N_i) a_i^m + N_i (a_i + u_i)^m`.
+    """
+    rest = counts.sum() - counts
+    hit = a + u
+    a2, hit2 = a * a, hit * hit  # products, not float powers: O(k) at a few ns each
+    return (
+        (rest * a2 + counts * hit2) / n,
+        (rest * (a2 * a) + counts * (hit2 * hit)) / n,
+        (rest * (a2 * a2) + counts * (hit2 * hit2)) / n,
+    )
+
+
+#: Relative tolerance of the check that a channel's contributions are of RR type.
+_DIAGONAL_RTOL = 1e-9
+
+
+def diagonal_contributions(channel):
+    r"""``(a, u)`` when every report's contribution is :math:`g(y) = a + u_y e_y`, else None.
+
+    The unbiased estimate of a symbol channel of RR type (k-RR: output y supports input y,
+    :math:`Q(y \mid x) = q + d [y = x]`) is affine in the output counts with a diagonal
+    linear part: ``unbiased(s, 1)`` :math:`= a + u \odot s`, here :math:`a = -q / d` and
+    :math:`u = 1 / d`. Read from the public ``unbiased`` in three O(k) calls: :math:`a` at
+    :math:`s = 0`, :math:`a + u` at :math:`s = 1`, and a check at one pseudo-random s
+    (fixed seed), which any other affine map (a Hadamard or utility-optimized channel, a
+    least-squares estimate) fails unless its linear part is diagonal. Symbol channels whose
+    outputs are not their inputs give None.
+    """
+    if not isinstance(channel, SymbolReports):
+        return None
+    k = channel.n_inputs
+    if channel.n_outputs != k or getattr(channel, "n_statistics", k) != k:
+        return None
+    try:
+        a = np.asarray(channel.unbiased(np.zeros(k), 1), dtype=float)
+        u = np.asarray(channel.unbiased(np.ones(k), 1), dtype=float) - a
+        probe = np.random.default_rng(20261207).random(k)
+        got = np.asarray(channel.unbiased(probe, 1), dtype=float)
+    except (ValueError, TypeError):
+        return None
+    if a.shape != (k,) or got.shape != (k,):
+        return None
+    want = a + u * probe
+    scale = np.abs(a) + np.abs(u) * probe
+    if not np.all(np.abs(got - want) <= _DIAGONAL_RTOL * (scale + 1e-300)):
+        return None
+    return a, u
+
+
 def _contributions(channel, outputs):
     """One report's contribution to the unbiased estimate, ``unbiased(e_y, 1)``, per output.
 
@@ -240,6 +309,15 @@ def _contributions(channel, outputs):
         rows[row] = channel.unbiased(e, 1)
         e[y] = 0.0
     return rows
+
+
+def _contributions_dot(channel, outputs, c):
+    """``_contributions(channel, outputs) @ c``; O(k) for a channel of RR type."""
+    diagonal = diagonal_contributions(channel)
+    if diagonal is None:
+        return _contributions(channel, outputs) @ c
+    a, u = diagonal
+    return float(a @ c) + u[outputs] * c[outputs]
 
 
 def _score_roots(p_hat, c, d, w):
@@ -711,7 +789,7 @@ def linear_variance(channel, c, p, n):
         m = np.clip(np.asarray(channel.forward(p), dtype=float), 0.0, None)
         m /= m.sum()
         outputs = np.flatnonzero(m > 0)
-        h = _contributions(channel, outputs) @ c
+        h = _contributions_dot(channel, outputs, c)
         return max((float(m[outputs] @ h**2) - float(np.dot(c, p)) ** 2) / n, 0.0)
     raise ValueError(
         f"method='delta' needs the covariance of the unbiased estimate: it is exact for "
@@ -740,7 +818,7 @@ def delta_interval(channel, c, stats, n, alpha):
     if isinstance(channel, SymbolReports) and channel.n_outputs <= MAX_EXACT_WILSON_CATEGORIES:
         counts = np.asarray(stats, dtype=float)
         seen = np.flatnonzero(counts > 0)
-        h = _contributions(channel, seen) @ c
+        h = _contributions_dot(channel, seen, c)
         square = float(counts[seen] @ h**2) / n
         cube = float(counts[seen] @ h**3) / n
         spread = square - theta**2
@@ -912,7 +990,7 @@ def confidence_interval(
             stats,
             est._n,
             p_hat,
-            est._model_distribution(p_model),
+            est._model_distribution(p_model) if method == "bootstrap" else None,
             alpha,
             bool(simultaneous),
             rng,

@@ -4,8 +4,9 @@ A mechanism is three pieces (see the architecture page of the user guide): a cha
 mathematics, in :mod:`skldp.channels`: :class:`~skldp.channels.SymbolChannel` or
 :class:`~skldp.channels.BitVectorChannel`, the optional abilities, and the exact-sampling
 helpers such as :func:`~skldp.channels.floor_to_uniform_grid`), a privatizer derived from
-:class:`BasePrivatizer` that builds it, and one registry entry, a :class:`Mechanism`. This
-module gathers the pieces a privatizer or an estimator written outside skldp needs:
+:class:`BasePrivatizer` that builds it, and one registry entry, a
+:class:`skldp.registry.Mechanism` (added with :func:`skldp.registry.register`). This module
+gathers the pieces a privatizer or an estimator written outside skldp needs:
 
 * the base classes :class:`BasePrivatizer` and :class:`BaseDistributionEstimator`, and the
   :func:`hyperparameters` decorator that writes a scikit-learn ``__init__`` from annotated
@@ -15,8 +16,7 @@ module gathers the pieces a privatizer or an estimator written outside skldp nee
   (:class:`Interval`, :class:`Options`, :class:`Boolean`, :class:`Epsilon`,
   :class:`Satisfies`, :class:`InstanceOf`, :class:`ListLike`, :class:`IsCallable`,
   :class:`Deferred`, :class:`NoneValue`, all :class:`Constraint`) and the shared constraints
-  below;
-* the registry entry type :class:`Mechanism`.
+  below.
 
 The shared constraints (module constants):
 
@@ -50,7 +50,6 @@ Examples
 """
 
 from skldp._base import BaseDistributionEstimator, BasePrivatizer, hyperparameters
-from skldp._registry import Mechanism
 from skldp._validation import (
     CATEGORIES,
     CHANNEL,
@@ -76,7 +75,6 @@ __all__ = [
     "BasePrivatizer",
     "BaseDistributionEstimator",
     "hyperparameters",
-    "Mechanism",
     "validate_params",
     "Constraint",
     "Interval",

@@ -32,11 +32,13 @@ import inspect
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
 import textwrap
 import time
 import warnings
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -132,15 +134,76 @@ def _check_outputs(outputs, inputs, force):
             raise CLIError(f"{what} {path!r} exists; pass --force to replace it")
 
 
-class _Outputs:
-    """Files written under temporary names in their folder and renamed together at the end.
+@contextlib.contextmanager
+def _signals_held():
+    """Hold Ctrl-C, SIGTERM and SIGHUP back for a few system calls that must not be cut in two
+    (a temporary file made and recorded for clean-up; the final renames); a signal that
+    arrives meanwhile is delivered at the end."""
+    try:
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT, *_STOP_SIGNALS])
+    except (AttributeError, ValueError, OSError):  # no pthread_sigmask (Windows)
+        held = None
+    try:
+        yield
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
-    On an error or Ctrl-C nothing appears under the final names (:meth:`discard`); special
-    files (/dev/null) are written in place.
+
+@contextlib.contextmanager
+def _folders_locked(paths):
+    """Hold an exclusive lock on the folders of ``paths`` (``flock`` on the folder itself).
+
+    Two runs that write the same outputs rename them one pair after the other, never
+    interleaved. Without ``fcntl`` (Windows), or where a folder cannot be locked, no lock.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    fds = []
+    try:
+        for folder in sorted({os.path.dirname(os.path.abspath(p)) for p in paths}):
+            try:
+                fd = os.open(folder, os.O_RDONLY)
+            except OSError:
+                continue
+            fds.append(fd)
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        for fd in fds:
+            os.close(fd)  # closing the last descriptor of the folder releases its lock
+
+
+def _link_exclusively(tmp, final):
+    """Give ``tmp`` the name ``final`` only if no file has it (FileExistsError otherwise)."""
+    try:
+        os.link(tmp, final)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links on this file system: claim the name, then move onto it
+        os.close(os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.replace(tmp, final)
+        return
+    os.unlink(tmp)
+
+
+class _Outputs:
+    """Files written under temporary names in their folder, and renamed together at the end.
+
+    On an error, Ctrl-C, SIGTERM or SIGHUP nothing appears under the final names
+    (:meth:`discard`); special files (/dev/null) are written in place. :meth:`commit` moves
+    all the files as one unit: under a lock on their folders (two runs never interleave their
+    renames, so a run's reports never end up beside another run's sidecar) and, without
+    ``force``, claiming each final name exclusively (a file made meanwhile, by another run or
+    anything else, is never replaced).
     """
 
     def __init__(self):
-        self._files = []  # (temporary, final)
+        self._files = []  # (temporary, final, what)
 
     def open(self, path, what):
         if _is_special(path):
@@ -149,28 +212,40 @@ class _Outputs:
             except OSError as exc:
                 raise CLIError(f"cannot write {what} {path!r}: {exc.strerror or exc}") from exc
         folder, name = os.path.split(os.path.abspath(path))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
-        except OSError as exc:
-            raise CLIError(f"cannot write {what} {path!r}: {exc.strerror or exc}") from exc
-        self._files.append((tmp, path))
+        with _signals_held():  # never a temporary file that discard() does not know
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+            except OSError as exc:
+                raise CLIError(f"cannot write {what} {path!r}: {exc.strerror or exc}") from exc
+            self._files.append((tmp, path, what))
         return os.fdopen(fd, "wb")
 
-    def commit(self):
+    def commit(self, *, force):
         done = []
-        try:
-            for tmp, final in self._files:
-                os.replace(tmp, final)
-                done.append(final)
-        except OSError as exc:
-            for final in done:  # all or nothing: the reports never stay without their metadata
-                os.unlink(final)
-            self.discard()
-            raise CLIError(f"cannot write {final!r}: {exc.strerror or exc}") from exc
-        self._files = []
+        with _signals_held(), _folders_locked([final for _, final, _ in self._files]):
+            try:
+                for tmp, final, what in self._files:
+                    current = f"{what} {final!r}"
+                    if force:
+                        os.replace(tmp, final)
+                    else:
+                        _link_exclusively(tmp, final)
+                    done.append(final)
+            except OSError as exc:
+                for name in done:  # all or nothing: the reports never stay without their sidecar
+                    with contextlib.suppress(OSError):
+                        os.unlink(name)
+                self.discard()
+                if isinstance(exc, FileExistsError):
+                    raise CLIError(
+                        f"{current} was made by another program while this run wrote it; "
+                        "nothing was replaced (pass --force to replace it)"
+                    ) from None
+                raise CLIError(f"cannot write {current}: {exc.strerror or exc}") from exc
+            self._files = []
 
     def discard(self):
-        for tmp, _ in self._files:
+        for tmp, _, _ in self._files:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         self._files = []
@@ -187,12 +262,24 @@ def _check_columns(columns, present, path, *, what):
 def _read_error(exc, path, what):
     if isinstance(exc, ImportError):
         return CLIError(f"cannot read {what} {path!r}: {exc}")
+    if isinstance(exc, EOFError):  # gzip's "Compressed file ended before the end-of-stream..."
+        return CLIError(
+            f"cannot read {what} {path!r}: the compressed file is truncated (it ends before "
+            "its end-of-stream marker)"
+        )
+    if isinstance(exc, zlib.error):
+        return CLIError(f"cannot read {what} {path!r}: the compressed data is corrupt ({exc})")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return CLIError(f"cannot read {what} {path!r}: {first}")
 
 
+#: What reading a file raises on bad content: pandas' parser errors, bad text, a file that
+#: vanished or cannot be opened (gzip.BadGzipFile is an OSError), a truncated (EOFError) or
+#: corrupt (zlib.error) compressed file, a missing optional reader.
 _READ_ERRORS = (
     pd.errors.ParserError,
+    EOFError,
+    zlib.error,
     pd.errors.EmptyDataError,
     UnicodeDecodeError,
     OSError,
@@ -714,7 +801,7 @@ def _cmd_privatize(args):
         meta["checksum"] = _checksum(meta)
         with outputs.open(sidecar, "metadata file") as fh:
             fh.write((json.dumps(meta, indent=2) + "\n").encode())
-        outputs.commit()
+        outputs.commit(force=args.force)
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             raise
@@ -1066,7 +1153,7 @@ def _cmd_estimate(args):
                     fh.write(gzip.compress(text.encode(), mtime=0))
                 else:
                     fh.write(text.encode())
-            outputs.commit()
+            outputs.commit(force=args.force)
         except OSError as exc:
             raise CLIError(
                 f"cannot write output file {args.output!r}: {exc.strerror or exc}"
@@ -1674,18 +1761,77 @@ def _quiet_stdout():
         pass
 
 
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread: it unwinds (and cleans up) as Ctrl-C does."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: The signals that end a command as Ctrl-C does (SIGHUP: the terminal closed).
+_STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def _raise_signalled(signum, frame):
+    # A second signal during the clean-up must not cut it short: ignore the rest.
+    for sig in (*_STOP_SIGNALS, signal.SIGINT):
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_IGN)
+    raise _Signalled(signum)
+
+
+@contextlib.contextmanager
+def _stop_signals():
+    """Turn SIGTERM and SIGHUP into :class:`_Signalled` (and Ctrl-C into KeyboardInterrupt)
+    while the command runs; the previous handlers come back after it (main() may run in a
+    longer process, as in the tests). Outside the main thread signals cannot be handled."""
+    previous = {}
+    try:
+        for sig in (*_STOP_SIGNALS, signal.SIGINT):
+            handler = _raise_signalled if sig != signal.SIGINT else signal.default_int_handler
+            previous[sig] = signal.signal(sig, handler)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                signal.signal(sig, handler)
+
+
 def main(argv=None):
     """Run the ``skldp`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
 
     Errors end with one line on standard error and exit code 2: user errors, out of memory,
-    a closed standard output (broken pipe) and unwritable outputs. Ctrl-C exits with 130 and
-    leaves no partial output file.
+    a closed standard output (broken pipe) and unwritable outputs. Ctrl-C exits with 130,
+    SIGTERM and SIGHUP with 128 + the signal's number (143, 129), all leaving no partial
+    output file.
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    command = "skldp"
+    try:
+        with _stop_signals():
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            command = f"skldp {args.command}"
+            return _run(args, command)
+    except KeyboardInterrupt as exc:
+        signum = exc.signum if isinstance(exc, _Signalled) else signal.SIGINT
+        what = (
+            "interrupted"
+            if signum == signal.SIGINT
+            else f"stopped by {signal.Signals(signum).name}"
+        )
+        print(f"{command}: {what}; no output file was written", file=sys.stderr)
+        return 128 + int(signum)
 
+
+def _run(args, command):
     def fail(message):
-        print(f"skldp {args.command}: error: {message}", file=sys.stderr)
+        print(f"{command}: error: {message}", file=sys.stderr)
         return 2
 
     try:
@@ -1702,9 +1848,6 @@ def main(argv=None):
             "out of memory; use a smaller --chunk-size, or an estimator with fixed-size "
             "statistics (EM on bit-vector reports keeps every report)"
         )
-    except KeyboardInterrupt:
-        print(f"skldp {args.command}: interrupted; no output file was written", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -423,6 +423,51 @@ def run_experiment(
     >>> results.groupby("param_epsilon")["tv"].mean().is_monotonic_decreasing
     True
     """
+    _check_run_arguments(data, reference, sampling, n_repeats, progress, metrics)
+    privs = {k: _resolve_privatizer(v) for k, v in _named(privatizers, "privatizer").items()}
+    ests = {k: _resolve_estimator(v) for k, v in _named(estimators, "estimator").items()}
+    p, categories, data_name, counts = _resolve_data(data)
+    ns = _check_n_samples(n_samples, counts, sampling)
+    grid = list(ParameterGrid(param_grid if param_grid is not None else {}))
+    _check_grid(privs, grid)
+    root = _root_seed(random_state)
+
+    if categories is not None and np.array_equal(categories, np.arange(p.shape[0])):
+        categories = None  # indices are the categories: the fast integer path
+    tasks = []
+    for (i_priv, (pname, priv)), (i_par, params), (i_n, n), rep in itertools.product(
+        enumerate(privs.items()), enumerate(grid), enumerate(ns), range(n_repeats)
+    ):
+        key = (i_priv, i_par, i_n, rep)
+        tasks.append((key, pname, priv, params, ests, n, key))
+
+    bar = _progress_bar(len(tasks), f"skldp {data_name}", progress)
+    args = (p, counts, categories, sampling, reference, list(metrics), root)
+    try:
+        rows = _run_jobs(_plan_jobs(tasks, n_jobs), args, n_jobs, bar, len(ests))
+    finally:
+        if bar is not None:
+            bar.close()
+
+    for row in rows:  # the grid's own objects, also for parameters drawn in each run
+        row.update({f"param_{k}": v for k, v in grid[row["_key"][1]].items()})
+    if no_privacy:
+        rows.extend(
+            _no_privacy_rows(
+                p, counts, ns, n_repeats, sampling, reference, list(metrics), root, len(privs)
+            )
+        )
+    rows.sort(key=lambda r: r["_key"])
+    frame = pd.DataFrame(rows).drop(columns="_key")
+    frame.insert(0, "data", data_name)
+    frame.attrs["entropy"] = root.entropy
+    frame.attrs["spawn_key"] = tuple(root.spawn_key)
+    frame.attrs["reference"] = reference
+    return frame
+
+
+def _check_run_arguments(data, reference, sampling, n_repeats, progress, metrics):
+    """Check the arguments of :func:`run_experiment` that need no resolving."""
     if data is None:
         raise ValueError(
             "data is required: a Distribution, a CountTable, "
@@ -443,11 +488,9 @@ def run_experiment(
         if not isinstance(m, str) and not callable(m):
             raise TypeError(f"metrics must be names or callables; got {m!r}")
 
-    privs = {k: _resolve_privatizer(v) for k, v in _named(privatizers, "privatizer").items()}
-    ests = {k: _resolve_estimator(v) for k, v in _named(estimators, "estimator").items()}
-    p, categories, data_name, counts = _resolve_data(data)
-    ns = _check_n_samples(n_samples, counts, sampling)
-    grid = list(ParameterGrid(param_grid if param_grid is not None else {}))
+
+def _check_grid(privs, grid):
+    """Refuse a ``param_grid`` naming a parameter some privatizer does not have."""
     for name, priv in privs.items():
         own = priv.get_params(deep=False)
         for params in grid:
@@ -457,75 +500,57 @@ def run_experiment(
                     f"privatizer {name!r} has no parameter {', '.join(missing)} of param_grid"
                 )
 
+
+def _root_seed(random_state):
+    """The root SeedSequence of every run's seed (see ``random_state`` of run_experiment)."""
     if random_state is None:
-        root = np.random.SeedSequence(secrets.randbits(128))
-    elif isinstance(random_state, np.random.SeedSequence):
-        root = random_state  # its spawn key too: spawned siblings give different runs
-    elif (
+        return np.random.SeedSequence(secrets.randbits(128))
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state  # its spawn key too: spawned siblings give different runs
+    if (
         isinstance(random_state, numbers.Integral)
         and not isinstance(random_state, bool)
         and random_state >= 0
     ):
-        root = np.random.SeedSequence(int(random_state))
-    else:
-        raise TypeError(
-            f"random_state must be None, a non-negative int or a SeedSequence; got {random_state!r}"
-        )
+        return np.random.SeedSequence(int(random_state))
+    raise TypeError(
+        f"random_state must be None, a non-negative int or a SeedSequence; got {random_state!r}"
+    )
 
-    if categories is not None and np.array_equal(categories, np.arange(p.shape[0])):
-        categories = None  # indices are the categories: the fast integer path
-    tasks = []
-    for (i_priv, (pname, priv)), (i_par, params), (i_n, n), rep in itertools.product(
-        enumerate(privs.items()), enumerate(grid), enumerate(ns), range(n_repeats)
-    ):
-        key = (i_priv, i_par, i_n, rep)
-        tasks.append((key, pname, priv, params, ests, n, key))
 
-    bar = _progress_bar(len(tasks), f"skldp {data_name}", progress)
-    args = (p, counts, categories, sampling, reference, list(metrics), root)
-    # One job per (n, repetition): its raw sample is drawn once for every privatizer and
-    # parameter (at n = 3.7 million, drawing and shuffling cost more than privatizing). With
-    # fewer such groups than twice the workers, one job per task keeps the workers busy.
+def _plan_jobs(tasks, n_jobs):
+    """Group the tasks into jobs.
+
+    One job per (n, repetition): its raw sample is drawn once for every privatizer and
+    parameter (at n = 3.7 million, drawing and shuffling cost more than privatizing). With
+    fewer such groups than twice the workers, one job per task keeps the workers busy.
+    """
     groups = {}
     for task in tasks:
         groups.setdefault(task[-1][2:], []).append(task)
     jobs = list(groups.values())
     if n_jobs not in (None, 1) and len(jobs) < 2 * _effective_n_jobs(n_jobs):
         jobs = [[task] for task in tasks]
+    return jobs
+
+
+def _run_jobs(jobs, args, n_jobs, bar, n_estimators):
+    """Run the jobs (in this process or with joblib) and return their rows."""
     rows = []
-    try:
-        if n_jobs in (None, 1):
-            for job in jobs:
-                rows.extend(_run_tasks(job, *args))
-                if bar is not None:
-                    bar.update(len(job))
-        else:
-            from sklearn.utils.parallel import Parallel, delayed
+    if n_jobs in (None, 1):
+        for job in jobs:
+            rows.extend(_run_tasks(job, *args))
+            if bar is not None:
+                bar.update(len(job))
+        return rows
+    from sklearn.utils.parallel import Parallel, delayed
 
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            for out in parallel(delayed(_run_tasks)(job, *args) for job in jobs):
-                rows.extend(out)
-                if bar is not None:
-                    bar.update(len(out) // max(len(ests), 1))
-    finally:
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    for out in parallel(delayed(_run_tasks)(job, *args) for job in jobs):
+        rows.extend(out)
         if bar is not None:
-            bar.close()
-
-    for row in rows:  # the grid's own objects, also for parameters drawn in each run
-        row.update({f"param_{k}": v for k, v in grid[row["_key"][1]].items()})
-    if no_privacy:
-        rows.extend(
-            _no_privacy_rows(
-                p, counts, ns, n_repeats, sampling, reference, list(metrics), root, len(privs)
-            )
-        )
-    rows.sort(key=lambda r: r["_key"])
-    frame = pd.DataFrame(rows).drop(columns="_key")
-    frame.insert(0, "data", data_name)
-    frame.attrs["entropy"] = root.entropy
-    frame.attrs["spawn_key"] = tuple(root.spawn_key)
-    frame.attrs["reference"] = reference
-    return frame
+            bar.update(len(out) // max(n_estimators, 1))
+    return rows
 
 
 def summarize(

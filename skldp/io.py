@@ -199,9 +199,11 @@ def iter_table(
     """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
 
     Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
-    values kept missing; ``csv_dtype`` is passed to :func:`pandas.read_csv`. Parquet files are read
-    batch by batch, CSV files chunk by chunk, so
-    memory is bounded by ``chunksize``, never by the file.
+    values kept missing (in CSV only an empty field is missing: ``NA``, ``N/A`` or ``null``
+    are text like any other); ``csv_dtype`` is passed to :func:`pandas.read_csv`. A blank line of a
+    CSV file is a row of missing values (pandas would skip it, shifting every later row).
+    Parquet files are read batch by batch, CSV files chunk by chunk, so memory is bounded by
+    ``chunksize``, never by the file.
     """
     fmt = file_format(path)
     if fmt == "parquet":
@@ -211,8 +213,20 @@ def iter_table(
             frame = batch.to_pandas()
             yield frame.astype("string") if text else frame
         return
-    dtype = str if text else csv_dtype
-    reader = pd.read_csv(path, usecols=columns, dtype=dtype, chunksize=chunksize)
+    # As text, only an empty field is missing: "NA", "N/A", "null" (pandas' default missing
+    # markers) are values, since a declared category may carry that name.
+    missing = {"keep_default_na": False, "na_values": [""]} if text else {}
+    # A blank line is a row whose every field is empty (a person's missing value in a
+    # one-column file): kept as a row of missing values, never skipped, so that rows stay
+    # aligned with the people and the missing value is refused by its row number.
+    reader = pd.read_csv(
+        path,
+        usecols=columns,
+        dtype=str if text else csv_dtype,
+        chunksize=chunksize,
+        skip_blank_lines=False,
+        **missing,
+    )
     with reader:
         yield from reader
 

@@ -928,39 +928,43 @@ def test_privacy_model_documented_edges():
 
 
 # -- channel constructors --------------------------------------------------------------------------
-#: Each public channel with a budget, built from a budget e (the other arguments valid).
 def _one_report(e):
     """A memoized channel's epsilon_1 for epsilon_infinity e; bad inputs pass through."""
     real = isinstance(e, (int, float)) and not isinstance(e, bool)
     return min(e, 2.0) / 2 if real and e > 0 else e
 
 
-CHANNEL_MAKERS = {
-    "RandomizedResponseChannel": lambda e: channels.RandomizedResponseChannel(e, 3),
-    "BinaryRandomizedResponseChannel": lambda e: channels.BinaryRandomizedResponseChannel(e, e),
-    "HadamardResponseChannel": lambda e: channels.HadamardResponseChannel(e, 3),
-    "BlockHadamardResponseChannel": lambda e: channels.BlockHadamardResponseChannel(e, [0, 0, 1]),
-    "HighLowHadamardResponseChannel": lambda e: channels.HighLowHadamardResponseChannel(e, 3, [0]),
-    "RAPPORChannel": lambda e: channels.RAPPORChannel(e, 3),
-    "OptimizedUnaryEncodingChannel": lambda e: channels.OptimizedUnaryEncodingChannel(e, 3),
-    "UtilityOptimizedRRChannel": lambda e: channels.UtilityOptimizedRRChannel(e, 3, [0]),
-    "UtilityOptimizedRAPPORChannel": lambda e: channels.UtilityOptimizedRAPPORChannel(e, 3, [0]),
+def _rebuilt_with_budget(channel):
+    """A maker e -> the channel rebuilt (from its constructor call) with every budget set to e."""
+    cls, args = channel.__reduce__()[:2]
+    bound = inspect.signature(cls).bind(*args).arguments
+
+    def make(e):
+        return cls(**{n: (e if n.startswith("epsilon") else v) for n, v in bound.items()})
+
+    return make
+
+
+#: The channel of every registered mechanism, as its trust case builds it, with a budget e:
+#: derived from the registry, so a new mechanism's channel is in the matrix with no line here.
+_REGISTERED_MAKERS = {
+    type(channel).__name__: _rebuilt_with_budget(channel)
+    for channel in (fitted(p).channel_ for p in MECHANISMS)
+    if getattr(channels, type(channel).__name__, None) is type(channel)
+}
+
+#: Public channels that no registry case builds, each from a budget e (the rest valid).
+_OTHER_MAKERS = {
+    "HashedRRChannel": lambda e: channels.HashedRRChannel(e, 4, 2),
+    "HashedRAPPORChannel": lambda e: channels.HashedRAPPORChannel(e, 8, 2, 2),
     "PersonalizedRRChannel": lambda e: channels.PersonalizedRRChannel(e, 4, [0], 2),
     "PersonalizedRAPPORChannel": lambda e: channels.PersonalizedRAPPORChannel(e, 4, [0], 2),
-    "HashedRRChannel": lambda e: channels.HashedRRChannel(e, 4, 2),
-    "CohortRRChannel": lambda e: channels.CohortRRChannel(e, 4, np.array([[0, 1], [2, 3]])),
-    "HashedRAPPORChannel": lambda e: channels.HashedRAPPORChannel(e, 8, 2, 2),
-    "CohortRAPPORChannel": lambda e: channels.CohortRAPPORChannel(e, 4, np.array([[[0], [1]]])),
-    "OneBitCompressiveChannel": lambda e: channels.OneBitCompressiveChannel(e, 4, 2),
-    "SymmetricCompressiveChannel": lambda e: channels.SymmetricCompressiveChannel(e, 4, 2),
-    "RecursiveCompressiveChannel": lambda e: channels.RecursiveCompressiveChannel(e, 4, 2),
-    "OneBitHadamardChannel": lambda e: channels.OneBitHadamardChannel(e, 4),
-    "LocalHashingChannel": lambda e: channels.LocalHashingChannel(e, 4, 3),
-    "SubsetSelectionChannel": lambda e: channels.SubsetSelectionChannel(e, 4, 2),
     # memoized: epsilon_infinity = e, and one report at min(e, 2) / 2 (below it)
     "LongitudinalRRChannel": lambda e: channels.LongitudinalRRChannel(e, _one_report(e), 3),
     "LongitudinalOUEChannel": lambda e: channels.LongitudinalOUEChannel(e, _one_report(e), 3),
 }
+
+CHANNEL_MAKERS = {**_REGISTERED_MAKERS, **_OTHER_MAKERS}
 
 
 def test_every_channel_with_a_budget_is_in_the_matrix():

@@ -6,10 +6,11 @@ the built-in one: ``tests/test_docs_example_mechanism.py`` runs the shared chann
 on it, compares its dense matrix with the built-in channel's, registers it and runs the
 command line's registry on it, and ``tests/test_docs_example_large_domain.py`` runs it at
 k = 10^6. It imports public names only: the extension API is :mod:`skldp.base` (base
-classes, constraints, the registry entry) and :mod:`skldp.channels` (channel bases and the
-exact-sampling helpers). In the package, the channel goes in
+classes, constraints), :mod:`skldp.channels` (channel bases and the exact-sampling helpers)
+and :mod:`skldp.registry` (the registry entry). In the package, the channel goes in
 ``skldp/channels/_<family>.py``, the privatizer in ``skldp/privatizers/_<family>.py`` and the
-registry line in ``_MECHANISMS`` of ``skldp/_registry.py``.
+registry entry in ``_BUILTIN`` of ``skldp/_registry.py``; outside the package,
+``skldp.registry.register(REGISTRY_LINE)`` adds it.
 """
 
 import math
@@ -17,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from skldp.base import PRIVATIZER_CONSTRAINTS, BasePrivatizer, Mechanism
+from skldp.base import PRIVATIZER_CONSTRAINTS, BasePrivatizer
 from skldp.channels import (
     SymbolChannel,
     check_epsilon_usable,
@@ -26,6 +27,7 @@ from skldp.channels import (
     within_ratio,
 )
 from skldp.privacy import LDP
+from skldp.registry import Mechanism
 
 
 # -- 0. exact sampling: the probabilities the sampler draws with are the ones stated ----------
@@ -122,7 +124,8 @@ class ExampleRR(BasePrivatizer):
         return ExampleRRChannel(self.epsilon, len(categories))
 
 
-# -- 3. the registry line (in skldp/_registry.py it is one more entry of _MECHANISMS) ----------
+# -- 3. the registry entry: skldp.registry.register(REGISTRY_LINE) adds it (in the package, -----
+# it is one more entry of _BUILTIN in skldp/_registry.py, naming the class as "ExampleRR")
 REGISTRY_LINE = Mechanism(
-    "example-rr", "ExampleRR", "randomized response", "epsilon-LDP (tight)", "Warner 1965"
+    "example-rr", ExampleRR, "randomized response", "epsilon-LDP (tight)", "Warner 1965"
 )

@@ -341,9 +341,14 @@ class Channel(_Mechanism):
     n_inputs: int
 
     # -- sampling --------------------------------------------------------------------------
-    def sample(self, x: IndexArray, rng: np.random.Generator) -> Any:
-        """Randomize input indices ``x`` (1-D int array) into one report each."""
-        return self._sample(self._check_inputs(x), rng)
+    def sample(self, x: IndexArray, rng: np.random.Generator, *, check_input: bool = True) -> Any:
+        """Randomize input indices ``x`` (1-D int array) into one report each.
+
+        ``check_input=False`` skips the check that ``x`` holds integers in ``[0, n_inputs)``,
+        for a caller that has just checked them (as ``check_input`` of scikit-learn's trees):
+        the privatizers, whose encoding of the categories already did.
+        """
+        return self._sample(self._check_inputs(x) if check_input else x, rng)
 
     @abstractmethod
     def _sample(self, x, rng):

@@ -56,7 +56,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import numbers
-from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,38 +65,16 @@ from scipy.stats import beta, norm
 from skldp._domain import encode_parameter
 from skldp._memory import check_allocation
 from skldp._random import check_random_state
+from skldp.privacy._abilities import AuditInputs
 from skldp.privacy._accounting import simulation
 from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, SequentialComposition
 
 if TYPE_CHECKING:
-    from typing import Any
-
-    from numpy.typing import ArrayLike, NDArray
+    from numpy.typing import ArrayLike
 
     from skldp._base import BasePrivatizer
     from skldp._typing import RandomStateLike
 __all__ = ["AuditInputs", "AuditResult", "audit", "clopper_pearson"]
-
-
-class AuditInputs(ABC):
-    """The ability of a privatizer whose input rows are not single categories to be audited.
-
-    :func:`~skldp.privacy.audit` feeds whole rows to ``transform``; a privatizer with this
-    ability says which rows to try and which input symbol of its guarantee's domain each
-    one is (for PUM, the pre-processed symbol of a (value, tag) row).
-    """
-
-    @abstractmethod
-    def audit_inputs(
-        self, inputs: ArrayLike | None = None, max_inputs: int = 8
-    ) -> tuple[NDArray[Any], NDArray[np.int64]]:
-        """Rows to audit, and the input symbol of the guarantee's domain of each.
-
-        Returns
-        -------
-        rows : ndarray of shape (m, n_columns)
-        symbols : ndarray of int of shape (m,)
-        """
 
 
 #: Largest domain for which the model's dense budget matrix is built.
@@ -540,6 +517,35 @@ def _invertibility(family, model, idx, labels, alpha):
     )
 
 
+def _samples_per_input(n_samples, m, width):
+    """Reports per tested input: ``n_samples`` checked, or the default for m inputs."""
+    if n_samples is None:
+        return int(
+            np.clip(
+                _DEFAULT_ENTRIES // (m * max(width, 1)), _MIN_DEFAULT_SAMPLES, _MAX_DEFAULT_SAMPLES
+            )
+        )
+    if (
+        isinstance(n_samples, bool)
+        or not isinstance(n_samples, numbers.Integral)
+        or n_samples < 100
+    ):
+        raise ValueError(f"n_samples must be an integer >= 100; got {n_samples!r}")
+    return int(n_samples)
+
+
+def _seeded_copy(privatizer, random_state):
+    """The privatizer to audit: a copy seeded from ``random_state``, or itself (None)."""
+    if random_state is None:
+        return privatizer
+    rng = check_random_state(random_state)
+    if hasattr(privatizer, "set_params") and "random_state" in privatizer.get_params(deep=False):
+        target = copy.deepcopy(privatizer)
+        target.set_params(random_state=int(rng.integers(2**32)))
+        return target
+    return privatizer
+
+
 def audit(
     privatizer: BasePrivatizer,
     model: PrivacyModel | None = None,
@@ -663,29 +669,8 @@ def audit(
 
     with simulation():  # the audit's inputs are chosen values, not people: nothing is charged
         width = _as_report_array(privatizer.transform(rows[:1]), 1).shape[1]  # probe once
-    if n_samples is None:
-        n = int(
-            np.clip(
-                _DEFAULT_ENTRIES // (m * max(width, 1)), _MIN_DEFAULT_SAMPLES, _MAX_DEFAULT_SAMPLES
-            )
-        )
-    else:
-        if (
-            isinstance(n_samples, bool)
-            or not isinstance(n_samples, numbers.Integral)
-            or n_samples < 100
-        ):
-            raise ValueError(f"n_samples must be an integer >= 100; got {n_samples!r}")
-        n = int(n_samples)
-
-    target = privatizer
-    if random_state is not None:
-        rng = check_random_state(random_state)
-        if hasattr(privatizer, "set_params") and "random_state" in privatizer.get_params(
-            deep=False
-        ):
-            target = copy.deepcopy(privatizer)
-            target.set_params(random_state=int(rng.integers(2**32)))
+    n = _samples_per_input(n_samples, m, width)
+    target = _seeded_copy(privatizer, random_state)
     # Alive together: the repeated inputs, the reports (at most 8 bytes an entry), a uint8
     # copy of bit reports, and the per-report keys and flags (16 bytes).
     check_allocation(
