@@ -333,7 +333,7 @@ def _resolve_method(method, keep, n):
     return method
 
 
-def shuffle_delta(mechanism, n, epsilon, *, method="auto"):
+def shuffle_delta(mechanism: object, n: int, epsilon: float, *, method: str = "auto") -> float:
     r"""The delta at which n shuffled reports are epsilon-DP (an upper bound, or exact).
 
     Parameters
@@ -392,7 +392,9 @@ def _round_up(epsilon, delta_of, delta, eps0):
     return min(eps, eps0)
 
 
-def shuffle_guarantee(mechanism, n, delta, *, method="auto"):
+def shuffle_guarantee(
+    mechanism: object, n: int, delta: float, *, method: str = "auto"
+) -> ShuffleGuarantee:
     r"""The central :math:`(\varepsilon, \delta)` guarantee of n shuffled local reports.
 
     Each of n people sends one report of an :math:`\varepsilon_0`-LDP randomizer to a trusted
