@@ -67,7 +67,14 @@ suppress_warnings = ["autosummary.import_cycle"]
 # no targets here (intersphinx would fetch their inventories over the network at build time),
 # so references to them are left as plain text.
 nitpick_ignore_regex = [
-    (r"py:.*", r"(sklearn|numpy|scipy|pandas|joblib|dask|distributed|matplotlib|importlib)(\..*)?"),
+    (
+        r"py:.*",
+        r"(sklearn|numpy|scipy|pandas|joblib|dask|distributed|matplotlib|importlib|dataclasses)"
+        r"(\..*)?",
+    ),
+    # private helpers that the base classes' docstrings name (skldp.base re-exports the
+    # classes, so their pages are built; the helpers have none)
+    (r"py:class", r"(LazyAttribute|skldp\._reports\.ReportSpec)"),
 ]
 
 # ------------------------------------------------------------------------------------------------
@@ -78,6 +85,7 @@ API_MODULES = [
     ("skldp.privatizers", "Privatizers (client side)"),
     ("skldp.estimators", "Distribution estimators (server side)"),
     ("skldp.channels", "Channels (the mathematics of each mechanism)"),
+    ("skldp.base", "Extension API: base classes and parameter constraints"),
     ("skldp.privacy", "Privacy models and verification"),
     ("skldp.metrics", "Metrics and scorers"),
     ("skldp.projection", "Projections onto the simplex"),

@@ -84,12 +84,12 @@ def check_epsilon_usable(epsilon, usable, *, name="epsilon", context=""):
     rounded toward privacy, so below some budget every input gets the same report
     distribution: nothing could be estimated (a channel gain of 0, estimates of nan or inf).
     Such a budget is refused with a ValueError naming it and the smallest usable value,
-    found by :func:`smallest_usable_epsilon` on the mechanism's own rounding.
+    found by ``smallest_usable_epsilon`` on the mechanism's own rounding.
 
     Parameters
     ----------
     epsilon : float
-        The checked budget (already valid for :func:`check_epsilon`).
+        The checked budget (already valid for ``check_epsilon``).
     usable : callable
         ``usable(t)`` is True when budget t gives a channel whose inputs can be told apart;
         monotone in t.
@@ -212,10 +212,11 @@ def check_report_values(values):
 
 
 class Constraint:
-    """One kind of value a parameter may take.
+    """One kind of value a parameter may take (the base of every constraint).
 
     ``type_ok`` says whether the value is of the right kind, ``ok`` whether it is also in
-    range; ``description`` completes "<name> must be ...".
+    range; ``description`` completes "<name> must be ...". A new kind of constraint derives
+    from this class and overrides ``type_ok`` (and ``ok`` when it has a range).
     """
 
     description = "a valid value"
@@ -233,6 +234,16 @@ class Interval(Constraint):
     ``low``/``high`` of None leave that side open; ``closed`` is "both", "left", "right" or
     "neither". A real interval contains ``inf`` only when ``high`` is None and never contains
     ``nan``.
+
+    Parameters
+    ----------
+    kind : {"int", "real"}
+    low, high : float or None, default=None
+        The bounds (None: unbounded on that side).
+    closed : {"both", "left", "right", "neither"}, default="both"
+        Which bounds belong to the interval.
+    description : str or None, default=None
+        The words of the error message; None writes them from the bounds.
     """
 
     def __init__(self, kind, low=None, high=None, *, closed="both", description=None):
@@ -272,7 +283,13 @@ class Interval(Constraint):
 
 
 class Options(Constraint):
-    """One of a fixed set of strings."""
+    """One of a fixed set of strings.
+
+    Parameters
+    ----------
+    *options : str
+        The allowed strings.
+    """
 
     def __init__(self, *options):
         self.options = tuple(options)
@@ -289,7 +306,11 @@ class Options(Constraint):
 
 
 class Boolean(Constraint):
-    """True or False (numpy bools too); truthiness is not enough."""
+    """True or False (numpy bools too); truthiness is not enough.
+
+    0, 1 and strings are refused, so that ``sparse_output="no"`` is an error rather than
+    a true value.
+    """
 
     description = "True or False"
 
@@ -298,7 +319,10 @@ class Boolean(Constraint):
 
 
 class NoneValue(Constraint):
-    """None."""
+    """None, as a declared value ("<name> must be an integer or None").
+
+    A ``None`` in a list of constraints is read as this.
+    """
 
     description = "None"
 
@@ -307,7 +331,15 @@ class NoneValue(Constraint):
 
 
 class Epsilon(Constraint):
-    """A privacy budget, as :func:`check_epsilon` accepts it."""
+    """A privacy budget: a real number, positive and finite unless allowed otherwise.
+
+    Parameters
+    ----------
+    allow_inf : bool, default=False
+        Whether ``inf`` (no privacy) is allowed.
+    allow_zero : bool, default=False
+        Whether 0 (no information) is allowed.
+    """
 
     def __init__(self, *, allow_inf=False, allow_zero=False):
         self.allow_inf, self.allow_zero = allow_inf, allow_zero
@@ -328,7 +360,16 @@ class Epsilon(Constraint):
 
 
 class Satisfies(Constraint):
-    """A value of ``kind`` (another constraint) for which ``predicate`` holds."""
+    """A value of ``kind`` (another constraint) for which ``predicate`` holds.
+
+    Parameters
+    ----------
+    kind : Constraint
+    predicate : callable
+        ``predicate(value)`` is true for the allowed values.
+    description : str
+        The words of the error message.
+    """
 
     def __init__(self, kind, predicate, description):
         self.kind, self.predicate, self.description = kind, predicate, description
@@ -341,7 +382,13 @@ class Satisfies(Constraint):
 
 
 class InstanceOf(Constraint):
-    """An instance of one of ``types``; ``description`` names them for the error."""
+    """An instance of one of ``types``; ``description`` names them for the error.
+
+    Parameters
+    ----------
+    types : type or tuple of type
+    description : str
+    """
 
     def __init__(self, types, description):
         self.types, self.description = types, description
@@ -351,7 +398,12 @@ class InstanceOf(Constraint):
 
 
 class ListLike(Constraint):
-    """A list, tuple, range, array, Index or Series: its entries are checked later."""
+    """A list, tuple, range, array, Index or Series: its entries are checked later.
+
+    Parameters
+    ----------
+    description : str, default="a list of values"
+    """
 
     def __init__(self, description="a list of values"):
         self.description = description
@@ -361,7 +413,10 @@ class ListLike(Constraint):
 
 
 class IsCallable(Constraint):
-    """A callable."""
+    """A callable (a function, a class, an object with ``__call__``).
+
+    What it is called with is checked where it is called.
+    """
 
     description = "a callable"
 
@@ -373,6 +428,11 @@ class Deferred(Constraint):
     """A parameter checked where it is used (against the data's domain, say), not here.
 
     ``where`` names that place, so the declaration still documents the parameter.
+
+    Parameters
+    ----------
+    where : str
+        Where the parameter is checked.
     """
 
     def __init__(self, where):

@@ -28,6 +28,10 @@ N = 20_000
 
 
 def _load():
+    # one module object per session: the other tests of the example pickle its classes
+    loaded = sys.modules.get("example_mechanism")
+    if loaded is not None and Path(getattr(loaded, "__file__", "")) == EXAMPLE:
+        return loaded
     spec = importlib.util.spec_from_file_location("example_mechanism", EXAMPLE)
     module = importlib.util.module_from_spec(spec)
     sys.modules["example_mechanism"] = module  # pickle finds the classes by module name

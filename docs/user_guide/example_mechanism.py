@@ -4,20 +4,58 @@ The example is k-ary randomized response written from scratch (the package's own
 :class:`skldp.RandomizedResponse`), so that every number it gives can be checked against
 the built-in one: ``tests/test_docs_example_mechanism.py`` runs the shared channel contract
 on it, compares its dense matrix with the built-in channel's, registers it and runs the
-command line's registry on it. In the package, the channel goes in
+command line's registry on it, and ``tests/test_docs_example_large_domain.py`` runs it at
+k = 10^6. It imports public names only: the extension API is :mod:`skldp.base` (base
+classes, constraints), :mod:`skldp.channels` (channel bases and the exact-sampling helpers)
+and :mod:`skldp.registry` (the registry entry). In the package, the channel goes in
 ``skldp/channels/_<family>.py``, the privatizer in ``skldp/privatizers/_<family>.py`` and the
 registry entry in ``_BUILTIN`` of ``skldp/_registry.py``; outside the package,
 ``skldp.registry.register(REGISTRY_LINE)`` adds it.
 """
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
-from skldp._base import BasePrivatizer
-from skldp.registry import Mechanism
-from skldp._validation import PRIVATIZER_CONSTRAINTS
-from skldp.channels import SymbolChannel
-from skldp.channels._randomized_response import rr_truth
+from skldp.base import PRIVATIZER_CONSTRAINTS, BasePrivatizer
+from skldp.channels import (
+    SymbolChannel,
+    check_epsilon_usable,
+    exactly_within,
+    floor_to_uniform_grid,
+    within_ratio,
+)
 from skldp.privacy import LDP
+from skldp.registry import Mechanism
+
+
+# -- 0. exact sampling: the probabilities the sampler draws with are the ones stated ----------
+def _truth(epsilon, k):
+    """``(truth, keep, other)``: report x with probability truth, else a uniform draw.
+
+    ``truth`` goes on the grid of uniform draws (multiples of 2**-53), so ``u < truth`` has
+    exactly that probability, then down the grid until ``keep <= e^epsilon * other`` holds in
+    exact arithmetic and in every floating-point form a checker may use.
+    """
+    em1 = math.expm1(epsilon) if epsilon < 709.0 else math.inf
+    truth = 1.0 if math.isinf(em1) else em1 / (em1 + k)
+    truth = min(float(floor_to_uniform_grid(truth)), 1.0 - 2.0**-53)
+    while truth > 0:
+        other = (1.0 - truth) / k
+        exact_other = (1 - Fraction(truth)) / k
+        if within_ratio(truth + other, other, epsilon) and exactly_within(
+            Fraction(truth) + exact_other, exact_other, epsilon
+        ):
+            return truth, truth + other, other
+        truth -= 2.0**-53
+    return 0.0, 1.0 / k, 1.0 / k
+
+
+def rr_truth(epsilon, k):
+    """:func:`_truth`, refusing a budget so small that ``truth`` rounds to 0."""
+    check_epsilon_usable(epsilon, lambda e: _truth(e, k)[0] > 0, context=f"k-RR over k = {k}")
+    return _truth(epsilon, k)
 
 
 # -- 1. the channel: the mathematics, Q(y | x) -------------------------------------------------
@@ -27,8 +65,11 @@ class ExampleRRChannel(SymbolChannel):
     .. math:: Q(y \mid x) = \text{keep if } y = x, \text{ other otherwise}, \qquad
               \text{keep} / \text{other} \le e^\varepsilon.
 
-    ``truth``, ``keep`` and ``other`` come from :func:`rr_truth`, which puts ``truth`` on the
-    grid of the uniform draws, so the channel that is sampled is the channel that is stated.
+    ``truth``, ``keep`` and ``other`` come from :func:`rr_truth` above, which puts ``truth``
+    on the grid of the uniform draws, so the channel that is sampled is the channel that is
+    stated. The five hooks are all it writes besides the closed-form ``_unbiased``: the base
+    class gives likelihoods, posteriors, variances and intervals from them, without a dense
+    matrix (at k = 10^6 too).
     """
 
     def __init__(self, epsilon, n_inputs):

@@ -9,6 +9,16 @@ optional abilities estimators test with ``isinstance`` (:class:`SparseMeasuremen
 :class:`BlockMeasurements`, :class:`CohortIncidence`, :class:`IndistinguishableInputs`,
 :class:`ClosedFormMaximumLikelihood`, :class:`SquaredAdjoint`, :class:`RevealedGroups`,
 :class:`LinearVariance`).
+
+For a channel written outside skldp: the building blocks :class:`AffineCounts` (the linear
+map, unbiased estimate and variance of a channel whose statistic counts supporting reports)
+and :class:`EpsilonLDP` (the guarantee of plain epsilon-LDP), and the exact-sampling helpers
+that keep the sampled channel the stated one and every ratio within the budget after
+rounding: :func:`floor_to_uniform_grid` (probabilities on the grid of uniform draws),
+:func:`within_ratio` (every floating-point form of a ratio check), :func:`exactly_within`
+(the same in exact rational arithmetic), :func:`exp_budget`, :func:`exp_lower_bound` and
+:func:`check_epsilon_usable` (refuse a budget too small to be represented). The base
+:class:`Channel` never builds a dense matrix above ``DENSE_FALLBACK_ENTRIES`` entries.
 """
 
 from skldp.channels._abilities import (
@@ -21,7 +31,20 @@ from skldp.channels._abilities import (
     SparseMeasurements,
     SquaredAdjoint,
 )
-from skldp.channels._base import Channel, SymbolChannel, SymbolReports
+from skldp._validation import check_epsilon_usable
+from skldp.channels._base import (
+    DENSE_FALLBACK_ENTRIES,
+    AffineCounts,
+    Channel,
+    EpsilonLDP,
+    SymbolChannel,
+    SymbolReports,
+    exactly_within,
+    exp_budget,
+    exp_lower_bound,
+    floor_to_uniform_grid,
+    within_ratio,
+)
 from skldp.channels._binary import BinaryRandomizedResponseChannel
 from skldp.channels._bits import (
     BitVectorChannel,
@@ -85,6 +108,15 @@ __all__ = [
     "SquaredAdjoint",
     "PackedBitReports",
     "bernoulli_bits",
+    "AffineCounts",
+    "EpsilonLDP",
+    "floor_to_uniform_grid",
+    "within_ratio",
+    "exactly_within",
+    "exp_budget",
+    "exp_lower_bound",
+    "check_epsilon_usable",
+    "DENSE_FALLBACK_ENTRIES",
     "RandomizedResponseChannel",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",

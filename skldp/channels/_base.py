@@ -54,6 +54,23 @@ def floor_to_uniform_grid(prob):
     ``numpy.random.Generator.random`` returns multiples of 2**-53, so the event ``u < t`` has
     probability exactly ``t`` for such a ``t``: the sampled channel is the channel we state,
     and rounding goes toward keeping less of the truth (toward privacy).
+
+    Parameters
+    ----------
+    prob : float or array-like of float
+        Probabilities in [0, 1].
+
+    Returns
+    -------
+    ndarray of float
+        The largest multiples of 2**-53 at most ``prob`` (a 0-d array for a scalar).
+
+    Examples
+    --------
+    >>> from skldp.channels import floor_to_uniform_grid
+    >>> t = float(floor_to_uniform_grid(0.1))
+    >>> t <= 0.1, (t * 2.0**53).is_integer()
+    (True, True)
     """
     return np.floor(np.asarray(prob, dtype=float) / _ULP) * _ULP
 
@@ -63,6 +80,15 @@ def exp_budget(epsilon):
 
     The two can differ in the last place; a channel that keeps its ratios within the smaller
     one passes every floating-point check. Overflow gives ``inf``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget.
+
+    Returns
+    -------
+    float
     """
     try:
         a = math.exp(epsilon)
@@ -83,6 +109,17 @@ def within_ratio(hi, lo, epsilon):
     Channels lower their larger probability until this holds, so that no stated ratio exceeds
     the budget after rounding. An infinite budget always holds; a finite one, however large,
     never holds for ``hi > 0 = lo``.
+
+    Parameters
+    ----------
+    hi, lo : float
+        The larger and the smaller probability of a ratio the channel states.
+    epsilon : float
+        The budget (``inf`` allowed).
+
+    Returns
+    -------
+    bool
     """
     hi, lo = float(hi), float(lo)
     if hi <= lo or math.isinf(epsilon):
@@ -110,6 +147,15 @@ def exp_lower_bound(epsilon):
     ``Decimal.exp`` is correctly rounded at 60 digits; one part in 10**55 below it is a
     certain lower bound. Budgets above 800 are capped (see ``_EXP_CAP``); ``inf`` gives None
     (no bound).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget.
+
+    Returns
+    -------
+    fractions.Fraction or None
     """
     if math.isinf(epsilon):
         return None
@@ -126,6 +172,24 @@ def exactly_within(hi, lo, epsilon):
     taken at their exact binary value), compared with a rational lower bound of
     ``e^epsilon`` (:func:`exp_lower_bound`), so a True answer is a proof. An infinite budget
     always holds.
+
+    Parameters
+    ----------
+    hi, lo : fractions.Fraction or float
+        The exact probabilities of a ratio the sampler draws with.
+    epsilon : float
+        The budget.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from skldp.channels import exactly_within
+    >>> exactly_within(Fraction(2, 3), Fraction(1, 3), 0.6931), exactly_within(2.0, 1.0, 0.7)
+    (False, True)
     """
     hi, lo = Fraction(hi), Fraction(lo)
     if hi <= lo:
@@ -155,6 +219,16 @@ def _check_posterior_size(n_reports, n_inputs, report_width=0):
         f"posterior probabilities of {n_reports} reports over {n_inputs} inputs",
         "call predict_proba on chunks of at most {rows} reports",
     )
+
+
+@functools.lru_cache(maxsize=2)
+def _form_of(channel):
+    """The :class:`DiagonalPlusRankOne` form of ``channel`` or None, for the last two channels.
+
+    Kept beside the channel, not in it (a channel is an immutable value); equal channels share
+    the entry. A form is a few vectors of length k.
+    """
+    return DiagonalPlusRankOne.probe(channel)
 
 
 def _normalize_rows(joint, k):
@@ -257,7 +331,7 @@ class Channel(_Mechanism):
     channel's likelihood and posterior come from the adjoint of the unit vectors of the
     observed outputs, and the unbiased estimate, variance and second moments from the
     diagonal-plus-rank-one form of the forward map when it has one (k-RR and its kin, found
-    by a few products; :mod:`skldp.channels._fallbacks`), else
+    by a few products; ``skldp/channels/_fallbacks.py``), else
     :class:`~skldp.exceptions.MissingHookError` names the hook to write. Optional
     abilities (sparse measurements, cohort incidence, ...) are declared by deriving from the
     types in :mod:`skldp.channels` (for instance :class:`SparseMeasurements`), which
@@ -346,12 +420,8 @@ class Channel(_Mechanism):
     def _unbiased(self, stats, n):
         # Generic least squares on the structured operator; subclasses give closed forms. A
         # large channel of the diagonal-plus-rank-one form is inverted in closed form.
-        if not self._dense_fallback():
-            cache = self.__dict__.setdefault("_fallback_cache", {})
-            if "structure" not in cache:
-                cache["structure"] = DiagonalPlusRankOne.probe(self)
-            if cache["structure"] is not None:
-                return cache["structure"].solve(stats / n)
+        if not self._dense_fallback() and self._form() is not None:
+            return self._form().solve(stats / n)
         return lsqr(self.as_linear_operator(), stats / n, atol=1e-15, btol=1e-15, iter_lim=10_000)[
             0
         ]
@@ -364,7 +434,8 @@ class Channel(_Mechanism):
     def _variance(self, p, n):
         # Generic: the unbiased estimator is G s/n for a matrix G; multinomial covariance.
         if self._dense_fallback():
-            Q, G = self._dense_inverse()
+            Q = self.to_dense()
+            G = np.linalg.pinv(Q.T)
             m = Q.T @ p
             return (G**2 @ m - (G @ m) ** 2) / n
         return self._structure("_variance").variance(self._forward(p), n)
@@ -373,26 +444,17 @@ class Channel(_Mechanism):
         """Whether the generic fallbacks may use the dense matrix (a small channel)."""
         return self.n_inputs * self.n_statistics <= DENSE_FALLBACK_ENTRIES
 
-    def _dense_inverse(self):
-        """``(Q, G)``: the dense matrix and the pseudo-inverse of its transpose, cached."""
-        cache = self.__dict__.get("_fallback_cache")
-        if cache is None or "dense" not in cache:
-            Q = self.to_dense()
-            cache = self.__dict__.setdefault("_fallback_cache", {})
-            cache["dense"] = (Q, np.linalg.pinv(Q.T))
-        return cache["dense"]
+    def _form(self):
+        """The channel's :class:`DiagonalPlusRankOne` form or None (cached for the last two)."""
+        return _form_of(self)
 
     def _structure(self, hook):
         """The channel's diagonal-plus-rank-one form, or :class:`MissingHookError` naming ``hook``.
 
         See :class:`DiagonalPlusRankOne`; found once from a few products with ``_forward``
-        and ``_adjoint`` and kept on the instance (never pickled: a channel pickles as its
-        constructor call).
+        and ``_adjoint``.
         """
-        cache = self.__dict__.setdefault("_fallback_cache", {})
-        if "structure" not in cache:
-            cache["structure"] = DiagonalPlusRankOne.probe(self)
-        found = cache["structure"]
+        found = self._form()
         if found is None:
             raise MissingHookError(
                 f"{type(self).__name__} has {self.n_inputs} inputs and {self.n_statistics} "
@@ -600,7 +662,11 @@ class AffineCounts:
 
 
 class EpsilonLDP:
-    """A channel that claims plain epsilon-LDP: its ``guarantee()`` is ``LDP(epsilon)``."""
+    """A channel that claims plain epsilon-LDP: its ``guarantee()`` is ``LDP(epsilon)``.
+
+    A mixin for a channel class with an ``epsilon`` attribute (list it before the report
+    family: ``class MyChannel(EpsilonLDP, SymbolChannel)``).
+    """
 
     epsilon: float
 
