@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from skldp._memo import person_keys, siphash24
 from skldp._validation import check_epsilon
 from skldp.exceptions import AccountantCopyError, BudgetExceededError
 from skldp.privacy import _models as models
@@ -297,8 +298,6 @@ def _fingerprints(keys, secret):
     system, never pickled) a fingerprint says nothing about the key; two keys share one with
     probability about 2**-128.
     """
-    from skldp._memo import person_keys, siphash24
-
     k0, k1 = person_keys(keys, name="person_keys")
     out = np.empty(k0.shape[0], dtype=_FINGERPRINT)
     for j, field in enumerate(("hi", "lo")):

@@ -57,7 +57,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, signal, special, stats
 
+from skldp.channels import Channel
 from skldp.exceptions import InvalidParameterError
+from skldp.privacy._models import LDP
 
 __all__ = ["ShuffleGuarantee", "shuffle_delta", "shuffle_guarantee"]
 
@@ -103,9 +105,6 @@ def _local_budget(mechanism):
     The keep probability ``p`` is returned for binary randomized response (a two-input
     channel whose matrix is [[p, 1 - p], [1 - p, p]]), else None.
     """
-    from skldp.channels import Channel  # the channels sit below; imported when called
-    from skldp.privacy._models import LDP
-
     if isinstance(mechanism, int | float | np.floating | np.integer) and not isinstance(
         mechanism, bool
     ):

@@ -9,7 +9,7 @@ person and value (``skldp._memo``), and the library stores nothing about who is 
 from __future__ import annotations
 
 from skldp import _dask
-from skldp._base import BasePrivatizer, _check_accountant, _n_rows, hyperparameters
+from skldp._base import BasePrivatizer, check_accountant, n_rows, hyperparameters
 from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, resolve_categories
 from skldp._memo import make_person_keys, memo_tag, person_keys
@@ -181,7 +181,7 @@ class _MemoizedPrivatizer(BasePrivatizer):
         keys it has all seen under this memo. A lazy Dask collection's keys are not known when
         the call is charged: it is charged :math:`\varepsilon_1` in full.
         """
-        accountant = _check_accountant(self._accountant())
+        accountant = check_accountant(self._accountant())
         if accountant is None or in_simulation():
             return None
         keys = None
@@ -192,7 +192,7 @@ class _MemoizedPrivatizer(BasePrivatizer):
             charged_epsilon(self.privacy_),
             privatizer=self,
             guarantee=self.privacy_,
-            n_people=_n_rows(X),
+            n_people=n_rows(X),
             person_keys=keys,
         )
 
