@@ -257,7 +257,7 @@ class Channel(_Mechanism):
     channel's likelihood and posterior come from the adjoint of the unit vectors of the
     observed outputs, and the unbiased estimate, variance and second moments from the
     diagonal-plus-rank-one form of the forward map when it has one (k-RR and its kin, found
-    by a few products; :mod:`skldp.channels._fallbacks`), else
+    by a few products; ``skldp.channels._fallbacks``), else
     :class:`~skldp.exceptions.MissingHookError` names the hook to write. Optional
     abilities (sparse measurements, cohort incidence, ...) are declared by deriving from the
     types in :mod:`skldp.channels` (for instance :class:`SparseMeasurements`), which

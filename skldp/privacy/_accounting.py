@@ -595,7 +595,7 @@ class PrivacyAccountant:
         ValueError
             If a second privatizer object charges an unnamed memo another one charged (name
             the question), or if ``person_keys`` are not one key per row; or if a privatizer
-            charges from the seeded noise stream (:func:`skldp._random.stream_identity`: the
+            charges from the seeded noise stream (``skldp._random.stream_identity``: the
             same int or SeedSequence seed, or equal Generators that are not one object) of
             another privatizer that charged this accountant: it would replay that one's noise
             on the same people (see :ref:`seeds`).
