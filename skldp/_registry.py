@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from skldp._base import BasePrivatizer
+from skldp._reports import trust_channels_of
+from skldp._validation import check_int
 
 __all__ = [
     "Mechanism",
@@ -522,7 +524,8 @@ def channel_of(name: str, n_categories: int, **params: Any) -> Any:
     channel : Channel
         The fitted privatizer's ``channel_``.
     """
-    privatizer = make_privatizer(name, categories=np.arange(n_categories), **params)
+    k = check_int(n_categories, "n_categories", min_value=2)
+    privatizer = make_privatizer(name, categories=np.arange(k), **params)
     return privatizer.fit(np.zeros((1, 1), dtype=np.int64)).channel_
 
 
@@ -580,6 +583,7 @@ def register(entry: Mechanism) -> Mechanism:
     """
     _check_entry(entry)
     MECHANISMS[entry.name] = entry
+    trust_channels_of(entry.privatizer.__module__)  # its reports keep their channel in files
     return entry
 
 
@@ -595,7 +599,9 @@ def unregister(name: str) -> Mechanism:
         raise ValueError(f"{name!r} is one of skldp's own mechanisms and cannot be unregistered")
     if name not in MECHANISMS:
         raise ValueError(f"no mechanism named {name!r} was registered")
-    return MECHANISMS.pop(name)
+    entry = MECHANISMS.pop(name)
+    trust_channels_of(entry.privatizer.__module__, trusted=False)
+    return entry
 
 
 @contextlib.contextmanager
@@ -622,4 +628,5 @@ def registered(*entries: Mechanism) -> Iterator[Any]:
         yield entries[0] if len(entries) == 1 else entries
     finally:
         for name in reversed(done):
-            MECHANISMS.pop(name, None)
+            if name in MECHANISMS:
+                unregister(name)

@@ -226,11 +226,11 @@ def test_a_run_without_force_never_replaces_a_file_made_meanwhile(tmp_path, caps
     # run A checks that r.csv does not exist, privatizes; meanwhile run B (another process)
     # writes r.csv and its sidecar; A must then refuse, not replace B's files (the old code
     # replaced them: both runs exited 0)
-    import skldp.cli
+    import skldp._cli_common
 
     path, out = _people(tmp_path), tmp_path / "r.csv"
     argv = ["privatize", path, "-c", "v", "--categories", "a,b,c", "-o", out, "--quiet"]
-    commit = skldp.cli._Outputs.commit
+    commit = skldp._cli_common._Outputs.commit
     other = []
 
     def commit_after_b(self, *args, **kwargs):
@@ -238,7 +238,7 @@ def test_a_run_without_force_never_replaces_a_file_made_meanwhile(tmp_path, caps
         other.append((proc, *proc.communicate(timeout=120)))
         return commit(self, *args, **kwargs)
 
-    monkeypatch.setattr(skldp.cli._Outputs, "commit", commit_after_b)
+    monkeypatch.setattr(skldp._cli_common._Outputs, "commit", commit_after_b)
     code, _, err = run(argv, capsys)
     (proc_b, _, err_b) = other[0]
     assert proc_b.returncode == 0, err_b

@@ -41,6 +41,7 @@ from skldp import (
     privacy,
     projection,
     recommend_mechanism,
+    registry,
     theory,
 )
 from skldp.datasets import (
@@ -58,7 +59,7 @@ from skldp.datasets import (
     make_zipf,
 )
 from skldp._memory import memory_limit, set_memory_limit
-from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
+from skldp.exceptions import ChannelMismatchError, InvalidParameterError, PrivacyLeakWarning
 from skldp.experiments import run_experiment, summarize
 from skldp.metrics import (
     empirical_distribution,
@@ -88,6 +89,8 @@ from skldp.privacy import (
     one_sided_decomposition,
     partition_labels,
     sensitive_indices,
+    shuffle_delta,
+    shuffle_guarantee,
     tight_epsilon_matrix,
     verify,
 )
@@ -1406,6 +1409,12 @@ def test_estimator_hyperparameter_is_named(estimator, name, bad):
             "^every part needs its domain size",
         ),
         (lambda: guarantee_of(None), TypeError, "^expected a fitted privatizer, or a Pipeline"),
+        (lambda: shuffle_guarantee(0.0, 100, 1e-6), InvalidParameterError, "^The local budget"),
+        (lambda: shuffle_guarantee(1.0, 1, 1e-6), InvalidParameterError, "^n must be an integer"),
+        (lambda: shuffle_guarantee(1.0, 100, 1.5), InvalidParameterError, "^delta must be"),
+        (lambda: shuffle_guarantee("1", 100, 1e-6), InvalidParameterError, "^shuffle_guarantee"),
+        (lambda: shuffle_delta(1.0, 100, -1.0), InvalidParameterError, "^epsilon must be"),
+        (lambda: shuffle_delta(1.0, 100, 0.5, method="x"), InvalidParameterError, "^method must"),
     ],
 )
 def test_accounting_bad_input_is_named(call, error, match):
@@ -1524,6 +1533,31 @@ def test_longitudinal_bad_input_is_named(call, error, match):
         call()
 
 
+# -- the registry (skldp.registry) -------------------------------------------------------------
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: registry.channel_of("krr", 2.5), TypeError, r"^n_categories must be an integer"),
+        (lambda: registry.channel_of("krr", 1), ValueError, r"^n_categories must be an integer >="),
+        (lambda: registry.channel_of("krr", 3, epsilon=-1), ValueError, "^epsilon must be"),
+        (lambda: registry.channel_of("nope", 3), ValueError, "^unknown mechanism 'nope'"),
+        (lambda: registry.make_privatizer("krr", theta=1), ValueError, "has no parameter 'theta'"),
+        (lambda: registry.get_mechanism("nope"), ValueError, "^unknown mechanism 'nope'"),
+        (lambda: registry.register(object()), TypeError, r"^expected a Mechanism\(\.\.\.\) entry"),
+        (lambda: registry.unregister("krr"), ValueError, "is one of skldp's own mechanisms"),
+        (lambda: registry.unregister("nope"), ValueError, "no mechanism named 'nope'"),
+        (
+            lambda: registry.Mechanism("x", 3, "f", "g", "p"),
+            TypeError,
+            "privatizer of 'x' must be a privatizer class",
+        ),
+    ],
+)
+def test_registry_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
 # -- coverage --------------------------------------------------------------------------------------
 #: Public names whose bad inputs are not cases here, and why.
 NOT_ENTRY_POINTS = {
@@ -1532,6 +1566,7 @@ NOT_ENTRY_POINTS = {
     "VerificationResult": "a result, built by verify",
     "ULDPVerificationResult": "a result, built by UtilityOptimizedLDP.verify",
     "AuditResult": "a result, built by audit",
+    "ShuffleGuarantee": "a result, built by shuffle_guarantee",
     "OneSidedDecomposition": "a result, built by one_sided_decomposition",
     "CountTable": "a result (a Bunch), built by the loaders",
     "PrivacyLeakWarning": "a warning class",
@@ -1549,7 +1584,7 @@ def test_every_public_entry_point_is_in_the_matrix():
     # covered by test_every_channel_with_a_budget_is_in_the_matrix.
     used = {id(v) for v in globals().values()}
     used |= {id(type(x)) for x in (*MECHANISMS, *MATRIX_ESTIMATORS)}
-    modules = {channels, datasets, metrics, privacy, projection, theory, experiments}
+    modules = {channels, datasets, metrics, privacy, projection, theory, experiments, registry}
     missing = []
     for module in (skldp, privacy, metrics, projection, datasets, theory, experiments):
         for name in module.__all__:

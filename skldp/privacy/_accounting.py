@@ -622,7 +622,7 @@ class PrivacyAccountant:
             fps, multiplicity = np.unique(raw, return_counts=True)
             shared = multiplicity > 1
         stream = None
-        noise_stream = getattr(privatizer, "_noise_stream", None)
+        noise_stream = getattr(privatizer, "noise_stream_identity", None)
         if not isinstance(privatizer, str) and callable(noise_stream):
             stream = noise_stream()  # a skldp privatizer's seeded stream (None: fresh noise)
         with self._lock:

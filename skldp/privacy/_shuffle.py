@@ -105,6 +105,7 @@ def _local_budget(mechanism):
     The keep probability ``p`` is returned for binary randomized response (a two-input
     channel whose matrix is [[p, 1 - p], [1 - p, p]]), else None.
     """
+
     if isinstance(mechanism, int | float | np.floating | np.integer) and not isinstance(
         mechanism, bool
     ):
@@ -332,7 +333,7 @@ def _resolve_method(method, keep, n):
     return method
 
 
-def shuffle_delta(mechanism, n, epsilon, *, method="auto"):
+def shuffle_delta(mechanism: object, n: int, epsilon: float, *, method: str = "auto") -> float:
     r"""The delta at which n shuffled reports are epsilon-DP (an upper bound, or exact).
 
     Parameters
@@ -345,7 +346,7 @@ def shuffle_delta(mechanism, n, epsilon, *, method="auto"):
     epsilon : float
         The central epsilon, nonnegative.
     method : {"auto", "clone", "stronger-clone", "exact"}, default="auto"
-        See the module ``skldp.privacy._shuffle``; "auto" is "exact" for binary randomized response
+        See :mod:`skldp.privacy._shuffle`; "auto" is "exact" for binary randomized response
         (n up to ``EXACT_AUTO_MAX_N``, then "stronger-clone") and "clone" otherwise.
 
     Returns
@@ -391,7 +392,9 @@ def _round_up(epsilon, delta_of, delta, eps0):
     return min(eps, eps0)
 
 
-def shuffle_guarantee(mechanism, n, delta, *, method="auto"):
+def shuffle_guarantee(
+    mechanism: object, n: int, delta: float, *, method: str = "auto"
+) -> ShuffleGuarantee:
     r"""The central :math:`(\varepsilon, \delta)` guarantee of n shuffled local reports.
 
     Each of n people sends one report of an :math:`\varepsilon_0`-LDP randomizer to a trusted
