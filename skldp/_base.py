@@ -139,7 +139,7 @@ def _column_values(series):
 ACCOUNTANT = [InstanceOf(PrivacyAccountant, "a skldp.privacy.PrivacyAccountant"), None]
 
 
-def check_accountant(accountant):
+def _check_accountant(accountant):
     """Return ``accountant`` after checking it is a PrivacyAccountant or None.
 
     ``fit`` checks it with the other parameters (``ACCOUNTANT``); ``transform`` checks it
@@ -153,7 +153,7 @@ def check_accountant(accountant):
     return accountant
 
 
-def n_rows(X):
+def _n_rows(X):
     """Rows of raw input X (people), without copying it; None when unknown (lazy Dask)."""
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) >= 1:
@@ -526,10 +526,10 @@ class BasePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         over calls lives in the accountant's ledger. Returns the charge (None if none was
         made), which ``transform`` cancels if it raises before returning reports.
         """
-        accountant = check_accountant(self._accountant())  # set_params may have changed it
+        accountant = _check_accountant(self._accountant())  # set_params may have changed it
         if accountant is None or in_simulation():
             return
-        n_people = n_rows(X)
+        n_people = _n_rows(X)
         return accountant.charge(
             charged_epsilon(self.privacy_),
             privatizer=self,
