@@ -21,8 +21,9 @@ one.
 The package has two layers under one name. The leaf (the models, their matrices,
 :func:`verify`, composition and the :class:`PrivacyAccountant`) imports nothing from the
 channels, privatizers or estimators: channels state their guarantees with it. The top layer
-(:func:`guarantee_of`, :func:`audit`) reads fitted privatizers and scikit-learn composites, so
-it sits above ``skldp.privatizers``; its names are loaded on first use.
+(:func:`guarantee_of`, :func:`audit`, :func:`shuffle_guarantee`) reads channels, fitted
+privatizers and scikit-learn composites, so it sits above ``skldp.privatizers``; its names
+are loaded on first use.
 """
 
 from importlib import import_module
@@ -62,7 +63,7 @@ if TYPE_CHECKING:  # the top layer, for type checkers; at run time through __get
     from skldp.privacy._guarantee import guarantee_of
     from skldp.privacy._shuffle import ShuffleGuarantee, shuffle_delta, shuffle_guarantee
 
-# The top layer reads privatizers and scikit-learn composites, so it sits above
+# The top layer reads channels, privatizers and scikit-learn composites, so it sits above
 # skldp.privatizers, which import the leaf above: its names load on first use (PEP 562).
 _TOP_LAYER = {
     "AuditResult": "skldp.privacy._audit",
