@@ -31,7 +31,7 @@ Run::
 The recorded run (``examples/figures/plot_uldp_figure8.txt``, 10 realizations, 7 epsilons)
 took 4 min on one core of a shared 2-core machine. On it both claims hold: (II) lies between
 (I) and (III) at every epsilon (up to ties within 1% at epsilon 0.1), and the three TVs are
-within 4% of each other at epsilon <= 0.5 (7% at 1, 15% at ln|X|).
+within 5% of each other at epsilon <= 0.5 (7% at 1, 15% at ln|X|).
 """
 
 import argparse
