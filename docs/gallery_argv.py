@@ -30,6 +30,8 @@ ARGS = {
     "plot_open_alphabet_kairouz2016_fig3": (["--quick"], ["--no-progress", "--out", "{out}"]),
     "plot_uldp_figure5": (["--quick"], ["--no-progress", "--plot", "{out}"]),
     "plot_uldp_figure6": (["--quick"], ["--no-progress", "--plot", "{out}"]),
+    "plot_uldp_figure7": (["--quick"], ["--no-progress", "--plot", "{out}"]),
+    "plot_uldp_figure8": (["--quick"], ["--plot", "{out}"]),
     "table1_gowalla": (["--quick"], ["--no-progress"]),
     "uldp_pum_table1": (["--quick"], []),
 }

@@ -17,6 +17,25 @@ their provenance), used as finite populations:
   status is Divorced or Separated, 64 cells** (the README's rule; Adult's four attributes
   have no employment status, so the paper's unemployment cells have no counterpart).
 
+* **Census with 4 to 9 attributes** (Fig. 7): :func:`census_attributes`, built from
+  :func:`~skldp.datasets.load_adult_joint` (the same 48,842 Adult people over six attributes;
+  it has no income column, so the 224-cell table above cannot be the base). The 4-attribute
+  base is **age 8 x marital status 7 x sex 2 x (education at least a bachelor's degree) 2
+  = 224 cells**, the education flag standing in for the paper's income (both split people
+  by socio-economic status, and a degree is what this table has). The paper then adds five
+  binary attributes of the same people (veteran of five service periods, mostly 0, rarely
+  several 1s together); ours are five binary flags of the same people, added in this
+  order: **workclass Private, occupation white-collar** (Adm-clerical, Exec-managerial,
+  Prof-specialty, Sales, Tech-support), **education at least HS-grad, workclass government**
+  (Federal, State, Local) **and workclass self-employed** (incorporated or not). Like the
+  paper's flags they are correlated with each other and with the base (private,
+  government and self-employed exclude each other; a degree implies HS-grad), so most
+  new cells are empty, as most of the paper's are. |X| = 224, 448, ..., 7,168 (the
+  paper: 400, 800, ..., 12,800), and the **sensitive cells are the divorced or separated
+  ones, 64, 128, ..., 2,048** (a share of 0.286; the paper: 76 to 2,432, 0.19). The
+  population has 48,842 people (the paper: 2,458,285), so the paper's **n = 240,000 are
+  drawn with replacement** from the table's distribution (``sampling="iid"``).
+
 As in the paper, p is the distribution of the whole table, and each realization privatizes
 a random half of the people (drawn without replacement: ``sampling="records"`` in
 :func:`skldp.experiments.run_experiment`), so even "no privacy" has sampling error.
@@ -26,9 +45,33 @@ import textwrap
 
 import numpy as np
 
-from skldp.datasets import load_adult, load_foursquare_manhattan
+from skldp.datasets import CountTable, load_adult, load_adult_joint, load_foursquare_manhattan
 
 FOURSQUARE_SEED = 2019
+
+# Fig. 7: the binary attributes added to the 4-attribute census base, in order (a name, and
+# the test of a row of load_adult_joint's frame).
+_DEGREE = ("Bachelors", "Masters", "Doctorate", "Prof-school")
+_BELOW_HS = ("Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th")
+ADDED_ATTRIBUTES = (
+    ("workclass Private", lambda f: f["workclass"].eq("Private")),
+    (
+        "occupation white-collar",
+        lambda f: f["occupation"].isin(
+            ["Adm-clerical", "Exec-managerial", "Prof-specialty", "Sales", "Tech-support"]
+        ),
+    ),
+    ("education at least HS-grad", lambda f: ~f["education"].isin(_BELOW_HS)),
+    (
+        "workclass government",
+        lambda f: f["workclass"].isin(["Federal-gov", "State-gov", "Local-gov"]),
+    ),
+    (
+        "workclass self-employed",
+        lambda f: f["workclass"].isin(["Self-emp-inc", "Self-emp-not-inc"]),
+    ),
+)
+PAPER_ADDED = ("iSept80", "iMay75880", "iVietnam", "iFeb55", "iKorean")
 
 # The paper's tables (Sec. 6.1), printed beside ours.
 PAPER_SHAPE = {
@@ -65,6 +108,41 @@ def load_census():
 
 
 DATASETS = {"foursquare": load_foursquare, "census": load_census}
+
+
+def census_attributes(n_attributes):
+    """Return (CountTable, sensitive cell ids) of the Fig. 7 stand-in with 4 to 9 attributes.
+
+    The base is age x marital status x sex x (education at least a bachelor's degree), 224
+    cells; each further attribute is the next flag of ``ADDED_ATTRIBUTES`` and doubles the
+    domain (cell id = 2 * previous id + flag). Sensitive: the divorced or separated cells.
+    """
+    if not 4 <= n_attributes <= 4 + len(ADDED_ATTRIBUTES):
+        raise ValueError(f"n_attributes must be in 4..9; got {n_attributes!r}")
+    joint = load_adult_joint()
+    frame, values = joint.frame, joint.attribute_values
+
+    def code(column):
+        order = {v: i for i, v in enumerate(values[column])}
+        return frame[column].map(order).to_numpy()
+
+    marital = code("marital_status")
+    cell = (code("age") * 7 + marital) * 2 + code("sex")
+    cell = cell * 2 + frame["education"].isin(_DEGREE).to_numpy()
+    k = 8 * 7 * 2 * 2
+    for _, flag in ADDED_ATTRIBUTES[: n_attributes - 4]:
+        cell, k = cell * 2 + flag(frame).to_numpy(), k * 2
+    counts = np.bincount(cell, weights=frame["count"].to_numpy(), minlength=k).astype(np.int64)
+    sensitive_status = [values["marital_status"].index(s) for s in ("Separated", "Divorced")]
+    per_status = k // (8 * 7)  # cells per (age, marital status)
+    status_of_cell = (np.arange(k) // per_status) % 7
+    table = CountTable(
+        name=f"Adult, {n_attributes} attributes",
+        counts=counts,
+        categories=np.arange(k),
+        n_records=int(counts.sum()),
+    )
+    return table, np.flatnonzero(np.isin(status_of_cell, sensitive_status))
 
 
 def describe(name, table, sensitive=None):
