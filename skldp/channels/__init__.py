@@ -59,6 +59,7 @@ from skldp.channels._personalized import (
     PersonalizedRRChannel,
 )
 from skldp.channels._randomized_response import RandomizedResponseChannel
+from skldp.channels._square_wave import SquareWaveChannel
 from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._utility_optimized import (
@@ -86,6 +87,7 @@ __all__ = [
     "PackedBitReports",
     "bernoulli_bits",
     "RandomizedResponseChannel",
+    "SquareWaveChannel",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
     "BlockHadamardResponseChannel",
