@@ -108,7 +108,8 @@ class SquareWaveChannel(EpsilonLDP, SymbolChannel):
     n_outputs : int or None, default=None
         d', the number of output bins of [-b, 1 + b] (None: d).
     half_width : float or None, default=None
-        b (None: :func:`square_wave_half_width` of epsilon). Privacy does not depend on it.
+        b (None: the paper's choice for epsilon, ``square_wave_half_width(epsilon)``).
+        Privacy does not depend on it.
 
     Notes
     -----
