@@ -120,6 +120,9 @@ class SquareWaveChannel(EpsilonLDP, SymbolChannel):
     original units).
     """
 
+    #: The inputs are bins of a number, in order: EMEstimator smooths its estimate (EMS).
+    ordered_inputs = True
+
     def __init__(self, epsilon, n_inputs=1024, n_outputs=None, half_width=None):
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
