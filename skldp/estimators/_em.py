@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
@@ -623,6 +624,53 @@ class EMEstimator(BaseDistributionEstimator):
         if p.shape != (k,) or np.any(p <= 0) or not np.all(np.isfinite(p)):
             raise ValueError(f"init must be {k} positive numbers; got shape {p.shape}")
         return p / p.sum()
+
+    # -- ordered inputs: CDF, quantiles and ranges ---------------------------------------------
+    def _ordered(self):
+        """(bin edges in the units of the categories, distribution) of a fitted ordered column."""
+        check_is_fitted(self, "distribution_")
+        specs = self._specs
+        if len(specs) != 1 or not getattr(specs[0].channel, "ordered_inputs", False):
+            raise ValueError(
+                "cdf, quantile and range_mass need one column of reports from a channel over "
+                "ordered inputs (bins of a number, as SquareWave's)"
+            )
+        mids = np.asarray(self.categories_, dtype=float)
+        width = (mids[-1] - mids[0]) / (mids.size - 1)
+        edges = np.append(mids - width / 2, mids[-1] + width / 2)
+        return edges, np.asarray(self.distribution_, dtype=float)
+
+    def cdf(self, x):
+        """P(X <= x) under the estimate, the mass of each bin spread uniformly over it.
+
+        For reports of a channel over ordered inputs (:class:`~skldp.SquareWave`); x in the
+        units of its ``bounds`` (scalar or array).
+        """
+        edges, p = self._ordered()
+        cum = np.concatenate(([0.0], np.cumsum(p)))
+        cum[-1] = 1.0
+        return np.interp(np.asarray(x, dtype=float), edges, cum)
+
+    def range_mass(self, low, high):
+        """P(low < X <= high) under the estimate (``cdf(high) - cdf(low)``, 0 if high < low)."""
+        return np.maximum(self.cdf(high) - self.cdf(low), 0.0)
+
+    def quantile(self, q):
+        """The smallest x with ``cdf(x) >= q``, for q in [0, 1] (scalar or array).
+
+        Within a bin the mass is spread uniformly, so the quantile interpolates linearly.
+        """
+        edges, p = self._ordered()
+        q = np.asarray(q, dtype=float)
+        if np.any(~np.isfinite(q)) or np.any((q < 0) | (q > 1)):
+            raise ValueError("quantile levels q must lie in [0, 1]")
+        cum = np.concatenate(([0.0], np.cumsum(p)))
+        cum[-1] = 1.0
+        j = np.clip(np.searchsorted(cum, q, side="left"), 1, p.size)
+        i = j - 1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(p[i] > 0, (q - cum[i]) / p[i], 0.0)
+        return edges[i] + np.clip(frac, 0.0, 1.0) * (edges[1] - edges[0])
 
     def _smooths(self, channel):
         ordered = bool(getattr(channel, "ordered_inputs", False))

@@ -109,3 +109,29 @@ def test_claim_1_7_5_beta_5_2(eps):
         w1.append(w1_ems)
     mean, sd = SPEC_W1[eps]
     assert abs(np.mean(w1) - mean) <= 3 * sd / math.sqrt(seeds)
+
+
+def test_cdf_quantile_and_range_mass_in_the_units_of_bounds():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(20, 60, (20_000, 1))
+    sw = SquareWave(4.0, bounds=(0, 100), bins=50, random_state=0)
+    est = EMEstimator().fit(sw.fit_transform(x))
+    edges = np.linspace(0, 100, 51)
+    cum = np.concatenate(([0.0], np.cumsum(est.distribution_)))
+    # at the bin edges the CDF is the cumulative sum; between them it is linear
+    assert_allclose(est.cdf(edges), cum, atol=1e-12)
+    assert est.cdf(-5) == 0.0 and est.cdf(150) == pytest.approx(1.0)
+    assert_allclose(est.cdf(21.0), cum[10] + 0.5 * est.distribution_[10], atol=1e-12)
+    assert_allclose(est.range_mass(20, 60), cum[30] - cum[10], atol=1e-12)
+    assert est.range_mass(60, 20) == 0.0
+    # quantiles invert the CDF, and are close to those of Uniform(20, 60)
+    levels = np.array([0.1, 0.25, 0.5, 0.75, 0.9])
+    qs = est.quantile(levels)
+    assert_allclose(est.cdf(qs), levels, atol=1e-9)
+    assert_allclose(qs, 20 + 40 * levels, atol=2.0)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        est.quantile(1.5)
+    rr = RandomizedResponse(1.0, categories=[0, 1, 2], random_state=0)
+    other = EMEstimator().fit(rr.fit_transform([[0], [1], [2]]))
+    with pytest.raises(ValueError, match="ordered inputs"):
+        other.cdf(1)
