@@ -255,9 +255,10 @@ class SquareWaveChannel(EpsilonLDP, SymbolChannel):
     def _forward(self, p):
         qv, pv = self._q_units / _GRID, self._p_units / _GRID
         lo, hi = self._band
-        diff = np.zeros(self.n_outputs + 1)
-        np.add.at(diff, lo, p)
-        np.add.at(diff, hi, -p)
+        size = self.n_outputs + 1
+        diff = np.bincount(lo, weights=p, minlength=size) - np.bincount(
+            hi, weights=p, minlength=size
+        )
         inside = np.cumsum(diff[:-1])
         rows, cols, units = self._partial
         out = qv * p.sum() + (pv - qv) * inside
