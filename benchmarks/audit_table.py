@@ -51,6 +51,7 @@ def mechanisms():
         LongitudinalRAPPOR,
         LongitudinalRR,
         PersonalizedULDP,
+        SquareWave,
     )
     from tests.registry import MECHANISMS, instance_id
 
@@ -61,7 +62,11 @@ def mechanisms():
     sampling = AttributeSampling(epsilon=1.0, random_state=0)
     memoized = [OneReport(cls(random_state=0)) for cls in (LongitudinalRR, LongitudinalOUE)]
     memoized.append(OneReport(LongitudinalRAPPOR(random_state=0)))
-    return [(name_of(p, instance_id), p) for p in [*MECHANISMS, *pum, sampling, *memoized]]
+    # Square Wave privatizes numbers: audited on K input bins of [0, K) (its inputs are the
+    # bins' middles), each budget with the paper's half-width
+    numeric = [SquareWave(bounds=(0.0, float(K)), bins=K, random_state=0)]
+    everything = [*MECHANISMS, *pum, sampling, *memoized, *numeric]
+    return [(name_of(p, instance_id), p) for p in everything]
 
 
 class OneReport:
@@ -144,7 +149,10 @@ def build(privatizer, epsilon, k):
     p = clone(privatizer)
     params = p.get_params(deep=False)
     new = {name: epsilon for name in params if name.startswith("epsilon")}
-    new["categories"] = list(range(k))
+    if "bounds" in params:  # numbers: k bins of [0, k) instead of k categories
+        new.update(bounds=(0.0, float(k)), bins=k)
+    else:
+        new["categories"] = list(range(k))
     if "random_state" in params:
         new["random_state"] = 0
     p.set_params(**new)

@@ -376,6 +376,19 @@ _BUILTIN = (
         error_model=None,
         not_ranked=_MEMOIZED,
     ),
+    Mechanism(
+        "square-wave",
+        "SquareWave",
+        "numeric",
+        "epsilon-LDP: every output density ratio at most e^epsilon (tight)",
+        "Li, Wang, Lopuhaa-Zwakenberg, Li and Skoric, SIGMOD 2020",
+        ("bounds",),
+        estimator="em",
+        error_model=None,
+        not_ranked="numbers in a public range (bounds=), not categories: for a distribution "
+        "over ordered values; estimate with EMEstimator(smoothing=True)",
+        shown=("half_width",),
+    ),
 )
 
 #: Every registered mechanism by short name: the built-in ones, then those added with

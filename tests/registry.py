@@ -142,6 +142,11 @@ _PUM_REASON = "reads two columns (value, tag); tests/estimators/test_streaming.p
 _PUM = "two-columns"
 _TAGGED = {"sensitive": [0], "tags": ["home", "work"], "categories": [0, 1, 2, 3]}
 
+_NUMERIC_REASON = (
+    "privatizes numbers in a public range (bounds=), not categories; "
+    "tests/privatizers/test_square_wave.py and tests/channels/test_square_wave.py"
+)
+
 #: A fixed public domain with two sensitive values (uRR and uRAP refuse a sensitive value
 #: outside the domain, so these cases do not infer it).
 _SENSITIVE_0_1 = {"sensitive": [0, 1], "categories": [0, 1, 2, 3]}
@@ -175,6 +180,15 @@ CASES = [
     case("longitudinal-rr", epsilon_infinity=2.0, epsilon_1=0.5, checks=_KEYS, trust=_KEYS_REASON),
     case("longitudinal-oue", epsilon_infinity=2.0, epsilon_1=1.0, checks=_KEYS, trust=_KEYS_REASON),
     case("longitudinal-rappor", f=0.5, p=0.5, q=0.75, checks=_KEYS, trust=_KEYS_REASON),
+    case(
+        "square-wave",
+        epsilon=1.0,
+        bounds=(-10.0, 10.0),
+        bins=16,
+        clip=True,
+        random_state=0,
+        trust=_NUMERIC_REASON,
+    ),
     # Exported privatizers the command line does not offer go by their class name.
     case("BudgetSplitting", epsilon=1.0, random_state=0),
     case("AttributeSampling", epsilon=1.0, random_state=0, trust=_SAMPLING_REASON),

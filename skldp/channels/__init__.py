@@ -82,6 +82,7 @@ from skldp.channels._personalized import (
     PersonalizedRRChannel,
 )
 from skldp.channels._randomized_response import RandomizedResponseChannel
+from skldp.channels._square_wave import SquareWaveChannel
 from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._utility_optimized import (
@@ -118,6 +119,7 @@ __all__ = [
     "check_epsilon_usable",
     "DENSE_FALLBACK_ENTRIES",
     "RandomizedResponseChannel",
+    "SquareWaveChannel",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
     "BlockHadamardResponseChannel",

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
 
 from skldp._base import BaseDistributionEstimator, hyperparameters
 from skldp._docstring import substitute
@@ -387,6 +388,65 @@ def em(model, p0, *, tol, max_iter, accelerate, verbose=0, verbose_interval=10):
     )
 
 
+def binomial_smoothing(p):
+    """The smoothing step S of EMS: the binomial kernel [1, 2, 1], rows normalized.
+
+    Interior entries become :math:`(p_{i-1} + 2 p_i + p_{i+1}) / 4`, the two ends
+    :math:`(2 p_0 + p_1) / 3` and :math:`(p_{d-2} + 2 p_{d-1}) / 3` (Li et al., SIGMOD 2020;
+    the authors' code). S is not column-stochastic at the ends, so the caller renormalizes.
+    """
+    out = 2.0 * p
+    out[1:] += p[:-1]
+    out[:-1] += p[1:]
+    out[1:-1] /= 4.0
+    out[[0, -1]] /= 3.0
+    return out
+
+
+def authors_em(model, p0, *, smoothing, max_iter=10000, tol=1e-3):
+    r"""EM, or EMS with ``smoothing``, stopped by the rule of Li et al.'s code (SIGMOD 2020).
+
+    Each iteration is one EM step :math:`p \leftarrow p \odot g` (renormalized), then with
+    ``smoothing`` the step :func:`binomial_smoothing` (renormalized). With
+    :math:`L = \sum_j c_j \log (Q^T p)_j` the count-weighted log-likelihood after the
+    iteration, it stops when :math:`|L - L_{prev}| <` ``tol`` (absolute, not per report;
+    from the third iteration on, :math:`L_{prev}` starting at 0), or when
+    :math:`\lVert p - p_{old} \rVert_1 \le 1/n`, or after ``max_iter`` iterations. EMS does
+    not maximize the likelihood (smoothing breaks EM's monotonicity), so no certified gap
+    applies.
+
+    Returns
+    -------
+    p : ndarray
+    n_iter : int
+        EM steps taken.
+    history : list of float
+        Mean log-likelihood per report after each iteration.
+    """
+    n = model.n_reports
+    p = np.asarray(p0, dtype=float)
+    p = p / p.sum()
+    g, _ = model.multipliers(p)
+    previous, history, r = 0.0, [], 0
+    while r < max_iter:
+        old = p
+        p = _em_map(old, g)
+        if smoothing:
+            p = binomial_smoothing(p)
+            p /= p.sum()
+        g, ll = model.multipliers(p)
+        history.append(ll)
+        total = ll * n
+        if r > 1 and abs(total - previous) < tol:
+            r += 1
+            break
+        previous = total
+        r += 1
+        if not np.abs(p - old).sum() > 1.0 / n:
+            break
+    return p, r, history
+
+
 @substitute()
 @hyperparameters
 class EMEstimator(BaseDistributionEstimator):
@@ -434,6 +494,16 @@ class EMEstimator(BaseDistributionEstimator):
         ``verbose_interval`` iterations and at the end; 2 prints every iteration.
     verbose_interval : int, default=10
         With ``verbose=1``, the number of iterations between two printed lines.
+    smoothing : bool or None, default=None
+        EMS (Li et al., SIGMOD 2020) for a channel over ordered inputs (bins of a number,
+        :class:`~skldp.channels.SquareWaveChannel`): after every EM step the estimate is
+        smoothed with the binomial kernel [1, 2, 1] and renormalized, from the uniform start,
+        and the run stops by the authors' rule (the count-weighted log-likelihood changes by
+        less than 1e-3, or the estimate by at most 1/n in L1; ``tol``, ``init`` and
+        ``accelerate`` are not used): EMS is not a likelihood maximizer and has no
+        certified gap (``gap_`` is then NaN and ``converged_`` says whether the rule
+        stopped it before ``max_iter``). None: EMS for channels over ordered inputs, plain
+        EM otherwise; False: plain EM always; True: EMS (refused for unordered categories).
     {channel}
 
     Attributes
@@ -497,6 +567,7 @@ class EMEstimator(BaseDistributionEstimator):
     accelerate: bool = True
     verbose: int = 0
     verbose_interval: int = 10
+    smoothing: bool | None = None
 
     _parameter_constraints = {
         "tol": [TOL],
@@ -508,6 +579,7 @@ class EMEstimator(BaseDistributionEstimator):
         "accelerate": [Boolean()],
         "verbose": [Interval("int", 0)],
         "verbose_interval": [Interval("int", 1)],
+        "smoothing": [None, Boolean()],
         "channel": [CHANNEL],
     }
 
@@ -556,7 +628,76 @@ class EMEstimator(BaseDistributionEstimator):
             raise ValueError(f"init must be {k} positive numbers; got shape {p.shape}")
         return p / p.sum()
 
+    # -- ordered inputs: CDF, quantiles and ranges ---------------------------------------------
+    def _ordered(self):
+        """(bin edges in the units of the categories, distribution) of a fitted ordered column."""
+        check_is_fitted(self, "distribution_")
+        specs = self._specs
+        if len(specs) != 1 or not getattr(specs[0].channel, "ordered_inputs", False):
+            raise ValueError(
+                "cdf, quantile and range_mass need one column of reports from a channel over "
+                "ordered inputs (bins of a number, as SquareWave's)"
+            )
+        mids = np.asarray(self.categories_, dtype=float)
+        width = (mids[-1] - mids[0]) / (mids.size - 1)
+        edges = np.append(mids - width / 2, mids[-1] + width / 2)
+        return edges, np.asarray(self.distribution_, dtype=float)
+
+    def cdf(self, x):
+        """P(X <= x) under the estimate, the mass of each bin spread uniformly over it.
+
+        For reports of a channel over ordered inputs (:class:`~skldp.SquareWave`); x in the
+        units of its ``bounds`` (scalar or array).
+        """
+        edges, p = self._ordered()
+        cum = np.concatenate(([0.0], np.cumsum(p)))
+        cum[-1] = 1.0
+        return np.interp(np.asarray(x, dtype=float), edges, cum)
+
+    def range_mass(self, low, high):
+        """P(low < X <= high) under the estimate (``cdf(high) - cdf(low)``, 0 if high < low)."""
+        return np.maximum(self.cdf(high) - self.cdf(low), 0.0)
+
+    def quantile(self, q):
+        """The smallest x with ``cdf(x) >= q``, for q in [0, 1] (scalar or array).
+
+        Within a bin the mass is spread uniformly, so the quantile interpolates linearly.
+        """
+        edges, p = self._ordered()
+        q = np.asarray(q, dtype=float)
+        if np.any(~np.isfinite(q)) or np.any((q < 0) | (q > 1)):
+            raise ValueError("quantile levels q must lie in [0, 1]")
+        cum = np.concatenate(([0.0], np.cumsum(p)))
+        cum[-1] = 1.0
+        j = np.clip(np.searchsorted(cum, q, side="left"), 1, p.size)
+        i = j - 1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(p[i] > 0, (q - cum[i]) / p[i], 0.0)
+        return edges[i] + np.clip(frac, 0.0, 1.0) * (edges[1] - edges[0])
+
+    def _smooths(self, channel):
+        ordered = bool(getattr(channel, "ordered_inputs", False))
+        if self.smoothing and not ordered:
+            raise ValueError(
+                f"smoothing=True needs a channel over ordered inputs (bins of a number, as "
+                f"SquareWaveChannel); {type(channel).__name__} has unordered categories"
+            )
+        return ordered if self.smoothing is None else bool(self.smoothing)
+
     def _estimate(self, channel, model, n):
+        if self._smooths(channel):
+            k = channel.n_inputs
+            p, n_iter, history = authors_em(
+                model, np.full(k, 1.0 / k), smoothing=True, max_iter=self.max_iter
+            )
+            return {
+                "distribution_": p,
+                "n_iter_": n_iter,
+                "converged_": n_iter < self.max_iter,
+                "gap_": math.nan,
+                "log_likelihood_": history[-1],
+                "log_likelihoods_": history,
+            }
         p, n_iter, converged, history, gap = em(
             model,
             self._initial(channel, model, n),

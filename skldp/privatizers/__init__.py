@@ -24,6 +24,7 @@ from skldp.privatizers._longitudinal import (
 )
 from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._randomized_response import RandomizedResponse
+from skldp.privatizers._square_wave import SquareWave
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
 from skldp.privatizers._utility_optimized import UtilityOptimizedRAPPOR, UtilityOptimizedRR
 
@@ -53,4 +54,5 @@ __all__ = [
     "LongitudinalOUE",
     "LongitudinalRAPPOR",
     "make_person_keys",
+    "SquareWave",
 ]
