@@ -9,6 +9,7 @@ one-line :class:`CLIError` messages.
 import contextlib
 import inspect
 import json
+import math
 import os
 import signal
 import sys
@@ -230,7 +231,58 @@ def _check_columns(columns, present, path, *, what):
             )
 
 
-def _read_error(exc, path, what):
+def _undecodable_line(path, encoding):
+    """Where ``path`` stops being text in ``encoding``: ``(line, column, byte)``, or None.
+
+    The file (gzip-compressed when its name ends with .gz) is decoded in blocks of 1 MiB with an
+    incremental decoder; the line is counted from 1, the column in bytes from 1.
+    """
+    import codecs
+    import gzip
+
+    opener = gzip.open if os.fspath(path).lower().endswith(".gz") else open
+    decoder = codecs.getincrementaldecoder(encoding)()
+    line, line_start, offset = 1, 0, 0
+    with opener(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                bad = max(exc.start, 0)
+                before = block[:bad]
+                line += before.count(b"\n")
+                if b"\n" in before:
+                    line_start = offset + before.rindex(b"\n") + 1
+                return line, offset + bad - line_start + 1, block[bad : bad + 1]
+            line += block.count(b"\n")
+            if b"\n" in block:
+                line_start = offset + block.rindex(b"\n") + 1
+            offset += len(block)
+    return None
+
+
+def _decode_error(exc, path, what, encoding):
+    """A one-line error for a file that is not text in ``encoding``, naming the line."""
+    encoding = encoding or "utf-8"
+    try:
+        where = _undecodable_line(path, encoding)
+    except (OSError, EOFError, zlib.error, LookupError):
+        where = None
+    hint = "pass --encoding with the file's encoding (e.g. --encoding latin-1)"
+    if where is None:
+        return CLIError(f"cannot read {what} {path!r}: it is not {encoding} text ({exc}); {hint}")
+    line, column, byte = where
+    return CLIError(
+        f"cannot read {what} {path!r}: line {line} is not {encoding} text (byte 0x{byte.hex()} "
+        f"at byte {column} of the line); {hint}"
+    )
+
+
+def _read_error(exc, path, what, csv=None):
+    if isinstance(exc, UnicodeDecodeError):
+        return _decode_error(exc, path, what, (csv or {}).get("encoding"))
+    if isinstance(exc, LookupError):  # an unknown --encoding
+        return CLIError(f"cannot read {what} {path!r}: {exc}")
     if isinstance(exc, ImportError):
         return CLIError(f"cannot read {what} {path!r}: {exc}")
     if isinstance(exc, EOFError):  # gzip's "Compressed file ended before the end-of-stream..."
@@ -253,51 +305,53 @@ _READ_ERRORS = (
     zlib.error,
     pd.errors.EmptyDataError,
     UnicodeDecodeError,
+    LookupError,
     OSError,
     ImportError,
 )
 
 
-def _columns_of(path, *, what):
+def _columns_of(path, *, what, csv=None):
+    """The column names of a CSV or Parquet file; ``csv``: its ``sep`` and ``encoding``."""
     from skldp.io import _table_columns
 
     if not os.path.isfile(path):
         raise CLIError(f"{what} {path!r} does not exist")
     try:
-        return _table_columns(path)
+        return _table_columns(path, **(csv or {}))
     except (*_READ_ERRORS, ValueError) as exc:
-        raise _read_error(exc, path, what) from exc
+        raise _read_error(exc, path, what, csv) from exc
 
 
-def _read_table(path, *, what, columns=None, text=False):
+def _read_table(path, *, what, columns=None, text=False, csv=None):
     """Read a whole (small) CSV or Parquet file: every column, or only ``columns``.
 
     With ``text=True`` the values are read as text, missing values kept as missing.
     """
     _file_format(path, what=what)
-    present = _columns_of(path, what=what)
+    present = _columns_of(path, what=what, csv=csv)
     _check_columns(columns, present, path, what=what)
     from skldp.io import iter_table
 
     try:
-        frames = list(iter_table(path, columns, text=text))
+        frames = list(iter_table(path, columns, text=text, **(csv or {})))
     except (*_READ_ERRORS, ValueError) as exc:
-        raise _read_error(exc, path, what) from exc
+        raise _read_error(exc, path, what, csv) from exc
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=present)
 
 
-def _chunks(path, columns, *, what, chunksize, text=False):
+def _chunks(path, columns, *, what, chunksize, text=False, csv=None):
     """Iterate over a file's chunks, turning reading errors into one-line CLI errors."""
     from skldp.io import iter_table
 
-    it = iter_table(path, columns, chunksize=chunksize, text=text)
+    it = iter_table(path, columns, chunksize=chunksize, text=text, **(csv or {}))
     while True:
         try:
             frame = next(it)
         except StopIteration:
             return
         except (*_READ_ERRORS, ValueError) as exc:
-            raise _read_error(exc, path, what) from exc
+            raise _read_error(exc, path, what, csv) from exc
         yield frame
 
 
@@ -335,6 +389,25 @@ def _say(args, text):
         print(text, file=sys.stderr)
 
 
+#: Above this epsilon (ln 10^6, about 13.8) the guarantee lets a report be more than a million
+#: times likelier under a person's true value than under any other value: reports may then be
+#: nearly the truth (k-RR over 1000 categories reports it with probability 1 - 1e-3 at 13.8).
+LARGE_EPSILON = math.log(1e6)
+
+
+def _warn_large_epsilon(command, epsilon):
+    """Warn on standard error (even with --quiet) when ``epsilon`` exceeds ``LARGE_EPSILON``."""
+    if not isinstance(epsilon, (int, float)) or epsilon <= LARGE_EPSILON:
+        return
+    print(
+        f"{command}: warning: epsilon = {epsilon:g} is above ln(10^6) = {LARGE_EPSILON:.1f}: "
+        "the guarantee then allows a report to be more than a million times likelier under a "
+        "person's true value than under any other, so the reports may be nearly the true "
+        "values and protect next to nothing (local privacy is meaningful up to a few units)",
+        file=sys.stderr,
+    )
+
+
 def _parse_params(pairs):
     """Turn ``key=value`` strings into a dict; values are read as JSON when they parse."""
     params = {}
@@ -350,16 +423,29 @@ def _parse_params(pairs):
     return params
 
 
-def _read_list(inline, path, *, what):
+def _read_lines(path, *, what, encoding=None):
+    """The non-blank lines of a text file, stripped; a UTF-8 byte-order mark is dropped."""
+    from skldp.io import _csv_options
+
+    if not os.path.isfile(path):
+        raise CLIError(f"{what} file {path!r} does not exist")
+    encoding = encoding or "utf-8"
+    try:
+        with open(path, encoding=_csv_options(None, encoding)["encoding"]) as fh:
+            return [line.strip() for line in fh if line.strip()]
+    except UnicodeDecodeError as exc:
+        raise _decode_error(exc, path, f"{what} file", encoding) from exc
+    except LookupError as exc:
+        raise CLIError(f"cannot read {what} file {path!r}: {exc}") from exc
+
+
+def _read_list(inline, path, *, what, encoding=None):
     if inline is not None and path is not None:
         raise CLIError(f"give the {what} once: inline or from a file")
     if inline is not None:
         items = [c.strip() for c in inline.split(",")]
     else:
-        if not os.path.isfile(path):
-            raise CLIError(f"{what} file {path!r} does not exist")
-        with open(path, encoding="utf-8") as fh:
-            items = [line.strip() for line in fh if line.strip()]
+        items = _read_lines(path, what=what, encoding=encoding)
     if len(set(items)) != len(items):
         raise CLIError(f"the {what} contain duplicates")
     if not items or any(not c for c in items):

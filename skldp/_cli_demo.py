@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from skldp._cli_common import CLIError
+from skldp._cli_common import CLIError, _warn_large_epsilon
 
 
 def _demo_mechanisms(epsilon, grid_shape, k, seed):
@@ -114,6 +114,7 @@ def _cmd_demo(args):
     from skldp.experiments import run_experiment, summarize
 
     start = time.perf_counter()
+    _warn_large_epsilon("skldp demo", args.epsilon)
     data = load_gowalla()
     k, n = len(data["categories"]), data["n_records"]
     print(

@@ -24,6 +24,7 @@ from skldp._cli_common import (
     _progress,
     _read_list,
     _say,
+    _warn_large_epsilon,
 )
 
 
@@ -41,6 +42,11 @@ def _json_value(value, name):
     raise CLIError(
         f"parameter {name!r} ({type(value).__name__}) cannot be recorded in the metadata file"
     )
+
+
+def _csv(args):
+    """How the input CSV is read: ``--sep`` and ``--encoding`` (None: comma, UTF-8)."""
+    return {"sep": args.sep, "encoding": args.encoding}
 
 
 def _check_tag_column(args, entry, params):
@@ -132,7 +138,12 @@ def _infer_categories(args, chunksize):
     seen = set()
     row = 0
     for frame in _chunks(
-        args.input, [args.column], what="input file", chunksize=chunksize, text=True
+        args.input,
+        [args.column],
+        what="input file",
+        chunksize=chunksize,
+        text=True,
+        csv=_csv(args),
     ):
         _check_values(frame[args.column], None, args.column, row)
         seen.update(pd.unique(frame[args.column].astype(object)))
@@ -147,7 +158,9 @@ def _categories(args, chunksize):
             "give the domain once: --categories, --categories-file or --infer-categories"
         )
     if args.categories is not None or args.categories_file is not None:
-        cats = _read_list(args.categories, args.categories_file, what="categories")
+        cats = _read_list(
+            args.categories, args.categories_file, what="categories", encoding=args.encoding
+        )
     elif args.infer_categories:
         cats = _infer_categories(args, chunksize)
     else:
@@ -185,6 +198,7 @@ def _mechanism_params(args, entry):
             "(give them with -p)"
         )
     default_epsilon = "epsilon" not in params and "epsilon" in _defaults(entry.cls)
+    _warn_large_epsilon("skldp privatize", params.get("epsilon"))
     return params, default_epsilon
 
 
@@ -263,12 +277,19 @@ def _write_reports(args, privatizer, writer, wanted, domain):
     cats, tags, key_column = domain
     width = int(privatizer.channels_[0].report_width)
     chunks = _chunks(
-        args.input, wanted, what="input file", chunksize=_chunk_size(args, width), text=True
+        args.input,
+        wanted,
+        what="input file",
+        chunksize=_chunk_size(args, width),
+        text=True,
+        csv=_csv(args),
     )
     bar = _progress(args, _parquet_rows(args.input), "privatize")
     row = 0
     try:
         for frame in chunks:
+            if not len(frame):  # a CSV file with a header and no rows gives one empty chunk
+                continue
             X = _rows_of(frame, args, cats, tags, key_column, row)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", category=UserWarning)
@@ -279,7 +300,9 @@ def _write_reports(args, privatizer, writer, wanted, domain):
     finally:
         bar.close()
     if row == 0:
-        raise CLIError(f"input file {args.input!r} has no rows")
+        raise CLIError(
+            f"input file {args.input!r} is empty: it has column names but no rows of data"
+        )
     return row
 
 
@@ -366,9 +389,8 @@ def _cmd_privatize(args):
     _file_format(args.input, what="input file")
     wanted = [args.column] + ([args.tag_column] if tags is not None else [])
     wanted += [key_column] if key_column is not None else []
-    _check_columns(
-        wanted, _columns_of(args.input, what="input file"), args.input, what="input file"
-    )
+    present = _columns_of(args.input, what="input file", csv=_csv(args))
+    _check_columns(wanted, present, args.input, what="input file")
     open_alphabet = entry.open_alphabet and args.categories is None and args.categories_file is None
     cats = None if open_alphabet else _categories(args, args.chunk_size or 100_000)
     privatizer = _fitted_privatizer(args, entry, params, cats, tags, key_column)

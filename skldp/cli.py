@@ -33,7 +33,7 @@ import textwrap
 
 import numpy as np
 
-from skldp._cli_common import _STOP_SIGNALS, CLIError, _defaults, _wrap
+from skldp._cli_common import _STOP_SIGNALS, CLIError, _defaults, _warn_large_epsilon, _wrap
 from skldp._cli_demo import _cmd_demo
 from skldp._cli_estimate import _cmd_estimate
 from skldp._cli_privatize import _cmd_privatize
@@ -80,6 +80,7 @@ def _cmd_advise(args):
     from skldp._advisor import recommend_mechanism
 
     sensitive = None if args.sensitive is None else _indices_or_count(args.sensitive, "sensitive")
+    _warn_large_epsilon("skldp advise", args.epsilon)
     table = recommend_mechanism(
         args.n_categories,
         args.n_reports,
@@ -188,6 +189,30 @@ _jobs = _argument(
 _seed = _argument(int, lambda v: v >= 0, "the seed must be a non-negative integer")
 
 
+def _separator(text):
+    """A CSV field separator: one character; ``\\t`` or ``tab`` for a tab."""
+    sep = {"\\t": "\t", "tab": "\t"}.get(text, text)
+    if len(sep) != 1:
+        raise argparse.ArgumentTypeError(
+            f"the separator is one character such as ';' or '|' ('\\t' or tab for a tab); "
+            f"got {text!r}"
+        )
+    return sep
+
+
+def _encoding(text):
+    """A text encoding Python knows (utf-8, latin-1, cp1252, ...)."""
+    import codecs
+
+    try:
+        codecs.lookup(text)
+    except LookupError:
+        raise argparse.ArgumentTypeError(
+            f"unknown text encoding {text!r}; use a name such as utf-8, latin-1 or cp1252"
+        ) from None
+    return text
+
+
 def _shown(value):
     return "none" if value is None else repr(value) if isinstance(value, str) else str(value)
 
@@ -259,11 +284,18 @@ def _subcommand(sub, name, func, **kwargs):
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block), as every error of skldp."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
     """The argument parser of the ``skldp`` command."""
     from skldp import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="skldp",
         description="Distribution estimation under local differential privacy.",
     )
@@ -363,6 +395,17 @@ def build_parser():
     )
     priv.add_argument("input", help="input .csv, .csv.gz or .parquet file")
     priv.add_argument("-c", "--column", required=True, help="the column to privatize")
+    priv.add_argument(
+        "--sep",
+        type=_separator,
+        help="field separator of a CSV input, e.g. ';' or '\\t' for a tab (default: ',')",
+    )
+    priv.add_argument(
+        "--encoding",
+        type=_encoding,
+        help="text encoding of a CSV input and of --categories-file, e.g. latin-1 or cp1252 "
+        "(default: utf-8, with or without a byte-order mark)",
+    )
     priv.add_argument(
         "-m",
         "--mechanism",

@@ -189,12 +189,35 @@ def report_layout(columns: Any) -> tuple[str, int | None]:
     )
 
 
-def _table_columns(path):
+def _csv_options(sep, encoding):
+    """Keywords of :func:`pandas.read_csv` for a separator and an encoding (None: defaults).
+
+    A UTF-8 file may begin with a byte-order mark: ``utf-8`` is read as ``utf-8-sig``, so the
+    mark never becomes part of the first column's name.
+    """
+    options = {}
+    if sep is not None:
+        options["sep"] = sep
+    if encoding is not None:
+        options["encoding"] = "utf-8-sig" if _is_utf8(encoding) else encoding
+    return options
+
+
+def _is_utf8(encoding):
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _table_columns(path, *, sep=None, encoding=None):
     fmt = file_format(path)
     if fmt == "parquet":
         _, pq = _pyarrow()
         return pq.ParquetFile(path).schema_arrow.names
-    return list(pd.read_csv(path, nrows=0).columns)
+    return list(pd.read_csv(path, nrows=0, **_csv_options(sep, encoding)).columns)
 
 
 def iter_table(
@@ -204,12 +227,16 @@ def iter_table(
     chunksize: int = 100_000,
     text: bool = False,
     csv_dtype: Any = None,
+    sep: str | None = None,
+    encoding: str | None = None,
 ) -> Iterator[pd.DataFrame]:
     """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
 
     Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
     values kept missing (in CSV only an empty field is missing: ``NA``, ``N/A`` or ``null``
-    are text like any other); ``csv_dtype`` is passed to :func:`pandas.read_csv`. A blank line of a
+    are text like any other); ``csv_dtype``, ``sep`` (the field separator, default ``,``) and
+    ``encoding`` (default UTF-8, with or without a byte-order mark) are passed to
+    :func:`pandas.read_csv`. A blank line of a
     CSV file is a row of missing values (pandas would skip it, shifting every later row).
     Parquet files are read batch by batch, CSV files chunk by chunk, so memory is bounded by
     ``chunksize``, never by the file.
@@ -235,6 +262,7 @@ def iter_table(
         chunksize=chunksize,
         skip_blank_lines=False,
         **missing,
+        **_csv_options(sep, encoding),
     )
     with reader:
         yield from reader
