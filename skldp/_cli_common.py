@@ -162,6 +162,14 @@ def _link_exclusively(tmp, final):
     os.unlink(tmp)
 
 
+def _umask():
+    """The process's umask (read by setting it and setting it back at once)."""
+    with _signals_held():
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return mask
+
+
 class _Outputs:
     """Files written under temporary names in their folder, and renamed together at the end.
 
@@ -189,6 +197,10 @@ class _Outputs:
             except OSError as exc:
                 raise CLIError(f"cannot write {what} {path!r}: {exc.strerror or exc}") from exc
             self._files.append((tmp, path, what))
+        # mkstemp makes the file -rw------- whatever the umask: give it the mode that open()
+        # would have (0666 less the umask), which it keeps when renamed
+        with contextlib.suppress(OSError, AttributeError):
+            os.fchmod(fd, 0o666 & ~_umask())
         return os.fdopen(fd, "wb")
 
     def commit(self, *, force):
@@ -359,16 +371,43 @@ class _NoBar:
     def update(self, n=1):
         pass
 
+    def set_description(self, desc=None):
+        pass
+
     def close(self):
         pass
 
 
+def _csv_rows(path):
+    """The rows of a CSV file (plain or gzip) below its header, counted as line ends.
+
+    A progress bar's total: read in blocks of 1 MiB, about a second per GB (gzip: a few);
+    a quoted field that holds a line end makes it an overestimate.
+    """
+    import gzip
+
+    opener = gzip.open if os.fspath(path).lower().endswith(".gz") else open
+    lines, last = 0, b"\n"
+    with opener(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            lines += block.count(b"\n")
+            last = block[-1:]
+    lines += last != b"\n"  # a last line without its line end
+    return max(lines - 1, 0)
+
+
 def _progress(args, total, desc, unit="row"):
-    """A tqdm bar on stderr when asked (--progress) or interactive, none with --quiet."""
+    """A tqdm bar on stderr when asked (--progress) or interactive, none with --quiet.
+
+    ``total`` is a number, None (unknown), or a function that gives it, called only when a
+    bar is shown (counting the rows of a file costs a read of it).
+    """
     if args.quiet:
         return _NoBar()
     if not (args.progress or sys.stderr.isatty()):
         return _NoBar()
+    if callable(total):
+        total = total()
     try:
         from tqdm.auto import tqdm
     except ImportError:
@@ -380,7 +419,12 @@ def _progress(args, total, desc, unit="row"):
             )
         return _NoBar()
     return tqdm(
-        total=total, desc=desc, unit=unit, unit_scale=True, file=sys.stderr, dynamic_ncols=True
+        total=total,
+        desc=desc,
+        unit=unit,
+        unit_scale=unit == "row",  # 300k rows; but 1/2 steps
+        file=sys.stderr,
+        dynamic_ncols=True,
     )
 
 

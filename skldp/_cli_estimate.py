@@ -18,6 +18,7 @@ from skldp._cli_common import (
     _columns_of,
     _file_format,
     _is_special,
+    _NoBar,
     _Outputs,
     _parse_params,
     _plural,
@@ -173,6 +174,7 @@ class _ReportChunks:
         self.digest = report_file.sha256() if check_file else None
         self.count = 0
         self.first_row = None  # first row of the chunk being read, None outside the reading
+        self.on_read = None  # called once every report is read and checked
 
     def _next(self, it):
         try:
@@ -202,6 +204,8 @@ class _ReportChunks:
             bar.close()
         self.first_row = None
         self.file.check_reports(self.count, self.digest, filtered=self.args.filtered)
+        if self.on_read is not None:
+            self.on_read()
 
 
 def _fit(estimator, chunks):
@@ -249,20 +253,46 @@ def _write_estimate(args, out):
         outputs.discard()
 
 
+class _Phases:
+    """The estimation after the reading, as a bar of two steps: the estimate (an EM run, a
+    projection), then the intervals (a bootstrap for some estimators). The bar appears once
+    the reports are read (:meth:`start`); each step's time gives the bar's rate and ETA."""
+
+    def __init__(self, args, name):
+        self.args, self.name, self.bar = args, name, _NoBar()
+
+    def start(self):
+        self.bar = _progress(self.args, 2, f"estimate ({self.name})", unit="step")
+
+    def next(self, what):
+        self.bar.update(1)
+        self.bar.set_description(f"estimate ({self.name}): {what}")
+
+    def close(self):
+        self.bar.close()
+
+
 def _cmd_estimate(args):
     report_file = _open_reports(args)
     estimator, privatizer = _make_estimator(args, report_file)
     chunks = _ReportChunks(args, report_file, int(privatizer.channels_[0].report_width))
+    phases = _Phases(args, type(estimator).__name__)
+    chunks.on_read = phases.start
     start = time.perf_counter()
-    _fit(estimator, chunks)
-    elapsed = time.perf_counter() - start
+    try:
+        _fit(estimator, chunks)
+        elapsed = time.perf_counter() - start
+        phases.next("intervals")
+        out = _estimate_table(estimator, args.alpha)
+        phases.next("done")
+    finally:
+        phases.close()
     if args.filtered and chunks.recorded is not None and chunks.count < chunks.recorded:
         _say(
             args,
             f"skldp estimate: note: --filtered: {chunks.count} of the {chunks.recorded} "
             "reports privatize wrote",
         )
-    out = _estimate_table(estimator, args.alpha)
     if out["std"].isna().all():
         _say(
             args,

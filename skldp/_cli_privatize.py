@@ -3,6 +3,7 @@
 import os
 import sys
 import warnings
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from skldp._cli_common import (
     _chunk_size,
     _chunks,
     _columns_of,
+    _csv_rows,
     _defaults,
     _file_format,
     _is_special,
@@ -248,15 +250,16 @@ def _fitted_privatizer(args, entry, params, cats, tags, key_column):
     return privatizer.fit(domain)
 
 
-def _parquet_rows(path):
-    """The row count of a Parquet file (in its footer), or None (CSV, or unreadable)."""
-    if _file_format(path, what="input file") != "parquet":
-        return None
+def _input_rows(path):
+    """The row count of the input for the progress bar: a Parquet file's footer, a CSV file's
+    line ends (see ``_csv_rows``); None when it cannot be read."""
     try:
+        if _file_format(path, what="input file") == "csv":
+            return _csv_rows(path)
         import pyarrow.parquet as pq
 
         return pq.ParquetFile(path).metadata.num_rows
-    except (ImportError, OSError, ValueError):
+    except (ImportError, OSError, ValueError, EOFError, zlib.error):
         return None
 
 
@@ -284,7 +287,7 @@ def _write_reports(args, privatizer, writer, wanted, domain):
         text=True,
         csv=_csv(args),
     )
-    bar = _progress(args, _parquet_rows(args.input), "privatize")
+    bar = _progress(args, lambda: _input_rows(args.input), "privatize")
     row = 0
     try:
         for frame in chunks:

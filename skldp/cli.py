@@ -322,9 +322,12 @@ def build_parser():
         "--jobs", type=_jobs, default=1, help="parallel processes (default: 1; -1 for all cores)"
     )
     demo.add_argument(
-        "--plot", default="skldp-demo.png", help="where to write the plot (default: skldp-demo.png)"
+        "--plot",
+        help="where to write the plot (default: skldp-demo.png in the current folder, or "
+        "skldp-demo-2.png, -3, ... when it exists)",
     )
     demo.add_argument("--no-plot", action="store_true", help="do not write a plot")
+    demo.add_argument("--force", action="store_true", help="replace the --plot file if it exists")
     shown = demo.add_mutually_exclusive_group()
     shown.add_argument(
         "--progress",
