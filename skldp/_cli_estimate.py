@@ -170,8 +170,14 @@ class _ReportChunks:
     def __init__(self, args, report_file, width):
         self.args, self.file, self.width = args, report_file, width
         self.recorded = report_file.meta.get("n_reports")
-        check_file = not (report_file.old or args.filtered)
-        self.digest = report_file.sha256() if check_file else None
+        from skldp.io import ValuesDigest
+
+        check = not (report_file.old or args.filtered)
+        # the values when the sidecar records theirs (hashed as they are read: a gzipped or
+        # CRLF copy passes), else the file's bytes (a first read of the whole file)
+        kind = "bits" if report_file.meta.get("report_layout") == "packed" else "symbol"
+        self.values = ValuesDigest(kind) if check and report_file.checks_values else None
+        self.digest = report_file.sha256() if check and self.values is None else None
         self.count = 0
         self.first_row = None  # first row of the chunk being read, None outside the reading
         self.on_read = None  # called once every report is read and checked
@@ -197,13 +203,16 @@ class _ReportChunks:
             while (item := self._next(it)) is not None:
                 first, values = item
                 self.count = first + values.shape[0]
+                if self.values is not None:
+                    self.values.update(values)
                 bar.update(values.shape[0])
                 self.first_row = first
                 yield values
         finally:
             bar.close()
         self.first_row = None
-        self.file.check_reports(self.count, self.digest, filtered=self.args.filtered)
+        digest = self.values.hexdigest() if self.values is not None else self.digest
+        self.file.check_reports(self.count, digest, filtered=self.args.filtered)
         if self.on_read is not None:
             self.on_read()
 

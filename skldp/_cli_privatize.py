@@ -309,7 +309,7 @@ def _write_reports(args, privatizer, writer, wanted, domain):
     return row
 
 
-def _sidecar(args, entry, privatizer, cats, key_column, n_rows, digest):
+def _sidecar(args, entry, privatizer, cats, key_column, n_rows, digests):
     """The sidecar's content: everything estimate needs, nothing about the noise."""
     from skldp import __version__
     from skldp.io import ReportFile
@@ -337,7 +337,8 @@ def _sidecar(args, entry, privatizer, cats, key_column, n_rows, digest):
         report_columns=["report_bits" if layout == "packed" else "report"],
         privacy=repr(privatizer.privacy_),
         bits_per_report=int(privatizer.bits_per_report),
-        reports_sha256=digest,
+        values_sha256=digests[0],
+        reports_sha256=digests[1],
     )
 
 
@@ -364,9 +365,8 @@ def _privatize_to_files(args, entry, privatizer, wanted, domain, sidecar):
         writer.close()
         if args.output != "-":
             raw.close()
-        meta = _sidecar(
-            args, entry, privatizer, domain[0], domain[2], n_rows, writer.digest.hexdigest()
-        )
+        digests = (writer.values_digest.hexdigest(), writer.digest.hexdigest())
+        meta = _sidecar(args, entry, privatizer, domain[0], domain[2], n_rows, digests)
         with outputs.open(sidecar, "metadata file") as fh:
             fh.write(ReportFile.sidecar_bytes(meta))
         outputs.commit(force=args.force)

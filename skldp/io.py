@@ -47,6 +47,7 @@ __all__ = [
     "ReportFile",
     "ReportFileError",
     "ReportWriter",
+    "ValuesDigest",
     "file_format",
     "fit_chunks",
     "iter_reports",
@@ -405,6 +406,41 @@ class _HashingFile:
         self.flush()
 
 
+class ValuesDigest:
+    """The SHA-256 of report values, whatever the file that holds them.
+
+    The values are hashed in a canonical form, chunk by chunk: symbol reports as 8-byte
+    little-endian integers, bit-vector reports packed as :func:`pack_bits` packs them. So the
+    digest is the same for a CSV file, its gzip-compressed copy, a copy with Windows line
+    ends (CRLF) or the same reports in Parquet, and differs as soon as one report does.
+
+    Parameters
+    ----------
+    kind : {"symbol", "bits"}
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._hash = hashlib.sha256()
+
+    def update(self, values: Any) -> None:
+        """Add a chunk: symbols of shape (m,) or (m, 1), or 0/1 bits of shape (m, width)."""
+        values = np.asarray(values)
+        if self.kind == "bits":
+            self.update_packed(pack_bits(values.reshape(values.shape[0], -1)))
+        else:
+            data = np.ascontiguousarray(values.reshape(-1), dtype="<i8")
+            self._hash.update(memoryview(data).cast("B"))
+
+    def update_packed(self, packed: NDArray[np.uint8]) -> None:
+        """Add a chunk of bit-vector reports already packed by :func:`pack_bits`."""
+        self._hash.update(memoryview(np.ascontiguousarray(packed, dtype=np.uint8)).cast("B"))
+
+    def hexdigest(self) -> str:
+        """The digest so far, in hexadecimal."""
+        return self._hash.hexdigest()
+
+
 class ReportWriter:
     """Write report chunks to a CSV (plain or gzip) or Parquet stream, in order.
 
@@ -421,6 +457,11 @@ class ReportWriter:
         Gzip the CSV.
     digest : hashlib hash or None
         Receives every byte written to ``raw``.
+
+    Attributes
+    ----------
+    values_digest : ValuesDigest
+        The digest of the report values written, independent of the file's format.
     """
 
     def __init__(
@@ -437,6 +478,7 @@ class ReportWriter:
         import hashlib
 
         self.digest = digest if digest is not None else hashlib.sha256()
+        self.values_digest = ValuesDigest(kind)
         self._sink = _HashingFile(raw, self.digest)
         self._out: Any
         self.fmt, self.kind, self.width, self.n = fmt, kind, int(width), 0
@@ -462,6 +504,7 @@ class ReportWriter:
             packed = pack_bits(reports.reshape(reports.shape[0], -1))
             if packed.shape[1] != _n_bytes(self.width):
                 raise ValueError(f"reports of width {self.width} expected; got {reports.shape}")
+            self.values_digest.update_packed(packed)
             if self.fmt == "parquet":
                 pa = _pyarrow()[0]
                 arr = pa.FixedSizeBinaryArray.from_buffers(
@@ -476,6 +519,7 @@ class ReportWriter:
                 self._out.write(lines.tobytes())
         else:
             symbols = reports.reshape(-1).astype(np.int64, copy=False)
+            self.values_digest.update(symbols)
             if self.fmt == "parquet":
                 pa = _pyarrow()[0]
                 self._pq.write_table(pa.Table.from_arrays([pa.array(symbols)], schema=self._schema))
@@ -635,6 +679,7 @@ _FIELD_CHECKS = (
     ("report_layout", "'symbol' or 'packed'", lambda v: v in ("symbol", "packed")),
     ("report_width", "a positive integer", lambda v: _is_int(v) and v >= 1),
     ("reports_sha256", "64 hexadecimal characters", _is_hex64),
+    ("values_sha256", "64 hexadecimal characters", _is_hex64),
     ("checksum", "64 hexadecimal characters", _is_hex64),
     ("tag_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
     ("key_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
@@ -663,12 +708,15 @@ def _sha256_file(path: str | os.PathLike[str]) -> str:
 class ReportFile:
     """A reports file and its JSON sidecar, as ``skldp privatize`` writes them.
 
-    The sidecar (format ``skldp-reports/2``) records the mechanism, its parameters, the
+    The sidecar (format ``skldp-reports/3``) records the mechanism, its parameters, the
     domain, the report count ``n_reports``, the layout and width of the reports, the SHA-256
-    of the reports file's bytes (``reports_sha256``) and a ``checksum``: the SHA-256 of the
+    of the report values (``values_sha256``, see :class:`ValuesDigest`: the same for a
+    gzipped or CRLF copy of the file), the SHA-256 of the reports file's bytes as written
+    (``reports_sha256``) and a ``checksum``: the SHA-256 of the
     canonical JSON (sorted keys, no spaces) of the :attr:`BOUND_FIELDS`. So the checksum binds
     the reports file and everything that decides how it is read. Sidecars of the older format
-    ``skldp-reports/1`` have no checksum and are read with :attr:`old` set.
+    ``skldp-reports/1`` have no checksum and are read with :attr:`old` set; those of format
+    ``skldp-reports/2`` have no ``values_sha256`` and are checked by the file's bytes.
 
     Parameters
     ----------
@@ -684,10 +732,12 @@ class ReportFile:
         and the field or check that failed.
     """
 
-    FORMAT = "skldp-reports/2"
+    FORMAT = "skldp-reports/3"
+    #: Formats read and checked with their checksum (``/2`` checks the file's bytes).
+    CHECKED_FORMATS = ("skldp-reports/3", "skldp-reports/2")
     OLD_FORMATS = ("skldp-reports/1",)
-    #: Fields of the sidecar that its checksum binds: the reports file (by its SHA-256) and
-    #: everything that decides how the reports are read.
+    #: Fields of the sidecar that its checksum binds: the reports (by the SHA-256 of their
+    #: values and of the file as written) and everything that decides how they are read.
     BOUND_FIELDS = (
         "format",
         "mechanism",
@@ -697,7 +747,13 @@ class ReportFile:
         "report_layout",
         "report_width",
         "reports_sha256",
+        "values_sha256",
     )
+    #: The bound fields of each format that has a checksum.
+    _BOUND_BY_FORMAT = {
+        "skldp-reports/3": BOUND_FIELDS,
+        "skldp-reports/2": BOUND_FIELDS[:-1],
+    }
 
     def __init__(
         self, path: str | os.PathLike[str], metadata: str | os.PathLike[str] | None = None
@@ -709,8 +765,9 @@ class ReportFile:
     # -- writing ---------------------------------------------------------------------------------
     @classmethod
     def checksum(cls, meta: dict[str, Any]) -> str:
-        """SHA-256 of the bound fields of a sidecar, as canonical JSON."""
-        bound = {key: meta.get(key) for key in cls.BOUND_FIELDS}
+        """SHA-256 of the bound fields of a sidecar (those of its format), as canonical JSON."""
+        fields = cls._BOUND_BY_FORMAT.get(meta.get("format"), cls.BOUND_FIELDS)
+        bound = {key: meta.get(key) for key in fields}
         text = json.dumps(bound, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -750,7 +807,7 @@ class ReportFile:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ReportFileError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
         if not isinstance(meta, dict) or meta.get("format") not in (
-            self.FORMAT,
+            *self.CHECKED_FORMATS,
             *self.OLD_FORMATS,
         ):
             raise ReportFileError(
@@ -761,6 +818,8 @@ class ReportFile:
         required = ["mechanism", "params", "categories", "report_columns"]
         if not old:
             required += ["n_reports", "report_layout", "report_width", "reports_sha256", "checksum"]
+        if meta["format"] == self.FORMAT:
+            required.append("values_sha256")
         for key in required:
             if key not in meta:
                 raise ReportFileError(f"metadata file {path!r} lacks the field {key!r}")
@@ -781,9 +840,10 @@ class ReportFile:
         """Refuse a sidecar whose bound fields were edited (no check for the old format)."""
         meta = self._read()
         if not self.old and self.checksum(meta) != meta["checksum"]:
+            fields = self._BOUND_BY_FORMAT[meta["format"]][1:]
             raise ReportFileError(
                 f"metadata file {self.metadata_path!r} was edited after 'skldp privatize' wrote "
-                f"it: its fields {', '.join(self.BOUND_FIELDS[1:])} no longer match its checksum"
+                f"it: its fields {', '.join(fields)} no longer match its checksum"
             )
 
     def check_layout(self, channel: Any) -> None:
@@ -808,12 +868,21 @@ class ReportFile:
                 f"{meta['report_width']}, but the mechanism's reports have width {width}"
             )
 
+    @property
+    def checks_values(self) -> bool:
+        """Whether the sidecar records the digest of the report values (format ``/3``): the
+        reports are then checked by their values (:class:`ValuesDigest`), so a re-encoded copy
+        of the file (gzip, CRLF line ends, CSV from Parquet) is accepted; older sidecars
+        record only the file's bytes."""
+        return self.meta is not None and "values_sha256" in self.meta
+
     def check_reports(self, n: int, digest: str | None, *, filtered: bool = False) -> None:
         """Refuse reports that are not those the sidecar records.
 
-        ``n`` reports were read and ``digest`` is the SHA-256 of the file (None: not checked).
+        ``n`` reports were read and ``digest`` is the SHA-256 of their values
+        (:class:`ValuesDigest`) or of the file's bytes (:meth:`sha256`); None: not checked.
         Fewer reports than recorded are refused unless ``filtered`` (rows removed on purpose);
-        more are always refused; the same count and other bytes too.
+        more are always refused; the same count and other values too.
         """
         meta = self._read()
         recorded = meta.get("n_reports")
@@ -830,8 +899,18 @@ class ReportFile:
                 f"reports file {self.path!r} has {shown}, but its metadata records "
                 f"{recorded}: {why}"
             )
-        if digest is not None and digest != meta["reports_sha256"]:
+        if digest is None or digest in (meta["reports_sha256"], meta.get("values_sha256")):
+            return
+        if self.checks_values:
             raise ReportFileError(
                 f"reports file {self.path!r} is not the file 'skldp privatize' wrote (its "
-                "SHA-256 differs from the metadata's): reports were altered"
+                "SHA-256 differs from the metadata's): the report values were altered (the "
+                "check is of the values read, so a compressed or re-encoded copy passes)"
             )
+        raise ReportFileError(
+            f"reports file {self.path!r} is not the file 'skldp privatize' wrote (its "
+            f"SHA-256 differs from the metadata's): reports were altered, or the file was "
+            f"re-encoded (compressed, other line ends), which sidecars of format "
+            f"{meta['format']} cannot tell apart (privatize again for a sidecar that checks "
+            "the report values)"
+        )
