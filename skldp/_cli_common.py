@@ -367,7 +367,7 @@ def _chunks(path, columns, *, what, chunksize, text=False, csv=None):
         yield frame
 
 
-class _NoBar:
+class NoBar:
     def update(self, n=1):
         pass
 
@@ -378,7 +378,7 @@ class _NoBar:
         pass
 
 
-def _csv_rows(path):
+def csv_rows(path):
     """The rows of a CSV file (plain or gzip) below its header, counted as line ends.
 
     A progress bar's total: read in blocks of 1 MiB, about a second per GB (gzip: a few);
@@ -403,9 +403,9 @@ def _progress(args, total, desc, unit="row"):
     bar is shown (counting the rows of a file costs a read of it).
     """
     if args.quiet:
-        return _NoBar()
+        return NoBar()
     if not (args.progress or sys.stderr.isatty()):
-        return _NoBar()
+        return NoBar()
     if callable(total):
         total = total()
     try:
@@ -417,7 +417,7 @@ def _progress(args, total, desc, unit="row"):
                 '(pip install "skldp[cli]"); continuing without one',
                 file=sys.stderr,
             )
-        return _NoBar()
+        return NoBar()
     return tqdm(
         total=total,
         desc=desc,
@@ -439,7 +439,7 @@ def _say(args, text):
 LARGE_EPSILON = math.log(1e6)
 
 
-def _warn_large_epsilon(command, epsilon):
+def warn_large_epsilon(command, epsilon):
     """Warn on standard error (even with --quiet) when ``epsilon`` exceeds ``LARGE_EPSILON``."""
     if not isinstance(epsilon, (int, float)) or epsilon <= LARGE_EPSILON:
         return
@@ -469,13 +469,13 @@ def _parse_params(pairs):
 
 def _read_lines(path, *, what, encoding=None):
     """The non-blank lines of a text file, stripped; a UTF-8 byte-order mark is dropped."""
-    from skldp.io import _csv_options
+    from skldp.io import csv_options
 
     if not os.path.isfile(path):
         raise CLIError(f"{what} file {path!r} does not exist")
     encoding = encoding or "utf-8"
     try:
-        with open(path, encoding=_csv_options(None, encoding)["encoding"]) as fh:
+        with open(path, encoding=csv_options(None, encoding)["encoding"]) as fh:
             return [line.strip() for line in fh if line.strip()]
     except UnicodeDecodeError as exc:
         raise _decode_error(exc, path, f"{what} file", encoding) from exc

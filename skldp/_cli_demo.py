@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from skldp._cli_common import CLIError, _Outputs, _warn_large_epsilon
+from skldp._cli_common import CLIError, _Outputs, warn_large_epsilon
 
 
 def _demo_mechanisms(epsilon, grid_shape, k, seed):
@@ -145,7 +145,7 @@ def _cmd_demo(args):
     from skldp.experiments import run_experiment, summarize
 
     start = time.perf_counter()
-    _warn_large_epsilon("skldp demo", args.epsilon)
+    warn_large_epsilon("skldp demo", args.epsilon)
     plot, plot_note = _plot_path(args)  # before the runs: a refusal costs no time
     data = load_gowalla()
     k, n = len(data["categories"]), data["n_records"]

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from skldp._cli_common import (
-    _DOMAIN_KEY,
     _READ_ERRORS,
     CLIError,
     _check_outputs,
@@ -18,7 +17,7 @@ from skldp._cli_common import (
     _columns_of,
     _file_format,
     _is_special,
-    _NoBar,
+    NoBar,
     _Outputs,
     _parse_params,
     _plural,
@@ -96,15 +95,10 @@ def _rebuild(meta, path, args, est_params):
         raise CLIError(
             "--candidates is for reports over an open alphabet; these reports have a fixed domain"
         )
+    from skldp.io import privatizer_from_metadata
+
     cats = np.asarray(meta["categories"], dtype=object)
-    privatizer = make_privatizer(entry.name, **meta["params"], categories=[list(cats)])
-    domain = cats.reshape(-1, 1)
-    if entry.tag_column:  # the domain, untagged: enough to rebuild the channel
-        domain = np.column_stack([cats, np.full(cats.shape[0], None, dtype=object)])
-    if entry.key_column:  # the domain, with a stand-in key: enough to rebuild the channel
-        domain = np.column_stack([cats, np.full(cats.shape[0], _DOMAIN_KEY, dtype=object)])
-    privatizer.fit(domain)
-    return privatizer, cats, args.estimator or entry.estimator
+    return privatizer_from_metadata(meta), cats, args.estimator or entry.estimator
 
 
 def _open_reports(args):
@@ -268,7 +262,7 @@ class _Phases:
     the reports are read (:meth:`start`); each step's time gives the bar's rate and ETA."""
 
     def __init__(self, args, name):
-        self.args, self.name, self.bar = args, name, _NoBar()
+        self.args, self.name, self.bar = args, name, NoBar()
 
     def start(self):
         self.bar = _progress(self.args, 2, f"estimate ({self.name})", unit="step")

@@ -16,7 +16,7 @@ from skldp._cli_common import (
     _chunk_size,
     _chunks,
     _columns_of,
-    _csv_rows,
+    csv_rows,
     _defaults,
     _file_format,
     _is_special,
@@ -26,7 +26,7 @@ from skldp._cli_common import (
     _progress,
     _read_list,
     _say,
-    _warn_large_epsilon,
+    warn_large_epsilon,
 )
 
 
@@ -200,7 +200,7 @@ def _mechanism_params(args, entry):
             "(give them with -p)"
         )
     default_epsilon = "epsilon" not in params and "epsilon" in _defaults(entry.cls)
-    _warn_large_epsilon("skldp privatize", params.get("epsilon"))
+    warn_large_epsilon("skldp privatize", params.get("epsilon"))
     return params, default_epsilon
 
 
@@ -252,10 +252,10 @@ def _fitted_privatizer(args, entry, params, cats, tags, key_column):
 
 def _input_rows(path):
     """The row count of the input for the progress bar: a Parquet file's footer, a CSV file's
-    line ends (see ``_csv_rows``); None when it cannot be read."""
+    line ends (see ``csv_rows``); None when it cannot be read."""
     try:
         if _file_format(path, what="input file") == "csv":
-            return _csv_rows(path)
+            return csv_rows(path)
         import pyarrow.parquet as pq
 
         return pq.ParquetFile(path).metadata.num_rows

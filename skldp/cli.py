@@ -33,7 +33,7 @@ import textwrap
 
 import numpy as np
 
-from skldp._cli_common import _STOP_SIGNALS, CLIError, _defaults, _warn_large_epsilon, _wrap
+from skldp._cli_common import _STOP_SIGNALS, CLIError, _defaults, warn_large_epsilon, _wrap
 from skldp._cli_demo import _cmd_demo
 from skldp._cli_estimate import _cmd_estimate
 from skldp._cli_privatize import _cmd_privatize
@@ -80,7 +80,7 @@ def _cmd_advise(args):
     from skldp._advisor import recommend_mechanism
 
     sensitive = None if args.sensitive is None else _indices_or_count(args.sensitive, "sensitive")
-    _warn_large_epsilon("skldp advise", args.epsilon)
+    warn_large_epsilon("skldp advise", args.epsilon)
     table = recommend_mechanism(
         args.n_categories,
         args.n_reports,

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skldp._cli_common import _csv_rows
+from skldp._cli_common import csv_rows
 from tests.cli_support import run
 
 CITY = ["-c", "city", "--categories", "a,b,c", "--epsilon", "1"]
@@ -51,16 +51,16 @@ def test_csv_rows_counts_the_rows_below_the_header(tmp_path):
     plain = tmp_path / "p.csv"
     pd.DataFrame({"x": np.arange(2_500_000) % 7}).to_csv(plain, index=False)  # > 1 MiB blocks
     assert os.path.getsize(plain) > 2 << 20
-    assert _csv_rows(plain) == 2_500_000
+    assert csv_rows(plain) == 2_500_000
     gz = tmp_path / "p.csv.gz"
     pd.DataFrame({"x": np.arange(1000)}).to_csv(gz, index=False)
-    assert _csv_rows(gz) == 1000
+    assert csv_rows(gz) == 1000
     no_end = tmp_path / "n.csv"
     no_end.write_text("x\n1\n2")
-    assert _csv_rows(no_end) == 2
+    assert csv_rows(no_end) == 2
     header = tmp_path / "h.csv"
     header.write_text("x\n")
-    assert _csv_rows(header) == 0
+    assert csv_rows(header) == 0
 
 
 def test_progress_has_a_total_for_csv_and_the_estimation_phase(people, tmp_path, capsys):
