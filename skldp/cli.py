@@ -13,14 +13,15 @@
     skldp estimate pum.csv --background homes.csv   # PersonalizedEstimator by default
 
 ``privatize`` writes the reports and, beside them, a JSON sidecar (``reports.csv.json``; named
-with ``--metadata``, which reports to standard output, a device or a pipe need) with
-the mechanism, its parameters and the domain: everything ``estimate`` needs, and nothing about
-the noise (the random seed is never recorded). The sidecar also records the report count, the
-SHA-256 of the reports file and a checksum binding both to the parameters; ``estimate``
-refuses files that disagree with it. Both commands stream their files in chunks
-(:mod:`skldp.io`), write under temporary names renamed when complete, and never replace an
-input or (without ``--force``) an existing file. Bad files, columns and parameters, out of
-memory, broken pipes and unwritable outputs end with exit code 2 and a one-line message.
+with ``--metadata``, which reports to standard output, a device or a pipe need) with the
+mechanism, its parameters and the domain: everything ``estimate`` needs, and nothing about the
+noise (the random seed is never recorded). The sidecar also records the report count, the
+SHA-256 of the report values (so a gzipped or CRLF copy still matches) and a checksum binding
+both to the parameters; ``estimate`` refuses files that disagree with it. Both commands stream
+their files in chunks (:mod:`skldp.io`), write under temporary names renamed when complete, and
+never replace an input or (without ``--force``) an existing file. Bad files, columns and
+parameters, out of memory, broken pipes and unwritable outputs end with exit code 2 and a one-
+line message.
 """
 
 import argparse
