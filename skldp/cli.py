@@ -20,8 +20,8 @@ SHA-256 of the report values (so a gzipped or CRLF copy still matches) and a che
 both to the parameters; ``estimate`` refuses files that disagree with it. Both commands stream
 their files in chunks (:mod:`skldp.io`), write under temporary names renamed when complete, and
 never replace an input or (without ``--force``) an existing file. Bad files, columns and
-parameters, out of memory, broken pipes and unwritable outputs end with exit code 2 and a one-
-line message.
+parameters, out of memory, broken pipes and unwritable outputs end with exit code 2 and a
+one-line message.
 """
 
 import argparse
