@@ -9,6 +9,7 @@ one-line :class:`CLIError` messages.
 import contextlib
 import inspect
 import json
+import math
 import os
 import signal
 import sys
@@ -161,6 +162,14 @@ def _link_exclusively(tmp, final):
     os.unlink(tmp)
 
 
+def _umask():
+    """The process's umask (read by setting it and setting it back at once)."""
+    with _signals_held():
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return mask
+
+
 class _Outputs:
     """Files written under temporary names in their folder, and renamed together at the end.
 
@@ -188,6 +197,10 @@ class _Outputs:
             except OSError as exc:
                 raise CLIError(f"cannot write {what} {path!r}: {exc.strerror or exc}") from exc
             self._files.append((tmp, path, what))
+        # mkstemp makes the file -rw------- whatever the umask: give it the mode that open()
+        # would have (0666 less the umask), which it keeps when renamed
+        with contextlib.suppress(OSError, AttributeError):
+            os.fchmod(fd, 0o666 & ~_umask())
         return os.fdopen(fd, "wb")
 
     def commit(self, *, force):
@@ -230,7 +243,58 @@ def _check_columns(columns, present, path, *, what):
             )
 
 
-def _read_error(exc, path, what):
+def _undecodable_line(path, encoding):
+    """Where ``path`` stops being text in ``encoding``: ``(line, column, byte)``, or None.
+
+    The file (gzip-compressed when its name ends with .gz) is decoded in blocks of 1 MiB with an
+    incremental decoder; the line is counted from 1, the column in bytes from 1.
+    """
+    import codecs
+    import gzip
+
+    opener = gzip.open if os.fspath(path).lower().endswith(".gz") else open
+    decoder = codecs.getincrementaldecoder(encoding)()
+    line, line_start, offset = 1, 0, 0
+    with opener(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                bad = max(exc.start, 0)
+                before = block[:bad]
+                line += before.count(b"\n")
+                if b"\n" in before:
+                    line_start = offset + before.rindex(b"\n") + 1
+                return line, offset + bad - line_start + 1, block[bad : bad + 1]
+            line += block.count(b"\n")
+            if b"\n" in block:
+                line_start = offset + block.rindex(b"\n") + 1
+            offset += len(block)
+    return None
+
+
+def _decode_error(exc, path, what, encoding):
+    """A one-line error for a file that is not text in ``encoding``, naming the line."""
+    encoding = encoding or "utf-8"
+    try:
+        where = _undecodable_line(path, encoding)
+    except (OSError, EOFError, zlib.error, LookupError):
+        where = None
+    hint = "pass --encoding with the file's encoding (e.g. --encoding latin-1)"
+    if where is None:
+        return CLIError(f"cannot read {what} {path!r}: it is not {encoding} text ({exc}); {hint}")
+    line, column, byte = where
+    return CLIError(
+        f"cannot read {what} {path!r}: line {line} is not {encoding} text (byte 0x{byte.hex()} "
+        f"at byte {column} of the line); {hint}"
+    )
+
+
+def _read_error(exc, path, what, csv=None):
+    if isinstance(exc, UnicodeDecodeError):
+        return _decode_error(exc, path, what, (csv or {}).get("encoding"))
+    if isinstance(exc, LookupError):  # an unknown --encoding
+        return CLIError(f"cannot read {what} {path!r}: {exc}")
     if isinstance(exc, ImportError):
         return CLIError(f"cannot read {what} {path!r}: {exc}")
     if isinstance(exc, EOFError):  # gzip's "Compressed file ended before the end-of-stream..."
@@ -253,68 +317,97 @@ _READ_ERRORS = (
     zlib.error,
     pd.errors.EmptyDataError,
     UnicodeDecodeError,
+    LookupError,
     OSError,
     ImportError,
 )
 
 
-def _columns_of(path, *, what):
+def _columns_of(path, *, what, csv=None):
+    """The column names of a CSV or Parquet file; ``csv``: its ``sep`` and ``encoding``."""
     from skldp.io import _table_columns
 
     if not os.path.isfile(path):
         raise CLIError(f"{what} {path!r} does not exist")
     try:
-        return _table_columns(path)
+        return _table_columns(path, **(csv or {}))
     except (*_READ_ERRORS, ValueError) as exc:
-        raise _read_error(exc, path, what) from exc
+        raise _read_error(exc, path, what, csv) from exc
 
 
-def _read_table(path, *, what, columns=None, text=False):
+def _read_table(path, *, what, columns=None, text=False, csv=None):
     """Read a whole (small) CSV or Parquet file: every column, or only ``columns``.
 
     With ``text=True`` the values are read as text, missing values kept as missing.
     """
     _file_format(path, what=what)
-    present = _columns_of(path, what=what)
+    present = _columns_of(path, what=what, csv=csv)
     _check_columns(columns, present, path, what=what)
     from skldp.io import iter_table
 
     try:
-        frames = list(iter_table(path, columns, text=text))
+        frames = list(iter_table(path, columns, text=text, **(csv or {})))
     except (*_READ_ERRORS, ValueError) as exc:
-        raise _read_error(exc, path, what) from exc
+        raise _read_error(exc, path, what, csv) from exc
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=present)
 
 
-def _chunks(path, columns, *, what, chunksize, text=False):
+def _chunks(path, columns, *, what, chunksize, text=False, csv=None):
     """Iterate over a file's chunks, turning reading errors into one-line CLI errors."""
     from skldp.io import iter_table
 
-    it = iter_table(path, columns, chunksize=chunksize, text=text)
+    it = iter_table(path, columns, chunksize=chunksize, text=text, **(csv or {}))
     while True:
         try:
             frame = next(it)
         except StopIteration:
             return
         except (*_READ_ERRORS, ValueError) as exc:
-            raise _read_error(exc, path, what) from exc
+            raise _read_error(exc, path, what, csv) from exc
         yield frame
 
 
-class _NoBar:
+class NoBar:
     def update(self, n=1):
+        pass
+
+    def set_description(self, desc=None):
         pass
 
     def close(self):
         pass
 
 
+def csv_rows(path):
+    """The rows of a CSV file (plain or gzip) below its header, counted as line ends.
+
+    A progress bar's total: read in blocks of 1 MiB, about a second per GB (gzip: a few);
+    a quoted field that holds a line end makes it an overestimate.
+    """
+    import gzip
+
+    opener = gzip.open if os.fspath(path).lower().endswith(".gz") else open
+    lines, last = 0, b"\n"
+    with opener(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            lines += block.count(b"\n")
+            last = block[-1:]
+    lines += last != b"\n"  # a last line without its line end
+    return max(lines - 1, 0)
+
+
 def _progress(args, total, desc, unit="row"):
-    """A tqdm bar on stderr when asked (--progress) or interactive, none with --quiet."""
+    """A tqdm bar on stderr when asked (--progress) or interactive, none with --quiet.
+
+    ``total`` is a number, None (unknown), or a function that gives it, called only when a
+    bar is shown (counting the rows of a file costs a read of it).
+    """
     if args.quiet:
-        return _NoBar()
+        return NoBar()
     if not (args.progress or sys.stderr.isatty()):
-        return _NoBar()
+        return NoBar()
+    if callable(total):
+        total = total()
     try:
         from tqdm.auto import tqdm
     except ImportError:
@@ -324,15 +417,39 @@ def _progress(args, total, desc, unit="row"):
                 '(pip install "skldp[cli]"); continuing without one',
                 file=sys.stderr,
             )
-        return _NoBar()
+        return NoBar()
     return tqdm(
-        total=total, desc=desc, unit=unit, unit_scale=True, file=sys.stderr, dynamic_ncols=True
+        total=total,
+        desc=desc,
+        unit=unit,
+        unit_scale=unit == "row",  # 300k rows; but 1/2 steps
+        file=sys.stderr,
+        dynamic_ncols=True,
     )
 
 
 def _say(args, text):
     if not args.quiet:
         print(text, file=sys.stderr)
+
+
+#: Above this epsilon (ln 10^6, about 13.8) the guarantee lets a report be more than a million
+#: times likelier under a person's true value than under any other value: reports may then be
+#: nearly the truth (k-RR over 1000 categories reports it with probability 1 - 1e-3 at 13.8).
+LARGE_EPSILON = math.log(1e6)
+
+
+def warn_large_epsilon(command, epsilon):
+    """Warn on standard error (even with --quiet) when ``epsilon`` exceeds ``LARGE_EPSILON``."""
+    if not isinstance(epsilon, (int, float)) or epsilon <= LARGE_EPSILON:
+        return
+    print(
+        f"{command}: warning: epsilon = {epsilon:g} is above ln(10^6) = {LARGE_EPSILON:.1f}: "
+        "the guarantee then allows a report to be more than a million times likelier under a "
+        "person's true value than under any other, so the reports may be nearly the true "
+        "values and protect next to nothing (local privacy is meaningful up to a few units)",
+        file=sys.stderr,
+    )
 
 
 def _parse_params(pairs):
@@ -350,16 +467,29 @@ def _parse_params(pairs):
     return params
 
 
-def _read_list(inline, path, *, what):
+def _read_lines(path, *, what, encoding=None):
+    """The non-blank lines of a text file, stripped; a UTF-8 byte-order mark is dropped."""
+    from skldp.io import csv_options
+
+    if not os.path.isfile(path):
+        raise CLIError(f"{what} file {path!r} does not exist")
+    encoding = encoding or "utf-8"
+    try:
+        with open(path, encoding=csv_options(None, encoding)["encoding"]) as fh:
+            return [line.strip() for line in fh if line.strip()]
+    except UnicodeDecodeError as exc:
+        raise _decode_error(exc, path, f"{what} file", encoding) from exc
+    except LookupError as exc:
+        raise CLIError(f"cannot read {what} file {path!r}: {exc}") from exc
+
+
+def _read_list(inline, path, *, what, encoding=None):
     if inline is not None and path is not None:
         raise CLIError(f"give the {what} once: inline or from a file")
     if inline is not None:
         items = [c.strip() for c in inline.split(",")]
     else:
-        if not os.path.isfile(path):
-            raise CLIError(f"{what} file {path!r} does not exist")
-        with open(path, encoding="utf-8") as fh:
-            items = [line.strip() for line in fh if line.strip()]
+        items = _read_lines(path, what=what, encoding=encoding)
     if len(set(items)) != len(items):
         raise CLIError(f"the {what} contain duplicates")
     if not items or any(not c for c in items):

@@ -1,6 +1,7 @@
 """``skldp demo``: classical and context-aware mechanisms on the bundled Gowalla check-ins."""
 
 import functools
+import os
 import sys
 import textwrap
 import time
@@ -8,7 +9,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from skldp._cli_common import CLIError
+from skldp._cli_common import CLIError, _Outputs, warn_large_epsilon
 
 
 def _demo_mechanisms(epsilon, grid_shape, k, seed):
@@ -50,7 +51,7 @@ def _demo_mechanisms(epsilon, grid_shape, k, seed):
     return out
 
 
-def _demo_plot(path, data, estimates, table):
+def _demo_plot(path, data, estimates, table, *, force=False):
     try:
         import matplotlib
 
@@ -99,13 +100,43 @@ def _demo_plot(path, data, estimates, table):
     ax.set_yticks(y, table["mechanism"])
     ax.invert_yaxis()
     ax.set_xlabel("total variation distance to the true distribution (mean, 95% interval)")
+    outputs = _Outputs()
     try:
-        fig.savefig(path, dpi=90)
+        with outputs.open(path, "the plot") as fh:
+            fig.savefig(fh, dpi=90, format="png")
+        outputs.commit(force=force)
     except OSError as exc:
         raise CLIError(f"cannot write the plot {path!r}: {exc.strerror or exc}") from exc
     finally:
+        outputs.discard()
         plt.close(fig)
-    return f"plot: {path}"
+    return f"plot: {os.path.abspath(path)}"
+
+
+#: The plot's name when --plot is not given (in the current folder).
+DEMO_PLOT = "skldp-demo.png"
+
+
+def _plot_path(args):
+    """Where the plot goes, and a note: never over an existing file without --force.
+
+    An existing ``--plot`` file is refused; when no name was given, the first free name of
+    skldp-demo.png, skldp-demo-2.png, ... is taken and the note says so.
+    """
+    if args.no_plot:
+        return None, ""
+    if args.plot is not None:
+        if os.path.exists(args.plot) and not args.force and os.path.isfile(args.plot):
+            raise CLIError(f"plot {args.plot!r} exists; pass --force to replace it")
+        return args.plot, ""
+    if args.force or not os.path.exists(DEMO_PLOT):
+        return DEMO_PLOT, ""
+    stem, ext = os.path.splitext(DEMO_PLOT)
+    number = 2
+    while os.path.exists(f"{stem}-{number}{ext}"):
+        number += 1
+    path = f"{stem}-{number}{ext}"
+    return path, f" ({DEMO_PLOT} exists and is kept; --force replaces it)"
 
 
 def _cmd_demo(args):
@@ -114,6 +145,8 @@ def _cmd_demo(args):
     from skldp.experiments import run_experiment, summarize
 
     start = time.perf_counter()
+    warn_large_epsilon("skldp demo", args.epsilon)
+    plot, plot_note = _plot_path(args)  # before the runs: a refusal costs no time
     data = load_gowalla()
     k, n = len(data["categories"]), data["n_records"]
     print(
@@ -212,6 +245,6 @@ def _cmd_demo(args):
             estimates[f"{label} estimate ({kinds[label]}, epsilon={args.epsilon:g})"] = (
                 est.distribution_
             )
-        print(_demo_plot(args.plot, data, estimates, table))
+        print(_demo_plot(plot, data, estimates, table, force=args.force) + plot_note)
     print(f"total time: {time.perf_counter() - start:.1f} s")
     return 0

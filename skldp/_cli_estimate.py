@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from skldp._cli_common import (
-    _DOMAIN_KEY,
     _READ_ERRORS,
     CLIError,
     _check_outputs,
@@ -18,6 +17,7 @@ from skldp._cli_common import (
     _columns_of,
     _file_format,
     _is_special,
+    NoBar,
     _Outputs,
     _parse_params,
     _plural,
@@ -95,15 +95,10 @@ def _rebuild(meta, path, args, est_params):
         raise CLIError(
             "--candidates is for reports over an open alphabet; these reports have a fixed domain"
         )
+    from skldp.io import privatizer_from_metadata
+
     cats = np.asarray(meta["categories"], dtype=object)
-    privatizer = make_privatizer(entry.name, **meta["params"], categories=[list(cats)])
-    domain = cats.reshape(-1, 1)
-    if entry.tag_column:  # the domain, untagged: enough to rebuild the channel
-        domain = np.column_stack([cats, np.full(cats.shape[0], None, dtype=object)])
-    if entry.key_column:  # the domain, with a stand-in key: enough to rebuild the channel
-        domain = np.column_stack([cats, np.full(cats.shape[0], _DOMAIN_KEY, dtype=object)])
-    privatizer.fit(domain)
-    return privatizer, cats, args.estimator or entry.estimator
+    return privatizer_from_metadata(meta), cats, args.estimator or entry.estimator
 
 
 def _open_reports(args):
@@ -169,10 +164,17 @@ class _ReportChunks:
     def __init__(self, args, report_file, width):
         self.args, self.file, self.width = args, report_file, width
         self.recorded = report_file.meta.get("n_reports")
-        check_file = not (report_file.old or args.filtered)
-        self.digest = report_file.sha256() if check_file else None
+        from skldp.io import ValuesDigest
+
+        check = not (report_file.old or args.filtered)
+        # the values when the sidecar records theirs (hashed as they are read: a gzipped or
+        # CRLF copy passes), else the file's bytes (a first read of the whole file)
+        kind = "bits" if report_file.meta.get("report_layout") == "packed" else "symbol"
+        self.values = ValuesDigest(kind) if check and report_file.checks_values else None
+        self.digest = report_file.sha256() if check and self.values is None else None
         self.count = 0
         self.first_row = None  # first row of the chunk being read, None outside the reading
+        self.on_read = None  # called once every report is read and checked
 
     def _next(self, it):
         try:
@@ -195,13 +197,18 @@ class _ReportChunks:
             while (item := self._next(it)) is not None:
                 first, values = item
                 self.count = first + values.shape[0]
+                if self.values is not None:
+                    self.values.update(values)
                 bar.update(values.shape[0])
                 self.first_row = first
                 yield values
         finally:
             bar.close()
         self.first_row = None
-        self.file.check_reports(self.count, self.digest, filtered=self.args.filtered)
+        digest = self.values.hexdigest() if self.values is not None else self.digest
+        self.file.check_reports(self.count, digest, filtered=self.args.filtered)
+        if self.on_read is not None:
+            self.on_read()
 
 
 def _fit(estimator, chunks):
@@ -249,20 +256,46 @@ def _write_estimate(args, out):
         outputs.discard()
 
 
+class _Phases:
+    """The estimation after the reading, as a bar of two steps: the estimate (an EM run, a
+    projection), then the intervals (a bootstrap for some estimators). The bar appears once
+    the reports are read (:meth:`start`); each step's time gives the bar's rate and ETA."""
+
+    def __init__(self, args, name):
+        self.args, self.name, self.bar = args, name, NoBar()
+
+    def start(self):
+        self.bar = _progress(self.args, 2, f"estimate ({self.name})", unit="step")
+
+    def next(self, what):
+        self.bar.update(1)
+        self.bar.set_description(f"estimate ({self.name}): {what}")
+
+    def close(self):
+        self.bar.close()
+
+
 def _cmd_estimate(args):
     report_file = _open_reports(args)
     estimator, privatizer = _make_estimator(args, report_file)
     chunks = _ReportChunks(args, report_file, int(privatizer.channels_[0].report_width))
+    phases = _Phases(args, type(estimator).__name__)
+    chunks.on_read = phases.start
     start = time.perf_counter()
-    _fit(estimator, chunks)
-    elapsed = time.perf_counter() - start
+    try:
+        _fit(estimator, chunks)
+        elapsed = time.perf_counter() - start
+        phases.next("intervals")
+        out = _estimate_table(estimator, args.alpha)
+        phases.next("done")
+    finally:
+        phases.close()
     if args.filtered and chunks.recorded is not None and chunks.count < chunks.recorded:
         _say(
             args,
             f"skldp estimate: note: --filtered: {chunks.count} of the {chunks.recorded} "
             "reports privatize wrote",
         )
-    out = _estimate_table(estimator, args.alpha)
     if out["std"].isna().all():
         _say(
             args,

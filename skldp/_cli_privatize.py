@@ -3,6 +3,7 @@
 import os
 import sys
 import warnings
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from skldp._cli_common import (
     _chunk_size,
     _chunks,
     _columns_of,
+    csv_rows,
     _defaults,
     _file_format,
     _is_special,
@@ -24,6 +26,7 @@ from skldp._cli_common import (
     _progress,
     _read_list,
     _say,
+    warn_large_epsilon,
 )
 
 
@@ -41,6 +44,11 @@ def _json_value(value, name):
     raise CLIError(
         f"parameter {name!r} ({type(value).__name__}) cannot be recorded in the metadata file"
     )
+
+
+def _csv(args):
+    """How the input CSV is read: ``--sep`` and ``--encoding`` (None: comma, UTF-8)."""
+    return {"sep": args.sep, "encoding": args.encoding}
 
 
 def _check_tag_column(args, entry, params):
@@ -132,7 +140,12 @@ def _infer_categories(args, chunksize):
     seen = set()
     row = 0
     for frame in _chunks(
-        args.input, [args.column], what="input file", chunksize=chunksize, text=True
+        args.input,
+        [args.column],
+        what="input file",
+        chunksize=chunksize,
+        text=True,
+        csv=_csv(args),
     ):
         _check_values(frame[args.column], None, args.column, row)
         seen.update(pd.unique(frame[args.column].astype(object)))
@@ -147,7 +160,9 @@ def _categories(args, chunksize):
             "give the domain once: --categories, --categories-file or --infer-categories"
         )
     if args.categories is not None or args.categories_file is not None:
-        cats = _read_list(args.categories, args.categories_file, what="categories")
+        cats = _read_list(
+            args.categories, args.categories_file, what="categories", encoding=args.encoding
+        )
     elif args.infer_categories:
         cats = _infer_categories(args, chunksize)
     else:
@@ -185,6 +200,7 @@ def _mechanism_params(args, entry):
             "(give them with -p)"
         )
     default_epsilon = "epsilon" not in params and "epsilon" in _defaults(entry.cls)
+    warn_large_epsilon("skldp privatize", params.get("epsilon"))
     return params, default_epsilon
 
 
@@ -234,15 +250,16 @@ def _fitted_privatizer(args, entry, params, cats, tags, key_column):
     return privatizer.fit(domain)
 
 
-def _parquet_rows(path):
-    """The row count of a Parquet file (in its footer), or None (CSV, or unreadable)."""
-    if _file_format(path, what="input file") != "parquet":
-        return None
+def _input_rows(path):
+    """The row count of the input for the progress bar: a Parquet file's footer, a CSV file's
+    line ends (see ``csv_rows``); None when it cannot be read."""
     try:
+        if _file_format(path, what="input file") == "csv":
+            return csv_rows(path)
         import pyarrow.parquet as pq
 
         return pq.ParquetFile(path).metadata.num_rows
-    except (ImportError, OSError, ValueError):
+    except (ImportError, OSError, ValueError, EOFError, zlib.error):
         return None
 
 
@@ -263,12 +280,19 @@ def _write_reports(args, privatizer, writer, wanted, domain):
     cats, tags, key_column = domain
     width = int(privatizer.channels_[0].report_width)
     chunks = _chunks(
-        args.input, wanted, what="input file", chunksize=_chunk_size(args, width), text=True
+        args.input,
+        wanted,
+        what="input file",
+        chunksize=_chunk_size(args, width),
+        text=True,
+        csv=_csv(args),
     )
-    bar = _progress(args, _parquet_rows(args.input), "privatize")
+    bar = _progress(args, lambda: _input_rows(args.input), "privatize")
     row = 0
     try:
         for frame in chunks:
+            if not len(frame):  # a CSV file with a header and no rows gives one empty chunk
+                continue
             X = _rows_of(frame, args, cats, tags, key_column, row)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", category=UserWarning)
@@ -279,11 +303,13 @@ def _write_reports(args, privatizer, writer, wanted, domain):
     finally:
         bar.close()
     if row == 0:
-        raise CLIError(f"input file {args.input!r} has no rows")
+        raise CLIError(
+            f"input file {args.input!r} is empty: it has column names but no rows of data"
+        )
     return row
 
 
-def _sidecar(args, entry, privatizer, cats, key_column, n_rows, digest):
+def _sidecar(args, entry, privatizer, cats, key_column, n_rows, digests):
     """The sidecar's content: everything estimate needs, nothing about the noise."""
     from skldp import __version__
     from skldp.io import ReportFile
@@ -311,7 +337,8 @@ def _sidecar(args, entry, privatizer, cats, key_column, n_rows, digest):
         report_columns=["report_bits" if layout == "packed" else "report"],
         privacy=repr(privatizer.privacy_),
         bits_per_report=int(privatizer.bits_per_report),
-        reports_sha256=digest,
+        values_sha256=digests[0],
+        reports_sha256=digests[1],
     )
 
 
@@ -338,9 +365,8 @@ def _privatize_to_files(args, entry, privatizer, wanted, domain, sidecar):
         writer.close()
         if args.output != "-":
             raw.close()
-        meta = _sidecar(
-            args, entry, privatizer, domain[0], domain[2], n_rows, writer.digest.hexdigest()
-        )
+        digests = (writer.values_digest.hexdigest(), writer.digest.hexdigest())
+        meta = _sidecar(args, entry, privatizer, domain[0], domain[2], n_rows, digests)
         with outputs.open(sidecar, "metadata file") as fh:
             fh.write(ReportFile.sidecar_bytes(meta))
         outputs.commit(force=args.force)
@@ -366,9 +392,8 @@ def _cmd_privatize(args):
     _file_format(args.input, what="input file")
     wanted = [args.column] + ([args.tag_column] if tags is not None else [])
     wanted += [key_column] if key_column is not None else []
-    _check_columns(
-        wanted, _columns_of(args.input, what="input file"), args.input, what="input file"
-    )
+    present = _columns_of(args.input, what="input file", csv=_csv(args))
+    _check_columns(wanted, present, args.input, what="input file")
     open_alphabet = entry.open_alphabet and args.categories is None and args.categories_file is None
     cats = None if open_alphabet else _categories(args, args.chunk_size or 100_000)
     privatizer = _fitted_privatizer(args, entry, params, cats, tags, key_column)

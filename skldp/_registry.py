@@ -430,13 +430,33 @@ def get_mechanism(name: str) -> Mechanism:
         entry = next((m for m in MECHANISMS.values() if m.class_name == name), None)
     names = ", ".join(available_mechanisms())
     if entry is None:
-        raise ValueError(f"unknown mechanism {name!r}; available: {names}")
+        raise ValueError(f"unknown mechanism {name!r}{_did_you_mean(name)}; available: {names}")
     if not entry.available:
         raise ValueError(
             f"mechanism {name!r} ({entry.class_name}) is not available in this build of skldp; "
             f"available: {names}"
         )
     return entry
+
+
+def _did_you_mean(name: object) -> str:
+    """``"; did you mean 'krr'?"`` for a misspelt mechanism name (or class name), else ``""``."""
+    import difflib
+
+    if not isinstance(name, str):
+        return ""
+    known = {}
+    for m in MECHANISMS.values():
+        if m.available:
+            known[m.name.lower()] = m.name
+            known[m.class_name.lower()] = m.class_name
+    if name.lower() in known:  # only the case differs
+        return f" (did you mean {known[name.lower()]!r}?)"
+    close = difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)
+    close = list(dict.fromkeys(known[c] for c in close))
+    if not close:
+        return ""
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)"
 
 
 def available_mechanisms() -> list[str]:

@@ -185,7 +185,10 @@ class ReportsDtype(ExtensionDtype):
 
     @property
     def name(self):
-        return f"skldp_reports[{type(self.spec.channel).__name__}:{self.part}]"
+        # pandas writes this name into a Parquet file's metadata, where a reader without
+        # skldp looks it up: "Int64" (nullable integers, as the column's missing reports are)
+        # opens anywhere; with skldp the column's Arrow type brings the channel back.
+        return "Int64"
 
     def __repr__(self):
         return f"ReportsDtype({type(self.spec.channel).__name__}, part={self.part})"
@@ -598,6 +601,21 @@ def _spec_from_bytes(data):
     return spec
 
 
+def _readable_head(spec_bytes, part):
+    """What the Arrow metadata of a report column says in JSON: its part, and (when the spec
+    can be read) the channel's class, its number of inputs and report width, the categories."""
+    head = {"part": int(part)}
+    try:
+        spec = _spec_from_bytes(spec_bytes)
+    except _UNREADABLE:
+        return head
+    head["channel"] = type(spec.channel).__name__
+    head["n_inputs"] = int(spec.channel.n_inputs)
+    head["report_width"] = int(spec.channel.report_width)
+    head["categories"] = [str(c) for c in np.asarray(spec.categories).tolist()]
+    return head
+
+
 def _arrow_type(dtype):
     return _ArrowReports(_spec_to_bytes(dtype.spec), dtype.part)
 
@@ -617,7 +635,11 @@ else:
             super().__init__(_pa.int64(), "skldp.reports")
 
         def __arrow_ext_serialize__(self):
-            return json.dumps({"part": self.part}).encode() + b"\n" + self.spec_bytes
+            # a JSON line any reader can read (the channel and its domain), then the spec
+            # that skldp rebuilds the channel from
+            return json.dumps(_readable_head(self.spec_bytes, self.part)).encode() + (
+                b"\n" + self.spec_bytes
+            )
 
         @classmethod
         def __arrow_ext_deserialize__(cls, storage_type, serialized):

@@ -13,14 +13,15 @@
     skldp estimate pum.csv --background homes.csv   # PersonalizedEstimator by default
 
 ``privatize`` writes the reports and, beside them, a JSON sidecar (``reports.csv.json``; named
-with ``--metadata``, which reports to standard output, a device or a pipe need) with
-the mechanism, its parameters and the domain: everything ``estimate`` needs, and nothing about
-the noise (the random seed is never recorded). The sidecar also records the report count, the
-SHA-256 of the reports file and a checksum binding both to the parameters; ``estimate``
-refuses files that disagree with it. Both commands stream their files in chunks
-(:mod:`skldp.io`), write under temporary names renamed when complete, and never replace an
-input or (without ``--force``) an existing file. Bad files, columns and parameters, out of
-memory, broken pipes and unwritable outputs end with exit code 2 and a one-line message.
+with ``--metadata``, which reports to standard output, a device or a pipe need) with the
+mechanism, its parameters and the domain: everything ``estimate`` needs, and nothing about the
+noise (the random seed is never recorded). The sidecar also records the report count, the
+SHA-256 of the report values (so a gzipped or CRLF copy still matches) and a checksum binding
+both to the parameters; ``estimate`` refuses files that disagree with it. Both commands stream
+their files in chunks (:mod:`skldp.io`), write under temporary names renamed when complete, and
+never replace an input or (without ``--force``) an existing file. Bad files, columns and
+parameters, out of memory, broken pipes and unwritable outputs end with exit code 2 and a
+one-line message.
 """
 
 import argparse
@@ -33,7 +34,7 @@ import textwrap
 
 import numpy as np
 
-from skldp._cli_common import _STOP_SIGNALS, CLIError, _defaults, _wrap
+from skldp._cli_common import _STOP_SIGNALS, CLIError, _defaults, warn_large_epsilon, _wrap
 from skldp._cli_demo import _cmd_demo
 from skldp._cli_estimate import _cmd_estimate
 from skldp._cli_privatize import _cmd_privatize
@@ -80,6 +81,7 @@ def _cmd_advise(args):
     from skldp._advisor import recommend_mechanism
 
     sensitive = None if args.sensitive is None else _indices_or_count(args.sensitive, "sensitive")
+    warn_large_epsilon("skldp advise", args.epsilon)
     table = recommend_mechanism(
         args.n_categories,
         args.n_reports,
@@ -188,6 +190,30 @@ _jobs = _argument(
 _seed = _argument(int, lambda v: v >= 0, "the seed must be a non-negative integer")
 
 
+def _separator(text):
+    """A CSV field separator: one character; ``\\t`` or ``tab`` for a tab."""
+    sep = {"\\t": "\t", "tab": "\t"}.get(text, text)
+    if len(sep) != 1:
+        raise argparse.ArgumentTypeError(
+            f"the separator is one character such as ';' or '|' ('\\t' or tab for a tab); "
+            f"got {text!r}"
+        )
+    return sep
+
+
+def _encoding(text):
+    """A text encoding Python knows (utf-8, latin-1, cp1252, ...)."""
+    import codecs
+
+    try:
+        codecs.lookup(text)
+    except LookupError:
+        raise argparse.ArgumentTypeError(
+            f"unknown text encoding {text!r}; use a name such as utf-8, latin-1 or cp1252"
+        ) from None
+    return text
+
+
 def _shown(value):
     return "none" if value is None else repr(value) if isinstance(value, str) else str(value)
 
@@ -259,11 +285,18 @@ def _subcommand(sub, name, func, **kwargs):
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block), as every error of skldp."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
     """The argument parser of the ``skldp`` command."""
     from skldp import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="skldp",
         description="Distribution estimation under local differential privacy.",
     )
@@ -290,9 +323,12 @@ def build_parser():
         "--jobs", type=_jobs, default=1, help="parallel processes (default: 1; -1 for all cores)"
     )
     demo.add_argument(
-        "--plot", default="skldp-demo.png", help="where to write the plot (default: skldp-demo.png)"
+        "--plot",
+        help="where to write the plot (default: skldp-demo.png in the current folder, or "
+        "skldp-demo-2.png, -3, ... when it exists)",
     )
     demo.add_argument("--no-plot", action="store_true", help="do not write a plot")
+    demo.add_argument("--force", action="store_true", help="replace the --plot file if it exists")
     shown = demo.add_mutually_exclusive_group()
     shown.add_argument(
         "--progress",
@@ -363,6 +399,17 @@ def build_parser():
     )
     priv.add_argument("input", help="input .csv, .csv.gz or .parquet file")
     priv.add_argument("-c", "--column", required=True, help="the column to privatize")
+    priv.add_argument(
+        "--sep",
+        type=_separator,
+        help="field separator of a CSV input, e.g. ';' or '\\t' for a tab (default: ',')",
+    )
+    priv.add_argument(
+        "--encoding",
+        type=_encoding,
+        help="text encoding of a CSV input and of --categories-file, e.g. latin-1 or cp1252 "
+        "(default: utf-8, with or without a byte-order mark)",
+    )
     priv.add_argument(
         "-m",
         "--mechanism",

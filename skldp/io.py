@@ -27,9 +27,7 @@ count and the reports' SHA-256).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,11 +45,13 @@ __all__ = [
     "ReportFile",
     "ReportFileError",
     "ReportWriter",
+    "ValuesDigest",
     "file_format",
     "fit_chunks",
     "iter_reports",
     "iter_table",
     "pack_bits",
+    "privatizer_from_metadata",
     "read_reports",
     "report_layout",
     "unpack_bits",
@@ -189,12 +189,38 @@ def report_layout(columns: Any) -> tuple[str, int | None]:
     )
 
 
-def _table_columns(path):
+def csv_options(sep, encoding):
+    """Keywords of :func:`pandas.read_csv` for a separator and an encoding (None: defaults).
+
+    A UTF-8 file may begin with a byte-order mark: ``utf-8`` is read as ``utf-8-sig``, so the
+    mark never becomes part of the first column's name.
+    """
+    options = {}
+    if sep is not None:
+        options["sep"] = sep
+    if encoding is not None:
+        options["encoding"] = "utf-8-sig" if _is_utf8(encoding) else encoding
+    return options
+
+
+def _is_utf8(encoding):
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def table_columns(path, *, sep=None, encoding=None):
     fmt = file_format(path)
     if fmt == "parquet":
         _, pq = _pyarrow()
         return pq.ParquetFile(path).schema_arrow.names
-    return list(pd.read_csv(path, nrows=0).columns)
+    return list(pd.read_csv(path, nrows=0, **csv_options(sep, encoding)).columns)
+
+
+_table_columns = table_columns  # the older name
 
 
 def iter_table(
@@ -204,12 +230,16 @@ def iter_table(
     chunksize: int = 100_000,
     text: bool = False,
     csv_dtype: Any = None,
+    sep: str | None = None,
+    encoding: str | None = None,
 ) -> Iterator[pd.DataFrame]:
     """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
 
     Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
     values kept missing (in CSV only an empty field is missing: ``NA``, ``N/A`` or ``null``
-    are text like any other); ``csv_dtype`` is passed to :func:`pandas.read_csv`. A blank line of a
+    are text like any other); ``csv_dtype``, ``sep`` (the field separator, default ``,``) and
+    ``encoding`` (default UTF-8, with or without a byte-order mark) are passed to
+    :func:`pandas.read_csv`. A blank line of a
     CSV file is a row of missing values (pandas would skip it, shifting every later row).
     Parquet files are read batch by batch, CSV files chunk by chunk, so memory is bounded by
     ``chunksize``, never by the file.
@@ -235,6 +265,7 @@ def iter_table(
         chunksize=chunksize,
         skip_blank_lines=False,
         **missing,
+        **csv_options(sep, encoding),
     )
     with reader:
         yield from reader
@@ -330,12 +361,70 @@ def iter_reports(
         row += len(frame)
 
 
-def read_reports(path: str | os.PathLike[str], *, width: int | None = None) -> NDArray[Any]:
-    """Read a whole report file (see :func:`iter_reports`): an array of shape (n, width)."""
-    chunks = [values for _, values in iter_reports(path, width=width)]
-    if not chunks:
-        return np.empty((0, width or 1), dtype=np.int64)
-    return np.concatenate(chunks)
+def read_reports(
+    path: str | os.PathLike[str],
+    *,
+    width: int | None = None,
+    return_privatizer: bool = False,
+    metadata: str | os.PathLike[str] | None = None,
+) -> Any:
+    """Read a whole report file (see :func:`iter_reports`): an array of shape (n, width).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A reports file (CSV, gzip CSV or Parquet).
+    width : int, optional
+        The reports' width (needed for packed bit reports without ``return_privatizer``).
+    return_privatizer : bool, default=False
+        Also rebuild, from the JSON sidecar that ``skldp privatize`` wrote beside the file,
+        the fitted privatizer that made the reports, and check the file against the sidecar
+        (checksum, layout, report count and the values' SHA-256, as ``skldp estimate`` does).
+        The reports then carry their channel (an estimator needs no ``channel=``).
+    metadata : str or path-like, optional
+        The sidecar, with ``return_privatizer``; default ``path + ".json"``.
+
+    Returns
+    -------
+    reports : ndarray of shape (n_reports, width)
+        Symbols as int64, bit vectors as uint8; with ``return_privatizer``, a reports array
+        that carries its channel.
+    privatizer : fitted privatizer
+        Only with ``return_privatizer``: the mechanism, its parameters and its domain, fitted
+        on the domain alone (its noise is fresh: the seed is never recorded).
+
+    Raises
+    ------
+    ReportFileError
+        With ``return_privatizer``: a sidecar that is missing, malformed or edited, or reports
+        that do not match it.
+    """
+    if not return_privatizer:
+        chunks = [values for _, values in iter_reports(path, width=width)]
+        if not chunks:
+            return np.empty((0, width or 1), dtype=np.int64)
+        return np.concatenate(chunks)
+    report_file = ReportFile(path, metadata)
+    meta = report_file.read_metadata()
+    report_file.check_checksum()
+    privatizer = privatizer_from_metadata(meta)
+    channel = privatizer.channels_[0]
+    report_file.check_layout(channel)
+    digest = ValuesDigest(channel.report_kind) if report_file.checks_values else None
+    chunks = []
+    for _, values in iter_reports(path, width=int(channel.report_width)):
+        if digest is not None:
+            digest.update(values)
+        chunks.append(values)
+    n = sum(c.shape[0] for c in chunks)
+    if digest is None and not report_file.old:
+        report_file.check_reports(n, report_file.sha256())
+    else:
+        report_file.check_reports(n, None if digest is None else digest.hexdigest())
+    from skldp._reports import Reports
+
+    values = np.concatenate(chunks) if chunks else np.empty((0, channel.report_width), np.int64)
+    return Reports(values, privatizer.report_specs()), privatizer
 
 
 # ------------------------------------------------------------------------------------------------
@@ -377,6 +466,41 @@ class _HashingFile:
         self.flush()
 
 
+class ValuesDigest:
+    """The SHA-256 of report values, whatever the file that holds them.
+
+    The values are hashed in a canonical form, chunk by chunk: symbol reports as 8-byte
+    little-endian integers, bit-vector reports packed as :func:`pack_bits` packs them. So the
+    digest is the same for a CSV file, its gzip-compressed copy, a copy with Windows line
+    ends (CRLF) or the same reports in Parquet, and differs as soon as one report does.
+
+    Parameters
+    ----------
+    kind : {"symbol", "bits"}
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._hash = hashlib.sha256()
+
+    def update(self, values: Any) -> None:
+        """Add a chunk: symbols of shape (m,) or (m, 1), or 0/1 bits of shape (m, width)."""
+        values = np.asarray(values)
+        if self.kind == "bits":
+            self.update_packed(pack_bits(values.reshape(values.shape[0], -1)))
+        else:
+            data = np.ascontiguousarray(values.reshape(-1), dtype="<i8")
+            self._hash.update(data.tobytes())
+
+    def update_packed(self, packed: NDArray[np.uint8]) -> None:
+        """Add a chunk of bit-vector reports already packed by :func:`pack_bits`."""
+        self._hash.update(np.ascontiguousarray(packed, dtype=np.uint8).tobytes())
+
+    def hexdigest(self) -> str:
+        """The digest so far, in hexadecimal."""
+        return self._hash.hexdigest()
+
+
 class ReportWriter:
     """Write report chunks to a CSV (plain or gzip) or Parquet stream, in order.
 
@@ -393,6 +517,11 @@ class ReportWriter:
         Gzip the CSV.
     digest : hashlib hash or None
         Receives every byte written to ``raw``.
+
+    Attributes
+    ----------
+    values_digest : ValuesDigest
+        The digest of the report values written, independent of the file's format.
     """
 
     def __init__(
@@ -409,6 +538,7 @@ class ReportWriter:
         import hashlib
 
         self.digest = digest if digest is not None else hashlib.sha256()
+        self.values_digest = ValuesDigest(kind)
         self._sink = _HashingFile(raw, self.digest)
         self._out: Any
         self.fmt, self.kind, self.width, self.n = fmt, kind, int(width), 0
@@ -434,6 +564,7 @@ class ReportWriter:
             packed = pack_bits(reports.reshape(reports.shape[0], -1))
             if packed.shape[1] != _n_bytes(self.width):
                 raise ValueError(f"reports of width {self.width} expected; got {reports.shape}")
+            self.values_digest.update_packed(packed)
             if self.fmt == "parquet":
                 pa = _pyarrow()[0]
                 arr = pa.FixedSizeBinaryArray.from_buffers(
@@ -448,6 +579,7 @@ class ReportWriter:
                 self._out.write(lines.tobytes())
         else:
             symbols = reports.reshape(-1).astype(np.int64, copy=False)
+            self.values_digest.update(symbols)
             if self.fmt == "parquet":
                 pa = _pyarrow()[0]
                 self._pq.write_table(pa.Table.from_arrays([pa.array(symbols)], schema=self._schema))
@@ -565,245 +697,10 @@ def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------
-# a reports file and its sidecar
+# a reports file and its sidecar (in their own module; public here)
 
-
-class ReportFileError(ValueError):
-    """A sidecar or reports file that is malformed, edited or does not match the other."""
-
-
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_hex64(v):
-    return isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None
-
-
-def _distinct_texts(v):
-    return (
-        isinstance(v, list)
-        and len(v) >= 2
-        and all(isinstance(c, str) for c in v)
-        and len(set(v)) == len(v)
-    )
-
-
-#: (field, what it must be, test) for each field of a sidecar that has a fixed type.
-_FIELD_CHECKS = (
-    ("mechanism", "a mechanism name (text)", lambda v: isinstance(v, str)),
-    ("params", "an object of parameters", lambda v: isinstance(v, dict)),
-    (
-        "categories",
-        "a list of at least 2 distinct texts, or null",
-        lambda v: v is None or _distinct_texts(v),
-    ),
-    (
-        "report_columns",
-        "a non-empty list of column names",
-        lambda v: isinstance(v, list) and bool(v) and all(isinstance(c, str) for c in v),
-    ),
-    ("n_reports", "a non-negative integer", lambda v: _is_int(v) and v >= 0),
-    ("report_layout", "'symbol' or 'packed'", lambda v: v in ("symbol", "packed")),
-    ("report_width", "a positive integer", lambda v: _is_int(v) and v >= 1),
-    ("reports_sha256", "64 hexadecimal characters", _is_hex64),
-    ("checksum", "64 hexadecimal characters", _is_hex64),
-    ("tag_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
-    ("key_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
+from skldp._report_file import (  # noqa: E402  (it reads the functions above)
+    ReportFile,
+    ReportFileError,
+    privatizer_from_metadata,
 )
-
-
-def _shown_value(value):
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return repr(value) if isinstance(value, (str, int, float)) else type(value).__name__
-
-
-def _sha256_file(path: str | os.PathLike[str]) -> str:
-    """The SHA-256 of a file's bytes, in hexadecimal (read in blocks of 1 MiB)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-class ReportFile:
-    """A reports file and its JSON sidecar, as ``skldp privatize`` writes them.
-
-    The sidecar (format ``skldp-reports/2``) records the mechanism, its parameters, the
-    domain, the report count ``n_reports``, the layout and width of the reports, the SHA-256
-    of the reports file's bytes (``reports_sha256``) and a ``checksum``: the SHA-256 of the
-    canonical JSON (sorted keys, no spaces) of the :attr:`BOUND_FIELDS`. So the checksum binds
-    the reports file and everything that decides how it is read. Sidecars of the older format
-    ``skldp-reports/1`` have no checksum and are read with :attr:`old` set.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The reports file.
-    metadata : str or path-like, optional
-        The sidecar; default ``path + ".json"``.
-
-    Raises
-    ------
-    ReportFileError
-        From the ``check_*`` methods and :meth:`read_metadata`, with a message naming the file
-        and the field or check that failed.
-    """
-
-    FORMAT = "skldp-reports/2"
-    OLD_FORMATS = ("skldp-reports/1",)
-    #: Fields of the sidecar that its checksum binds: the reports file (by its SHA-256) and
-    #: everything that decides how the reports are read.
-    BOUND_FIELDS = (
-        "format",
-        "mechanism",
-        "params",
-        "categories",
-        "n_reports",
-        "report_layout",
-        "report_width",
-        "reports_sha256",
-    )
-
-    def __init__(
-        self, path: str | os.PathLike[str], metadata: str | os.PathLike[str] | None = None
-    ) -> None:
-        self.path = os.fspath(path)
-        self.metadata_path = os.fspath(metadata) if metadata is not None else f"{self.path}.json"
-        self.meta: dict[str, Any] | None = None
-
-    # -- writing ---------------------------------------------------------------------------------
-    @classmethod
-    def checksum(cls, meta: dict[str, Any]) -> str:
-        """SHA-256 of the bound fields of a sidecar, as canonical JSON."""
-        bound = {key: meta.get(key) for key in cls.BOUND_FIELDS}
-        text = json.dumps(bound, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-        return hashlib.sha256(text.encode()).hexdigest()
-
-    @classmethod
-    def sidecar(cls, **fields: Any) -> dict[str, Any]:
-        """The sidecar of reports described by ``fields``: format first, checksum last."""
-        meta = {"format": cls.FORMAT, **fields}
-        meta["checksum"] = cls.checksum(meta)
-        return meta
-
-    @staticmethod
-    def sidecar_bytes(meta: dict[str, Any]) -> bytes:
-        """The sidecar as written: indented JSON and a final newline."""
-        return (json.dumps(meta, indent=2) + "\n").encode()
-
-    # -- reading ---------------------------------------------------------------------------------
-    def sha256(self) -> str:
-        """The SHA-256 of the reports file's bytes, in hexadecimal."""
-        return _sha256_file(self.path)
-
-    @property
-    def old(self) -> bool:
-        """Whether the sidecar read has the older format, without checksum."""
-        return self.meta is not None and self.meta["format"] in self.OLD_FORMATS
-
-    def read_metadata(self) -> dict[str, Any]:
-        """Read the sidecar and check its structure, naming the field that is wrong."""
-        path = self.metadata_path
-        if not os.path.isfile(path):
-            raise ReportFileError(
-                f"metadata file {path!r} does not exist; pass --metadata with the JSON file that "
-                "'skldp privatize' wrote beside the reports"
-            )
-        try:
-            with open(path, encoding="utf-8") as fh:
-                meta = json.load(fh)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ReportFileError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
-        if not isinstance(meta, dict) or meta.get("format") not in (
-            self.FORMAT,
-            *self.OLD_FORMATS,
-        ):
-            raise ReportFileError(
-                f"metadata file {path!r} was not written by 'skldp privatize' "
-                f"(format {self.FORMAT} expected)"
-            )
-        old = meta["format"] in self.OLD_FORMATS
-        required = ["mechanism", "params", "categories", "report_columns"]
-        if not old:
-            required += ["n_reports", "report_layout", "report_width", "reports_sha256", "checksum"]
-        for key in required:
-            if key not in meta:
-                raise ReportFileError(f"metadata file {path!r} lacks the field {key!r}")
-        for key, expected, ok in _FIELD_CHECKS:
-            skip = old and key == "n_reports" and meta.get(key) is None
-            if key in meta and not skip and not ok(meta[key]):
-                raise ReportFileError(
-                    f"metadata file {path!r}: field {key!r} must be {expected}; "
-                    f"got {_shown_value(meta[key])}"
-                )
-        self.meta = meta
-        return meta
-
-    def _read(self) -> dict[str, Any]:
-        return self.meta if self.meta is not None else self.read_metadata()
-
-    def check_checksum(self) -> None:
-        """Refuse a sidecar whose bound fields were edited (no check for the old format)."""
-        meta = self._read()
-        if not self.old and self.checksum(meta) != meta["checksum"]:
-            raise ReportFileError(
-                f"metadata file {self.metadata_path!r} was edited after 'skldp privatize' wrote "
-                f"it: its fields {', '.join(self.BOUND_FIELDS[1:])} no longer match its checksum"
-            )
-
-    def check_layout(self, channel: Any) -> None:
-        """Refuse a reports file whose columns, or a sidecar whose width, do not fit ``channel``."""
-        meta = self._read()
-        width = int(channel.report_width)
-        try:
-            layout, found_width = report_layout(_table_columns(self.path))
-        except ValueError as exc:
-            raise ReportFileError(f"reports file {self.path!r}: {exc}") from None
-        expected = "bits" if layout in ("packed", "wide") else "symbol"
-        if expected != channel.report_kind or (found_width is not None and found_width != width):
-            raise ReportFileError(
-                f"reports file {self.path!r} holds {layout} reports"
-                f"{'' if found_width is None else f' of width {found_width}'}, but the "
-                f"metadata's mechanism {meta['mechanism']!r} writes {channel.report_kind} "
-                f"reports of width {width}"
-            )
-        if not self.old and meta["report_width"] != width:
-            raise ReportFileError(
-                f"metadata file {self.metadata_path!r}: field 'report_width' is "
-                f"{meta['report_width']}, but the mechanism's reports have width {width}"
-            )
-
-    def check_reports(self, n: int, digest: str | None, *, filtered: bool = False) -> None:
-        """Refuse reports that are not those the sidecar records.
-
-        ``n`` reports were read and ``digest`` is the SHA-256 of the file (None: not checked).
-        Fewer reports than recorded are refused unless ``filtered`` (rows removed on purpose);
-        more are always refused; the same count and other bytes too.
-        """
-        meta = self._read()
-        recorded = meta.get("n_reports")
-        if recorded is not None and n != recorded and (n > recorded or not filtered):
-            if n < recorded:
-                why = (
-                    "rows were removed or the file was cut short (pass --filtered if rows "
-                    "were removed on purpose)"
-                )
-            else:
-                why = "rows were added to the file after privatize"
-            shown = f"{n} report" if n == 1 else f"{n} reports"
-            raise ReportFileError(
-                f"reports file {self.path!r} has {shown}, but its metadata records "
-                f"{recorded}: {why}"
-            )
-        if digest is not None and digest != meta["reports_sha256"]:
-            raise ReportFileError(
-                f"reports file {self.path!r} is not the file 'skldp privatize' wrote (its "
-                "SHA-256 differs from the metadata's): reports were altered"
-            )
