@@ -50,7 +50,7 @@ def main(argv=None):
     meta = start_meta(None, repeat=args.repeat, threads=threads, command=COMMAND)
 
     from skldp import EmpiricalEstimator, RandomizedResponse
-    from skldp import _uncertainty as _intervals
+    from skldp.estimators import _intervals
 
     def dense(est):
         # the code path before issue 33: no closed form, so the dense sums and k variance calls

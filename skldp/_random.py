@@ -146,7 +146,12 @@ def check_random_state(random_state):
 NOISE_KEY = int.from_bytes(b"skldp-privatizer-noise", "big")
 
 
-def _check_seed(random_state):
+def check_seed(random_state):
+    """Check a privatizer's ``random_state``: None, an int >= 0, a SeedSequence or a Generator.
+
+    Returns it (an int as ``int``); raises ``ValueError`` for a negative int and
+    ``TypeError`` for anything else.
+    """
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
             raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
@@ -159,6 +164,9 @@ def _check_seed(random_state):
         "random_state must be None, a non-negative int, a numpy SeedSequence or a numpy "
         f"Generator; got {type(random_state).__name__}"
     )
+
+
+_check_seed = check_seed  # the name before the privatizer base left this package
 
 
 def noise_seed_sequence(random_state):

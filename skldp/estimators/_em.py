@@ -7,7 +7,8 @@ import math
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skldp._base import BaseDistributionEstimator, hyperparameters
+from skldp._params import hyperparameters
+from skldp.estimators._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, TOL, Boolean, Interval, ListLike, Options
 from skldp._warnings import warn
@@ -516,6 +517,14 @@ class EMEstimator(BaseDistributionEstimator):
     # zero count is z^2 / 2 expected reports); the score interval covers
     # (benchmarks/results/intervals.md, the guide).
     _default_interval_method = "wilson"
+    _solved_attributes = (
+        "distribution_",
+        "n_iter_",
+        "converged_",
+        "gap_",
+        "log_likelihood_",
+        "log_likelihoods_",
+    )
 
     def _chunk_statistics(self, channel, values):
         return channel.em_model(values)

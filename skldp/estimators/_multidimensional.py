@@ -11,9 +11,9 @@ from sklearn.base import BaseEstimator, DensityMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from skldp import _dask
-from skldp._base import (
+from skldp._params import DocumentationLinkMixin
+from skldp.estimators._base import (
     BaseDistributionEstimator,
-    DocumentationLinkMixin,
     given_specs,
     keep_fitted_channel,
     read_reports,

@@ -8,7 +8,7 @@ person and value (``skldp._memo``), and the library stores nothing about who is 
 
 from __future__ import annotations
 
-from skldp._base import BasePrivatizer, hyperparameters
+from skldp.privatizers._base import BasePrivatizer, hyperparameters
 from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, resolve_categories
 from skldp._memo import make_person_keys, memo_tag, person_keys
