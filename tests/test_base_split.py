@@ -144,3 +144,13 @@ def test_intervals_and_the_estimate_agree_with_a_channel_given_explicitly():
     est = EmpiricalEstimator(channel=ch).fit(reports)
     lo, hi = est.confidence_interval()
     assert np.all(lo <= est.distribution_.clip(0, 1)) and np.all(est.distribution_ <= hi + 1e-12)
+
+
+def test_each_interval_method_has_one_function_and_every_estimator_offers_known_ones():
+    from skldp.estimators import _intervals
+
+    assert set(_intervals.COLUMN_METHODS) == set(_intervals.INTERVAL_METHODS)
+    for cls in vars(skldp).values():
+        if isinstance(cls, type) and issubclass(cls, BaseDistributionEstimator):
+            assert set(cls._interval_methods) <= set(_intervals.COLUMN_METHODS), cls
+            assert cls._default_interval_method in cls._interval_methods, cls

@@ -77,9 +77,10 @@ holds a fraction :math:`1 - \alpha` of the replicates inside every interval at o
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.stats import norm
@@ -92,13 +93,13 @@ from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
 
     #: ``quantity(P, categories)``: estimates of shape (m, k) to values of shape (m,).
     Quantity = Callable[[ArrayLike, Any], NDArray[np.float64]]
 
+#: The methods of ``confidence_interval`` (their functions: ``COLUMN_METHODS``).
 INTERVAL_METHODS = ("normal", "wilson", "information", "profile", "bootstrap")
 
 
@@ -668,23 +669,64 @@ def _check_resamples(n_resamples):
     return int(n_resamples)
 
 
-def _column_interval(fitted, method, column, p_model, alpha, simultaneous, rng, n_resamples):
-    """The intervals of one column: ``column`` is its ``(spec, stats, estimate)``."""
-    spec, stats, p_hat = column
-    channel, n = spec.channel, fitted.state.n
-    level = per_category_alpha(alpha, p_hat.shape[0], simultaneous)
-    if method == "bootstrap":
-        draws = bootstrap_draws(fitted, channel, p_model, n, n_resamples, rng)
-        return bootstrap_interval(p_hat, draws, alpha, simultaneous)
-    if method == "information":
-        return information_interval(channel, stats, p_hat, level, level)
-    if method == "profile":
-        return profile_interval(channel, stats, p_hat, level)
-    plain = fitted.plain_statistics(channel, stats)
-    unbiased = channel.unbiased(plain, n)
-    if method == "normal":
-        return normal_interval(channel, unbiased, n, level)
-    return wilson_interval(channel, unbiased, n, level, plain, skewness=simultaneous)
+@dataclasses.dataclass(frozen=True)
+class _Column:
+    """One report column of a fitted estimate, and the interval asked of it."""
+
+    fitted: Any
+    channel: Any
+    stats: Any
+    p_hat: NDArray[np.float64]
+    p_model: NDArray[np.float64] | None
+    alpha: float
+    simultaneous: bool
+    rng: Any
+    n_resamples: int
+
+    @property
+    def n(self):
+        return self.fitted.state.n
+
+    @property
+    def level(self):
+        """Two-sided level of each category's interval (Bonferroni when simultaneous)."""
+        return per_category_alpha(self.alpha, self.p_hat.shape[0], self.simultaneous)
+
+    def plain(self):
+        return self.fitted.plain_statistics(self.channel, self.stats)
+
+
+def _bootstrap_column(c):
+    draws = bootstrap_draws(c.fitted, c.channel, c.p_model, c.n, c.n_resamples, c.rng)
+    return bootstrap_interval(c.p_hat, draws, c.alpha, c.simultaneous)
+
+
+def _information_column(c):
+    return information_interval(c.channel, c.stats, c.p_hat, c.level, c.level)
+
+
+def _profile_column(c):
+    return profile_interval(c.channel, c.stats, c.p_hat, c.level)
+
+
+def _normal_column(c):
+    return normal_interval(c.channel, c.channel.unbiased(c.plain(), c.n), c.n, c.level)
+
+
+def _wilson_column(c):
+    plain = c.plain()
+    unbiased = c.channel.unbiased(plain, c.n)
+    return wilson_interval(c.channel, unbiased, c.n, c.level, plain, skewness=c.simultaneous)
+
+
+#: Each method of ``confidence_interval``: the function of one column (a :class:`_Column`).
+COLUMN_METHODS = {
+    "normal": _normal_column,
+    "wilson": _wilson_column,
+    "information": _information_column,
+    "profile": _profile_column,
+    "bootstrap": _bootstrap_column,
+}
 
 
 def confidence_interval(
@@ -700,7 +742,7 @@ def confidence_interval(
     allowed = tuple(fitted.methods)
     if method == "auto":
         method = fitted.default_method
-    if method not in allowed:
+    if method not in allowed or method not in COLUMN_METHODS:
         raise ValueError(
             f"method must be 'auto' or one of {list(allowed)} for {fitted.owner}; got {method!r}"
         )
@@ -712,14 +754,16 @@ def confidence_interval(
         rng = check_random_state(random_state)
         models = fitted.model_estimates()
     state = fitted.state
+    interval = COLUMN_METHODS[method]
     out = []
-    for j, column in enumerate(zip(state.specs, state.stats, fitted.estimates, strict=True)):
+    for j, (spec, stats, p_hat) in enumerate(
+        zip(state.specs, state.stats, fitted.estimates, strict=True)
+    ):
         p_model = models[j] if models is not None else None
-        out.append(
-            _column_interval(
-                fitted, method, column, p_model, alpha, bool(simultaneous), rng, n_resamples
-            )
+        column = _Column(
+            fitted, spec.channel, stats, p_hat, p_model, alpha, bool(simultaneous), rng, n_resamples
         )
+        out.append(interval(column))
     return out[0] if len(out) == 1 else out
 
 
