@@ -6,12 +6,8 @@ hyperparameter machinery they share :mod:`skldp._params`. Import from those.
 """
 
 from skldp._params import DocumentationLinkMixin, hyperparameters, single_or_list
-from skldp.estimators._base import (
-    BaseDistributionEstimator,
-    given_specs,
-    keep_fitted_channel,
-    read_reports,
-)
+from skldp.estimators._base import BaseDistributionEstimator
+from skldp.estimators._reading import given_specs, keep_fitted_channel, read_reports
 from skldp.estimators._state import ChunkStatistics, FitState, LazyAttribute
 from skldp.privatizers._base import ACCOUNTANT, BasePrivatizer
 

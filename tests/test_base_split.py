@@ -30,6 +30,7 @@ SPLIT_MODULES = [
     "privatizers/_base.py",
     "estimators/_base.py",
     "estimators/_state.py",
+    "estimators/_reading.py",
     "estimators/_intervals.py",
     "estimators/_likelihood_intervals.py",
 ]
