@@ -29,26 +29,38 @@ from _common import (
 PROBE_ROWS = 1024
 
 
+#: Arguments for each parameter a registry entry requires (``required``), per domain size k.
+def _required_recipes(k):
+    sensitive = np.arange(k)[: max(1, k // 10)].tolist()
+    return {
+        "sensitive": [{"sensitive": sensitive}],
+        "blocks": [{"n_blocks": 4}, {"n_blocks": 2}],
+        "epsilon_01": [{"epsilon_01": "eps", "epsilon_10": "eps", "drop_epsilon": True}],
+    }
+
+
+#: Extra tries for mechanisms whose defaults do not fit a small k (not requirements).
+_SMALL_K = ("OneBitCompressive", "SymmetricCompressive", "RecursiveCompressive")
+
+
 def _recipes(k):
     """Extra constructor arguments to try, in order, per mechanism (the first that builds wins).
 
-    Mechanisms not listed are built with ``(epsilon, categories, random_state)`` only.
+    Read from the registry: a mechanism that requires ``sensitive``, a partition or two budgets
+    gets them; the others are built with ``(epsilon, categories, random_state)`` only.
     """
-    cats = np.arange(k)
-    sensitive = cats[: max(1, k // 10)].tolist()
-    return {
-        "BinaryRandomizedResponse": [
-            {"epsilon_01": "eps", "epsilon_10": "eps", "drop_epsilon": True}
-        ],
-        "UtilityOptimizedRR": [{"sensitive": sensitive}],
-        "UtilityOptimizedRAPPOR": [{"sensitive": sensitive}],
-        "PersonalizedULDP": [{"sensitive": sensitive}],
-        "HighLowHadamardResponse": [{"sensitive": sensitive}],
-        "BlockHadamardResponse": [{"n_blocks": 4}, {"n_blocks": 2}],
-        "OneBitCompressive": [{}, {"n_measurements": max(2, k // 2)}],
-        "SymmetricCompressive": [{}, {"n_measurements": max(2, k // 2)}],
-        "RecursiveCompressive": [{}, {"n_measurements": max(2, k // 2)}],
-    }
+    from skldp._registry import MECHANISMS
+
+    by_parameter = _required_recipes(k)
+    out = {}
+    for entry in MECHANISMS.values():
+        for requirement in entry.required:
+            first = requirement if isinstance(requirement, str) else requirement[0]
+            if first in by_parameter:
+                out.setdefault(entry.class_name, []).extend(by_parameter[first])
+    for name in _SMALL_K:
+        out[name] = [{}, {"n_measurements": max(2, k // 2)}]
+    return out
 
 
 #: Mechanisms whose input is not one column of values; the generic suite does not build them.

@@ -18,6 +18,7 @@ difference of the two means of squared l2 error) of the best simulated mechanism
 """
 
 import argparse
+import inspect
 import math
 import os
 import sys
@@ -32,7 +33,7 @@ sys.path.insert(0, HERE)
 from _common import markdown_table, start_meta, target, write_results  # noqa: E402
 
 from skldp import recommend_mechanism  # noqa: E402
-from skldp._registry import make_privatizer  # noqa: E402
+from skldp._registry import get_mechanism, make_privatizer  # noqa: E402
 from skldp.experiments import run_experiment  # noqa: E402
 
 #: (title, k, n, epsilon, context): context as recommend_mechanism takes it.
@@ -50,11 +51,15 @@ def squared_l2(truth, estimate):
 
 
 def _privatizer(name, k, context):
+    """The registered privatizer with the context it takes, as the advisor passes it."""
+    taken = inspect.signature(get_mechanism(name).cls).parameters
     params = {}
-    if name in ("urr", "urap", "high-low-hadamard"):
+    if "sensitive" in context and "sensitive" in taken:
         params["sensitive"] = list(range(context["sensitive"]))
-    if name == "block-hadamard":
+    if "blocks" in context and "n_blocks" in taken:
         params["n_blocks"] = context["blocks"]
+    if "max_bits" in context and "max_bits" in taken:
+        params["max_bits"] = math.floor(context["max_bits"])
     return make_privatizer(name, **params)
 
 

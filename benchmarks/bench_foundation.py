@@ -148,7 +148,8 @@ def bench_em_vs_ibu(k, n, eps, floor, cpu, peers, repeat):
         t_ibu, ibu = _run_ibu(peers, np.asarray(reports)[:, 0], k, eps, cpu)
         # IBU's step is the EM step of this channel (A is symmetric): one more step from its
         # output tells whether it stopped at its tolerance or at its iteration cap.
-        ibu_move = float(np.abs(model.em_step(ibu)[0] * ibu.sum() - ibu).max())
+        g, _ = model.multipliers(ibu / ibu.sum())
+        ibu_move = float(np.abs(ibu * g - ibu).max())
         ibu = ibu / ibu.sum()
         row.update(
             {

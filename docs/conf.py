@@ -86,6 +86,7 @@ API_MODULES = [
     ("skldp.theory", "Closed-form risks (theory)"),
     ("skldp.experiments", "Experiments"),
     ("skldp.plotting", "Plotting"),
+    ("skldp.registry", "The registry of mechanisms (adding one)"),
     ("skldp.exceptions", "Exceptions and warnings"),
 ]
 

@@ -1,9 +1,11 @@
 r"""The advisor: rank the registered mechanisms by expected error for k, n, epsilon and a context.
 
-Every row is computed from the channel that the mechanism's privatizer would build for k
-categories, the budget and the context (its default parameters: optimized local hashing's
-:math:`g`, subset selection's optimal d, RAPPOR's theta, ...), never from a dense matrix, so an
-answer for :math:`k = 10^6` takes a fraction of a second. Read more in :ref:`advisor`.
+Every row is computed from the channel that the mechanism's privatizer builds, through the
+registry, for k categories, the budget and the context (its default parameters: optimized local
+hashing's :math:`g`, subset selection's optimal d, RAPPOR's theta, ...), never from a dense
+matrix, so an answer for :math:`k = 10^6` takes one or two seconds. How a mechanism is scored
+is on its registry entry (``error_model``, ``assumption``, ``shown``); the advisor keeps no
+table of its own. Read more in :ref:`advisor`.
 """
 
 from __future__ import annotations
@@ -12,33 +14,15 @@ import inspect
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from skldp._domain import column_partition, partition_labels, sensitive_indices
-from skldp._registry import MECHANISMS
+from skldp._registry import MECHANISMS, Mechanism, channel_of
 from skldp._validation import check_epsilon, check_int, check_probability_vector
-from skldp.channels import (
-    BlockHadamardResponseChannel,
-    HadamardResponseChannel,
-    HighLowHadamardResponseChannel,
-    LocalHashingChannel,
-    OneBitCompressiveChannel,
-    OneBitHadamardChannel,
-    OptimizedUnaryEncodingChannel,
-    RAPPORChannel,
-    RandomizedResponseChannel,
-    RecursiveCompressiveChannel,
-    SubsetSelectionChannel,
-    SymmetricCompressiveChannel,
-    UtilityOptimizedRAPPORChannel,
-    UtilityOptimizedRRChannel,
-)
-from skldp.channels._local_hashing import default_buckets
-from skldp.channels._subset_selection import optimal_subset_size
-from skldp.privatizers._compressive import resolve_n_blocks
+from skldp.exceptions import MemoryLimitError
 from skldp.theory import normal_l1_risk
 
 if TYPE_CHECKING:
@@ -65,22 +49,19 @@ COLUMNS = (
 #: binomial variance n m (1 - m) of at least this (about 10 expected counts on either side).
 NORMAL_MIN_VARIANCE = 10.0
 
-#: Registered mechanisms the advisor does not rank, and why (a test checks that every
-#: registered mechanism is either modeled below or listed here).
-NOT_MODELED = {
-    "binary-rr": "takes two budgets (epsilon_01, epsilon_10); with one budget it is k-RR at k = 2",
-    "personalized": "needs each person's own tagged sensitive values",
-    "hashed-rr": "open alphabet: for values not listed in advance; with a known domain of k "
-    "values, hashing only adds collisions to k-RR",
-    "hashed-rappor": "open alphabet: for values not listed in advance; with a known domain of k "
-    "values, hashing only adds collisions to RAPPOR",
-    **dict.fromkeys(
-        ("longitudinal-rr", "longitudinal-oue", "longitudinal-rappor"),
-        "memoized, for the same people reporting again: one collection costs epsilon_1 and "
-        "adds the permanent round's noise, which pooling days never averages away (see "
-        "channel_.longitudinal_variance); for one collection its base mechanism is better",
-    ),
+#: Context the advisor passes to a privatizer that takes it, as (name, words when missing).
+_CONTEXT_PARAMETERS = {
+    "sensitive": "the set of sensitive categories",
+    "blocks": "the partition of the categories",
 }
+
+
+def not_modeled() -> dict[str, str]:
+    """Registered mechanisms the advisor does not rank whatever the context, and why.
+
+    Read from the registry: the entries with ``error_model=None`` and their ``not_ranked``.
+    """
+    return {m.name: m.not_ranked for m in MECHANISMS.values() if m.error_model is None}
 
 
 class _NotApplicable(Exception):
@@ -99,112 +80,53 @@ class _Context:
     max_bits: float | None
 
 
-def _needs_sensitive(ctx):
-    if ctx.sensitive is None:
-        raise _NotApplicable("needs sensitive=...: the set of sensitive categories")
-    return ctx.sensitive
-
-
-def _needs_blocks(ctx):
-    if ctx.blocks is None:
-        raise _NotApplicable("needs blocks=...: the partition of the categories")
-    return ctx.blocks
-
-
 def _needs_sparsity(ctx):
     if ctx.sparsity is None:
         raise _NotApplicable("needs sparsity=s: its error is stated for s-sparse distributions")
     return ctx.sparsity
 
 
-def _default(name, parameter):
-    """The default of ``parameter`` in the registered privatizer's signature."""
-    return inspect.signature(MECHANISMS[name].cls).parameters[parameter].default
+def _requirements(entry):
+    """The parameter names ``entry`` requires: each a name or a tuple of alternatives."""
+    return [(r,) if isinstance(r, str) else tuple(r) for r in entry.required]
 
 
-def _olh(ctx):
-    g = default_buckets(ctx.epsilon, ctx.k)
-    return LocalHashingChannel(ctx.epsilon, ctx.k, g), f"n_buckets={g}"
+def _build(entry: Mechanism, ctx: _Context) -> tuple[Channel, str]:
+    """The channel the entry's privatizer builds for k, epsilon and the context, and the
+    ``parameters`` text: built through the registry, as ``skldp privatize`` would build it."""
+    cls: Any = entry.cls  # available: the caller checked
+    taken = inspect.signature(cls).parameters
+    if "epsilon" not in taken:
+        raise _NotApplicable("has no epsilon parameter: the advisor compares one budget")
+    params: dict = {"epsilon": ctx.epsilon}
+    shown = []
+    context = {"sensitive": ctx.sensitive, "blocks": ctx.blocks}
+    for options in _requirements(entry):
+        given = [o for o in options if o in context and context[o] is not None]
+        if given:
+            continue
+        known = [o for o in options if o in context]
+        if known:
+            raise _NotApplicable(f"needs {known[0]}=...: {_CONTEXT_PARAMETERS[known[0]]}")
+        raise _NotApplicable(
+            f"needs {' or '.join(f'{o}=...' for o in options)}, which the advisor cannot supply"
+        )
+    if ctx.blocks is not None and "blocks" in taken:
+        params["blocks"] = ctx.blocks
+        shown.append(f"n_blocks={int(ctx.blocks.max()) + 1}")
+    if ctx.sensitive is not None and "sensitive" in taken:
+        params["sensitive"] = ctx.sensitive
+        shown.append(f"{ctx.sensitive.size} sensitive")
+    if ctx.max_bits is not None and "max_bits" in taken:
+        params["max_bits"] = max(1, math.floor(ctx.max_bits))
+    channel = channel_of(entry.name, ctx.k, **params)
+    own = [f"{name}={getattr(channel, name)}" for name in entry.shown]
+    return channel, ", ".join(own + shown)
 
 
-def _subset(ctx):
-    d = optimal_subset_size(ctx.epsilon, ctx.k)
-    return SubsetSelectionChannel(ctx.epsilon, ctx.k, d), f"subset_size={d}"
-
-
-def _block(ctx):
-    labels = _needs_blocks(ctx)
-    channel = BlockHadamardResponseChannel(ctx.epsilon, labels)
-    return channel, f"n_blocks={int(labels.max()) + 1}"
-
-
-def _sized(channel_class, ctx, *args):
-    idx = _needs_sensitive(ctx)
-    return channel_class(ctx.epsilon, ctx.k, idx, *args), f"{idx.size} sensitive"
-
-
-#: Mechanisms whose exact variance comes from their channel: name -> (ctx -> channel, params).
-_EXACT = {
-    "krr": lambda c: (RandomizedResponseChannel(c.epsilon, c.k), ""),
-    "rappor": lambda c: (RAPPORChannel(c.epsilon, c.k), ""),
-    "oue": lambda c: (OptimizedUnaryEncodingChannel(c.epsilon, c.k), ""),
-    "hadamard": lambda c: (HadamardResponseChannel(c.epsilon, c.k), ""),
-    "olh": _olh,
-    "subset-selection": _subset,
-    "block-hadamard": _block,
-    "high-low-hadamard": lambda c: _sized(HighLowHadamardResponseChannel, c),
-    "urr": lambda c: _sized(UtilityOptimizedRRChannel, c),
-    "urap": lambda c: _sized(UtilityOptimizedRAPPORChannel, c),
-}
-
-
-def _one_bit(ctx):
-    m = _default("one-bit-compressive", "n_measurements")
-    return OneBitCompressiveChannel(ctx.epsilon, ctx.k, m), f"n_measurements={m}"
-
-
-def _symmetric(ctx):
-    m = _default("symmetric-compressive", "n_measurements")
-    return SymmetricCompressiveChannel(ctx.epsilon, ctx.k, m), f"n_measurements={m}"
-
-
-def _recursive(ctx):
-    m = _default("recursive-compressive", "n_measurements")
-    bits = None if ctx.max_bits is None else max(1, math.floor(ctx.max_bits))
-    L = resolve_n_blocks(ctx.epsilon, None, bits, ctx.k)
-    channel = RecursiveCompressiveChannel(ctx.epsilon, ctx.k, m, L)
-    return channel, f"n_measurements={m}, n_blocks={L}"
-
-
-def _one_bit_hadamard(ctx):
-    return OneBitHadamardChannel(ctx.epsilon, ctx.k), ""
-
-
-#: Compressive mechanisms: their error is the sparse-recovery closed form below.
-_SPARSE = {
-    "one-bit-compressive": _one_bit,
-    "symmetric-compressive": _symmetric,
-    "recursive-compressive": _recursive,
-    "one-bit-hadamard": _one_bit_hadamard,
-}
-
-_EXACT_ASSUMPTION = {
-    "krr": "none: exact variance",
-    "rappor": "none: exact variance",
-    "oue": "none: exact variance",
-    "hadamard": "none: exact variance",
-    "olh": "none: exact variance (pairwise-independent hash)",
-    "subset-selection": "none: exact variance",
-    "block-hadamard": "needs the partition; blocks are not hidden from each other",
-    "high-low-hadamard": "needs the sensitive set; other values may be learned",
-    "urr": "needs the sensitive set; non-sensitive values may be revealed",
-    "urap": "needs the sensitive set; non-sensitive values may be revealed",
-}
-
-
-def _guarantee(name):
+def _guarantee(entry):
     """The registry's guarantee up to its first colon, comma or parenthesis: "epsilon-LDP"."""
-    text = MECHANISMS[name].guarantee
+    text = entry.guarantee
     if text.startswith("("):  # "(S, Y_P, epsilon)-ULDP: ..."
         return text.split(":")[0].strip()
     return re.split(r"[:,(]", text)[0].strip()
@@ -232,17 +154,17 @@ def _sparse_variance(channel, ctx):
     return np.full(ctx.sparsity, channel.debias**2 / (L * ctx.n))
 
 
-def _row(name, channel, params, variance, assumption):
+def _row(entry, channel, params, variance, assumption):
     l1 = normal_l1_risk(variance)
     return {
-        "mechanism": name,
-        "privatizer": type(channel).__name__.removesuffix("Channel"),
+        "mechanism": entry.name,
+        "privatizer": entry.class_name,
         "parameters": params,
         "l2": math.sqrt(float(np.sum(variance))),
         "l1": l1,
         "tv": l1 / 2.0,
         "bits_per_report": float(channel.bits_per_report),
-        "guarantee": _guarantee(name),
+        "guarantee": _guarantee(entry),
         "assumption": assumption,
     }
 
@@ -302,11 +224,13 @@ def recommend_mechanism(
 ) -> pd.DataFrame:
     r"""Rank the registered mechanisms by their expected error for k, n, epsilon and a context.
 
-    Each applicable mechanism of the registry (``skldp mechanisms``) is built as its
-    privatizer would build it for ``n_categories`` values, ``epsilon`` and the context (its
-    default parameters), and scored by the expected error of its unbiased estimate
+    Each applicable mechanism of the registry (``skldp mechanisms``, including those added
+    with :func:`skldp.registry.register`) is built by its privatizer for ``n_categories``
+    values, ``epsilon`` and the context (its default parameters), and scored as its registry
+    entry says (``error_model``): by the expected error of its unbiased estimate
     (:class:`~skldp.EmpiricalEstimator`) from ``n_reports`` reports of people drawn from ``p``.
-    The rows are sorted by l2 error, smallest first (ties: fewer bits first).
+    The rows are sorted by l2 error, smallest first (ties: fewer bits first). A mechanism that
+    is not ranked is listed in ``table.attrs["not_ranked"]`` with the reason; none raises.
 
     Read more in the :ref:`User Guide <advisor>`.
 
@@ -412,46 +336,24 @@ def recommend_mechanism(
         if not entry.available:
             not_ranked[name] = "not in this build of skldp"
             continue
-        if name in NOT_MODELED:
-            not_ranked[name] = NOT_MODELED[name]
+        if entry.error_model is None:
+            not_ranked[name] = entry.not_ranked
             continue
         try:
-            if name in _EXACT:
-                channel, params = _EXACT[name](ctx)
-                variance = channel.variance(ctx.p, ctx.n)
-                assumption = _EXACT_ASSUMPTION[name]
-                if not _normal_ok(channel, ctx):
-                    assumption += "; l1, tv: n large enough for the normal approximation"
-            else:
-                s = _needs_sparsity(ctx)
-                channel, params = _SPARSE[name](ctx)
-                groups = channel.n_groups
-                if groups > ctx.n:
-                    raise _NotApplicable(
-                        f"needs n >= {groups} (one report in each of its {groups} groups); "
-                        f"got n = {ctx.n}"
-                    )
-                blocks = getattr(channel, "n_blocks", 1)
-                if blocks > s:
-                    raise _NotApplicable(
-                        f"its default n_blocks L = {blocks} exceeds s = {s}: Xiong et al.'s "
-                        "recovery guarantee needs L <= s (e^epsilon and 2^bits at most s), and "
-                        "recovery was measured to fail there; a smaller max_bits lowers L"
-                    )
-                variance = _sparse_variance(channel, ctx)
-                assumption = (
-                    f"sparse: error after recovering the support of an s-sparse p (s = {s}); "
-                    "n large enough for the normal approximation"
-                )
+            channel, params, variance, assumption = _score(entry, ctx)
         except _NotApplicable as reason:
             not_ranked[name] = str(reason)
+            continue
+        except (ValueError, TypeError, NotImplementedError, MemoryLimitError) as error:
+            # a mechanism the advisor cannot build or score here is listed, never an error
+            not_ranked[name] = f"could not be scored here: {type(error).__name__}: {error}"
             continue
         if ctx.max_bits is not None and channel.bits_per_report > ctx.max_bits:
             not_ranked[name] = (
                 f"{channel.bits_per_report:g} bits per report; max_bits = {ctx.max_bits:g}"
             )
             continue
-        rows.append(_row(name, channel, params, variance, assumption))
+        rows.append(_row(entry, channel, params, variance, assumption))
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table = table.sort_values(["l2", "bits_per_report"], kind="stable").reset_index(drop=True)
     table.index = pd.RangeIndex(1, len(table) + 1, name="rank")
@@ -468,6 +370,36 @@ def recommend_mechanism(
     return table
 
 
+def _score(entry, ctx):
+    """(channel, parameters text, per-category variance, assumption) of one entry."""
+    if entry.error_model == "sparse":
+        s = _needs_sparsity(ctx)
+    channel, params = _build(entry, ctx)
+    if entry.error_model == "variance":
+        variance = channel.variance(ctx.p, ctx.n)
+        assumption = entry.assumption
+        if not _normal_ok(channel, ctx):
+            assumption += "; l1, tv: n large enough for the normal approximation"
+        return channel, params, variance, assumption
+    groups = channel.n_groups
+    if groups > ctx.n:
+        raise _NotApplicable(
+            f"needs n >= {groups} (one report in each of its {groups} groups); got n = {ctx.n}"
+        )
+    blocks = getattr(channel, "n_blocks", 1)
+    if blocks > s:
+        raise _NotApplicable(
+            f"its default n_blocks L = {blocks} exceeds s = {s}: Xiong et al.'s "
+            "recovery guarantee needs L <= s (e^epsilon and 2^bits at most s), and "
+            "recovery was measured to fail there; a smaller max_bits lowers L"
+        )
+    assumption = (
+        f"sparse: error after recovering the support of an s-sparse p (s = {s}); "
+        "n large enough for the normal approximation"
+    )
+    return channel, params, _sparse_variance(channel, ctx), assumption
+
+
 def _channel_of(name: str, n_categories: int, epsilon: float, **context) -> Channel:
     """The channel the advisor scores for mechanism ``name`` (for tests and simulations)."""
     ctx = _check_context(
@@ -480,4 +412,4 @@ def _channel_of(name: str, n_categories: int, epsilon: float, **context) -> Chan
         context.get("max_bits"),
         context.get("p"),
     )
-    return {**_EXACT, **_SPARSE}[name](ctx)[0]
+    return _build(MECHANISMS[name], ctx)[0]

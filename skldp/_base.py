@@ -9,7 +9,7 @@ from skldp._params import DocumentationLinkMixin, hyperparameters, single_or_lis
 from skldp.estimators._base import BaseDistributionEstimator
 from skldp.estimators._reading import given_specs, keep_fitted_channel, read_reports
 from skldp.estimators._state import ChunkStatistics, FitState, LazyAttribute
-from skldp.privatizers._base import ACCOUNTANT, BasePrivatizer
+from skldp.privatizers._base import ACCOUNTANT, BasePrivatizer, check_accountant, n_rows
 
 __all__ = [
     "ACCOUNTANT",
@@ -19,9 +19,11 @@ __all__ = [
     "DocumentationLinkMixin",
     "FitState",
     "LazyAttribute",
+    "check_accountant",
     "given_specs",
     "hyperparameters",
     "keep_fitted_channel",
+    "n_rows",
     "read_reports",
     "single_or_list",
 ]

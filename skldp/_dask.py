@@ -54,7 +54,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from skldp._random import noise_generator
 from skldp._reports import Reports, ReportsArray, ReportsDtype, to_frame
+from skldp.exceptions import ChannelMismatchError
 
 __all__ = [
     "Randomizer",
@@ -177,8 +179,6 @@ def partition_generators(random_state, n_partitions):
     with these generators (``set_params(random_state=child)``) reproduces the reports of such
     a Dask run with an int ``random_state``.
     """
-    from skldp._random import noise_generator
-
     return noise_generator(random_state).spawn(n_partitions)
 
 
@@ -277,8 +277,6 @@ def _combine(merge_statistics, a, b):
     specs_a, stats_a, n_a, width_a = a
     specs_b, stats_b, n_b, width_b = b
     if tuple(specs_a) != tuple(specs_b):
-        from skldp.exceptions import ChannelMismatchError
-
         raise ChannelMismatchError(
             "the partitions of these Dask reports come from different mechanisms or domains"
         )

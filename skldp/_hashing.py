@@ -77,7 +77,8 @@ def _fmix64(z):
     return z ^ (z >> _S33)
 
 
-def _text(value):
+def value_bytes(value):
+    """The bytes a value is hashed from: itself for bytes, else its ``str`` in UTF-8."""
     if isinstance(value, (bytes, bytearray)):
         return bytes(value)
     return str(value).encode("utf-8")
@@ -105,7 +106,7 @@ def value_digests(values, hash_seed):
                 f"values contain {int(missing.sum())} missing values (None or NaN); an open "
                 "alphabet has no entry for a missing value"
             )
-        values = np.array([_text(v) for v in values] or [b""][:0], dtype=object)
+        values = np.array([value_bytes(v) for v in values] or [b""][:0], dtype=object)
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     if codes.size and codes.min() < 0:
         raise ValueError(
@@ -127,7 +128,7 @@ def value_digests(values, hash_seed):
 
         def one(value):
             h = copy()
-            h.update(_text(value))
+            h.update(value_bytes(value))
             return h.digest()
 
     raw = b"".join(map(one, np.asarray(uniques, dtype=object).tolist()))

@@ -11,19 +11,21 @@ pseudorandom function (PRF) of the person's secret key and the value,
     w_j = \mathrm{SipHash\text{-}2\text{-}4}_K(t \,\|\, x \,\|\, j), \qquad j = 0, 1, \dots,
 
 with K the person's 128-bit key (held by the caller, never stored here), t a 64-bit tag of
-the mechanism (:func:`memo_tag`: its family, its PRR parameters and the digest of its
-categories), x the value's index in the categories and j the index of the uniform. Each
-message is three little-endian 64-bit words (24 bytes). SipHash-2-4 (Aumasson and Bernstein,
-INDOCRYPT 2012) is a PRF designed for short messages; it is computed here on numpy ``uint64``
-arrays, one lane per (row, j), so a batch costs a few hundred vectorized integer operations
-and no Python loop over rows. ``tests/privatizers/test_longitudinal.py`` checks the
-implementation against the authors' reference vectors (``vectors.h``).
+the mechanism (:func:`memo_tag`: its family, its PRR parameters, the digest of its
+categories and the question, when named), x the value's index in the categories and j the
+index of the uniform. Each message is three little-endian 64-bit words (24 bytes).
+SipHash-2-4 (Aumasson and Bernstein, INDOCRYPT 2012) is a PRF designed for short messages; it
+is computed here on numpy ``uint64`` arrays, one lane per (row, j), so a batch costs a few
+hundred vectorized integer operations and no Python loop over rows.
+``tests/privatizers/test_longitudinal.py`` checks the implementation against the authors'
+reference vectors (``vectors.h``).
 
 Consequences, documented for users in :ref:`budgets_longitudinal`:
 
 * same key, value and mechanism: the same PRR, in every call and every process;
-* another value, another mechanism (other parameters or categories), or another key:
-  PRR draws independent of it (as far as anyone without the keys can tell);
+* another value, another mechanism (other parameters or categories), another named
+  question, or another key: PRR draws independent of it (as far as anyone without the keys
+  can tell);
 * a key is a secret: anyone holding it and the mechanism can recompute the uniforms, and with
   a report, narrow down the value.
 """
@@ -36,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._hashing import _text
+from skldp._hashing import value_bytes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -124,20 +126,26 @@ def siphash24(k0, k1, words):
 _CHUNK_WORDS = 1 << 14
 
 
-def memo_tag(family, parameters, categories):
+def memo_tag(family, parameters, categories, question=None):
     """The 64-bit tag of a mechanism's memo: what, besides the key and value, the PRR hangs on.
 
     ``blake2b`` (8 bytes) of a version string, the family name, the PRR parameters (their
-    ``repr``) and the categories (each by its text, as the open-alphabet hashes read values:
-    ``bytes`` as given, anything else as UTF-8 of ``str``). Computed once per ``fit``.
+    ``repr``), the categories (each by its text, as the open-alphabet hashes read values:
+    ``bytes`` as given, anything else as UTF-8 of ``str``) and, when named, the question
+    (its UTF-8, after a marker byte), so two questions draw independent PRRs. An unnamed
+    question (None) adds nothing: the tag, and so every memo, is the one of earlier versions.
+    Computed once per ``fit``; it depends on nothing else (no object, no process).
     """
     h = hashlib.blake2b(digest_size=8)
     h.update(_TAG_DOMAIN)
     h.update(repr((str(family), tuple(parameters))).encode())
     h.update(len(categories).to_bytes(8, "little"))
     for value in categories:
-        text = _text(value)
+        text = value_bytes(value)
         h.update(len(text).to_bytes(8, "little") + text)
+    if question is not None:
+        text = str(question).encode("utf-8")
+        h.update(b"\x01question" + len(text).to_bytes(8, "little") + text)
     return int.from_bytes(h.digest(), "little")
 
 

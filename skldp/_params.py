@@ -103,8 +103,9 @@ class DocumentationLinkMixin:
     _doc_link_template = "https://skldp.readthedocs.io/en/{version}/generated/{name}.html"
 
     def _doc_link_url_param_generator(self):
-        import skldp
-
+        # The package is imported before any of its classes exists: read it, import nothing
+        # (an import of the top level here would be an upward edge from every class).
+        skldp = sys.modules["skldp"]
         cls = type(self)
         if getattr(skldp, cls.__name__, None) is cls:
             module = "skldp"

@@ -147,11 +147,7 @@ NOISE_KEY = int.from_bytes(b"skldp-privatizer-noise", "big")
 
 
 def check_seed(random_state):
-    """Check a privatizer's ``random_state``: None, an int >= 0, a SeedSequence or a Generator.
-
-    Returns it (an int as ``int``); raises ``ValueError`` for a negative int and
-    ``TypeError`` for anything else.
-    """
+    """Return ``random_state`` checked: None, a non-negative int, a SeedSequence or a Generator."""
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
             raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
@@ -164,9 +160,6 @@ def check_seed(random_state):
         "random_state must be None, a non-negative int, a numpy SeedSequence or a numpy "
         f"Generator; got {type(random_state).__name__}"
     )
-
-
-_check_seed = check_seed  # the name before the privatizer base left this package
 
 
 def noise_seed_sequence(random_state):
@@ -184,7 +177,7 @@ def noise_seed_sequence(random_state):
         ``SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (NOISE_KEY,))`` for a
         SeedSequence ``ss``. Never the stream of ``default_rng(s)`` (see the module docstring).
     """
-    seed = _check_seed(random_state)
+    seed = check_seed(random_state)
     if isinstance(seed, np.random.SeedSequence):
         return np.random.SeedSequence(
             seed.entropy, spawn_key=tuple(seed.spawn_key) + (NOISE_KEY,), pool_size=seed.pool_size
@@ -204,7 +197,7 @@ def noise_generator(random_state):
     gives ``Generator(PCG64(noise_seed_sequence(random_state)))``, the domain-separated
     stream, never the one ``np.random.default_rng(random_state)`` gives.
     """
-    seed = _check_seed(random_state)
+    seed = check_seed(random_state)
     if seed is None or isinstance(seed, np.random.Generator):
         return check_random_state(seed)
     return np.random.Generator(np.random.PCG64(noise_seed_sequence(seed)))
@@ -253,7 +246,7 @@ def stream_identity(random_state):
     SeedSequence and bit generator it was made from, so ``default_rng(0)`` given twice is one
     stream even as two objects. Two privatizers with equal identities draw the same noise.
     """
-    seed = _check_seed(random_state)
+    seed = check_seed(random_state)
     if seed is None:
         return None
     if isinstance(seed, np.random.Generator):

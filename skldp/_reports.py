@@ -33,6 +33,7 @@ import io
 import json
 import operator
 import pickle
+import sys
 
 import numpy as np
 import pandas as pd
@@ -531,6 +532,36 @@ _ALLOWED_NUMPY = {
 }
 
 
+#: Root packages (besides skldp) whose channel classes a report file may name, with how many
+#: registered mechanisms put them here: those of privatizers added with
+#: :func:`skldp.registry.register`, which trusts their code. Only modules already imported are
+#: read; reading a file never imports one.
+_TRUSTED_ROOTS: dict[str, int] = {}
+
+
+def trust_channels_of(module: str, trusted: bool = True) -> None:
+    """Let report files name channel classes of ``module``'s root package (or stop to).
+
+    Called by the registry when a mechanism defined outside skldp is registered (and
+    unregistered), so its reports keep their channel through Parquet.
+    """
+    root = module.split(".")[0]
+    count = _TRUSTED_ROOTS.get(root, 0) + (1 if trusted else -1)
+    if count > 0:
+        _TRUSTED_ROOTS[root] = count
+    else:
+        _TRUSTED_ROOTS.pop(root, None)
+    _spec_from_bytes.cache_clear()  # a channel read under the old trust is not reused
+
+
+def _trusted_module(module):
+    return (
+        module.split(".")[0] in _TRUSTED_ROOTS
+        and module in sys.modules
+        and not module.startswith("skldp.")
+    )
+
+
 class _SpecUnpickler(pickle.Unpickler):
     """Unpickles a ReportSpec and rebuilds nothing else than skldp channels and numpy arrays.
 
@@ -544,7 +575,7 @@ class _SpecUnpickler(pickle.Unpickler):
             return super().find_class(module, name)
         if (module, name) == ("skldp._reports", "ReportSpec"):
             return ReportSpec
-        if module.startswith("skldp.channels."):
+        if module.startswith("skldp.channels.") or _trusted_module(module):
             obj = super().find_class(module, name)
             if isinstance(obj, type) and issubclass(obj, (Channel, AttributeSamplingMechanism)):
                 return obj
@@ -675,3 +706,27 @@ def extract(X):
     if arr.ndim == 1:
         arr = arr[:, None]
     return arr, None
+
+
+def check_non_negative_reports(values, specs):
+    """Reject negative report values, naming the range of the column's channel where known.
+
+    ``specs`` are the report specs of the columns (:class:`ReportSpec`); the
+    message starts as scikit-learn's does for estimators tagged ``positive_only``.
+    """
+    data = values.data if sparse.issparse(values) else values
+    if data.dtype.kind not in "iuf" or data.size == 0 or data.min() >= 0:
+        return
+    low = data.min().item()
+    if sparse.issparse(values):
+        column = int(values.tocoo().col[np.argmin(values.tocoo().data)])
+    else:
+        column = int(np.argmin(values.min(axis=0)))
+    owners = [spec for spec in specs for _ in range(spec.width)]
+    if len(owners) != values.shape[1]:
+        allowed = "report symbols lie in [0, n_outputs) and bit-vector reports are bits in {0, 1}"
+    elif isinstance(owners[column].channel, SymbolReports):
+        allowed = f"report symbols must lie in [0, {owners[column].channel.n_outputs})"
+    else:
+        allowed = "bit-vector reports must be bits in {0, 1}"
+    raise ValueError(f"Negative values in data: {allowed}; got {low!r} in column {column}")

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from skldp.exceptions import InvalidParameterError
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
@@ -199,32 +201,6 @@ def check_report_values(values):
         raise ValueError(
             f"{kind} contain NaN or infinity; they must be finite integers (symbols or 0/1 bits)"
         )
-
-
-def check_non_negative_reports(values, specs):
-    """Reject negative report values, naming the range of the column's channel where known.
-
-    ``specs`` are the report specs of the columns (:class:`skldp._reports.ReportSpec`); the
-    message starts as scikit-learn's does for estimators tagged ``positive_only``.
-    """
-    data = values.data if sparse.issparse(values) else values
-    if data.dtype.kind not in "iuf" or data.size == 0 or data.min() >= 0:
-        return
-    low = data.min().item()
-    if sparse.issparse(values):
-        column = int(values.tocoo().col[np.argmin(values.tocoo().data)])
-    else:
-        column = int(np.argmin(values.min(axis=0)))
-    from skldp.channels import SymbolReports  # channels import this module at their top
-
-    owners = [spec for spec in specs for _ in range(spec.width)]
-    if len(owners) != values.shape[1]:
-        allowed = "report symbols lie in [0, n_outputs) and bit-vector reports are bits in {0, 1}"
-    elif isinstance(owners[column].channel, SymbolReports):
-        allowed = f"report symbols must lie in [0, {owners[column].channel.n_outputs})"
-    else:
-        allowed = "bit-vector reports must be bits in {0, 1}"
-    raise ValueError(f"Negative values in data: {allowed}; got {low!r} in column {column}")
 
 
 # -- declarative parameter constraints ----------------------------------------------------------
@@ -457,8 +433,6 @@ def validate_params(obj, constraints):
         "<name> must be <a> or <b>; got <value>" for the first invalid parameter ("<name> is
         required: it must be ...; got None" when None is not allowed).
     """
-    from skldp.exceptions import InvalidParameterError
-
     params = obj.get_params(deep=False)
     for name, value in params.items():
         if name not in constraints:

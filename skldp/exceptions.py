@@ -6,6 +6,7 @@ __all__ = [
     "ChannelMismatchError",
     "InvalidParameterError",
     "MemoryLimitError",
+    "MissingHookError",
     "PrivacyLeakWarning",
 ]
 
@@ -59,4 +60,17 @@ class AccountantCopyError(ValueError):
     ``GridSearchCV(n_jobs>1)``), is a copy: spending recorded there would never reach the
     original, so it refuses every charge. Privatize in one process (``n_jobs=1``), or give
     the restored privatizer an accountant of its own.
+    """
+
+
+class MissingHookError(NotImplementedError, ValueError):
+    """A channel's generic fallback would need its dense matrix, and the channel is too large.
+
+    The base :class:`~skldp.channels.Channel` computes what a channel does not write itself
+    (variance, second moments, likelihoods) from its five abstract hooks. For small
+    channels it may use the explicit matrix; above ``DENSE_FALLBACK_ENTRIES`` entries
+    (``n_inputs`` times ``n_statistics``) it uses structured forms only, and
+    where none applies it raises this error, naming the hook the channel should write (for
+    instance ``_variance``). It is a ``NotImplementedError`` (a hook is missing) and a
+    ``ValueError`` (code that handles a channel too large for the dense matrix keeps working).
     """

@@ -18,11 +18,18 @@ A report file holds one privatized column, one row per report, in one of three l
 
 CSV files may be gzip-compressed (``.csv.gz``); Parquet files need pyarrow
 (``pip install "skldp[cli]"``).
+
+:class:`ReportFile` is the pair that ``skldp privatize`` writes and ``skldp estimate`` reads:
+a reports file and its JSON sidecar, with the rules that bind them (format, checksum, report
+count and the reports' SHA-256).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +44,8 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "PACKED_COLUMN",
+    "ReportFile",
+    "ReportFileError",
     "ReportWriter",
     "file_format",
     "fit_chunks",
@@ -199,9 +208,11 @@ def iter_table(
     """Yield the rows of a CSV (plain or gzip) or Parquet file as DataFrames of ``chunksize`` rows.
 
     Only ``columns`` are read (all when None); ``text=True`` reads values as text with missing
-    values kept missing; ``csv_dtype`` is passed to :func:`pandas.read_csv`. Parquet files are read
-    batch by batch, CSV files chunk by chunk, so
-    memory is bounded by ``chunksize``, never by the file.
+    values kept missing (in CSV only an empty field is missing: ``NA``, ``N/A`` or ``null``
+    are text like any other); ``csv_dtype`` is passed to :func:`pandas.read_csv`. A blank line of a
+    CSV file is a row of missing values (pandas would skip it, shifting every later row).
+    Parquet files are read batch by batch, CSV files chunk by chunk, so memory is bounded by
+    ``chunksize``, never by the file.
     """
     fmt = file_format(path)
     if fmt == "parquet":
@@ -211,8 +222,20 @@ def iter_table(
             frame = batch.to_pandas()
             yield frame.astype("string") if text else frame
         return
-    dtype = str if text else csv_dtype
-    reader = pd.read_csv(path, usecols=columns, dtype=dtype, chunksize=chunksize)
+    # As text, only an empty field is missing: "NA", "N/A", "null" (pandas' default missing
+    # markers) are values, since a declared category may carry that name.
+    missing = {"keep_default_na": False, "na_values": [""]} if text else {}
+    # A blank line is a row whose every field is empty (a person's missing value in a
+    # one-column file): kept as a row of missing values, never skipped, so that rows stay
+    # aligned with the people and the missing value is refused by its row number.
+    reader = pd.read_csv(
+        path,
+        usecols=columns,
+        dtype=str if text else csv_dtype,
+        chunksize=chunksize,
+        skip_blank_lines=False,
+        **missing,
+    )
     with reader:
         yield from reader
 
@@ -539,3 +562,248 @@ def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
     estimator.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
     estimator._solve_estimate()  # at once, as fit does (partial_fit alone solves when read)
     return estimator
+
+
+# ------------------------------------------------------------------------------------------------
+# a reports file and its sidecar
+
+
+class ReportFileError(ValueError):
+    """A sidecar or reports file that is malformed, edited or does not match the other."""
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_hex64(v):
+    return isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) is not None
+
+
+def _distinct_texts(v):
+    return (
+        isinstance(v, list)
+        and len(v) >= 2
+        and all(isinstance(c, str) for c in v)
+        and len(set(v)) == len(v)
+    )
+
+
+#: (field, what it must be, test) for each field of a sidecar that has a fixed type.
+_FIELD_CHECKS = (
+    ("mechanism", "a mechanism name (text)", lambda v: isinstance(v, str)),
+    ("params", "an object of parameters", lambda v: isinstance(v, dict)),
+    (
+        "categories",
+        "a list of at least 2 distinct texts, or null",
+        lambda v: v is None or _distinct_texts(v),
+    ),
+    (
+        "report_columns",
+        "a non-empty list of column names",
+        lambda v: isinstance(v, list) and bool(v) and all(isinstance(c, str) for c in v),
+    ),
+    ("n_reports", "a non-negative integer", lambda v: _is_int(v) and v >= 0),
+    ("report_layout", "'symbol' or 'packed'", lambda v: v in ("symbol", "packed")),
+    ("report_width", "a positive integer", lambda v: _is_int(v) and v >= 1),
+    ("reports_sha256", "64 hexadecimal characters", _is_hex64),
+    ("checksum", "64 hexadecimal characters", _is_hex64),
+    ("tag_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
+    ("key_column", "a column name or null", lambda v: v is None or isinstance(v, str)),
+)
+
+
+def _shown_value(value):
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return repr(value) if isinstance(value, (str, int, float)) else type(value).__name__
+
+
+def _sha256_file(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, in hexadecimal (read in blocks of 1 MiB)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class ReportFile:
+    """A reports file and its JSON sidecar, as ``skldp privatize`` writes them.
+
+    The sidecar (format ``skldp-reports/2``) records the mechanism, its parameters, the
+    domain, the report count ``n_reports``, the layout and width of the reports, the SHA-256
+    of the reports file's bytes (``reports_sha256``) and a ``checksum``: the SHA-256 of the
+    canonical JSON (sorted keys, no spaces) of the :attr:`BOUND_FIELDS`. So the checksum binds
+    the reports file and everything that decides how it is read. Sidecars of the older format
+    ``skldp-reports/1`` have no checksum and are read with :attr:`old` set.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The reports file.
+    metadata : str or path-like, optional
+        The sidecar; default ``path + ".json"``.
+
+    Raises
+    ------
+    ReportFileError
+        From the ``check_*`` methods and :meth:`read_metadata`, with a message naming the file
+        and the field or check that failed.
+    """
+
+    FORMAT = "skldp-reports/2"
+    OLD_FORMATS = ("skldp-reports/1",)
+    #: Fields of the sidecar that its checksum binds: the reports file (by its SHA-256) and
+    #: everything that decides how the reports are read.
+    BOUND_FIELDS = (
+        "format",
+        "mechanism",
+        "params",
+        "categories",
+        "n_reports",
+        "report_layout",
+        "report_width",
+        "reports_sha256",
+    )
+
+    def __init__(
+        self, path: str | os.PathLike[str], metadata: str | os.PathLike[str] | None = None
+    ) -> None:
+        self.path = os.fspath(path)
+        self.metadata_path = os.fspath(metadata) if metadata is not None else f"{self.path}.json"
+        self.meta: dict[str, Any] | None = None
+
+    # -- writing ---------------------------------------------------------------------------------
+    @classmethod
+    def checksum(cls, meta: dict[str, Any]) -> str:
+        """SHA-256 of the bound fields of a sidecar, as canonical JSON."""
+        bound = {key: meta.get(key) for key in cls.BOUND_FIELDS}
+        text = json.dumps(bound, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @classmethod
+    def sidecar(cls, **fields: Any) -> dict[str, Any]:
+        """The sidecar of reports described by ``fields``: format first, checksum last."""
+        meta = {"format": cls.FORMAT, **fields}
+        meta["checksum"] = cls.checksum(meta)
+        return meta
+
+    @staticmethod
+    def sidecar_bytes(meta: dict[str, Any]) -> bytes:
+        """The sidecar as written: indented JSON and a final newline."""
+        return (json.dumps(meta, indent=2) + "\n").encode()
+
+    # -- reading ---------------------------------------------------------------------------------
+    def sha256(self) -> str:
+        """The SHA-256 of the reports file's bytes, in hexadecimal."""
+        return _sha256_file(self.path)
+
+    @property
+    def old(self) -> bool:
+        """Whether the sidecar read has the older format, without checksum."""
+        return self.meta is not None and self.meta["format"] in self.OLD_FORMATS
+
+    def read_metadata(self) -> dict[str, Any]:
+        """Read the sidecar and check its structure, naming the field that is wrong."""
+        path = self.metadata_path
+        if not os.path.isfile(path):
+            raise ReportFileError(
+                f"metadata file {path!r} does not exist; pass --metadata with the JSON file that "
+                "'skldp privatize' wrote beside the reports"
+            )
+        try:
+            with open(path, encoding="utf-8") as fh:
+                meta = json.load(fh)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ReportFileError(f"metadata file {path!r} is not valid JSON: {exc}") from exc
+        if not isinstance(meta, dict) or meta.get("format") not in (
+            self.FORMAT,
+            *self.OLD_FORMATS,
+        ):
+            raise ReportFileError(
+                f"metadata file {path!r} was not written by 'skldp privatize' "
+                f"(format {self.FORMAT} expected)"
+            )
+        old = meta["format"] in self.OLD_FORMATS
+        required = ["mechanism", "params", "categories", "report_columns"]
+        if not old:
+            required += ["n_reports", "report_layout", "report_width", "reports_sha256", "checksum"]
+        for key in required:
+            if key not in meta:
+                raise ReportFileError(f"metadata file {path!r} lacks the field {key!r}")
+        for key, expected, ok in _FIELD_CHECKS:
+            skip = old and key == "n_reports" and meta.get(key) is None
+            if key in meta and not skip and not ok(meta[key]):
+                raise ReportFileError(
+                    f"metadata file {path!r}: field {key!r} must be {expected}; "
+                    f"got {_shown_value(meta[key])}"
+                )
+        self.meta = meta
+        return meta
+
+    def _read(self) -> dict[str, Any]:
+        return self.meta if self.meta is not None else self.read_metadata()
+
+    def check_checksum(self) -> None:
+        """Refuse a sidecar whose bound fields were edited (no check for the old format)."""
+        meta = self._read()
+        if not self.old and self.checksum(meta) != meta["checksum"]:
+            raise ReportFileError(
+                f"metadata file {self.metadata_path!r} was edited after 'skldp privatize' wrote "
+                f"it: its fields {', '.join(self.BOUND_FIELDS[1:])} no longer match its checksum"
+            )
+
+    def check_layout(self, channel: Any) -> None:
+        """Refuse a reports file whose columns, or a sidecar whose width, do not fit ``channel``."""
+        meta = self._read()
+        width = int(channel.report_width)
+        try:
+            layout, found_width = report_layout(_table_columns(self.path))
+        except ValueError as exc:
+            raise ReportFileError(f"reports file {self.path!r}: {exc}") from None
+        expected = "bits" if layout in ("packed", "wide") else "symbol"
+        if expected != channel.report_kind or (found_width is not None and found_width != width):
+            raise ReportFileError(
+                f"reports file {self.path!r} holds {layout} reports"
+                f"{'' if found_width is None else f' of width {found_width}'}, but the "
+                f"metadata's mechanism {meta['mechanism']!r} writes {channel.report_kind} "
+                f"reports of width {width}"
+            )
+        if not self.old and meta["report_width"] != width:
+            raise ReportFileError(
+                f"metadata file {self.metadata_path!r}: field 'report_width' is "
+                f"{meta['report_width']}, but the mechanism's reports have width {width}"
+            )
+
+    def check_reports(self, n: int, digest: str | None, *, filtered: bool = False) -> None:
+        """Refuse reports that are not those the sidecar records.
+
+        ``n`` reports were read and ``digest`` is the SHA-256 of the file (None: not checked).
+        Fewer reports than recorded are refused unless ``filtered`` (rows removed on purpose);
+        more are always refused; the same count and other bytes too.
+        """
+        meta = self._read()
+        recorded = meta.get("n_reports")
+        if recorded is not None and n != recorded and (n > recorded or not filtered):
+            if n < recorded:
+                why = (
+                    "rows were removed or the file was cut short (pass --filtered if rows "
+                    "were removed on purpose)"
+                )
+            else:
+                why = "rows were added to the file after privatize"
+            shown = f"{n} report" if n == 1 else f"{n} reports"
+            raise ReportFileError(
+                f"reports file {self.path!r} has {shown}, but its metadata records "
+                f"{recorded}: {why}"
+            )
+        if digest is not None and digest != meta["reports_sha256"]:
+            raise ReportFileError(
+                f"reports file {self.path!r} is not the file 'skldp privatize' wrote (its "
+                "SHA-256 differs from the metadata's): reports were altered"
+            )

@@ -152,8 +152,8 @@ class ChannelContract:
         n = 1000
         if not isinstance(channel, SymbolChannel):
             pytest.skip("bit-vector EM works on reports, not on expected bit sums")
-        nxt, _ = MultinomialModel(channel, n * channel.forward(p)).em_step(p)
-        assert_allclose(nxt, p, rtol=1e-10)
+        g, _ = MultinomialModel(channel, n * channel.forward(p)).multipliers(p)
+        assert_allclose(p * g, p, rtol=1e-10)  # the EM step p * g stays at p
 
     # -- the likelihood model ---------------------------------------------------------------------
     def _reports(self, channel, n=200, seed=8):
@@ -162,8 +162,9 @@ class ChannelContract:
 
     def test_model_matches_dense_likelihood(self, channel):
         # L(p) = mean log(L_i . p), grad L(p) = mean L_i / (L_i . p) and the Hessian
-        # -mean L_i L_i^T / (L_i . p)^2, with L the dense likelihood of each report; the EM step
-        # is p * grad L(p), whose entries sum to one; adjoint is the transpose of forward.
+        # -mean L_i L_i^T / (L_i . p)^2, with L the dense likelihood of each report; the EM
+        # multipliers the solver asks for (model.multipliers) are grad L(p), and the EM step
+        # p * grad L(p) sums to one; adjoint is the transpose of forward.
         reports = self._reports(channel)
         model = channel.em_model(reports)
         assert isinstance(model, LikelihoodModel)
@@ -176,9 +177,15 @@ class ChannelContract:
         grad = model.gradient(p)
         assert_allclose(grad, (L / t[:, None]).mean(axis=0), rtol=1e-9)
         assert_allclose(np.dot(p, grad), 1.0, rtol=1e-10)
-        nxt, ll = model.em_step(p)
-        assert_allclose(nxt, p * grad, rtol=1e-9, atol=1e-300)
-        assert_allclose(ll, model.log_likelihood(p), rtol=1e-12)
+        g, ll = model.multipliers(p)
+        assert_allclose(g, (L / t[:, None]).mean(axis=0), rtol=1e-9)
+        assert_allclose(ll, np.mean(np.log(t)), rtol=1e-10)
+        assert_array_equal(model.multipliers(p, row_values=model.forward(p))[0], g)
+        # at a point some report cannot come from, L = -inf and the multipliers are NaN
+        x = int(np.argmin(L[0]))
+        if L[0, x] == 0.0:
+            g0, ll0 = model.multipliers(np.eye(channel.n_inputs)[x])
+            assert ll0 == -np.inf and np.all(np.isnan(g0))
         rng = np.random.default_rng(14)
         v = rng.standard_normal(channel.n_inputs)
         hv = -((L * ((L @ v) / t**2)[:, None]).mean(axis=0))
@@ -200,9 +207,10 @@ class ChannelContract:
         assert merged.n_reports == model.n_reports
         assert_array_equal(merged.statistics, model.statistics)
         p = simplex_point(channel.n_inputs)
-        assert_allclose(merged.em_step(p)[0], model.em_step(p)[0], rtol=1e-12)
+        assert_allclose(merged.multipliers(p)[0], model.multipliers(p)[0], rtol=1e-12)
         assert merged.log_likelihood(p) == pytest.approx(model.log_likelihood(p), rel=1e-12)
-        assert_array_equal(pickle.loads(pickle.dumps(model)).em_step(p)[0], model.em_step(p)[0])
+        again = pickle.loads(pickle.dumps(model))
+        assert_array_equal(again.multipliers(p)[0], model.multipliers(p)[0])
         wrapped = Reports(reports.reshape(reports.shape[0], -1), (ReportSpec(channel),))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)

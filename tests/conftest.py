@@ -67,3 +67,10 @@ def assert_same_statistics(a, b):
             np.testing.assert_array_equal(x, y)
         else:
             assert x == y
+
+
+def em_step(model, p):
+    """One EM step on a likelihood model: ``(p * g / sum(p * g), L(p))`` from its multipliers."""
+    g, ll = model.multipliers(p)
+    nxt = p * g
+    return nxt / nxt.sum(), ll

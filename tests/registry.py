@@ -23,7 +23,9 @@ Roles of a case:
 The registry is built and checked when it is imported, so a broken entry (an unknown
 mechanism, a parameter the class does not take, an instance that fits no domain, a mechanism
 left out without a reason) fails test collection with a :class:`RegistryError` naming it;
-nothing is swallowed.
+nothing is swallowed. A mechanism registered from outside the package
+(:func:`skldp.registry.register`, before this module is imported) gets a case with its default
+parameters (:func:`registered_cases`).
 """
 
 import inspect
@@ -45,6 +47,7 @@ from skldp._registry import (
     NOT_ON_THE_COMMAND_LINE,
     _check_param_names,
     available_mechanisms,
+    builtin_mechanisms,
     get_mechanism,
     make_privatizer,
 )
@@ -344,7 +347,24 @@ def fitted(privatizer, random_state=0):
     return p.fit([[c] for c in domain(privatizer)])
 
 
-_BUILT = build(CASES)
+def registered_cases(cases):
+    """One case with default parameters (and ``random_state=0``) for each mechanism added
+    with :func:`skldp.registry.register` that has no line in ``cases``.
+
+    A mechanism registered from outside the package is tested like the package's own: its
+    privatizer's defaults must fit the first small integer domain it accepts. Give it a
+    ``case(...)`` line to test other parameters instead.
+    """
+    named = {entry.mechanism for entry in cases if isinstance(entry, Case)}
+    own = set(builtin_mechanisms())
+    return [
+        case(name, random_state=0)
+        for name in available_mechanisms()
+        if name not in own and name not in named
+    ]
+
+
+_BUILT = build([*CASES, *registered_cases(CASES)])
 
 #: Privatizers of the trust tests (unfitted, one column, a public domain in ``categories``).
 PRIVATIZERS = [trusted for _, _, trusted in _BUILT if trusted is not None]

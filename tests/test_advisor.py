@@ -16,7 +16,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from skldp import recommend_mechanism
-from skldp._advisor import COLUMNS, NOT_MODELED, _channel_of
+from skldp._advisor import COLUMNS, _channel_of, not_modeled
 from skldp._registry import MECHANISMS
 from skldp.cli import main
 from skldp.theory import (
@@ -85,7 +85,7 @@ def test_every_registered_mechanism_is_modeled_or_explained():
     not_ranked = table.attrs["not_ranked"]
     assert ranked | set(not_ranked) == set(MECHANISMS)
     assert not ranked & set(not_ranked)
-    assert set(not_ranked) == set(NOT_MODELED)  # with every context given, all else is ranked
+    assert set(not_ranked) == set(not_modeled())  # with every context given, all else is ranked
 
 
 def test_context_enables_mechanisms_and_names_what_is_missing():
@@ -195,8 +195,10 @@ def test_answers_fast_at_a_million_categories():
     table = recommend_mechanism(10**6, 10**7, 1.0, sensitive=100, blocks=1000, sparsity=10)
     elapsed = time.process_time() - start
     assert len(table) == 14
-    # CPU time, less sensitive than wall time to the other jobs on the machine: 0.7 s
-    # measured (0.27 s without the context); the bound leaves room for slower machines
+    # CPU time, less sensitive than wall time to the other jobs on the machine: 1.8 s
+    # measured, each channel built by its privatizer's fit (0.8 s when the advisor built the
+    # channels itself; uRAP's guarantee over 10^6 outputs is most of the difference); the
+    # bound leaves room for slower machines
     assert elapsed < 3.0, elapsed
 
 

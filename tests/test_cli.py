@@ -330,15 +330,15 @@ def test_bad_reports_and_metadata(people, tmp_path, capsys):
     check("was not written by 'skldp privatize'")
     # an edited field no longer matches the checksum; a forged consistent sidecar is still
     # checked field by field
-    from skldp.cli import _checksum
+    from skldp.io import ReportFile
 
     sidecar.write_text(json.dumps({**meta, "mechanism": "nonesuch"}))
     check("was edited after 'skldp privatize' wrote it")
     forged = {**meta, "mechanism": "nonesuch"}
-    sidecar.write_text(json.dumps({**forged, "checksum": _checksum(forged)}))
+    sidecar.write_text(json.dumps({**forged, "checksum": ReportFile.checksum(forged)}))
     check("field 'mechanism': unknown mechanism 'nonesuch'")
     forged = {**meta, "params": {"epsilon": -1}}
-    sidecar.write_text(json.dumps({**forged, "checksum": _checksum(forged)}))
+    sidecar.write_text(json.dumps({**forged, "checksum": ReportFile.checksum(forged)}))
     check("epsilon must be a positive finite number")
     del meta["categories"]
     sidecar.write_text(json.dumps(meta))

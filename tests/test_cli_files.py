@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,8 @@ import pytest
 from scipy.stats import norm
 
 from skldp import RAPPOR, EMEstimator, ProjectedEstimator
-from skldp.cli import _checksum, build_parser, main
+from skldp.cli import build_parser, main
+from skldp.io import ReportFile
 from skldp.io import read_reports
 from tests.cli_support import run
 
@@ -157,7 +159,7 @@ def test_truncated_padded_or_altered_reports_are_refused(people, tmp_path, capsy
     code, _, err = run(["estimate", reports, "--filtered"], capsys)
     assert code == 2 and "rows were added" in err  # added rows are never a filter
     reports.write_text("".join(lines[:100] + ["\n"] + lines[100:-1]))  # a blank line, one less
-    check("has 3999 reports")
+    check("data row 100: missing report value")  # a row, never skipped (issue 27)
     altered = list(lines)
     altered[5] = {"0\n": "1\n", "1\n": "2\n", "2\n": "0\n"}[lines[5]]
     reports.write_text("".join(altered))
@@ -170,7 +172,7 @@ def test_edited_or_malformed_metadata_is_refused_naming_the_field(people, tmp_pa
     reports, _ = _fresh(capsys, people, tmp_path)
     sidecar = tmp_path / "r.csv.json"
     meta = json.loads(sidecar.read_text())
-    assert meta["checksum"] == _checksum(meta) and meta["n_reports"] == 4000
+    assert meta["checksum"] == ReportFile.checksum(meta) and meta["n_reports"] == 4000
 
     def check(message, data):
         sidecar.write_text(json.dumps(data))
@@ -494,3 +496,44 @@ def test_estimate_names_a_pipe_of_reports_instead_of_calling_it_missing(tmp_path
     os.mkfifo(pipe)
     code, _, err = run(["estimate", pipe], capsys)
     assert code == 2 and "is not a regular file" in err and "does not exist" not in err
+
+
+def test_report_file_checks_from_python(people, tmp_path, capsys):
+    # the format's rules live in skldp.io.ReportFile; the command line only calls them
+    from skldp import RandomizedResponse
+    from skldp.io import ReportFileError
+
+    path, _ = people
+    reports = privatize(capsys, path, tmp_path / "r.csv")
+    rf = ReportFile(reports)
+    meta = rf.read_metadata()
+    assert rf.metadata_path == f"{reports}.json" and not rf.old
+    assert meta["checksum"] == ReportFile.checksum(meta)
+    assert rf.sha256() == meta["reports_sha256"]
+    rf.check_checksum()
+    rf.check_reports(4000, rf.sha256())
+    channel = RandomizedResponse(epsilon=1.0, categories=[CITIES.split(",")]).fit([["paris"]])
+    rf.check_layout(channel.channels_[0])
+    with pytest.raises(ReportFileError, match="has 3999 reports, but its metadata records 4000"):
+        rf.check_reports(3999, None)
+    rf.check_reports(3999, None, filtered=True)  # a deliberate subset
+    with pytest.raises(ReportFileError, match="rows were added"):
+        rf.check_reports(4001, None, filtered=True)
+    with pytest.raises(ReportFileError, match="SHA-256 differs"):
+        rf.check_reports(4000, "0" * 64)
+    rappor = RAPPOR(epsilon=1.0, categories=[CITIES.split(",")]).fit([["paris"]])
+    with pytest.raises(ReportFileError, match="holds symbol reports"):
+        rf.check_layout(rappor.channels_[0])
+    # an edited bound field, and a field of the wrong type, each named
+    edited = ReportFile(reports, tmp_path / "edited.json")
+    (tmp_path / "edited.json").write_text(json.dumps({**meta, "params": {"epsilon": 2.0}}))
+    edited.read_metadata()
+    with pytest.raises(ReportFileError, match="was edited after 'skldp privatize' wrote it"):
+        edited.check_checksum()
+    (tmp_path / "edited.json").write_text(json.dumps({**meta, "n_reports": -1}))
+    with pytest.raises(ReportFileError, match="field 'n_reports' must be a non-negative integer"):
+        edited.read_metadata()
+    # what privatize writes is ReportFile.sidecar's content, byte for byte
+    fields = {k: v for k, v in meta.items() if k not in ("format", "checksum")}
+    written = Path(rf.metadata_path).read_bytes()
+    assert ReportFile.sidecar_bytes(ReportFile.sidecar(**fields)) == written

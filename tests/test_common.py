@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skldp
 from skldp._base import BaseDistributionEstimator, BasePrivatizer
+from skldp._registry import MECHANISMS
 from skldp.exceptions import PrivacyLeakWarning
 from tests import registry
 
@@ -153,6 +154,8 @@ def test_every_public_class_is_checked():
         if isinstance(getattr(skldp, name), type)
         and issubclass(getattr(skldp, name), (BasePrivatizer, BaseDistributionEstimator))
     }
+    # and every registered mechanism, also one registered from outside the package
+    public |= {m.class_name for m in MECHANISMS.values() if m.available}
     checked = {type(est).__name__ for est in CHECKED}
     assert public <= checked, f"public classes missing from the checks: {sorted(public - checked)}"
 

@@ -77,10 +77,7 @@ def registered(monkeypatch):
     """The example's registry line added to skldp's registry, as one more entry would be."""
     line = ex.REGISTRY_LINE
     monkeypatch.setattr(skldp, "ExampleRR", ex.ExampleRR, raising=False)
-    monkeypatch.setattr(package_registry, "_MECHANISMS", [*package_registry._MECHANISMS, line])
-    monkeypatch.setattr(
-        package_registry, "MECHANISMS", {**package_registry.MECHANISMS, line.name: line}
-    )
+    monkeypatch.setitem(package_registry.MECHANISMS, line.name, line)
     return line
 
 

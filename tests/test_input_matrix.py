@@ -41,6 +41,7 @@ from skldp import (
     privacy,
     projection,
     recommend_mechanism,
+    registry,
     theory,
 )
 from skldp.datasets import (
@@ -58,7 +59,7 @@ from skldp.datasets import (
     make_zipf,
 )
 from skldp._memory import memory_limit, set_memory_limit
-from skldp.exceptions import ChannelMismatchError, PrivacyLeakWarning
+from skldp.exceptions import ChannelMismatchError, InvalidParameterError, PrivacyLeakWarning
 from skldp.experiments import run_experiment, summarize
 from skldp.metrics import (
     empirical_distribution,
@@ -88,6 +89,8 @@ from skldp.privacy import (
     one_sided_decomposition,
     partition_labels,
     sensitive_indices,
+    shuffle_delta,
+    shuffle_guarantee,
     tight_epsilon_matrix,
     verify,
 )
@@ -928,39 +931,43 @@ def test_privacy_model_documented_edges():
 
 
 # -- channel constructors --------------------------------------------------------------------------
-#: Each public channel with a budget, built from a budget e (the other arguments valid).
 def _one_report(e):
     """A memoized channel's epsilon_1 for epsilon_infinity e; bad inputs pass through."""
     real = isinstance(e, (int, float)) and not isinstance(e, bool)
     return min(e, 2.0) / 2 if real and e > 0 else e
 
 
-CHANNEL_MAKERS = {
-    "RandomizedResponseChannel": lambda e: channels.RandomizedResponseChannel(e, 3),
-    "BinaryRandomizedResponseChannel": lambda e: channels.BinaryRandomizedResponseChannel(e, e),
-    "HadamardResponseChannel": lambda e: channels.HadamardResponseChannel(e, 3),
-    "BlockHadamardResponseChannel": lambda e: channels.BlockHadamardResponseChannel(e, [0, 0, 1]),
-    "HighLowHadamardResponseChannel": lambda e: channels.HighLowHadamardResponseChannel(e, 3, [0]),
-    "RAPPORChannel": lambda e: channels.RAPPORChannel(e, 3),
-    "OptimizedUnaryEncodingChannel": lambda e: channels.OptimizedUnaryEncodingChannel(e, 3),
-    "UtilityOptimizedRRChannel": lambda e: channels.UtilityOptimizedRRChannel(e, 3, [0]),
-    "UtilityOptimizedRAPPORChannel": lambda e: channels.UtilityOptimizedRAPPORChannel(e, 3, [0]),
+def _rebuilt_with_budget(channel):
+    """A maker e -> the channel rebuilt (from its constructor call) with every budget set to e."""
+    cls, args = channel.__reduce__()[:2]
+    bound = inspect.signature(cls).bind(*args).arguments
+
+    def make(e):
+        return cls(**{n: (e if n.startswith("epsilon") else v) for n, v in bound.items()})
+
+    return make
+
+
+#: The channel of every registered mechanism, as its trust case builds it, with a budget e:
+#: derived from the registry, so a new mechanism's channel is in the matrix with no line here.
+_REGISTERED_MAKERS = {
+    type(channel).__name__: _rebuilt_with_budget(channel)
+    for channel in (fitted(p).channel_ for p in MECHANISMS)
+    if getattr(channels, type(channel).__name__, None) is type(channel)
+}
+
+#: Public channels that no registry case builds, each from a budget e (the rest valid).
+_OTHER_MAKERS = {
+    "HashedRRChannel": lambda e: channels.HashedRRChannel(e, 4, 2),
+    "HashedRAPPORChannel": lambda e: channels.HashedRAPPORChannel(e, 8, 2, 2),
     "PersonalizedRRChannel": lambda e: channels.PersonalizedRRChannel(e, 4, [0], 2),
     "PersonalizedRAPPORChannel": lambda e: channels.PersonalizedRAPPORChannel(e, 4, [0], 2),
-    "HashedRRChannel": lambda e: channels.HashedRRChannel(e, 4, 2),
-    "CohortRRChannel": lambda e: channels.CohortRRChannel(e, 4, np.array([[0, 1], [2, 3]])),
-    "HashedRAPPORChannel": lambda e: channels.HashedRAPPORChannel(e, 8, 2, 2),
-    "CohortRAPPORChannel": lambda e: channels.CohortRAPPORChannel(e, 4, np.array([[[0], [1]]])),
-    "OneBitCompressiveChannel": lambda e: channels.OneBitCompressiveChannel(e, 4, 2),
-    "SymmetricCompressiveChannel": lambda e: channels.SymmetricCompressiveChannel(e, 4, 2),
-    "RecursiveCompressiveChannel": lambda e: channels.RecursiveCompressiveChannel(e, 4, 2),
-    "OneBitHadamardChannel": lambda e: channels.OneBitHadamardChannel(e, 4),
-    "LocalHashingChannel": lambda e: channels.LocalHashingChannel(e, 4, 3),
-    "SubsetSelectionChannel": lambda e: channels.SubsetSelectionChannel(e, 4, 2),
     # memoized: epsilon_infinity = e, and one report at min(e, 2) / 2 (below it)
     "LongitudinalRRChannel": lambda e: channels.LongitudinalRRChannel(e, _one_report(e), 3),
     "LongitudinalOUEChannel": lambda e: channels.LongitudinalOUEChannel(e, _one_report(e), 3),
 }
+
+CHANNEL_MAKERS = {**_REGISTERED_MAKERS, **_OTHER_MAKERS}
 
 
 def test_every_channel_with_a_budget_is_in_the_matrix():
@@ -1402,6 +1409,12 @@ def test_estimator_hyperparameter_is_named(estimator, name, bad):
             "^every part needs its domain size",
         ),
         (lambda: guarantee_of(None), TypeError, "^expected a fitted privatizer, or a Pipeline"),
+        (lambda: shuffle_guarantee(0.0, 100, 1e-6), InvalidParameterError, "^The local budget"),
+        (lambda: shuffle_guarantee(1.0, 1, 1e-6), InvalidParameterError, "^n must be an integer"),
+        (lambda: shuffle_guarantee(1.0, 100, 1.5), InvalidParameterError, "^delta must be"),
+        (lambda: shuffle_guarantee("1", 100, 1e-6), InvalidParameterError, "^shuffle_guarantee"),
+        (lambda: shuffle_delta(1.0, 100, -1.0), InvalidParameterError, "^epsilon must be"),
+        (lambda: shuffle_delta(1.0, 100, 0.5, method="x"), InvalidParameterError, "^method must"),
     ],
 )
 def test_accounting_bad_input_is_named(call, error, match):
@@ -1520,6 +1533,31 @@ def test_longitudinal_bad_input_is_named(call, error, match):
         call()
 
 
+# -- the registry (skldp.registry) -------------------------------------------------------------
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: registry.channel_of("krr", 2.5), TypeError, r"^n_categories must be an integer"),
+        (lambda: registry.channel_of("krr", 1), ValueError, r"^n_categories must be an integer >="),
+        (lambda: registry.channel_of("krr", 3, epsilon=-1), ValueError, "^epsilon must be"),
+        (lambda: registry.channel_of("nope", 3), ValueError, "^unknown mechanism 'nope'"),
+        (lambda: registry.make_privatizer("krr", theta=1), ValueError, "has no parameter 'theta'"),
+        (lambda: registry.get_mechanism("nope"), ValueError, "^unknown mechanism 'nope'"),
+        (lambda: registry.register(object()), TypeError, r"^expected a Mechanism\(\.\.\.\) entry"),
+        (lambda: registry.unregister("krr"), ValueError, "is one of skldp's own mechanisms"),
+        (lambda: registry.unregister("nope"), ValueError, "no mechanism named 'nope'"),
+        (
+            lambda: registry.Mechanism("x", 3, "f", "g", "p"),
+            TypeError,
+            "privatizer of 'x' must be a privatizer class",
+        ),
+    ],
+)
+def test_registry_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
 # -- coverage --------------------------------------------------------------------------------------
 #: Public names whose bad inputs are not cases here, and why.
 NOT_ENTRY_POINTS = {
@@ -1528,6 +1566,7 @@ NOT_ENTRY_POINTS = {
     "VerificationResult": "a result, built by verify",
     "ULDPVerificationResult": "a result, built by UtilityOptimizedLDP.verify",
     "AuditResult": "a result, built by audit",
+    "ShuffleGuarantee": "a result, built by shuffle_guarantee",
     "OneSidedDecomposition": "a result, built by one_sided_decomposition",
     "CountTable": "a result (a Bunch), built by the loaders",
     "PrivacyLeakWarning": "a warning class",
@@ -1545,7 +1584,7 @@ def test_every_public_entry_point_is_in_the_matrix():
     # covered by test_every_channel_with_a_budget_is_in_the_matrix.
     used = {id(v) for v in globals().values()}
     used |= {id(type(x)) for x in (*MECHANISMS, *MATRIX_ESTIMATORS)}
-    modules = {channels, datasets, metrics, privacy, projection, theory, experiments}
+    modules = {channels, datasets, metrics, privacy, projection, theory, experiments, registry}
     missing = []
     for module in (skldp, privacy, metrics, projection, datasets, theory, experiments):
         for name in module.__all__:

@@ -75,3 +75,18 @@ def test_requirements_and_bad_names():
         make_estimator("bayes")
     with pytest.raises(ValueError, match="EMEstimator has no parameter 'method'"):
         make_estimator("em", method="simplex")
+
+
+def test_every_builtin_mechanism_is_exported_at_both_levels():
+    # The privatizers' list (skldp.privatizers.__all__) is the one written list; the top level
+    # star-imports it, so a mechanism exported there is a top-level name with no line in
+    # skldp/__init__.py.
+    from skldp import privatizers
+    from skldp._registry import builtin_mechanisms
+
+    for name in builtin_mechanisms():
+        cls = get_mechanism(name).cls
+        assert cls.__name__ in privatizers.__all__, name
+        assert getattr(skldp, cls.__name__) is cls and cls.__name__ in skldp.__all__, name
+    assert set(privatizers.__all__) <= set(skldp.__all__)
+    assert all(hasattr(skldp, n) for n in skldp.__all__)

@@ -27,6 +27,7 @@ PUBLIC_MODULES = [
     "skldp.experiments",
     "skldp.plotting",
     "skldp.io",
+    "skldp.registry",
     "skldp.exceptions",
 ]
 

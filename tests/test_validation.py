@@ -10,6 +10,7 @@ from sklearn.base import clone
 import skldp.estimators
 import skldp.privatizers
 from skldp._base import BaseDistributionEstimator, BasePrivatizer
+from skldp._registry import MECHANISMS, NOT_ON_THE_COMMAND_LINE
 from skldp._validation import (
     Boolean,
     Deferred,
@@ -21,15 +22,26 @@ from skldp._validation import (
 )
 from skldp.exceptions import InvalidParameterError
 
-#: Arguments without which a class cannot be built (everything else has a default).
-_REQUIRED = {
-    "BinaryRandomizedResponse": {"epsilon_01": 1.0, "epsilon_10": 1.0},
-    "UtilityOptimizedRR": {"sensitive": ["a"]},
-    "UtilityOptimizedRAPPOR": {"sensitive": ["a"]},
-    "HighLowHadamardResponse": {"sensitive": ["a"]},
-    "BlockHadamardResponse": {"n_blocks": 1},
-    "PersonalizedULDP": {"tags": ["home"]},
+#: A value for each parameter that some class requires (``required`` in the registry): keyed
+#: by the parameter, not the class, so a new mechanism needing one of them needs no line here.
+_REQUIRED_VALUES = {
+    "epsilon_01": 1.0,
+    "epsilon_10": 1.0,
+    "sensitive": ["a"],
+    "blocks": [["a"], ["b"]],
+    "n_blocks": 1,
+    "block_size": 1,
+    "tags": ["home"],
 }
+
+
+def _required(cls):
+    """The registry's required parameters of ``cls`` (the first of alternatives), with values."""
+    entry = next((m for m in MECHANISMS.values() if m.cls is cls), None)
+    if entry is None:
+        return {}
+    names = [r if isinstance(r, str) else r[0] for r in entry.required]
+    return {name: _REQUIRED_VALUES[name] for name in names}
 
 
 def _public_classes():
@@ -48,7 +60,7 @@ CLASSES = _public_classes()
 
 
 def _instance(cls):
-    return cls(**_REQUIRED.get(cls.__name__, {}))
+    return cls(**_required(cls))
 
 
 def _fit(est):
@@ -58,7 +70,16 @@ def _fit(est):
 
 
 def test_the_list_of_classes_is_complete():
-    assert len(CLASSES) == 23 + 6  # 23 privatizers (3 memoized, 2 multidimensional), 6 estimators
+    # every registered privatizer, the two multidimensional ones, and the estimators
+    privatizers = {m.class_name for m in MECHANISMS.values()} | set(NOT_ON_THE_COMMAND_LINE)
+    estimators = {
+        name
+        for name in skldp.estimators.__all__
+        if isinstance(getattr(skldp.estimators, name), type)
+        and issubclass(getattr(skldp.estimators, name), BaseDistributionEstimator)
+    }
+    assert {cls.__name__ for cls in CLASSES} == privatizers | estimators
+    assert len(estimators) >= 6
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)

@@ -6,13 +6,14 @@ the built-in one: ``tests/test_docs_example_mechanism.py`` runs the shared chann
 on it, compares its dense matrix with the built-in channel's, registers it and runs the
 command line's registry on it. In the package, the channel goes in
 ``skldp/channels/_<family>.py``, the privatizer in ``skldp/privatizers/_<family>.py`` and the
-registry line in ``_MECHANISMS`` of ``skldp/_registry.py``.
+registry entry in ``_BUILTIN`` of ``skldp/_registry.py``; outside the package,
+``skldp.registry.register(REGISTRY_LINE)`` adds it.
 """
 
 import numpy as np
 
 from skldp._base import BasePrivatizer
-from skldp._registry import Mechanism
+from skldp.registry import Mechanism
 from skldp._validation import PRIVATIZER_CONSTRAINTS
 from skldp.channels import SymbolChannel
 from skldp.channels._randomized_response import rr_truth
@@ -82,7 +83,8 @@ class ExampleRR(BasePrivatizer):
         return ExampleRRChannel(self.epsilon, len(categories))
 
 
-# -- 3. the registry line (in skldp/_registry.py it is one more entry of _MECHANISMS) ----------
+# -- 3. the registry entry: skldp.registry.register(REGISTRY_LINE) adds it (in the package, -----
+# it is one more entry of _BUILTIN in skldp/_registry.py, naming the class as "ExampleRR")
 REGISTRY_LINE = Mechanism(
-    "example-rr", "ExampleRR", "randomized response", "epsilon-LDP (tight)", "Warner 1965"
+    "example-rr", ExampleRR, "randomized response", "epsilon-LDP (tight)", "Warner 1965"
 )

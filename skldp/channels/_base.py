@@ -24,6 +24,8 @@ from scipy.sparse.linalg import LinearOperator, lsqr
 
 from skldp._memory import check_allocation
 from skldp._validation import check_probability_vector
+from skldp.exceptions import MissingHookError
+from skldp.channels._fallbacks import DiagonalPlusRankOne
 from skldp.channels._likelihood import MultinomialModel
 from skldp.privacy import LDP
 
@@ -37,6 +39,11 @@ if TYPE_CHECKING:
     from skldp.privacy._models import PrivacyModel
 #: Largest dense matrix (entries) that ``to_dense`` builds.
 MAX_DENSE_ENTRIES = 50_000_000
+
+#: Largest channel (``n_inputs * n_outputs`` entries) for which the generic fallbacks of
+#: :class:`Channel` (likelihood, posterior, variance, second moments) use the dense matrix;
+#: larger channels get structured forms only, or :class:`~skldp.exceptions.MissingHookError`.
+DENSE_FALLBACK_ENTRIES = 4_000_000
 
 _ULP = 2.0**-53
 
@@ -150,6 +157,15 @@ def _check_posterior_size(n_reports, n_inputs, report_width=0):
     )
 
 
+def _normalize_rows(joint, k):
+    """Rows of ``joint`` divided by their sums (uniform where a row sums to zero), in place."""
+    total = joint.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        np.divide(joint, total, out=joint, where=total > 0)
+    joint[(total <= 0)[:, 0]] = 1.0 / k
+    return joint
+
+
 def mechanism_repr(mechanism: Any, **fields: Any) -> str:
     """``Name(epsilon=1, field=value, ...)``: a mechanism shown by its budget (``%g``), then
     ``fields`` in the order given."""
@@ -236,7 +252,13 @@ class Channel(_Mechanism):
     report) or :class:`~skldp.channels.BitVectorChannel` (a 0/1 vector per report), sets
     ``n_inputs`` (and ``n_outputs`` for symbols) and writes ``_key``, ``guarantee``,
     ``_sample``, ``_forward`` and ``_adjoint``; closed forms for ``_unbiased``,
-    ``_variance``, ``_likelihood`` and ``_to_dense`` replace the generic fallbacks. Optional
+    ``_variance``, ``_likelihood`` and ``_to_dense`` replace the generic fallbacks. The
+    fallbacks never build a dense matrix above ``DENSE_FALLBACK_ENTRIES`` entries: a symbol
+    channel's likelihood and posterior come from the adjoint of the unit vectors of the
+    observed outputs, and the unbiased estimate, variance and second moments from the
+    diagonal-plus-rank-one form of the forward map when it has one (k-RR and its kin, found
+    by a few products; :mod:`skldp.channels._fallbacks`), else
+    :class:`~skldp.exceptions.MissingHookError` names the hook to write. Optional
     abilities (sparse measurements, cohort incidence, ...) are declared by deriving from the
     types in :mod:`skldp.channels` (for instance :class:`SparseMeasurements`), which
     estimators test with ``isinstance``.
@@ -245,9 +267,14 @@ class Channel(_Mechanism):
     n_inputs: int
 
     # -- sampling --------------------------------------------------------------------------
-    def sample(self, x: IndexArray, rng: np.random.Generator) -> Any:
-        """Randomize input indices ``x`` (1-D int array) into one report each."""
-        return self._sample(self._check_inputs(x), rng)
+    def sample(self, x: IndexArray, rng: np.random.Generator, *, check_input: bool = True) -> Any:
+        """Randomize input indices ``x`` (1-D int array) into one report each.
+
+        ``check_input=False`` skips the check that ``x`` holds integers in ``[0, n_inputs)``,
+        for a caller that has just checked them (as ``check_input`` of scikit-learn's trees):
+        the privatizers, whose encoding of the categories already did.
+        """
+        return self._sample(self._check_inputs(x) if check_input else x, rng)
 
     @abstractmethod
     def _sample(self, x, rng):
@@ -317,7 +344,14 @@ class Channel(_Mechanism):
         return self._unbiased(stats, n)
 
     def _unbiased(self, stats, n):
-        # Generic least squares on the structured operator; subclasses give closed forms.
+        # Generic least squares on the structured operator; subclasses give closed forms. A
+        # large channel of the diagonal-plus-rank-one form is inverted in closed form.
+        if not self._dense_fallback():
+            cache = self.__dict__.setdefault("_fallback_cache", {})
+            if "structure" not in cache:
+                cache["structure"] = DiagonalPlusRankOne.probe(self)
+            if cache["structure"] is not None:
+                return cache["structure"].solve(stats / n)
         return lsqr(self.as_linear_operator(), stats / n, atol=1e-15, btol=1e-15, iter_lim=10_000)[
             0
         ]
@@ -329,10 +363,44 @@ class Channel(_Mechanism):
 
     def _variance(self, p, n):
         # Generic: the unbiased estimator is G s/n for a matrix G; multinomial covariance.
-        Q = self.to_dense()
-        G = np.linalg.pinv(Q.T)
-        m = Q.T @ p
-        return (G**2 @ m - (G @ m) ** 2) / n
+        if self._dense_fallback():
+            Q, G = self._dense_inverse()
+            m = Q.T @ p
+            return (G**2 @ m - (G @ m) ** 2) / n
+        return self._structure("_variance").variance(self._forward(p), n)
+
+    def _dense_fallback(self):
+        """Whether the generic fallbacks may use the dense matrix (a small channel)."""
+        return self.n_inputs * self.n_statistics <= DENSE_FALLBACK_ENTRIES
+
+    def _dense_inverse(self):
+        """``(Q, G)``: the dense matrix and the pseudo-inverse of its transpose, cached."""
+        cache = self.__dict__.get("_fallback_cache")
+        if cache is None or "dense" not in cache:
+            Q = self.to_dense()
+            cache = self.__dict__.setdefault("_fallback_cache", {})
+            cache["dense"] = (Q, np.linalg.pinv(Q.T))
+        return cache["dense"]
+
+    def _structure(self, hook):
+        """The channel's diagonal-plus-rank-one form, or :class:`MissingHookError` naming ``hook``.
+
+        See :class:`DiagonalPlusRankOne`; found once from a few products with ``_forward``
+        and ``_adjoint`` and kept on the instance (never pickled: a channel pickles as its
+        constructor call).
+        """
+        cache = self.__dict__.setdefault("_fallback_cache", {})
+        if "structure" not in cache:
+            cache["structure"] = DiagonalPlusRankOne.probe(self)
+        found = cache["structure"]
+        if found is None:
+            raise MissingHookError(
+                f"{type(self).__name__} has {self.n_inputs} inputs and {self.n_statistics} "
+                f"statistics, more than the {DENSE_FALLBACK_ENTRIES} entries up to which the "
+                "generic fallback uses the dense matrix, and its forward map is not diagonal "
+                f"plus rank one; write the hook {type(self).__name__}.{hook} (a closed form)"
+            )
+        return found
 
     def zero_frequency_variance(
         self, n: int, p: NDArray[np.float64] | None = None
@@ -380,10 +448,15 @@ class Channel(_Mechanism):
     def _second_moments(self):
         r"""``(own, worst)``: :math:`M_{xx}` and :math:`\max_{z \ne x} M_{xz}` for each x.
 
-        Generic: column z of M is ``variance(e_z, 1) + e_z**2`` (one call per input, so for
-        small k); channels with a closed form override this or ``_zero_frequency_variance``.
+        Generic: column z of M is ``variance(e_z, 1) + e_z**2`` (one call per input) for a
+        small channel or one that writes ``_variance``; the closed form of
+        :class:`DiagonalPlusRankOne` for a large one that has that form; otherwise
+        :class:`~skldp.exceptions.MissingHookError` names the hook to write. Channels with a
+        closed form override this or ``_zero_frequency_variance``.
         """
         k = self.n_inputs
+        if not self._dense_fallback() and type(self)._variance is Channel._variance:
+            return self._structure("_second_moments").second_moments()
         own = np.empty(k)
         worst = np.zeros(k)
         e = np.zeros(k)
@@ -421,6 +494,8 @@ class Channel(_Mechanism):
         return self._likelihood(reports)
 
     def _likelihood(self, reports):
+        # Generic: rows of the dense matrix for a small channel; SymbolChannel builds the
+        # columns of the observed outputs from the adjoint for a large one.
         return self.to_dense()[:, reports].T
 
     def log_likelihood(self, reports: Any, p: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -443,10 +518,11 @@ class Channel(_Mechanism):
         """P(x | y_i) under the prior ``p``: shape (n_reports, n_inputs), rows sum to 1."""
         reports = self.check_reports(reports)
         _check_posterior_size(reports.shape[0], self.n_inputs)
-        joint = self._likelihood(reports) * self._check_prior(p)
-        total = joint.sum(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, joint / total, 1.0 / self.n_inputs)
+        return self._posterior(reports, self._check_prior(p))
+
+    def _posterior(self, reports, p):
+        """``posterior`` of checked reports under a checked prior."""
+        return _normalize_rows(self._likelihood(reports) * p, self.n_inputs)
 
     @abstractmethod
     def em_model(self, reports: Any) -> LikelihoodModel:
@@ -598,6 +674,45 @@ class SymbolChannel(SymbolReports, Channel):
     def _log_likelihood(self, reports, p):
         with np.errstate(divide="ignore"):
             return np.log(self._forward(p)[reports])
+
+    def _column(self, y):
+        """Column y of Q (the probability of output y under each input): ``adjoint(e_y)``."""
+        e = np.zeros(self.n_outputs)
+        e[y] = 1.0
+        return self._adjoint(e)
+
+    def _by_symbol(self, reports, row_of):
+        """An (n_reports, n_inputs) array whose row i is ``row_of(y_i)``.
+
+        ``row_of`` is called once per distinct observed symbol (never per report) and its
+        row copied to that symbol's reports, so beyond the result only one row of length
+        ``n_inputs`` is alive at a time.
+        """
+        out = np.empty((reports.shape[0], self.n_inputs))
+        order = np.argsort(reports, kind="stable")
+        symbols, starts = np.unique(reports[order], return_index=True)
+        ends = np.append(starts[1:], reports.shape[0])
+        for y, start, end in zip(symbols.tolist(), starts.tolist(), ends.tolist(), strict=True):
+            out[order[start:end]] = row_of(y)
+        return out
+
+    def _likelihood(self, reports):
+        # Small channels: rows of the dense matrix. Large ones: column y of Q is the adjoint
+        # of e_y, built once per distinct observed symbol (no k x n_outputs matrix).
+        if self._dense_fallback():
+            return super()._likelihood(reports)
+        return self._by_symbol(reports, self._column)
+
+    def _posterior(self, reports, p):
+        if self._dense_fallback() or type(self)._likelihood is not SymbolChannel._likelihood:
+            return super()._posterior(reports, p)
+
+        def row_of(y):
+            joint = self._column(y) * p
+            total = joint.sum()
+            return joint / total if total > 0 else 1.0 / self.n_inputs
+
+        return self._by_symbol(reports, row_of)
 
     def em_model(self, reports: Any) -> LikelihoodModel:
         """The multinomial likelihood of the output counts of ``reports``."""

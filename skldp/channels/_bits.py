@@ -21,7 +21,9 @@ densifies blocks of ``_rows_per_chunk()`` rows at a time.
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,6 +56,26 @@ _BYTE_BITS = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)
 def ceil_to_uniform_grid(prob):
     """Round a probability up to a multiple of 2**-53 (toward more noise on a zero bit)."""
     return np.ceil(np.asarray(prob, dtype=float) / _ULP) * _ULP
+
+
+def stated_ratio(hi, lo, log_scale):
+    """The float relative likelihood ``r`` a bit channel states for the exact ratio ``hi / lo``.
+
+    Its likelihoods are ``fl(e^s * r)`` and ``fl(e^s)`` with ``s = log_scale`` (as
+    ``_likelihood`` computes them), and rounding the quotient and the product to nearest can
+    state a ratio above ``hi / lo``, so above e^epsilon although ``hi / lo`` is within it.
+    ``r`` is ``fl(hi / lo)`` lowered, one float at a time, until both ``r`` and the stated
+    ratio of the two likelihoods are at most ``hi / lo`` in exact rational arithmetic (at
+    most two steps). ``hi`` and ``lo`` are positive floats or Fractions.
+    """
+    exact = Fraction(hi) / Fraction(lo)
+    scale = float(np.exp(log_scale))
+    r = float(exact)
+    while r > 0.0 and (
+        Fraction(r) > exact or (scale > 0.0 and Fraction(scale * r) > exact * Fraction(scale))
+    ):
+        r = math.nextafter(r, 0.0)
+    return r
 
 
 def _byte_thresholds(probs):
@@ -534,23 +556,6 @@ class BitVectorModel(_PackedReportsModel):
             out += q[start : start + R.shape[0]] @ R**2
             start += R.shape[0]
         return out
-
-    def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
-        r"""One EM step: :math:`p'_x = p_x \frac1n \sum_i R_{ix} / (R_i \cdot p)`.
-
-        Chunked: no (n, k) matrix beyond the kept relative likelihoods. Returns the next
-        iterate and the mean log-likelihood at ``p``.
-        """
-        n = self.packed.n
-        acc = np.zeros(self.channel.n_inputs)
-        total = 0.0
-        with np.errstate(divide="ignore"):
-            for R, log_scale in self._likelihood_chunks():
-                t = R @ p
-                total += log_scale + float(np.sum(np.log(t)))
-                acc += (1.0 / t) @ R
-        nxt = p * acc / n
-        return nxt / nxt.sum(), total / n
 
     def _likelihood_chunks(self):
         """(relative likelihoods, sum of log-scales) of each chunk of the reports.

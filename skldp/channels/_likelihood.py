@@ -14,10 +14,12 @@ with non-negative weights :math:`w`, a constant :math:`c` and a structured linea
 are the outputs (:math:`A = Q^\top`) and w the output counts; for a bit-vector channel they
 are the reports themselves (relative likelihoods) with weight one. Since
 :math:`\sum_x p_x \nabla L(p)_x = \sum_j w_j / n = 1` on the simplex, the EM step is
-:math:`p \odot \nabla L(p)`.
+:math:`p \odot \nabla L(p)`: :meth:`LikelihoodModel.multipliers` gives
+:math:`\nabla L(p)` (the EM multipliers) with :math:`L(p)`, and is what the solver of
+:class:`skldp.EMEstimator` calls.
 
-The model owns the statistics (``merge`` joins two chunks' models), the steps and whatever
-it keeps between steps, so the channel stays an immutable value. A model pickles (through
+The model owns the statistics (``merge`` joins two chunks' models) and whatever it keeps
+between evaluations, so the channel stays an immutable value. A model pickles (through
 ``__reduce__``: its channel and its statistics) without its caches.
 """
 
@@ -42,9 +44,9 @@ class LikelihoodModel(ABC):
     r"""The mean log-likelihood of some reports under a channel, as a function of p.
 
     Subclasses write :meth:`forward`, :meth:`adjoint`, :attr:`weights`, :attr:`constant`,
-    :attr:`statistics` and :meth:`merge`; :meth:`log_likelihood`, :meth:`gradient`,
-    :meth:`hessian_product` and :meth:`em_step` follow from them (a subclass may replace them
-    with faster forms that give the same numbers), and :meth:`curvature_diagonal` gives the
+    :attr:`statistics` and :meth:`merge`; :meth:`multipliers` (the solver's one call: the EM
+    multipliers and the mean log-likelihood), :meth:`log_likelihood`, :meth:`gradient` and
+    :meth:`hessian_product` follow from them, and :meth:`curvature_diagonal` gives the
     Hessian's diagonal where the model has a cheap form of it.
 
     Attributes
@@ -142,6 +144,40 @@ class LikelihoodModel(ABC):
         """
         return None
 
+    def multipliers(
+        self, p: NDArray[np.float64], *, row_values: NDArray[np.float64] | None = None
+    ) -> tuple[NDArray[np.float64], float]:
+        r"""The EM multipliers at p and the mean log-likelihood :math:`L(p)`.
+
+        The multipliers are :math:`g = \nabla L(p) = A^\top (w / A p) / n`, at every input
+        (also where :math:`p_x = 0`); on the simplex :math:`\sum_x p_x g_x = 1`, the EM step
+        is :math:`p \odot g`, and :math:`\log \max_x g_x` bounds the distance of
+        :math:`L(p)` to the maximum. This is the one evaluation the maximum-likelihood solver
+        of :class:`skldp.EMEstimator` makes: one forward map and one adjoint.
+
+        Parameters
+        ----------
+        p : ndarray of shape (n_inputs,)
+            A point of the simplex (non-negative entries summing to one).
+        row_values : ndarray or None, default=None
+            :math:`A p` (``forward(p)``) when the caller has it already (the solver keeps it
+            for the Hessian products at the same point); None computes it.
+
+        Returns
+        -------
+        g : ndarray of shape (n_inputs,)
+            The multipliers; all NaN when some report has probability zero at p.
+        log_likelihood : float
+            :math:`L(p)`; ``-inf`` when some report has probability zero at p (a point a
+            solver must reject).
+        """
+        p = np.asarray(p, dtype=float)
+        t = self.forward(p) if row_values is None else row_values
+        ratio, ll = self._ratio_from(t)
+        if not ll > -np.inf:
+            return np.full(p.shape, np.nan), ll
+        return self.adjoint(ratio) / self.n_reports, ll
+
     def log_likelihood(self, p: NDArray[np.float64]) -> float:
         """The mean log-likelihood :math:`L(p)` of the reports."""
         return self._ratio(np.asarray(p, dtype=float))[1]
@@ -169,21 +205,13 @@ class LikelihoodModel(ABC):
             q[seen] = w[seen] * s[seen] / t[seen] ** 2
         return -self.adjoint(q) / self.n_reports
 
-    def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
-        r"""One EM step from ``p``: the next iterate :math:`p \odot \nabla L(p)` (normalized)
-        and the mean log-likelihood at ``p``."""
-        ratio, ll = self._ratio(p)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            nxt = p * self.adjoint(ratio) / self.n_reports
-            return nxt / nxt.sum(), ll
-
 
 class MultinomialModel(LikelihoodModel):
     r"""The multinomial likelihood of the output counts of a symbol channel.
 
     With counts N of n reports and :math:`m = Q^\top p` (the channel's ``forward``),
-    :math:`L(p) = \sum_y N_y \log m_y / n` and the EM step is
-    :math:`p \odot Q (N / m) / n`: two structured products, never a dense matrix.
+    :math:`L(p) = \sum_y N_y \log m_y / n` and the EM multipliers are
+    :math:`Q (N / m) / n`: two structured products, never a dense matrix.
 
     Parameters
     ----------
@@ -241,22 +269,3 @@ class MultinomialModel(LikelihoodModel):
         if not isinstance(channel, SquaredAdjoint):
             return None
         return channel.adjoint_squared(np.asarray(q, dtype=float))
-
-    def em_step(self, p: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
-        """One EM step from ``p``: return the next iterate and the mean log-likelihood at ``p``.
-
-        For output counts N (n reports) and m = Q^T p,
-        ``p_next = p * Q (N / m) / n`` and the log-likelihood is ``sum N log m / n``.
-        """
-        stats = np.asarray(self.counts, dtype=float)
-        n = stats.sum()
-        if not n > 0:
-            raise ValueError("an EM step needs statistics of at least one report")
-        m = self.channel._forward(p)
-        seen = stats > 0
-        ratio = np.zeros_like(m)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio[seen] = stats[seen] / m[seen]
-            ll = float(np.dot(stats[seen], np.log(m[seen])) / n)
-            nxt = p * self.channel._adjoint(ratio) / n
-            return nxt / nxt.sum(), ll

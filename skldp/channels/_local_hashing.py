@@ -49,7 +49,12 @@ from skldp._hashing import (
 from skldp._memory import check_allocation
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import AffineCounts, EpsilonLDP
-from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
+from skldp.channels._bits import (
+    BitVectorChannel,
+    IncidenceModel,
+    PackedBitReports,
+    stated_ratio,
+)
 from skldp.channels._randomized_response import rr_sample, rr_truth
 
 if TYPE_CHECKING:
@@ -122,8 +127,9 @@ class LocalHashingChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
         self.truth, self.keep, self.other = rr_truth(self.epsilon, g)
         self._offset = 1.0 / g  # a category other than x_i is hashed to y_i w.p. 1/g
         self._slope = self.keep - self._offset
-        self._ratio = self.keep / self.other
         self._log_scale0 = math.log(self.other) - (self.n_digits + 1) * math.log(g)
+        # keep / other, stated without rounding above it
+        self._ratio = stated_ratio(self.keep, self.other, self._log_scale0)
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.n_buckets)

@@ -39,7 +39,7 @@ from scipy import sparse
 
 from skldp._docstring import substitute
 from skldp._memo import memo_words
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import Channel, exactly_within, floor_to_uniform_grid, within_ratio
 from skldp.channels._bits import bernoulli_bits_by_label, ceil_to_uniform_grid
 from skldp.channels._randomized_response import RandomizedResponseChannel, rr_sample
@@ -191,6 +191,37 @@ class MemoizedChannel(Channel):
 # -- L-GRR ----------------------------------------------------------------------------------
 
 
+def _largest_on_grid(passes, top):
+    """The largest multiple m of 2**-53 in [0, ``top``] with ``passes(m * 2**-53)``, or None.
+
+    ``passes`` is monotone (true up to some point, false beyond); a bisection on the integer
+    grid index, at most 54 calls whatever the budget, so no search walks the grid step by step.
+    """
+    lo, hi = -1, int(round(top * _GRID))  # passes(lo) holds by convention, hi is unknown
+    if passes(hi * _ULP):
+        return hi * _ULP
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if passes(mid * _ULP):
+            lo = mid
+        else:
+            hi = mid
+    return None if lo < 0 else lo * _ULP
+
+
+def _smallest_on_grid(passes, bottom, top):
+    """The smallest multiple of 2**-53 in [``bottom``, ``top``] with ``passes``, monotone the
+    other way (false up to some point, true beyond); ``passes(top)`` must hold."""
+    lo, hi = int(round(bottom * _GRID)) - 1, int(round(top * _GRID))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if passes(mid * _ULP):
+            hi = mid
+        else:
+            lo = mid
+    return hi * _ULP
+
+
 def _second_round_truth(prr_truth, epsilon_1, k):
     r"""The IRR's truth :math:`\lambda_2` of L-GRR, so the composite k-RR is epsilon_1-LDP.
 
@@ -200,28 +231,29 @@ def _second_round_truth(prr_truth, epsilon_1, k):
 
     .. math:: \lambda_2 = \lambda(\varepsilon_1) / \lambda_1,
 
-    rounded down to the 2**-53 grid and lowered until the composite (truth
-    :math:`\lambda_1 \lambda_2`, exactly, as the two rounds sample it) keeps its ratio within
-    :math:`e^{\varepsilon_1}` in exact rational arithmetic and in every floating-point form of
-    the stated float probabilities.
+    rounded down to the 2**-53 grid, then the largest grid value at most that one whose
+    composite (truth :math:`\lambda_1 \lambda_2`, exactly, as the two rounds sample it) keeps
+    its ratio within :math:`e^{\varepsilon_1}` in exact rational arithmetic and in every
+    floating-point form of the stated float probabilities: a bisection on the grid (at most
+    54 checks at any budget; the ratio grows with :math:`\lambda_2`). Returns 0 when no
+    positive truth passes (a budget too small to be represented; the caller refuses it).
     """
     em1 = math.expm1(epsilon_1) if epsilon_1 < 709.0 else math.inf
     target = 1.0 if math.isinf(em1) else em1 / (em1 + k)
     t2 = min(float(floor_to_uniform_grid(target / prr_truth)), 1.0 - _ULP)
     exact1 = Fraction(prr_truth)
-    while t2 > 0:
-        exact = exact1 * Fraction(t2)
+
+    def passes(t):
+        exact = exact1 * Fraction(t)
         exact_other = (1 - exact) / k
-        truth = prr_truth * t2
+        truth = prr_truth * t
         other = (1.0 - truth) / k
-        if within_ratio(truth + other, other, epsilon_1) and exactly_within(
+        return within_ratio(truth + other, other, epsilon_1) and exactly_within(
             exact + exact_other, exact_other, epsilon_1
-        ):
-            return t2
-        t2 -= _ULP
-    raise ValueError(  # pragma: no cover - epsilon_1 is checked usable first
-        f"epsilon_1={epsilon_1!r} is too small for k = {k}: the second round keeps nothing"
-    )
+        )
+
+    found = _largest_on_grid(passes, t2)
+    return 0.0 if found is None else found
 
 
 @substitute()
@@ -293,6 +325,12 @@ class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
         RandomizedResponseChannel.__init__(self, eps_1, n_inputs)
         self.prr = RandomizedResponseChannel(eps_inf, self.n_inputs)
         self.epsilon_infinity = eps_inf
+        check_epsilon_usable(
+            eps_1,
+            lambda t: _second_round_truth(self.prr.truth, t, self.n_inputs) > 0.0,
+            name="epsilon_1",
+            context=f"L-GRR with k = {self.n_inputs} and epsilon_infinity = {eps_inf:g}",
+        )
         self.irr_truth = _second_round_truth(self.prr.truth, eps_1, self.n_inputs)
         self._set_truth(self.prr.truth * self.irr_truth)
 
@@ -457,23 +495,41 @@ def _oue_second_round(theta, psi, epsilon_1):
         C = a - E c + (E - 1) a c,
 
     whose root in [0, 1/2) is z (the ratio falls from its value at z = 0 to 1 at z = 1/2).
-    z is rounded up to the 2**-53 grid and raised until every floating-point check of the
-    composite passes at :math:`\varepsilon_1`.
+    z is rounded up to the 2**-53 grid and, if a floating-point check of the composite fails
+    at :math:`\varepsilon_1`, raised to the smallest grid value above it that passes them all:
+    a bisection on the grid (at most 54 checks), since the root loses about
+    :math:`1/\varepsilon_1` units in the last place to cancellation and a walk one grid step
+    at a time took time growing like :math:`1/\varepsilon_1`. Returns None when not even
+    z = 1/2 (equal rows) passes in floating point: a budget too small to be represented.
     """
     big_e = math.exp(epsilon_1)
     a, b, c, d = theta / 2.0, 1.0 - theta, psi / 2.0, 1.0 - psi
     A = (big_e - 1.0) * b * d
     B = b - big_e * d + (big_e - 1.0) * (a * d + b * c)
     C = a - big_e * c + (big_e - 1.0) * a * c
-    disc = math.sqrt(max(B * B - 4.0 * A * C, 0.0))
-    roots = [(-B - disc) / (2.0 * A), (-B + disc) / (2.0 * A)]
-    z = min((r for r in roots if -1e-12 <= r < 0.5), default=0.0)
-    z = min(max(float(ceil_to_uniform_grid(max(z, 0.0))), 0.0), 0.5)
-    while True:
-        on, off = a + b * z, c + d * z
-        if within_ratio(on * (1.0 - off) * (1.0 + _SLACK), off * (1.0 - on), epsilon_1):
-            return z
-        z += _ULP
+    if A > 0.0:
+        disc = math.sqrt(max(B * B - 4.0 * A * C, 0.0))
+        roots = [(-B - disc) / (2.0 * A), (-B + disc) / (2.0 * A)]
+        z = min((r for r in roots if -1e-12 <= r < 0.5), default=0.0)
+        z = min(max(float(ceil_to_uniform_grid(max(z, 0.0))), 0.0), 0.5)
+    else:  # e^epsilon_1 rounds to 1: only z = 1/2 could pass
+        z = 0.5
+
+    def passes(t):
+        on, off = a + b * t, c + d * t
+        return within_ratio(on * (1.0 - off) * (1.0 + _SLACK), off * (1.0 - on), epsilon_1)
+
+    if passes(z):  # the rounded root, as a rule
+        return z
+    if not passes(0.5):
+        return None  # not even equal rows pass in float: the caller refuses the budget
+    return _smallest_on_grid(passes, z, 0.5)
+
+
+def _oue_usable(theta, psi, epsilon_1):
+    """Whether L-OUE's second round at ``epsilon_1`` still tells a true bit from another."""
+    z = _oue_second_round(theta, psi, epsilon_1)
+    return z is not None and theta / 2.0 + (1.0 - theta) * z > psi / 2.0 + (1.0 - psi) * z
 
 
 @substitute()
@@ -517,6 +573,12 @@ class LongitudinalOUEChannel(_LongitudinalUnaryChannel):
                 f"epsilon_1 < {limit:.6g} (its second round keeping every PRR zero); "
                 f"got epsilon_1={epsilon_1!r}"
             )
+        check_epsilon_usable(
+            eps_1,
+            lambda t: _oue_usable(theta, psi, t),
+            name="epsilon_1",
+            context=f"L-OUE with epsilon_infinity = {eps_inf:g}",
+        )
         z = _oue_second_round(theta, psi, eps_1)
         self._rounds(prr, z, 0.5)
         self.epsilon_infinity = eps_inf

@@ -35,8 +35,9 @@ def rr_truth(epsilon, k):
     ``u < truth`` has exactly that probability) and lowered until ``keep <= e^eps * other``
     holds both in exact rational arithmetic for the probabilities the sampler draws with,
     ``T + (1 - T)/k`` and ``(1 - T)/k`` for ``T = truth``
-    (:func:`~skldp.channels._base.exactly_within`), and in every floating-point form for the
-    stated floats ``keep`` and ``other`` (see :func:`~skldp.channels._base.within_ratio`). The
+    (:func:`~skldp.channels._base.exactly_within`), and for the stated floats ``keep`` and
+    ``other`` both exactly (as :func:`skldp.privacy.verify` checks them) and in every
+    floating-point form (see :func:`~skldp.channels._base.within_ratio`). The
     reverse ratio needs no care: ``other <= keep`` always.
 
     A budget so small that ``truth`` rounds to 0 (about ``k * 1.1e-16``) gives a constant
@@ -59,8 +60,10 @@ def _rr_truth(epsilon, k):
     while truth > 0:
         other, keep = _mixture(truth, k)
         exact_other = (1 - Fraction(truth)) / k
-        if within_ratio(keep, other, epsilon) and exactly_within(
-            Fraction(truth) + exact_other, exact_other, epsilon
+        if (
+            within_ratio(keep, other, epsilon)
+            and exactly_within(Fraction(truth) + exact_other, exact_other, epsilon)
+            and exactly_within(keep, other, epsilon)
         ):
             return truth, keep, other
         truth -= 2.0**-53

@@ -32,7 +32,12 @@ from skldp.channels._base import (
     floor_to_uniform_grid,
     within_ratio,
 )
-from skldp.channels._bits import BitVectorChannel, IncidenceModel, PackedBitReports
+from skldp.channels._bits import (
+    BitVectorChannel,
+    IncidenceModel,
+    PackedBitReports,
+    stated_ratio,
+)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -137,8 +142,11 @@ class SubsetSelectionChannel(EpsilonLDP, AffineCounts, BitVectorChannel):
         self.subset_size = d
         self.p_in, self.q_in = subset_probabilities(self.epsilon, k, d)
         self._offset, self._slope = self.q_in, self.p_in - self.q_in
-        self._ratio = self.p_in * (k - d) / ((1.0 - self.p_in) * d)
         self._log_scale0 = math.log1p(-self.p_in) - _log_comb(k - 1, d)
+        # p_s (k - d) / ((1 - p_s) d), stated without rounding above it
+        self._ratio = stated_ratio(
+            Fraction(self.p_in) * (k - d), (1 - Fraction(self.p_in)) * d, self._log_scale0
+        )
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.subset_size)

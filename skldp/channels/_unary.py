@@ -146,7 +146,6 @@ class _UnaryModel(LikelihoodModel):
         self.pinned = pinned
         self.hist = hist
         self.packed = packed
-        self._memo = {}
         self._weights = None
 
     def __reduce__(self):
@@ -248,58 +247,6 @@ class _UnaryModel(LikelihoodModel):
         out[pin] += ch.on[pin] ** 2 * q[m:]
         return out
 
-    # -- the EM step --------------------------------------------------------------------------
-    def em_step(self, p):
-        r"""One EM step.
-
-        :math:`p'_x = \frac1n\big(N^{pin}_x + p_x \sum_i R_{ix} / (R_i \cdot p)\big)`.
-
-        For a free report, :math:`R_i \cdot p = r_0 \cdot p + \sum_{j \in F: y_{ij} = 1} c_j p_j`,
-        so one step is a product of the reports with a k-vector and its transpose.
-        """
-        # EM with SQUAREM evaluates the accepted extrapolation twice (for its likelihood, then
-        # as the next iterate); remember the last two steps.
-        key = p.tobytes()
-        hit = self._memo.get(key)
-        if hit is not None:
-            return hit[0].copy(), hit[1]
-        nxt, ll = self._em_step(p)
-        if len(self._memo) >= 2:
-            self._memo.pop(next(iter(self._memo)))
-        self._memo[key] = (nxt.copy(), ll)
-        return nxt, ll
-
-    def _em_step(self, p):
-        ch = self.channel
-        n = self.n
-        free = ch._free
-        base = float(np.dot(ch._r0, p))
-        wF = ch._c[free] * p[free]
-        with np.errstate(divide="ignore"):
-            if self.hist is not None:
-                idx = np.flatnonzero(self.hist)
-                counts = self.hist[idx].astype(float)
-                bits = ((idx[:, None] >> np.arange(free.size)) & 1).astype(float)
-                t = base + bits @ wF
-                q = counts / t
-                sum_q = q.sum()
-                sum_qF = q @ bits
-                log_t = float(counts @ np.log(t))
-            else:
-                t = base + self.packed.row_dot(wF)
-                q = 1.0 / t
-                sum_q = q.sum()
-                sum_qF = self.packed.weighted_bit_sums(q)
-                log_t = float(np.sum(np.log(t)))
-            acc = ch._r0 * sum_q
-            acc[free] += ch._c[free] * sum_qF
-            nxt = p * acc + self.pinned
-            ll = float(np.dot(self.sums, ch._lo)) + n * ch._scale0 + log_t
-            pin = np.flatnonzero(self.pinned)
-            if pin.size:
-                ll += float(self.pinned[pin] @ np.log(ch.on[pin] * p[pin]))
-        return nxt / nxt.sum(), ll / n
-
 
 class UnaryEncodingChannel(AffineCounts, BitVectorChannel, LinearVariance):
     r"""Base of channels that one-hot encode the input and flip each bit independently.
@@ -307,7 +254,7 @@ class UnaryEncodingChannel(AffineCounts, BitVectorChannel, LinearVariance):
     Subclasses call ``_setup(on, off)`` with the per-bit probabilities (multiples of
     2**-53): bit j is one with probability ``on[j]`` when the input is j and ``off[j]``
     otherwise. Everything else (sampling, the linear maps, the unbiased estimate and its
-    exact variance, likelihoods, a fast EM step) follows from these two vectors.
+    exact variance, likelihoods and their EM model) follows from these two vectors.
 
     EM works on additive statistics where it can: reports that set a decisive bit
     (``off[j] = 0``) are counted per input, and the rest are reduced to a histogram of their

@@ -332,7 +332,8 @@ def em(model, p0, *, tol, max_iter, accelerate, verbose=0, verbose_interval=10):
     """Run :func:`maximize_likelihood` on a likelihood model (:meth:`Channel.em_model`).
 
     The model's form :math:`L(p) = (c + \\sum_j w_j \\log (A p)_j) / n` gives the multipliers
-    :math:`g = A^T (w / t) / n` with :math:`t = A p`, and minus the Hessian applied to v,
+    :math:`g = A^T (w / t) / n` with :math:`t = A p` (the model's
+    :meth:`~skldp.channels.LikelihoodModel.multipliers`), and minus the Hessian applied to v,
     :math:`A^T (w \\odot A v / t^2) / n`, with its diagonal
     :math:`\\sum_j (w_j / t_j^2) A_{jx}^2 / n` from the model's ``curvature_diagonal`` where it
     has one. t and :math:`w / t` are kept for the last few points whose multipliers were
@@ -347,14 +348,14 @@ def em(model, p0, *, tol, max_iter, accelerate, verbose=0, verbose_interval=10):
 
     def gradient(p):
         t = model.forward(p)
-        ratio, ll = model._ratio_from(t)
+        g, ll = model.multipliers(p, row_values=t)
         if not ll > -math.inf:
             # A trial point some report cannot come from: the solver rejects it on ll alone.
-            return np.full(p.shape, np.nan), ll
+            return g, ll
         if len(kept) >= 2:
             kept.pop(next(iter(kept)))
         kept[id(p)] = (p, t)
-        return model.adjoint(ratio) / n, ll
+        return g, ll
 
     def curvature(p):
         """``w / t**2`` at p (0 where w is 0), from the kept t or a new forward map."""

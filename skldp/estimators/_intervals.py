@@ -125,6 +125,11 @@ def _second_moment(channel, p, n):
 #: Up to this many categories the variance at every point mass is evaluated (k calls).
 MAX_EXACT_WILSON_CATEGORIES = 4096
 
+#: Most entries (observed outputs times categories) of the reports' moments (the work of
+#: ``report_moments``; above, the channel's variance is used), and of one chunk of them.
+MAX_MOMENT_ENTRIES = 2**28
+_MOMENT_CHUNK_ENTRIES = 2**22
+
 
 def _self_second_moment(channel, n):
     r""":math:`n V_i(e_i) + 1` for every i (the variance at the point mass on i).
@@ -203,7 +208,8 @@ def report_moments(channel, stats, n):
     :math:`E[g_i(Y)^2] = n V_i(p) + p_i^2` and :math:`E[g_i(Y)^3]`. A channel of RR type
     (:func:`diagonal_contributions`: :math:`g_i(y) = a_i + u_i [y = i]`) gives them in closed
     form in O(k), at any k; otherwise only observed outputs are evaluated (one ``unbiased``
-    call each, at most ``MAX_EXACT_WILSON_CATEGORIES``); bit-vector channels (whose moments
+    call each, at most ``MAX_EXACT_WILSON_CATEGORIES``, and at most ``MAX_MOMENT_ENTRIES``
+    outputs times categories, in chunks of bounded memory); bit-vector channels (whose moments
     are not functions of the bit sums) and larger output alphabets give None.
     """
     if not isinstance(channel, SymbolReports) or stats is None:
@@ -222,9 +228,17 @@ def _dense_report_moments(channel, counts, n):
     seen = np.flatnonzero(counts > 0)
     if seen.size > MAX_EXACT_WILSON_CATEGORIES:
         return None
-    g = _contributions(channel, seen)
-    w = counts[seen]
-    return w @ g**2 / n, w @ g**3 / n, w @ g**4 / n
+    k = channel.n_inputs
+    if seen.size * k > MAX_MOMENT_ENTRIES:
+        return None
+    moments = np.zeros((3, k))
+    step = max(1, _MOMENT_CHUNK_ENTRIES // k)  # outputs per chunk: memory bounded in k
+    for start in range(0, seen.size, step):
+        chunk = seen[start : start + step]
+        g = _contributions(channel, chunk)
+        w = counts[chunk]
+        moments += [w @ g**2, w @ g**3, w @ g**4]
+    return moments[0] / n, moments[1] / n, moments[2] / n
 
 
 def _diagonal_moments(a, u, counts, n):

@@ -14,8 +14,8 @@ import copy
 import numpy as np
 from scipy import sparse
 
-from skldp._reports import ReportSpec, extract
-from skldp._validation import check_non_negative_reports, check_report_values
+from skldp._reports import ReportSpec, check_non_negative_reports, extract
+from skldp._validation import check_report_values
 from skldp.channels import Channel, OpenAlphabetChannel
 from skldp.exceptions import ChannelMismatchError
 

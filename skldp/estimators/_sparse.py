@@ -98,7 +98,29 @@ def noise_threshold(sigma, n_cols, alpha=_ALPHA):
     return float(sigma) * math.sqrt(2.0 * math.log(2.0 * n_cols / alpha))
 
 
-# -- operators ------------------------------------------------------------------------------------
+# -- channels and operators -----------------------------------------------------------------------
+def _check_channel(channel, method, sparsity):
+    """Refuse a channel whose reports sparse recovery cannot decode.
+
+    Sparse recovery needs the measurement system of the compressive mechanisms (centred
+    measurements of p; :class:`~skldp.channels.SparseMeasurements`). The output frequencies of
+    another channel (k-RR, RAPPOR, Hadamard response) carry an offset common to every
+    category: OMP gives it to the first column it picks, and at k = 1000, epsilon = 1 the
+    estimate put 0.999 on one category (total variation 0.99 from the truth). Such a channel
+    is read only by ``method='inverse'`` with a given sparsity: its unbiased estimate,
+    projected (the baseline of Acharya et al.), which decodes any channel.
+    """
+    if isinstance(channel, SparseMeasurements) or (method == "inverse" and sparsity is not None):
+        return
+    raise TypeError(
+        "SparseEstimator recovers from reports of the compressive mechanisms "
+        "(OneBitCompressive, SymmetricCompressive, RecursiveCompressive) and of the one-bit "
+        f"Hadamard baseline (OneBitHadamardResponse); got reports of {type(channel).__name__}: "
+        "use ProjectedEstimator or EMEstimator for them (or method='inverse' with sparsity=s "
+        "for their unbiased estimate projected onto s-sparse distributions)"
+    )
+
+
 class _ChannelOperator(MeasurementOperator):
     """The forward map of any channel as a measurement operator (statistics per report)."""
 
@@ -139,7 +161,8 @@ def channel_measurements(channel, stats, n, *, empty_groups="drop"):
 
     Channels with the :class:`~skldp.channels.SparseMeasurements` ability (the compressive
     family) give theirs; any other channel gives :math:`y = s / n` with :math:`E[y] =
-    \\mathrm{forward}(p)` and the multinomial plug-in variance.
+    \\mathrm{forward}(p)` and the multinomial plug-in variance (read only by
+    ``method='inverse'`` with a given sparsity: see :func:`_check_channel`).
     """
     if isinstance(channel, SparseMeasurements):
         return channel.sparse_measurements(stats, n, empty_groups=empty_groups)
@@ -389,11 +412,14 @@ def l1_recovery(B, y, lam, *, positive=False, max_iter=5000, tol=1e-8, max_outer
 class SparseEstimator(BaseDistributionEstimator):
     r"""Sparse recovery of a distribution from linear measurements (compressive sensing).
 
-    The reports' channel provides measurements :math:`y \approx M p` (for the compressive
-    mechanisms, the per-group means of Xiong et al. 2022, eqs. 10 and 19; for any other
-    channel, the output frequencies with :math:`E[y] = Q^T p`). A sparse solver then finds
-    :math:`\tilde p` on the column-normalized system, and a projection makes it a
-    distribution. Post-processing costs no privacy.
+    The reports' channel provides measurements :math:`y \approx M p` (the per-group means of
+    Xiong et al. 2022, eqs. 10 and 19). A sparse solver then finds :math:`\tilde p` on the
+    column-normalized system, and a projection makes it a distribution. Post-processing costs
+    no privacy. Only the compressive mechanisms and the one-bit Hadamard baseline give such
+    measurements; reports of any other mechanism raise a ``TypeError`` (their output
+    frequencies carry an offset common to every category, which sparse recovery mistakes
+    for one heavy category), except with ``method='inverse'`` and a given ``sparsity``: the
+    channel's unbiased estimate, projected.
 
     Read more in the :ref:`User Guide <compressive>`.
 
@@ -658,7 +684,20 @@ class SparseEstimator(BaseDistributionEstimator):
             "n_iter_": int(n_iter),
         }
 
+    # The channel is refused on the first chunk already (fit, partial_fit, skldp.io.fit_chunks),
+    # not only when solving; once fitted, reports of another channel are a ChannelMismatchError.
+    def _chunk_statistics(self, channel, values):
+        if not hasattr(self, "_specs"):
+            _check_channel(channel, self.method, self.sparsity)
+        return super()._chunk_statistics(channel, values)
+
+    def _counts_statistics(self, channel, counts):
+        if not hasattr(self, "_specs"):
+            _check_channel(channel, self.method, self.sparsity)
+        return super()._counts_statistics(channel, counts)
+
     def _estimate(self, channel, stats, n):
+        _check_channel(channel, self.method, self.sparsity)
         if self._use_blocks(channel):
             return self._estimate_blocks(channel, stats, n)
         system = channel_measurements(channel, stats, n, empty_groups=self.empty_groups)

@@ -17,18 +17,26 @@ space where it overflows, so a channel passes only if the probabilities it state
 keep every ratio within the budget. Only an infinite budget promises nothing: a finite one,
 however large (``exp(710)`` overflows to ``inf``), fails any positive probability over a zero
 one.
+
+The package has two layers under one name. The leaf (the models, their matrices,
+:func:`verify`, composition and the :class:`PrivacyAccountant`) imports nothing from the
+channels, privatizers or estimators: channels state their guarantees with it. The top layer
+(:func:`guarantee_of`, :func:`audit`) reads fitted privatizers and scikit-learn composites, so
+it sits above ``skldp.privatizers``; its names are loaded on first use.
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from skldp._domain import partition_labels, sensitive_indices
+from skldp.privacy._abilities import AuditInputs
 from skldp.privacy._accounting import (
     PrivacyAccountant,
     charged_epsilon,
     compose,
     composed_epsilon_matrix,
-    guarantee_of,
     simulation,
 )
-from skldp.privacy._audit import AuditInputs, AuditResult, audit
 from skldp.privacy._matrix import ULDPVerificationResult, VerificationResult
 from skldp.privacy._models import (
     LDP,
@@ -49,6 +57,36 @@ from skldp.privacy._verify import (
     verify,
 )
 
+if TYPE_CHECKING:  # the top layer, for type checkers; at run time through __getattr__
+    from skldp.privacy._audit import AuditResult, audit
+    from skldp.privacy._guarantee import guarantee_of
+    from skldp.privacy._shuffle import ShuffleGuarantee, shuffle_delta, shuffle_guarantee
+
+# The top layer reads privatizers and scikit-learn composites, so it sits above
+# skldp.privatizers, which import the leaf above: its names load on first use (PEP 562).
+_TOP_LAYER = {
+    "AuditResult": "skldp.privacy._audit",
+    "audit": "skldp.privacy._audit",
+    "guarantee_of": "skldp.privacy._guarantee",
+    "ShuffleGuarantee": "skldp.privacy._shuffle",
+    "shuffle_delta": "skldp.privacy._shuffle",
+    "shuffle_guarantee": "skldp.privacy._shuffle",
+}
+
+
+def __getattr__(name):
+    module = _TOP_LAYER.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skldp.privacy' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_TOP_LAYER})
+
+
 __all__ = [
     "LDP",
     "AuditInputs",
@@ -62,6 +100,7 @@ __all__ = [
     "PrivacyAccountant",
     "PrivacyModel",
     "SequentialComposition",
+    "ShuffleGuarantee",
     "ULDPVerificationResult",
     "UtilityOptimizedLDP",
     "VerificationResult",
@@ -74,6 +113,8 @@ __all__ = [
     "one_sided_decomposition",
     "partition_labels",
     "sensitive_indices",
+    "shuffle_delta",
+    "shuffle_guarantee",
     "simulation",
     "tight_epsilon_matrix",
     "verify",

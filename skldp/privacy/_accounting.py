@@ -30,12 +30,14 @@ import contextvars
 import math
 import os
 import threading
+import weakref
 from functools import reduce
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from skldp._memo import person_keys, siphash24
 from skldp._validation import check_epsilon
 from skldp.exceptions import AccountantCopyError, BudgetExceededError
 from skldp.privacy import _models as models
@@ -51,7 +53,6 @@ __all__ = [
     "charged_epsilon",
     "compose",
     "composed_epsilon_matrix",
-    "guarantee_of",
     "simulation",
 ]
 
@@ -273,217 +274,115 @@ def compose(
     return models.SequentialComposition(parts)
 
 
-def _privatizer_parts(privatizer):
-    """``[(model, size), ...]`` of a fitted privatizer, one per column."""
-    from sklearn.utils.validation import check_is_fitted
-
-    from skldp.channels import OpenAlphabetChannel
-
-    check_is_fitted(privatizer)
-    model = privatizer.privacy_
-    channels = privatizer.channels_
-    parts = list(model.parts) if isinstance(model, models.SequentialComposition) else [model]
-    if len(parts) == len(channels):
-        # an open-alphabet channel (hashed values, no list of them) has no domain size
-        sizes = [None if isinstance(ch, OpenAlphabetChannel) else ch.n_inputs for ch in channels]
-    else:  # one guarantee over several channels: its domain is not one channel's
-        sizes = [None] * len(parts)
-    return list(zip(parts, sizes, strict=True))
-
-
-def _collect(estimator, where, found=None):
-    """The ``(model, size)`` parts of every privatizer whose output ``estimator`` releases.
-
-    Each privatizer met is appended to ``found`` (if given) as ``(where, privatizer)``.
-    """
-    from sklearn.compose import ColumnTransformer
-    from sklearn.pipeline import FeatureUnion, Pipeline
-
-    from skldp._base import BasePrivatizer
-
-    if isinstance(estimator, BasePrivatizer):
-        if found is not None:
-            found.append((where, estimator))
-        return _privatizer_parts(estimator)
-    if isinstance(estimator, Pipeline):
-        # the first step that privatizes releases reports; later steps post-process them
-        # (post-processing never weakens a guarantee), earlier ones only transform raw values
-        for name, step in estimator.steps:
-            if step is None or (isinstance(step, str) and step == "passthrough"):
-                continue
-            if _holds_privatizer(step):
-                return _collect(step, f"{where}step {name!r} of a Pipeline, ", found)
-        raise ValueError(f"{where}the Pipeline has no privatizer, so it states no guarantee")
-    if isinstance(estimator, (ColumnTransformer, FeatureUnion)):
-        kind = type(estimator).__name__
-        if isinstance(estimator, ColumnTransformer):
-            if not hasattr(estimator, "transformers_"):
-                raise ValueError(f"{where}the ColumnTransformer is not fitted; fit it first")
-            items = [(name, t) for name, t, _ in estimator.transformers_]
-        else:
-            items = [(name, t) for name, t in estimator.transformer_list]
-        parts = []
-        for name, t in items:
-            if isinstance(t, str) and t == "drop":
-                continue
-            if isinstance(t, str) or not _holds_privatizer(t):
-                raise ValueError(
-                    f"{where}{kind} part {name!r} ({t if isinstance(t, str) else type(t).__name__})"
-                    " releases its columns without a privatizer: no local guarantee covers "
-                    "them; privatize them or drop them"
-                )
-            parts.extend(_collect(t, f"{where}{kind} part {name!r}, ", found))
-        if not parts:
-            raise ValueError(f"{where}the {kind} releases nothing, so it states no guarantee")
-        return parts
-    raise TypeError(
-        f"{where}expected a fitted privatizer, or a Pipeline, ColumnTransformer or FeatureUnion "
-        f"holding privatizers; got {type(estimator).__name__}"
-    )
-
-
-def _check_distinct_noise(found):
-    """Refuse two privatizers of one collection that draw the same noise.
-
-    ``found`` is ``[(where, privatizer), ...]`` from :func:`_collect`. Two parts with the same
-    seeded stream (:meth:`BasePrivatizer._noise_stream`: equal int or SeedSequence seeds, or
-    equal Generators that are not one object) randomize different columns of the same people
-    with the same uniforms, so their reports together reveal what each alone protects (with
-    k-RR, two reports that differ are both the true values).
-    """
-    seen = {}
-    for where, privatizer in found:
-        stream = privatizer._noise_stream()
-        if stream is None:
-            continue
-        first = seen.setdefault(stream, (where, privatizer))
-        rs = privatizer.random_state
-        shared = isinstance(rs, np.random.Generator) and first[1].random_state is rs
-        if first[1] is privatizer or shared:
-            continue  # one privatizer, or one Generator object that advances between them
-        a, b = (
-            f"{w.rstrip(', ') or 'the estimator'} ({type(p).__name__}, random_state="
-            f"{' '.join(repr(p.random_state).split())})"
-            for w, p in (first, (where, privatizer))
-        )
-        raise ValueError(
-            f"{a} and {b} draw the same noise stream: their reports of the same people share "
-            "their uniforms, which reveals the values each one protects, so no guarantee "
-            "holds. Give each part its own stream: random_state=None (for real data), "
-            "different seeds, or the children of np.random.SeedSequence(seed).spawn(n_parts)"
-        )
-
-
-def _holds_privatizer(estimator):
-    """Whether a privatizer sits in ``estimator`` (itself, or a step or part, nested)."""
-    from sklearn.compose import ColumnTransformer
-    from sklearn.pipeline import FeatureUnion, Pipeline
-
-    from skldp._base import BasePrivatizer
-
-    if isinstance(estimator, BasePrivatizer):
-        return True
-    if isinstance(estimator, Pipeline):
-        inner = [step for _, step in estimator.steps]
-    elif isinstance(estimator, FeatureUnion):
-        inner = [t for _, t in estimator.transformer_list]
-    elif isinstance(estimator, ColumnTransformer):
-        listed = getattr(estimator, "transformers_", estimator.transformers)
-        inner = [t for _, t, _ in listed]
-    else:
-        return False
-    return any(_holds_privatizer(t) for t in inner)
-
-
-def guarantee_of(estimator: Any) -> models.PrivacyModel:
-    r"""The per-person guarantee of a fitted privatizer, or of a composite holding them.
-
-    Columns privatized independently compose sequentially (:func:`compose`): pure LDP
-    budgets add exactly; block-structured LDP composes to the product partition; high-low and
-    utility-optimized LDP to a stated high-low bound; other mixtures to the exact composed E
-    matrix on small domains. Structure is read as follows:
-
-    * a fitted privatizer: its ``privacy_`` (several columns compose);
-    * a :class:`~sklearn.pipeline.Pipeline`: the first step holding a privatizer (later steps
-      post-process its reports, which never weakens a guarantee);
-    * a :class:`~sklearn.compose.ColumnTransformer` or
-      :class:`~sklearn.pipeline.FeatureUnion`: every part composes, nested ones too; a part
-      that releases columns without a privatizer (``'passthrough'``, an encoder) is refused,
-      since nothing local protects them.
-
-    This is the guarantee of *one* ``transform``; repeated ``transform`` calls on the same
-    people add up in a :class:`PrivacyAccountant` ledger, not in ``privacy_``.
-
-    Parameters
-    ----------
-    estimator : privatizer, Pipeline, ColumnTransformer or FeatureUnion
-        Fitted.
-
-    Returns
-    -------
-    PrivacyModel
-
-    Raises
-    ------
-    ValueError
-        If a part releases raw columns, nothing privatizes, or a part is not fitted; or if
-        two parts draw the same noise (the same int or SeedSequence seed, or equal
-        Generators that are not one object), which no guarantee survives: give each part
-        its own stream (see :ref:`seeds`).
-    TypeError
-        If ``estimator`` is none of the above.
-
-    Examples
-    --------
-    >>> from sklearn.compose import ColumnTransformer
-    >>> from skldp.privatizers import RandomizedResponse
-    >>> from skldp.privacy import guarantee_of
-    >>> import numpy as np
-    >>> a_seed, b_seed = np.random.SeedSequence(0).spawn(2)  # one stream per part
-    >>> ct = ColumnTransformer([
-    ...     ("a", RandomizedResponse(1.0, categories=[[0, 1]], random_state=a_seed), [0]),
-    ...     ("b", RandomizedResponse(2.0, categories=[[0, 1, 2]], random_state=b_seed), [1]),
-    ... ]).fit([[0, 1], [1, 2]])
-    >>> guarantee_of(ct)
-    LDP(epsilon=3)
-    """
-    found: list[tuple[str, Any]] = []
-    parts = _collect(estimator, "", found)
-    _check_distinct_noise(found)
-    return compose([m for m, _ in parts], [s for _, s in parts])
-
-
 # -- the accountant -------------------------------------------------------------------------
 
 
 def _memo_parts(model):
-    """The memoized parts of a guarantee: ``[(memo, epsilon_1, epsilon_infinity), ...]``."""
+    """The memoized parts of a guarantee: :class:`LongitudinalLDP` models with a memo tag."""
     parts = model.parts if isinstance(model, models.SequentialComposition) else (model,)
-    return [
-        (p.memo, p.epsilon, p.epsilon_infinity)
-        for p in parts
-        if isinstance(p, models.LongitudinalLDP) and p.memo
-    ]
+    return [p for p in parts if isinstance(p, models.LongitudinalLDP) and p.memo]
 
 
-def _capped_charge(epsilon, guarantee, entries):
-    r"""The charge of a call under ``guarantee``, with memoized parts capped at epsilon_infinity.
+#: The count of a key seen twice in one call: two people holding one key, or one person
+#: reported twice in a call; its reports are never capped (their count is read as 0).
+_SHARED = np.iinfo(np.uint32).max
 
-    A memoized part (a :class:`LongitudinalLDP` with a memo tag) costs its
-    :math:`\varepsilon_1` per call, but every call under the same memo releases a
-    post-processing of one permanent response, so all of them together cost at most
-    :math:`\varepsilon_\infty`: the part is charged
-    :math:`\min(\varepsilon_1, \varepsilon_\infty - \text{spent on that memo})`.
-    Returns the charge and the amount per memo (recorded with the entry).
+_FINGERPRINT = np.dtype([("hi", "<u8"), ("lo", "<u8")])
+
+
+def _fingerprints(keys, secret):
+    """128-bit fingerprints of person keys: SipHash-2-4 of the key under the accountant's secret.
+
+    Two 64-bit tags (message: the key's two words and 0, then 1) as one structured array,
+    sortable and searchable. Without the secret (drawn per accountant from the operating
+    system, never pickled) a fingerprint says nothing about the key; two keys share one with
+    probability about 2**-128.
     """
-    per_memo = {}
-    for memo, eps_1, eps_inf in _memo_parts(guarantee):
-        spent = math.fsum(e.get("_memos", {}).get(memo, 0.0) for e in entries)
-        spent += per_memo.get(memo, 0.0)
-        part = max(0.0, min(eps_1, eps_inf - spent))
-        per_memo[memo] = per_memo.get(memo, 0.0) + part
-        epsilon -= eps_1 - part
-    return max(epsilon, 0.0), per_memo
+    k0, k1 = person_keys(keys, name="person_keys")
+    out = np.empty(k0.shape[0], dtype=_FINGERPRINT)
+    for j, field in enumerate(("hi", "lo")):
+        out[field] = siphash24(secret[0], secret[1], [k0, k1, np.uint64(j)])
+    return out
+
+
+class _MemoLedger:
+    """What an accountant knows of one memo: its owner and the person keys it has seen.
+
+    ``seen`` holds the sorted fingerprints (16 bytes each) and ``counts`` how many calls
+    reported each (4 bytes): 20 bytes per person and question, kept for the accountant's
+    life. ``owner`` is the privatizer that charged an unnamed memo (a weak reference, or the
+    string it charged as).
+    """
+
+    def __init__(self, owner, owner_name):
+        self.owner, self.owner_name = owner, owner_name
+        self.seen = np.empty(0, dtype=_FINGERPRINT)
+        self.counts = np.empty(0, dtype=np.uint32)
+
+    def lookup(self, fps):
+        """Positions of ``fps`` in ``seen`` and whether each is there."""
+        pos = np.searchsorted(self.seen, fps)
+        found = pos < self.seen.shape[0]
+        found[found] = self.seen[pos[found]] == fps[found]
+        return pos, found
+
+    def record(self, fps, shared):
+        """Count one more call of each fingerprint (``shared`` ones are marked, never counted)."""
+        pos, found = self.lookup(fps)
+        counts = self.counts
+        old = counts[pos[found]]
+        counts[pos[found]] = np.where(shared[found] | (old == _SHARED), _SHARED, old + np.uint32(1))
+        new = ~found
+        self.seen = np.insert(self.seen, pos[new], fps[new])
+        self.counts = np.insert(
+            counts, pos[new], np.where(shared[new], _SHARED, 1).astype(np.uint32)
+        )
+
+    def forget(self, fps):
+        """Undo :meth:`record` of a call that released nothing (shared marks stay)."""
+        pos, found = self.lookup(fps)
+        old = self.counts[pos[found]]
+        keep = (old != _SHARED) & (old > 0)
+        self.counts[pos[found][keep]] = old[keep] - np.uint32(1)
+
+
+def _owner_of(privatizer):
+    if isinstance(privatizer, str):
+        return privatizer
+    try:
+        return weakref.ref(privatizer)
+    except TypeError:  # an object without weak references: hold it
+        return lambda: privatizer
+
+
+def _is_owner(owner, privatizer):
+    if isinstance(owner, str) or isinstance(privatizer, str):
+        return owner == privatizer
+    return owner() is privatizer
+
+
+class _StreamOwner:
+    """The privatizer that charged an accountant first from one seeded noise stream."""
+
+    def __init__(self, privatizer, name, entry):
+        self.owner = _owner_of(privatizer)
+        self.name = name
+        rs = getattr(privatizer, "random_state", None)
+        # one Generator object held by several privatizers advances between them: not a replay
+        self.generator = rs if isinstance(rs, np.random.Generator) else None
+        self.entry = entry
+
+    def allows(self, privatizer):
+        if _is_owner(self.owner, privatizer):
+            return True
+        rs = getattr(privatizer, "random_state", None)
+        return self.generator is not None and rs is self.generator
+
+
+def _describe(privatizer, who):
+    """A privatizer as an error names it: its class, where it lives and its random_state."""
+    rs = " ".join(repr(getattr(privatizer, "random_state", None)).split())
+    return f"{who} at {id(privatizer):#x} (random_state={rs})"
 
 
 class _Charge:
@@ -599,6 +498,9 @@ class PrivacyAccountant:
         self._lock = threading.Lock()
         self._pid = os.getpid()
         self._copy = False
+        self._memos: dict[str, _MemoLedger] = {}
+        self._streams: dict[Any, _StreamOwner] = {}
+        self._secret = np.frombuffer(os.urandom(16), dtype="<u8").astype(np.uint64)
 
     # -- sharing ---------------------------------------------------------------------------
     def __copy__(self):
@@ -612,6 +514,9 @@ class PrivacyAccountant:
         del state["_lock"]
         state["_entries"] = list(self._entries)
         state["_copy"] = True
+        # a copy refuses charges, so it needs no memo ledgers; nor is the fingerprints'
+        # secret ever written out
+        state["_memos"], state["_secret"], state["_streams"] = {}, None, {}
         return state
 
     def __setstate__(self, state):
@@ -643,8 +548,9 @@ class PrivacyAccountant:
         privatizer: object,
         guarantee: models.PrivacyModel | None = None,
         n_people: int | None = None,
+        person_keys: Any = None,
     ) -> _Charge:
-        """Record a charge of ``epsilon`` per person, or refuse it.
+        r"""Record a charge of ``epsilon`` per person, or refuse it.
 
         Privatizers call this from ``transform``; call it yourself for reports released by
         other means.
@@ -657,11 +563,22 @@ class PrivacyAccountant:
             What spends (its class name is recorded), or a string.
         guarantee : PrivacyModel or None, default=None
             Recorded as text. A memoized guarantee (:class:`LongitudinalLDP` with a memo
-            tag, or a composition holding some) lowers the charge so that all the charges of
-            one memo add up to at most its ``epsilon_infinity`` (see
-            :ref:`budgets_longitudinal`).
+            tag, or a composition holding some) is capped per person key, given
+            ``person_keys``: a call whose keys were all seen under that memo is charged
+            :math:`\min(\varepsilon_1, \varepsilon_\infty - c\,\varepsilon_1)`, c the
+            fewest earlier calls of any of its keys, so that each key's reports add up to at
+            most ``epsilon_infinity``; a call with a key not seen before (perhaps a known
+            person with a new key) is charged :math:`\varepsilon_1` in full (see
+            :ref:`budgets_longitudinal`). An unnamed memo (``question`` None) may be charged
+            by one privatizer object only.
         n_people : int or None, default=None
             Rows of the call.
+        person_keys : array-like of shape (n_people,) or None, default=None
+            The person key of each row (16 bytes, or 32 hexadecimal digits; see
+            :func:`~skldp.privatizers.make_person_keys`), for a memoized guarantee. The
+            accountant keeps a 128-bit keyed fingerprint of each (SipHash-2-4 under a
+            secret it draws and never writes out) and a 4-byte count: 20 bytes per person
+            and question. None: the memoized parts are charged in full.
 
         Returns
         -------
@@ -675,6 +592,13 @@ class PrivacyAccountant:
             If the total would exceed the budget; nothing is recorded.
         AccountantCopyError
             If this accountant is a copy from a pickle or from another process.
+        ValueError
+            If a second privatizer object charges an unnamed memo another one charged (name
+            the question), or if ``person_keys`` are not one key per row; or if a privatizer
+            charges from the seeded noise stream (:func:`skldp._random.stream_identity`: the
+            same int or SeedSequence seed, or equal Generators that are not one object) of
+            another privatizer that charged this accountant: it would replay that one's noise
+            on the same people (see :ref:`seeds`).
         """
         epsilon = check_epsilon(epsilon, allow_zero=True)
         who = privatizer if isinstance(privatizer, str) else type(privatizer).__name__
@@ -686,11 +610,35 @@ class PrivacyAccountant:
                 "n_jobs=1 (or joblib's threading backend), or give the restored privatizer an "
                 "accountant of its own with set_params(accountant=...)"
             )
+        parts = [] if guarantee is None else _memo_parts(guarantee)
+        fps = shared = None
+        if parts and person_keys is not None:
+            raw = _fingerprints(person_keys, self._secret)
+            if n_people is not None and raw.shape[0] != n_people:
+                raise ValueError(
+                    f"person_keys must give one key per person; got {raw.shape[0]} keys for "
+                    f"n_people={n_people}"
+                )
+            fps, multiplicity = np.unique(raw, return_counts=True)
+            shared = multiplicity > 1
+        stream = None
+        noise_stream = getattr(privatizer, "noise_stream_identity", None)
+        if not isinstance(privatizer, str) and callable(noise_stream):
+            stream = noise_stream()  # a skldp privatizer's seeded stream (None: fresh noise)
         with self._lock:
             spent = self._spent
-            memos = {}
-            if guarantee is not None:
-                epsilon, memos = _capped_charge(epsilon, guarantee, self._entries)
+            first = None if stream is None else self._streams.get(stream)
+            if first is not None and not first.allows(privatizer):
+                raise ValueError(
+                    f"{_describe(privatizer, who)} and {first.name} charge this accountant from "
+                    "the same seeded noise stream: the second replays the uniforms of the "
+                    "first on the same people, which reveals the values each one protects, so "
+                    "their charges bound nothing and no reports were produced. Give each "
+                    "privatizer its own stream: random_state=None (for real data, also in a "
+                    "search such as GridSearchCV), different seeds, or the children of "
+                    "np.random.SeedSequence(seed).spawn(n) (or Generator.spawn(n)), one per part"
+                )
+            epsilon, plan = self._capped_charge(epsilon, parts, fps, shared, privatizer, who)
             if spent + epsilon > self.budget * (1 + _BUDGET_RTOL):
                 raise BudgetExceededError(
                     f"{who} would spend epsilon={epsilon:g} per person, but the accountant has "
@@ -704,11 +652,78 @@ class PrivacyAccountant:
                 "epsilon": epsilon,
                 "n_people": np.nan if n_people is None else n_people,
                 "total": spent + epsilon,
-                "_memos": memos,
+                "_memos": self._record_memos(plan, fps, shared, privatizer, who),
             }
+            if stream is not None and first is None:
+                self._streams[stream] = _StreamOwner(privatizer, _describe(privatizer, who), entry)
+                entry["_stream"] = stream
             self._entries.append(entry)
             self._spent = spent + epsilon
         return _Charge(self, entry)
+
+    def _capped_charge(self, epsilon, parts, fps, shared, privatizer, who):
+        r"""The charge of a call, its memoized parts capped per person key; nothing recorded.
+
+        A memoized part (:class:`LongitudinalLDP` with a memo tag) costs its
+        :math:`\varepsilon_1` per call, but the reports of one person under one key and memo
+        are post-processings of one permanent response, so together they cost at most
+        :math:`\varepsilon_\infty`. A person whose key was in c earlier calls has spent
+        :math:`\min(c\,\varepsilon_1, \varepsilon_\infty)` on it, so this call costs them
+        :math:`\min(\varepsilon_1, (\varepsilon_\infty - c\,\varepsilon_1)^+)`: the call is
+        charged that for the smallest c among its keys (0 for a key not seen before, one seen
+        twice in a call, or when the keys are not given). This bounds every person's loss if
+        each key is one person's: a person who changes keys is charged in full at each new
+        key, and each key's reports are capped on their own. Returns the charge and the plan
+        (the parts and their memos) for :meth:`_record_memos`.
+        """
+        plan = []
+        for part in parts:
+            ledger = self._memos.get(part.memo)
+            if (
+                part.question is None
+                and ledger is not None
+                and not _is_owner(ledger.owner, privatizer)
+            ):
+                raise ValueError(
+                    f"{who} charges the memo {part.memo} that another privatizer object "
+                    f"({ledger.owner_name}) charged before, and neither names its "
+                    "question: objects with the same parameters and categories draw the "
+                    "same permanent responses from the same keys, so if they ask different "
+                    "questions, a person who gives both the same answer sends both "
+                    "questions' reports from one permanent response, which no cap bounds. "
+                    "Name each question (question='...'): privatizers of one question "
+                    "share one cap, different questions draw independent permanent "
+                    "responses; or use one privatizer object for the question"
+                )
+            if fps is None or fps.size == 0 or any(p.memo == part.memo for p in plan):
+                count = 0  # keys not tracked, or a second report of the memo in one call
+            elif ledger is None:
+                count = 0
+            else:
+                pos, found = ledger.lookup(fps)
+                counts = np.zeros(fps.shape[0], dtype=np.int64)
+                seen = ledger.counts[pos[found]].astype(np.int64)
+                counts[found] = np.where(seen == _SHARED, 0, seen)
+                counts[shared] = 0
+                count = int(counts.min())
+            cost = max(0.0, min(part.epsilon, part.epsilon_infinity - count * part.epsilon))
+            epsilon -= part.epsilon - cost
+            plan.append(part)
+        return max(epsilon, 0.0), plan
+
+    def _record_memos(self, plan, fps, shared, privatizer, who):
+        """Record a charged call's keys under each memo; returns what ``_cancel`` undoes."""
+        undo = []
+        for part in plan:
+            ledger = self._memos.get(part.memo)
+            if ledger is None:
+                owner = _owner_of(privatizer) if part.question is None else None
+                name = who if isinstance(privatizer, str) else f"{who} at {id(privatizer):#x}"
+                ledger = self._memos[part.memo] = _MemoLedger(owner, name)
+            if fps is not None and fps.size and all(lg is not ledger for lg, _ in undo):
+                ledger.record(fps, shared)
+                undo.append((ledger, fps))
+        return undo
 
     def _cancel(self, entry):
         """Withdraw a charge whose call released nothing; later running totals are redone."""
@@ -716,6 +731,11 @@ class PrivacyAccountant:
             pos = next((i for i, e in enumerate(self._entries) if e is entry), None)
             if pos is None:
                 return
+            for ledger, fps in self._entries[pos].get("_memos", ()):
+                ledger.forget(fps)
+            stream = self._entries[pos].get("_stream")
+            if stream is not None and self._streams[stream].entry is entry:
+                del self._streams[stream]  # its first call released nothing
             del self._entries[pos]
             total = self._entries[pos - 1]["total"] if pos else 0.0
             for e in self._entries[pos:]:

@@ -56,7 +56,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import numbers
-from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,38 +65,16 @@ from scipy.stats import beta, norm
 from skldp._domain import encode_parameter
 from skldp._memory import check_allocation
 from skldp._random import check_random_state
+from skldp.privacy._abilities import AuditInputs
 from skldp.privacy._accounting import simulation
 from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, SequentialComposition
 
 if TYPE_CHECKING:
-    from typing import Any
-
-    from numpy.typing import ArrayLike, NDArray
+    from numpy.typing import ArrayLike
 
     from skldp._base import BasePrivatizer
     from skldp._typing import RandomStateLike
 __all__ = ["AuditInputs", "AuditResult", "audit", "clopper_pearson"]
-
-
-class AuditInputs(ABC):
-    """The ability of a privatizer whose input rows are not single categories to be audited.
-
-    :func:`~skldp.privacy.audit` feeds whole rows to ``transform``; a privatizer with this
-    ability says which rows to try and which input symbol of its guarantee's domain each
-    one is (for PUM, the pre-processed symbol of a (value, tag) row).
-    """
-
-    @abstractmethod
-    def audit_inputs(
-        self, inputs: ArrayLike | None = None, max_inputs: int = 8
-    ) -> tuple[NDArray[Any], NDArray[np.int64]]:
-        """Rows to audit, and the input symbol of the guarantee's domain of each.
-
-        Returns
-        -------
-        rows : ndarray of shape (m, n_columns)
-        symbols : ndarray of int of shape (m,)
-        """
 
 
 #: Largest domain for which the model's dense budget matrix is built.

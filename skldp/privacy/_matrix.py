@@ -5,6 +5,9 @@ Shared by the models (:meth:`UtilityOptimizedLDP.verify`) and by :func:`verify`,
 
 from __future__ import annotations
 
+import functools
+from decimal import Decimal, localcontext
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,13 +23,13 @@ ROW_SUM_TOL = 1e-9
 def dense_matrix(channel):
     """The matrix Q of a channel, checked: 2-D, finite, non-negative, rows summing to one.
 
-    ``channel`` is a :class:`~skldp.channels.Channel` (its ``to_dense()``) or a matrix.
+    ``channel`` is a :class:`~skldp.channels.Channel` (its ``to_dense()``) or a matrix. The
+    channels build on this package (they state privacy models), so a channel is recognized by
+    its ``to_dense`` method, not by its type.
     """
-    # The channels build on this package (they state privacy models): read them lazily.
-    from skldp.channels import Channel
-
-    if isinstance(channel, Channel):
-        Q = np.asarray(channel.to_dense())
+    to_dense = getattr(channel, "to_dense", None)
+    if callable(to_dense):
+        Q = np.asarray(to_dense())
     else:
         try:
             Q = np.asarray(channel)
@@ -60,22 +63,104 @@ def dense_matrix(channel):
     return Q
 
 
-def within_budget(hi, lo, E):
-    """Entrywise ``hi <= e^E * lo`` for probabilities ``hi``, ``lo`` and budgets ``E`` (broadcast).
+#: The fast path decides ``hi <= e^E * lo`` in floating point only when the two sides differ
+#: by more than this relative margin. ``numpy.exp`` is accurate to a few units in the last
+#: place (about 1e-16, relative) and each float product adds at most 2**-53, so a float
+#: comparison with margin 2**-40 is a proof in the normal range; closer pairs are decided in
+#: exact rational arithmetic (:func:`_exactly_within_budget`).
+_FAST_MARGIN = 2.0**-40
 
-    Where ``e^E`` is a finite float the product ``hi <= e^E * lo`` is compared (exact for the
-    power-of-two scalings channels use, where a difference of logarithms would add a rounding
-    error of the logarithm's magnitude, far above a tiny budget); where it overflows
-    (``E`` above about 709.78) the comparison is in log space, ``log hi - log lo <= E``. So
-    ``hi = 0`` always holds, ``E = +inf`` always holds, and ``lo = 0 < hi`` fails every finite
-    budget, however large.
+#: Absolute margin of the log-space fast path (see :func:`within_budget`).
+_LOG_MARGIN = 1e-9
+
+#: Smallest positive normal float64: below it a product loses relative precision.
+_TINY = float(np.finfo(float).tiny)
+
+#: The ratio of two positive finite float64 numbers is below 2**2098 < e**1455, so every
+#: budget at least this large holds for ``lo > 0``.
+_EXP_SATURATED = 1455.0
+
+
+@functools.lru_cache(maxsize=4096)
+def exp_bounds(E, digits=60):
+    """Rationals ``(lower, upper)`` with ``lower <= e^E <= upper``, within ``10**(2 - digits)``.
+
+    ``E`` is a finite float, taken at its exact binary value. ``decimal.Decimal.exp`` is
+    correctly rounded to ``digits`` significant digits, so its result is within half a unit
+    in its last digit (relative error at most ``0.5 * 10**(1 - digits)``) of e^E; widening
+    it by ``10**(2 - digits)`` on each side gives a certain bracket.
     """
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        bound = np.exp(E)
-        product_ok = hi <= bound * lo
-        log_ok = np.log(hi) - np.log(lo) <= E
-    ok = np.where(np.isinf(bound), log_ok, product_ok)
-    return (hi == 0) | np.isposinf(E) | ((lo > 0) & ok)
+    if E == 0.0:
+        return Fraction(1), Fraction(1)
+    with localcontext() as ctx:
+        ctx.prec = digits
+        d = Fraction(Decimal(float(E)).exp())
+    widen = Fraction(1, 10 ** (digits - 2))
+    return d * (1 - widen), d * (1 + widen)
+
+
+@functools.lru_cache(maxsize=65536)
+def _exactly_within_budget(hi, lo, E):
+    """``hi <= e^E * lo`` decided exactly for floats ``hi > 0``, ``lo > 0`` and finite ``E``.
+
+    ``hi`` and ``lo`` are compared at their exact binary values. A bracket of e^E is refined
+    until it decides: ``hi / lo`` is rational and, for rational ``E != 0``, e^E is irrational
+    (``E = 0`` is exact), so the two differ. A ratio still inside a bracket of 2,000 digits is
+    refused (rounded against passing).
+    """
+    if E >= _EXP_SATURATED:
+        return True
+    hi_q, lo_q = Fraction(hi), Fraction(lo)
+    digits = 60
+    while digits <= 2000:
+        lower, upper = exp_bounds(E, digits)
+        if hi_q <= lower * lo_q:
+            return True
+        if hi_q > upper * lo_q:
+            return False
+        digits *= 4
+    return False
+
+
+def within_budget(hi, lo, E):
+    """Entrywise ``hi <= e^E * lo`` for probabilities ``hi``, ``lo`` and budgets ``E``, exactly.
+
+    The answer is the exact one for the stored floats, whose values are rationals: ``hi`` is
+    compared with ``e^E * lo`` in rational arithmetic against a certain bracket of the
+    irrational e^E (:func:`exp_bounds`), never rounded in the float's favour. Most entries are
+    decided by a float comparison with a relative margin of ``2**-40`` (far above the error of
+    ``numpy.exp`` and one product), or, where a product would leave the normal range
+    (subnormal probabilities, budgets whose e^E overflows), by the log difference with an
+    absolute margin of 1e-9; only entries that close to the boundary are decided exactly.
+    ``hi = 0`` always holds, ``E = +inf`` always holds, and ``lo = 0 < hi`` fails every
+    finite budget, however large.
+    """
+    hi, lo, E = (np.asarray(v, dtype=float) for v in (hi, lo, E))
+    shape = np.broadcast_shapes(hi.shape, lo.shape, E.shape)
+    hi, lo, E = (v.reshape(v.shape or (1,)) for v in (hi, lo, E))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        scaled = np.exp(E) * lo
+        lower = scaled * (1.0 - _FAST_MARGIN)
+        upper = scaled * (1.0 + _FAST_MARGIN)
+    # Both products in the normal range (so lo > 0 and E finite there).
+    normal = (lower >= _TINY) & (upper < np.inf)
+    ok = (hi == 0) | np.isposinf(E) | (normal & (hi <= lower))
+    undecided = ~ok & ~(normal & (hi >= upper)) & (hi > 0) & (lo > 0) & np.isfinite(E)
+    where = np.nonzero(undecided)
+    if where[0].size:
+        full = ok.shape
+        h, lw, e = (np.broadcast_to(v, full)[where] for v in (hi, lo, E))
+        # Outside the normal range: the log difference (absolute error about 1e-13 for the
+        # at most 745 of a float64 probability's log) decides with a margin of 1e-9.
+        gap = np.log(h) - np.log(lw) - e
+        ok[where] = gap <= -_LOG_MARGIN
+        close = np.abs(gap) < _LOG_MARGIN
+        if close.any():
+            # Channels repeat their probabilities: each distinct (hi, lo, E) is decided once
+            # (the exact check is memoized).
+            triples = zip(h[close].tolist(), lw[close].tolist(), e[close].tolist(), strict=True)
+            ok[tuple(w[close] for w in where)] = [_exactly_within_budget(*t) for t in triples]
+    return ok.reshape(shape)[()]
 
 
 def tight_matrix(Q):

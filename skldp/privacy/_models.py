@@ -84,12 +84,22 @@ class LongitudinalLDP(LDP):
     epsilon_infinity : float
         Budget of every report of one value together, at least ``epsilon_1``.
     memo : str, default=""
-        The memo the PRR hangs on (a hex tag of the mechanism's family, PRR parameters and
-        categories): reports of models with the same memo share one PRR, hence one
-        ``epsilon_infinity``.
+        The memo the PRR hangs on (a hex tag of the mechanism's family, PRR parameters,
+        categories and question): reports of models with the same memo share one PRR, hence
+        one ``epsilon_infinity``.
+    question : str or None, default=None
+        The question the memo answers, as the privatizer's ``question=`` names it (it is in
+        the memo). None: unnamed, so a :class:`~skldp.privacy.PrivacyAccountant` caps only
+        the calls of one privatizer object under this memo (see :ref:`budgets_longitudinal`).
     """
 
-    def __init__(self, epsilon_1: float, epsilon_infinity: float, memo: str = "") -> None:
+    def __init__(
+        self,
+        epsilon_1: float,
+        epsilon_infinity: float,
+        memo: str = "",
+        question: str | None = None,
+    ) -> None:
         super().__init__(epsilon_1)
         self.epsilon_infinity = check_epsilon(epsilon_infinity, "epsilon_infinity")
         if self.epsilon_infinity < self.epsilon:
@@ -100,6 +110,9 @@ class LongitudinalLDP(LDP):
         if not isinstance(memo, str):
             raise TypeError(f"memo must be a string; got {memo!r}")
         self.memo = memo
+        if question is not None and not isinstance(question, str):
+            raise TypeError(f"question must be a string or None; got {question!r}")
+        self.question = question
 
     @property
     def epsilon_1(self) -> float:
@@ -107,12 +120,13 @@ class LongitudinalLDP(LDP):
         return self.epsilon
 
     def _key(self):
-        return (self.epsilon, self.epsilon_infinity, self.memo)
+        return (self.epsilon, self.epsilon_infinity, self.memo, self.question)
 
     def __repr__(self):
+        question = "" if self.question is None else f", question={self.question!r}"
         return (
             f"LongitudinalLDP(epsilon_1={self.epsilon:.6g}, "
-            f"epsilon_infinity={self.epsilon_infinity:.6g})"
+            f"epsilon_infinity={self.epsilon_infinity:.6g}{question})"
         )
 
 

@@ -51,7 +51,14 @@ if TYPE_CHECKING:
 
     from skldp._typing import RandomStateLike
 
-__all__ = ["ACCOUNTANT", "BasePrivatizer", "hyperparameters", "single_or_list"]
+__all__ = [
+    "ACCOUNTANT",
+    "BasePrivatizer",
+    "check_accountant",
+    "hyperparameters",
+    "n_rows",
+    "single_or_list",
+]
 
 _WARNED = "warned"
 
@@ -97,7 +104,7 @@ def _column_values(series):
 ACCOUNTANT = [InstanceOf(PrivacyAccountant, "a skldp.privacy.PrivacyAccountant"), None]
 
 
-def _check_accountant(accountant):
+def check_accountant(accountant):
     """Return ``accountant`` after checking it is a PrivacyAccountant or None.
 
     ``fit`` checks it with the other parameters (``ACCOUNTANT``); ``transform`` checks it
@@ -111,7 +118,7 @@ def _check_accountant(accountant):
     return accountant
 
 
-def _n_rows(X):
+def n_rows(X):
     """Rows of raw input X (people), without copying it; None when unknown (lazy Dask)."""
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) >= 1:
@@ -318,12 +325,18 @@ class BasePrivatizer(
             self.__dict__.pop("_noise_restored", None)
         return super().set_params(**params)
 
-    def _noise_stream(self):
+    def noise_stream_identity(self) -> object | None:
         """The identity of this privatizer's noise stream (None if it is fresh OS noise).
 
         Two privatizers whose identities are equal draw the same noise, unless both hold the
-        same Generator object (which advances between them); see
-        :func:`skldp._random.stream_identity` and :func:`skldp.privacy.guarantee_of`.
+        same Generator object (which advances between them); :func:`skldp.privacy.guarantee_of`
+        refuses a composite whose parts draw the same noise.
+
+        Returns
+        -------
+        identity : hashable or None
+            None for ``random_state=None`` (operating-system noise) and for a fitted
+            privatizer restored from a pickle (its stream is not resumed).
         """
         if self.__dict__.get("_noise_restored"):
             return None
@@ -441,10 +454,10 @@ class BasePrivatizer(
         over calls lives in the accountant's ledger. Returns the charge (None if none was
         made), which ``transform`` cancels if it raises before returning reports.
         """
-        accountant = _check_accountant(self._accountant())  # set_params may have changed it
+        accountant = check_accountant(self._accountant())  # set_params may have changed it
         if accountant is None or in_simulation():
             return
-        n_people = _n_rows(X)
+        n_people = n_rows(X)
         return accountant.charge(
             charged_epsilon(self.privacy_),
             privatizer=self,
@@ -510,7 +523,7 @@ class BasePrivatizer(
             if method == "sample" and ch.n_inputs == len(cats):
                 # encode checked the indices against the domain, the channel's inputs:
                 # draw without checking them again (validate once)
-                parts.append(ch._sample(idx, rng))
+                parts.append(ch.sample(idx, rng, check_input=False))
             else:
                 parts.append(getattr(ch, method)(idx, rng))
         return parts, index

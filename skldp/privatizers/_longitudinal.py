@@ -8,22 +8,39 @@ person and value (``skldp._memo``), and the library stores nothing about who is 
 
 from __future__ import annotations
 
-from skldp.privatizers._base import BasePrivatizer, hyperparameters
+from skldp import _dask
 from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, resolve_categories
 from skldp._memo import make_person_keys, memo_tag, person_keys
-from skldp._validation import CATEGORIES, POSITIVE_EPSILON, RANDOM_STATE, Interval
+from skldp._validation import (
+    CATEGORIES,
+    POSITIVE_EPSILON,
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    NoneValue,
+    Satisfies,
+)
 from skldp.channels._longitudinal import (
     LongitudinalOUEChannel,
     LongitudinalRAPPORChannel,
     LongitudinalRRChannel,
 )
 from skldp.exceptions import InvalidParameterError
-from skldp.privacy import LongitudinalLDP
+from skldp.privacy import LongitudinalLDP, charged_epsilon
+from skldp.privacy._accounting import in_simulation
+from skldp.privatizers._base import BasePrivatizer, check_accountant, hyperparameters, n_rows
 
 __all__ = ["LongitudinalOUE", "LongitudinalRAPPOR", "LongitudinalRR", "make_person_keys"]
 
-_CONSTRAINTS = {"categories": [CATEGORIES], "random_state": [RANDOM_STATE]}
+_CONSTRAINTS = {
+    "categories": [CATEGORIES],
+    "random_state": [RANDOM_STATE],
+    "question": [
+        Satisfies(InstanceOf(str, "a string"), len, "a non-empty string"),
+        NoneValue(),
+    ],
+}
 _TWO_BUDGETS = {
     **_CONSTRAINTS,
     "epsilon_infinity": [POSITIVE_EPSILON],
@@ -47,9 +64,12 @@ _SHARED_NOTES = r"""
     **Budgets.** ``privacy_`` is :class:`~skldp.privacy.LongitudinalLDP`: one report is
     :math:`\varepsilon_1`-LDP (the composite channel ``channel_``), all reports of one value
     together :math:`\varepsilon_\infty`-LDP. An ``accountant`` is charged
-    :math:`\varepsilon_1` per call, until the calls under this memo have cost
-    :math:`\varepsilon_\infty`; later calls are free. This assumes each person's value is
-    the same in every call: a person whose value changes spends up to
+    :math:`\varepsilon_1` per call, until every key of the call has been reported under this
+    memo for :math:`\varepsilon_\infty`; such calls are free. A call with a key the
+    accountant has not seen under the memo (a new person, or a known person with a new key)
+    is charged :math:`\varepsilon_1` in full. The memo is per question (``question``); an
+    unnamed one is capped per privatizer object. This assumes each key is one person's and
+    each person's value is the same in every call: a person whose value changes spends up to
     :math:`\varepsilon_\infty` per distinct value, which the library cannot see.
 
     **Estimation.** The reports are those of ``channel_`` (k-RR or a unary encoding), so every
@@ -64,11 +84,24 @@ _PRIVACY = """\
 privacy_ : LongitudinalLDP
     Both budgets (``epsilon_1`` of one report, ``epsilon_infinity`` of all reports of one
     value), and the memo tag the accountant caps by."""
+#: The ``question`` parameter of every memoized privatizer.
+_QUESTION = (
+    "question : str or None, default=None\n"
+    '    Names the question the reports answer ("smokes", "daily mood"). It enters the\n'
+    "    memo, so different questions draw independent permanent responses from the same\n"
+    "    keys, and a :class:`~skldp.privacy.PrivacyAccountant` caps the reports of each named\n"
+    "    question, across privatizer objects (clones, refits), at ``epsilon_infinity`` per\n"
+    "    person key. None (unnamed): the memo of earlier versions; the accountant caps only\n"
+    "    the calls of this one fitted object, and refuses a second object on the same memo\n"
+    "    (it cannot tell whether the two ask one question). Give one name per question: two\n"
+    "    questions under one name share permanent responses."
+)
 #: The Parameters section of L-GRR and L-OUE up to ``epsilon_1`` (whose bound each states).
 _TWO_BUDGETS_HEAD = "\n".join(
     [
         "Parameters\n----------",
         PARAMETERS["common_parameters"],
+        _QUESTION,
         "epsilon_infinity : float, default=2.0\n"
         "    Budget of every report of one value together (the permanent round).",
     ]
@@ -91,17 +124,21 @@ _MEMO_ATTRIBUTES_SECTION = "\n".join(
 #: Docstring text every memoized privatizer shares (with its own ``channel_type`` and
 #: ``one_report`` words, see :func:`~skldp._docstring.substitute`).
 _MEMO_DOCS = dict(
+    question=_QUESTION,
     notes=_SHARED_NOTES,
     two_budgets_head=_TWO_BUDGETS_HEAD,
     memo_attributes_section=_MEMO_ATTRIBUTES_SECTION,
 )
 
 
+@hyperparameters
 class _MemoizedPrivatizer(BasePrivatizer):
     """The memo mechanism as a privatizer: reads (value, key) rows, draws memoized reports.
 
     Subclasses give ``_make_channel`` (a :class:`~skldp.channels.MemoizedChannel`).
     """
+
+    question: str | None = None
 
     def _two_columns(self, X, *, reset):
         columns, index = self._read_columns(X, reset=reset)
@@ -129,9 +166,34 @@ class _MemoizedPrivatizer(BasePrivatizer):
         self.categories_ = categories
         self.channel_ = self._make_channel(categories[0], 0)
         ch = self.channel_
-        self._memo_tag = memo_tag(type(ch).__name__, ch.memo_parameters(), categories[0])
+        self._memo_tag = memo_tag(
+            type(ch).__name__, ch.memo_parameters(), categories[0], question=self.question
+        )
         self.privacy_ = LongitudinalLDP(
-            ch.epsilon, ch.epsilon_infinity, memo=f"{self._memo_tag:016x}"
+            ch.epsilon, ch.epsilon_infinity, memo=f"{self._memo_tag:016x}", question=self.question
+        )
+
+    def _charge(self, X):
+        """Charge ``accountant`` for this call, passing the call's person keys.
+
+        As :meth:`BasePrivatizer._charge <skldp._base.BasePrivatizer._charge>`, and the key
+        column goes with the charge (``person_keys=``), so the accountant caps only calls whose
+        keys it has all seen under this memo. A lazy Dask collection's keys are not known when
+        the call is charged: it is charged :math:`\varepsilon_1` in full.
+        """
+        accountant = check_accountant(self._accountant())
+        if accountant is None or in_simulation():
+            return None
+        keys = None
+        if not _dask.is_dask_collection(X):
+            columns, _ = self._two_columns(X, reset=False)
+            keys = columns[1]
+        return accountant.charge(
+            charged_epsilon(self.privacy_),
+            privatizer=self,
+            guarantee=self.privacy_,
+            n_people=n_rows(X),
+            person_keys=keys,
         )
 
     def _sample(self, X, rng):
@@ -291,6 +353,7 @@ class LongitudinalRAPPOR(_MemoizedPrivatizer):
     Parameters
     ----------
     {common_parameters}
+    {question}
     f : float, default=0.5
         Noise of the permanent round, in (0, 1).
     p : float, default=0.5

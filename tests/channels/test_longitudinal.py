@@ -147,6 +147,38 @@ def test_bad_parameters_are_named(make, match):
         make()
 
 
+@pytest.mark.parametrize("make", [LongitudinalRRChannel, LongitudinalOUEChannel])
+@pytest.mark.parametrize("eps_1", [1e-4, 1e-9])
+def test_a_tiny_epsilon_1_is_fitted_at_once_and_exactly(make, eps_1):
+    # The second round was searched one 2**-53 step at a time: L-OUE at epsilon_1 = 1e-9 did
+    # not finish in minutes (its quadratic root is off by about 1/epsilon_1 grid steps). A
+    # bisection on the grid takes at most 54 checks; the result is verified exactly.
+    import time
+
+    start = time.perf_counter()
+    ch = make(2.0, eps_1, 3)
+    assert time.perf_counter() - start < 5.0  # generous: it takes milliseconds
+    assert ch.epsilon == eps_1
+    assert verify(ch, LDP(eps_1))  # one report is epsilon_1-LDP, exactly as sampled
+    assert verify(ch.prr, LDP(2.0))
+    # and it is tight: most of the budget is used, not thrown away by the rounding
+    assert tight_epsilon_matrix(ch).max() > 0.5 * eps_1
+
+
+@pytest.mark.parametrize(
+    "make, smallest",
+    [
+        (lambda: LongitudinalOUEChannel(2.0, 1e-15, 3), "smallest usable epsilon_1 is 9.09"),
+        (lambda: LongitudinalOUEChannel(2.0, 1e-300, 3), "L-OUE with epsilon_infinity = 2"),
+        (lambda: LongitudinalRRChannel(2.0, 1e-17, 3), "smallest usable epsilon is 4.4"),
+    ],
+)
+def test_an_unusable_epsilon_1_is_refused_at_once_by_name(make, smallest):
+    with pytest.raises(ValueError, match="too small to be represented") as info:
+        make()
+    assert info.match(smallest)
+
+
 @pytest.mark.parametrize("ch", SMALL[:4], ids=repr)
 def test_lgrr_is_the_k_rr_of_its_composite_truth(ch):
     # One report is k-RR whose truth is the product of the rounds' truths: every k-RR field

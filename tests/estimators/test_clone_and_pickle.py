@@ -10,6 +10,7 @@ from sklearn.base import clone
 from skldp import (
     EMEstimator,
     EmpiricalEstimator,
+    OneBitHadamardResponse,
     ProjectedEstimator,
     RandomizedResponse,
     SparseEstimator,
@@ -26,7 +27,10 @@ ESTIMATORS = [
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
 def test_clone_and_pickle_of_a_fitted_estimator(estimator):
-    rr = RandomizedResponse(epsilon=2.0, categories=[0, 1, 2, 3], random_state=0)
+    cls = RandomizedResponse
+    if isinstance(estimator, SparseEstimator):  # it reads compressive reports only
+        cls = OneBitHadamardResponse
+    rr = cls(epsilon=2.0, categories=[0, 1, 2, 3], random_state=0)
     x = np.random.default_rng(1).choice(4, size=3000, p=[0.5, 0.3, 0.2, 0.0])
     reports = rr.fit_transform(x)
     fitted = clone(estimator).fit(reports)

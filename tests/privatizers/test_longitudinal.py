@@ -204,17 +204,26 @@ def test_the_accountant_charges_epsilon_1_per_report_up_to_epsilon_infinity():
         lrr.transform(X)
     assert acc.ledger["epsilon"].tolist() == [0.5] * 4 + [0.0] * 8
     assert acc.spent == 2.0
-    # a clone (same PRR, same memo) is capped by the same total
-    clone(lrr).fit(X).transform(X)
+    # an unnamed question is capped per privatizer object: a clone (same PRR) is refused,
+    # since the accountant cannot tell whether it asks the same question
+    with pytest.raises(ValueError, match=r"neither names its question.*question='...'"):
+        clone(lrr).fit(X).transform(X)
     assert acc.spent == 2.0
+    # a named question: a clone (same question, same PRR) is capped by the same total
+    named = clone(lrr).set_params(question="mood").fit(X)
+    for _ in range(5):
+        named.transform(X)
+    clone(named).fit(X).transform(X)
+    assert acc.ledger["epsilon"].tolist()[12:] == [0.5] * 4 + [0.0] * 2
+    assert acc.spent == 4.0
     # another memo (another PRR) is charged again
     LongitudinalRR(epsilon_infinity=3.0, epsilon_1=0.5, categories=CATS, accountant=acc).fit(
         X
     ).transform(X)
-    assert acc.spent == 2.5
+    assert acc.spent == 4.5
     # a plain mechanism is charged in full, as before
     RandomizedResponse(1.0, categories=CATS, accountant=acc).fit(CATS).transform(CATS)
-    assert acc.spent == 3.5
+    assert acc.spent == 5.5
 
 
 def test_the_accountant_refuses_before_epsilon_infinity_when_the_budget_is_smaller():
