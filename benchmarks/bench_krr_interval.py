@@ -6,7 +6,7 @@ a dense (observed outputs x k) matrix, one ``unbiased`` call per output, and the
 took one ``variance`` call per category: O(k^2), 2.85 s at k = 4,000, about 370 times the fit.
 For k-RR every contribution is :math:`a + u_y e_y`, so the moments have closed forms in O(k)
 (``diagonal_contributions`` in the intervals module). This script times, in one process and
-interleaved, the fit (``EmpiricalEstimator().fit``), the interval as shipped, and the old
+interleaved, the fit (``EmpiricalEstimator().fit``) and the interval as shipped, then the old
 dense path (the same code with the closed form switched off), warm, median of 5, with the
 BLAS threads a user gets by default; the load average is read from ``os.getloadavg``.
 
@@ -50,7 +50,7 @@ def main(argv=None):
     meta = start_meta(None, repeat=args.repeat, threads=threads, command=COMMAND)
 
     from skldp import EmpiricalEstimator, RandomizedResponse
-    from skldp import _uncertainty as _intervals
+    from skldp.estimators import _intervals
 
     def dense(est):
         # the code path before issue 33: no closed form, so the dense sums and k variance calls
@@ -70,14 +70,16 @@ def main(argv=None):
         lo, hi = est.confidence_interval()
         lo0, hi0 = dense(est)
         gap = float(max(np.abs(lo - lo0).max(), np.abs(hi - hi0).max()))
-        t_fit, t_new, t_old = medians(
+        # the fit and the interval interleaved; the old path apart, after them (its dense
+        # temporaries, 128 MB at k = 4,000, would otherwise slow the next call measured)
+        t_fit, t_new = medians(
             [
                 lambda est=est, reports=reports: est.fit(reports),
                 lambda est=est: est.confidence_interval(),
-                lambda est=est: dense(est),
             ],
             args.repeat,
         )
+        (t_old,) = medians([lambda est=est: dense(est)], args.repeat)
         seen = int(np.count_nonzero(np.bincount(x, minlength=k)))
         rows.append(
             [
@@ -123,7 +125,7 @@ def main(argv=None):
     body = (
         f"k-RR, epsilon = {EPSILON}, n = {N_REPORTS:,} reports of Zipf(1.1) values; "
         "`EmpiricalEstimator().fit(reports)` against `confidence_interval()` (the default "
-        "score interval) and the old dense path (the closed form switched off), interleaved "
+        "score interval) interleaved, then the old dense path (the closed form switched off), "
         f"in one process, median of {args.repeat} warm calls each (one discarded warm-up), "
         f"default BLAS threads (environment: {threads}), no CPU pinning. Load average "
         "(one minute, `os.getloadavg`) in the line above. The last column is the largest "

@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from skldp._base import ChunkStatistics
+from skldp.estimators._state import ChunkStatistics
 from skldp._reports import ReportSpec
 from skldp.channels import (
     BlockHadamardResponseChannel,

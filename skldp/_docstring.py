@@ -79,7 +79,7 @@ PARAMETERS["estimator_attributes"] = "\n".join(
 )
 
 #: Entries made of others, in the order of the privatizers' signatures (see
-#: ``skldp._base.hyperparameters``): what every privatizer takes after ``epsilon``; the fitted
+#: ``skldp._params.hyperparameters``): what every privatizer takes after ``epsilon``; the fitted
 #: attributes of a privatizer with one plain channel per column (its channel's class given to
 #: :func:`substitute` as ``channel_type``); and, with their headers, the whole Parameters and
 #: Attributes sections of a privatizer that has nothing of its own to add to them.

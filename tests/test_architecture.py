@@ -340,11 +340,6 @@ def _is_edge(name):
 #: is rewriting: ``(importing module, imported module): owner and plan``. Remove an entry
 #: when its owner lands; the test fails on entries that no longer match anything.
 TEMPORARY_LAZY_IMPORTS = {
-    ("skldp._base", "skldp"): (
-        "helper 'split' (skldp/_base.py split by concern): the HTML doc link reads the "
-        "top-level namespace (`import skldp`), an upward edge that closes a cycle with every "
-        "privatizer and estimator"
-    ),
     ("skldp._registry", "skldp"): (
         "helper 'registry' (one declaration per mechanism): the registry finds classes by "
         "name in `skldp` (`import skldp`, `importlib.import_module`), an upward edge; it is "
@@ -639,25 +634,6 @@ def test_the_full_graph_sees_lazy_relative_and_facade_imports(tmp_path):
 #: of issue 28 is rewriting. Remove an entry when its owner lands; stale entries fail.
 TEMPORARY_PRIVATE_ACCESSES = {
     **{
-        ("skldp._uncertainty", name): (
-            "helper 'split': intervals move beside the estimators and read an explicit "
-            "fitted-state object instead of the estimators' private fields"
-        )
-        for name in (
-            "_chunk_statistics",
-            "_counts_statistics",
-            "_default_interval_method",
-            "_distributions",
-            "_estimate",
-            "_interval_methods",
-            "_model_distribution",
-            "_n",
-            "_plain_statistics",
-            "_specs",
-            "_stats",
-        )
-    },
-    **{
         ("skldp.io", name): (
             "helpers 'cli' (skldp.io as one report-file object) and 'split' (the estimator "
             "base's fitted state): fit_chunks drives an estimator through its private hooks"
@@ -810,12 +786,6 @@ SHARED_PRIVATE_NAMES_REVIEWED = {
     ("skldp.channels._personalized", "self.common._sample"): (
         "a channel draws with the one it wraps"
     ),
-    **{
-        ("skldp.estimators._personalized", f"self._inner().{name}"): (
-            "an estimator drives the estimator of its own package it wraps"
-        )
-        for name in ("_chunk_statistics", "_counts_statistics", "_estimate", "_merge_statistics")
-    },
 }
 
 

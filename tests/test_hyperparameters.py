@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, clone
 import skldp.estimators
 import skldp.privatizers
 from skldp._base import BaseDistributionEstimator, BasePrivatizer, hyperparameters
+from skldp.channels import RandomizedResponseChannel
 
 
 def _public(module, base):
@@ -135,6 +136,9 @@ def test_a_private_annotation_is_refused_a_class_variable_is_not():
         _table: ClassVar[dict] = {}
         level: int = 3
 
+        def _make_channel(self, categories, column):
+            return RandomizedResponseChannel(1.0, len(categories))
+
     assert list(inspect.signature(_Fine).parameters)[-1] == "level"
     assert _Fine().get_params()["level"] == 3
 
@@ -144,6 +148,9 @@ def test_a_class_that_writes_its_own_init_keeps_it():
     class _Own(BasePrivatizer):
         def __init__(self, *, width=2):
             self.width = width
+
+        def _make_channel(self, categories, column):
+            return RandomizedResponseChannel(1.0, len(categories))
 
     assert list(inspect.signature(_Own).parameters) == ["width"]
     assert _Own(width=5).get_params() == {"width": 5}

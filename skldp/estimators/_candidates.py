@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skldp._base import BaseDistributionEstimator, hyperparameters
+from skldp._params import hyperparameters
+from skldp.estimators._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._domain import check_category_list
 from skldp._reports import ReportSpec
@@ -180,6 +181,17 @@ class CandidateEstimator(BaseDistributionEstimator):
     (array([0.5, 0.3, 0.2, 0. ]), [])
     """
 
+    _solved_attributes = (
+        "distribution_",
+        "unbiased_distribution_",
+        "channel_",
+        "indistinguishable_",
+        "unreported_",
+        "n_iter_",
+        "converged_",
+        "log_likelihood_",
+    )
+
     candidates: ArrayLike | None = None
     method: str = "projected"
     tol: float = 1e-10
@@ -292,10 +304,9 @@ class CandidateEstimator(BaseDistributionEstimator):
             )
         return out
 
-    def _derived_from_solution(self):
+    def _derived_from_solution(self, solution):
         # The colliding groups and unreported candidates as values, not indices.
-        groups, unrep, cats = self._groups, self._unreported, self.categories_
-        del self._groups, self._unreported
+        groups, unrep, cats = solution["_groups"], solution["_unreported"], self.categories_
         if isinstance(cats, list):
             return {
                 "indistinguishable_": [

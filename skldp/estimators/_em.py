@@ -8,7 +8,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BaseDistributionEstimator, hyperparameters
+from skldp._params import hyperparameters
+from skldp.estimators._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, TOL, Boolean, Interval, ListLike, Options
 from skldp._warnings import warn
@@ -592,6 +593,14 @@ class EMEstimator(BaseDistributionEstimator):
     # The EM iterates, their accelerations and the E-step statistics (measured up to 404
     # bytes per category, OUE at k = 2**14).
     _solve_bytes_per_category = 640
+    _solved_attributes = (
+        "distribution_",
+        "n_iter_",
+        "converged_",
+        "gap_",
+        "log_likelihood_",
+        "log_likelihoods_",
+    )
 
     def _chunk_statistics(self, channel, values):
         return channel.em_model(values)

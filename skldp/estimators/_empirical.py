@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._base import BaseDistributionEstimator, LazyAttribute, hyperparameters
+from skldp._params import hyperparameters
+from skldp.estimators._base import BaseDistributionEstimator
+from skldp.estimators._state import LazyAttribute
 from skldp._docstring import substitute
 from skldp.projection import project_simplex
 
@@ -62,6 +64,7 @@ class EmpiricalEstimator(BaseDistributionEstimator):
 
     _interval_methods = ("wilson", "normal", "bootstrap")
     _default_interval_method = "wilson"
+    _solved_attributes = ("distribution_", "distribution_std_")
 
     def _estimate(self, channel, stats, n):
         p_hat = channel.unbiased(stats, n)

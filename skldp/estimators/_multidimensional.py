@@ -11,13 +11,9 @@ from sklearn.base import BaseEstimator, DensityMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from skldp import _dask
-from skldp._base import (
-    BaseDistributionEstimator,
-    DocumentationLinkMixin,
-    given_specs,
-    keep_fitted_channel,
-    read_reports,
-)
+from skldp._params import DocumentationLinkMixin
+from skldp.estimators._base import BaseDistributionEstimator
+from skldp.estimators._reading import given_specs, keep_fitted_channel, read_reports
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, InstanceOf, validate_params
 from skldp.channels import AttributeSamplingMechanism

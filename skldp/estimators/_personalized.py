@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BaseDistributionEstimator, hyperparameters
+from skldp._params import hyperparameters
+from skldp.estimators._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, TOL, InstanceOf, Interval, Options, check_probability_vector
 from skldp.channels import PersonalizedChannel
@@ -164,6 +165,18 @@ class PersonalizedEstimator(BaseDistributionEstimator):
     >>> round(float(est.distribution_.sum()), 12)
     1.0
     """
+
+    _solved_attributes = (
+        "distribution_",
+        "intermediate_distribution_",
+        "bot_mass_",
+        "background_",
+        "n_iter_",
+        "converged_",
+        "gap_",
+        "log_likelihood_",
+        "log_likelihoods_",
+    )
 
     method: str = "em"
     background: ArrayLike | None = None

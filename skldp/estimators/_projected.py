@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.stats import norm
 
-from skldp._base import BaseDistributionEstimator, LazyAttribute, hyperparameters
+from skldp._params import hyperparameters
+from skldp.estimators._base import BaseDistributionEstimator
+from skldp.estimators._state import LazyAttribute
 from skldp._docstring import substitute
 from skldp._validation import CHANNEL, Interval, Options
 from skldp.estimators._empirical import _plug_in_std
@@ -144,6 +146,7 @@ class ProjectedEstimator(BaseDistributionEstimator):
 
     _interval_methods = ("wilson", "normal", "bootstrap")
     _default_interval_method = "wilson"
+    _solved_attributes = ("distribution_", "unbiased_distribution_", "distribution_std_")
 
     method: str = "simplex"
     alpha: float = 0.05

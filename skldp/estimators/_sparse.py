@@ -19,7 +19,8 @@ from scipy.linalg import solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
-from skldp._base import BaseDistributionEstimator, hyperparameters
+from skldp._params import hyperparameters
+from skldp.estimators._base import BaseDistributionEstimator
 from skldp._docstring import substitute
 from skldp._measurement import MeasurementOperator, MeasurementSystem, RowSubset
 from skldp._validation import CHANNEL, Boolean, Interval, Options
@@ -549,6 +550,17 @@ class SparseEstimator(BaseDistributionEstimator):
     >>> sorted(est.support_.tolist()), np.round(est.distribution_[:3], 1).tolist()
     ([0, 1, 2], [0.5, 0.3, 0.2])
     """
+
+    _solved_attributes = (
+        "distribution_",
+        "recovered_",
+        "support_",
+        "sparsity_",
+        "block_sparsity_",
+        "noise_level_",
+        "threshold_",
+        "n_iter_",
+    )
 
     sparsity: int | None = None
     method: str = "omp"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from skldp._base import ACCOUNTANT, BasePrivatizer, hyperparameters
+from skldp.privatizers._base import ACCOUNTANT, BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import CATEGORIES, RANDOM_STATE, Epsilon
 from skldp.channels import BinaryRandomizedResponseChannel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import field
 
-from skldp._base import BasePrivatizer, hyperparameters
+from skldp.privatizers._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._memory import FIT_BYTES_PER_CATEGORY, check_categories
 from skldp._validation import (

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from skldp._base import BasePrivatizer, hyperparameters, single_or_list
+from skldp.privatizers._base import BasePrivatizer, hyperparameters, single_or_list
 from skldp._docstring import substitute
 from skldp._domain import column_partition, column_sensitive, is_list_like
 from skldp._validation import (

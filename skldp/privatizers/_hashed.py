@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer, hyperparameters, single_or_list
+from skldp.privatizers._base import BasePrivatizer, hyperparameters, single_or_list
 from skldp._docstring import substitute
 from skldp._hashing import cohort_permutations
 from skldp._memory import FIT_BYTES_PER_CATEGORY, check_categories

@@ -15,7 +15,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from skldp import _dask
-from skldp._base import BasePrivatizer, hyperparameters
+from skldp.privatizers._base import BasePrivatizer, hyperparameters
 from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, encode_parameter, resolve_categories
 from skldp._memo import KEY_BYTES, make_person_keys, memo_tag, person_keys

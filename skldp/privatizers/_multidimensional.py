@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer, hyperparameters
+from skldp.privatizers._base import BasePrivatizer, hyperparameters
 from skldp._docstring import PARAMETERS, substitute
 from skldp._domain import encode, resolve_categories
 from skldp._reports import ReportSpec
@@ -109,17 +109,24 @@ class _AttributeCollection(BasePrivatizer):
             random_state=None,
         )
         base.fit(X)
-        for j, (ch, cats) in enumerate(zip(base.channels_, categories, strict=True)):
-            if not isinstance(ch, Channel) or ch.n_inputs != len(cats):
-                raise TypeError(
-                    f"{type(self).__name__} needs a privatizer that randomizes one value per "
-                    f"column over its {len(cats)} categories; {type(base).__name__} made "
-                    f"{type(ch).__name__} for column {j}"
-                )
-        self.categories_ = categories
         self.privatizer_ = base
+        for j, cats in enumerate(categories):
+            self._make_channel(cats, j)  # checks the base privatizer's channel of column j
+        self.categories_ = categories
         self.channel_ = base.channel_
         self.privacy_ = self._guarantee(base)
+
+    def _make_channel(self, categories, column):
+        """The channel of one attribute: the fitted base privatizer's, checked."""
+        base = self.privatizer_
+        ch = base.channels_[column]
+        if not isinstance(ch, Channel) or ch.n_inputs != len(categories):
+            raise TypeError(
+                f"{type(self).__name__} needs a privatizer that randomizes one value per "
+                f"column over its {len(categories)} categories; {type(base).__name__} made "
+                f"{type(ch).__name__} for column {column}"
+            )
+        return ch
 
 
 @substitute(**_SHARED)

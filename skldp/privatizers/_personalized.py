@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer, hyperparameters
+from skldp.privatizers._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._domain import column_sensitive, describe, encode, is_list_like, resolve_categories
 from skldp._reports import ReportSpec
@@ -196,15 +196,21 @@ class PersonalizedULDP(AuditInputs, BasePrivatizer):
                 np.asarray([f"bot:{t}" for t in tags], dtype=object),
             ]
         )
-        self.channel_ = PersonalizedChannel.from_base(
+        self.channel_ = self._make_channel(categories[0], 0, sens)
+        self.privacy_ = self.channel_.guarantee()
+
+    def _make_channel(self, categories, column, sensitive=None):
+        """The channel over the values ``categories`` and the tags (column 0, the value)."""
+        if sensitive is None:
+            sensitive = column_sensitive(list(self.sensitive), categories, 0, 1)
+        return PersonalizedChannel.from_base(
             self.epsilon,
-            len(categories[0]),
-            sens,
-            [str(t) for t in tags],
+            len(categories),
+            sensitive,
+            [str(t) for t in _check_tags(self.tags)],
             base=self.base,
             theta=self.theta,
         )
-        self.privacy_ = self.channel_.guarantee()
 
     def audit_inputs(
         self, inputs: ArrayLike | None = None, max_inputs: int = 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from skldp._base import BasePrivatizer, hyperparameters
+from skldp.privatizers._base import BasePrivatizer, hyperparameters
 from skldp._docstring import substitute
 from skldp._validation import (
     PRIVATIZER_CONSTRAINTS,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from skldp import _uncertainty
+from skldp.estimators import _intervals
 from skldp.channels import (
     BlockHadamardResponseChannel,
     HadamardResponseChannel,
@@ -40,9 +40,9 @@ def _counts(k, seed):
 def test_closed_form_moments_equal_the_dense_sums(channel):
     counts = _counts(channel.n_outputs, 0)
     n = int(counts.sum())
-    assert _uncertainty.diagonal_contributions(channel) is not None
-    closed = _uncertainty.report_moments(channel, counts, n)
-    dense = _uncertainty._dense_report_moments(channel, counts, n)
+    assert _intervals.diagonal_contributions(channel) is not None
+    closed = _intervals.report_moments(channel, counts, n)
+    dense = _intervals._dense_report_moments(channel, counts, n)
     for c, d in zip(closed, dense, strict=True):
         assert_allclose(c, d, rtol=1e-12, atol=1e-12 * np.abs(d).max())
 
@@ -52,19 +52,19 @@ def test_closed_form_self_moment_and_linear_contributions_equal_the_dense_ones(
     channel, monkeypatch
 ):
     k = channel.n_inputs
-    closed_self = _uncertainty._self_second_moment(channel, 1000)
+    closed_self = _intervals._self_second_moment(channel, 1000)
     c = np.random.default_rng(1).normal(size=k)
     outputs = np.flatnonzero(_counts(k, 2))
-    closed_dot = _uncertainty._contributions_dot(channel, outputs, c)
-    monkeypatch.setattr(_uncertainty, "diagonal_contributions", lambda channel: None)
-    assert_allclose(closed_self, _uncertainty._self_second_moment(channel, 1000), rtol=1e-12)
-    dense_dot = _uncertainty._contributions(channel, outputs) @ c
+    closed_dot = _intervals._contributions_dot(channel, outputs, c)
+    monkeypatch.setattr(_intervals, "diagonal_contributions", lambda channel: None)
+    assert_allclose(closed_self, _intervals._self_second_moment(channel, 1000), rtol=1e-12)
+    dense_dot = _intervals._contributions(channel, outputs) @ c
     assert_allclose(closed_dot, dense_dot, rtol=1e-12, atol=1e-12 * np.abs(dense_dot).max())
 
 
 def test_the_diagonal_form_is_read_exactly_from_krr():
     ch = RandomizedResponseChannel(1.0, 5)
-    a, u = _uncertainty.diagonal_contributions(ch)
+    a, u = _intervals.diagonal_contributions(ch)
     Q = ch.to_dense()
     keep, other = Q[0, 0], Q[0, 1]
     assert_allclose(u, 1.0 / (keep - other), rtol=1e-13)
@@ -81,7 +81,7 @@ def test_the_diagonal_form_is_read_exactly_from_krr():
     ids=repr,
 )
 def test_other_channels_have_no_diagonal_form(channel):
-    assert _uncertainty.diagonal_contributions(channel) is None
+    assert _intervals.diagonal_contributions(channel) is None
 
 
 def test_krr_at_ten_thousand_categories_takes_the_reports_moments():
@@ -90,9 +90,9 @@ def test_krr_at_ten_thousand_categories_takes_the_reports_moments():
     k = 10_000
     ch = RandomizedResponseChannel(1.0, k)
     counts = np.random.default_rng(3).multinomial(10**6, np.full(k, 1.0 / k)).astype(float)
-    assert np.count_nonzero(counts) > _uncertainty.MAX_EXACT_WILSON_CATEGORIES
-    square, cube, fourth = _uncertainty.report_moments(ch, counts, 10**6)
-    a, u = _uncertainty.diagonal_contributions(ch)
+    assert np.count_nonzero(counts) > _intervals.MAX_EXACT_WILSON_CATEGORIES
+    square, cube, fourth = _intervals.report_moments(ch, counts, 10**6)
+    a, u = _intervals.diagonal_contributions(ch)
     i = int(np.argmax(counts))
     share = counts[i] / 10**6
     assert square[i] == pytest.approx((1 - share) * a[i] ** 2 + share * (a[i] + u[i]) ** 2)
@@ -106,7 +106,7 @@ def test_krr_intervals_are_unchanged_by_the_closed_form(monkeypatch):
     reports = ch.sample(rng.integers(0, k, 3000), rng)
     est = EmpiricalEstimator(channel=ch).fit(reports[:, None])
     fast = [est.confidence_interval(simultaneous=s) for s in (False, True)]
-    monkeypatch.setattr(_uncertainty, "diagonal_contributions", lambda channel: None)
+    monkeypatch.setattr(_intervals, "diagonal_contributions", lambda channel: None)
     dense = [est.confidence_interval(simultaneous=s) for s in (False, True)]
     for (lo, hi), (lo0, hi0) in zip(fast, dense, strict=True):
         assert_allclose(lo, lo0, rtol=0, atol=1e-13)

@@ -13,7 +13,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import norm
 
-from skldp import _uncertainty
+from skldp.estimators import _intervals, _likelihood_intervals
 from skldp._reports import Reports, ReportSpec
 from skldp.channels import (
     HadamardResponseChannel,
@@ -124,7 +124,7 @@ def test_observed_information_matches_the_dense_formula(channel):
     q = np.maximum(est.distribution_, 1e-12)
     U = Q / (q @ Q)
     H_dense = (U * N) @ U.T
-    H = _uncertainty.observed_information(channel, est._stats[0], est.distribution_)
+    H = _likelihood_intervals.observed_information(channel, est._stats[0], est.distribution_)
     assert_allclose(H, H_dense, rtol=1e-10)
 
 
@@ -135,7 +135,7 @@ def test_observed_information_on_bit_vectors_matches_the_likelihoods():
     L = ch.likelihood(np.asarray(R))
     q = np.maximum(est.distribution_, 1e-12)
     U = L / (L @ q)[:, None]
-    H = _uncertainty.observed_information(ch, est._stats[0], est.distribution_)
+    H = _likelihood_intervals.observed_information(ch, est._stats[0], est.distribution_)
     assert_allclose(H, U.T @ U, rtol=1e-10)
 
 
@@ -251,8 +251,8 @@ def test_bootstrap_spread_matches_the_exact_standard_deviation():
     # tolerance is three standard errors.
     ch = RandomizedResponseChannel(1.0, 5)
     p = np.array([0.4, 0.3, 0.15, 0.1, 0.05])
-    est = EmpiricalEstimator()
-    draws = _uncertainty.bootstrap_draws(est, ch, p, 2000, 2000, np.random.default_rng(10))
+    fitted = EmpiricalEstimator(channel=ch).fit(np.arange(5)[:, None])._fitted_estimate()
+    draws = _intervals.bootstrap_draws(fitted, ch, p, 2000, 2000, np.random.default_rng(10))
     assert_allclose(draws.std(axis=0, ddof=1), np.sqrt(ch.variance(p, 2000)), rtol=0.05)
 
 
@@ -349,7 +349,7 @@ def test_simultaneous_bootstrap_holds_the_calibrated_share_of_replicates():
     rng = np.random.default_rng(3)
     draws = np.column_stack([rng.gamma(0.5, 0.01, 1000), rng.normal(0.3, 0.02, 1000)])
     draws = np.column_stack([np.maximum(draws, 0.0), np.full(1000, 0.2)])
-    lo, hi = _uncertainty.bootstrap_interval(None, draws, 0.05, True)
+    lo, hi = _intervals.bootstrap_interval(None, draws, 0.05, True)
     inside = np.all((draws >= lo) & (draws <= hi), axis=1).mean()
     assert 0.95 <= inside < 0.96
     assert lo[2] == hi[2] == 0.2
@@ -495,6 +495,6 @@ def test_refit_warnings_are_summed_up_once_at_the_users_line():
 def test_large_domain_shortcut_equals_the_exact_self_moments(channel, monkeypatch):
     # Above MAX_EXACT_WILSON_CATEGORIES four variance calls replace k; for channels whose
     # coordinate variance depends on that coordinate only, both give the same numbers.
-    exact = _uncertainty._self_second_moment(channel, 1000)
-    monkeypatch.setattr(_uncertainty, "MAX_EXACT_WILSON_CATEGORIES", 4)
-    assert_allclose(_uncertainty._self_second_moment(channel, 1000), exact, rtol=1e-9)
+    exact = _intervals._self_second_moment(channel, 1000)
+    monkeypatch.setattr(_intervals, "MAX_EXACT_WILSON_CATEGORIES", 4)
+    assert_allclose(_intervals._self_second_moment(channel, 1000), exact, rtol=1e-9)

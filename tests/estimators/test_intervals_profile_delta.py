@@ -14,8 +14,9 @@ from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 from scipy.stats import norm
 
-from skldp import EMEstimator, EmpiricalEstimator, ProjectedEstimator, _uncertainty
-from skldp._base import ChunkStatistics
+from skldp import EMEstimator, EmpiricalEstimator, ProjectedEstimator
+from skldp.estimators import _intervals, _likelihood_intervals
+from skldp.estimators._state import ChunkStatistics
 from skldp._reports import Reports, ReportSpec
 from skldp.channels import (
     BlockHadamardResponseChannel,
@@ -89,8 +90,8 @@ def test_skewness_correction_widens_the_lower_side_of_a_right_skewed_rare_cell()
     ch = HighLowHadamardResponseChannel(1.0, 10, [0, 1, 2, 3, 4])
     counts = _counts(ch, P10, 10_000, np.random.default_rng(32))
     p_hat = ch.unbiased(counts, 10_000)
-    lo0, hi0 = _uncertainty.wilson_interval(ch, p_hat, 10_000, 0.005, counts)
-    lo1, hi1 = _uncertainty.wilson_interval(ch, p_hat, 10_000, 0.005, counts, skewness=True)
+    lo0, hi0 = _intervals.wilson_interval(ch, p_hat, 10_000, 0.005, counts)
+    lo1, hi1 = _intervals.wilson_interval(ch, p_hat, 10_000, 0.005, counts, skewness=True)
     assert 0 < lo1[9] < lo0[9]
     assert hi1[9] < hi0[9]
 
@@ -153,7 +154,7 @@ def test_profile_bounds_of_block_hadamard_with_an_estimate_at_zero():
     p_hat = est.distribution_
     assert np.any(p_hat == 0)
     model = est._stats[0]
-    _, _, gap = _uncertainty._face_maximum(model, p_hat, 0, 0.7, 2e-6)
+    _, _, gap = _likelihood_intervals._face_maximum(model, p_hat, 0, 0.7, 2e-6)
     assert gap <= 2e-6
     lo, hi = est.confidence_interval(0.05, method="profile")
     top = model.log_likelihood(p_hat)
@@ -192,7 +193,7 @@ def test_profile_interval_covers_a_rare_cell():
 
 
 def test_profile_is_for_small_domains_and_for_maximum_likelihood():
-    ch = RandomizedResponseChannel(1.0, _uncertainty.MAX_PROFILE_CATEGORIES + 1)
+    ch = RandomizedResponseChannel(1.0, _likelihood_intervals.MAX_PROFILE_CATEGORIES + 1)
     k = ch.n_inputs
     counts = _counts(ch, np.full(k, 1 / k), 5000, np.random.default_rng(35))
     with pytest.raises(ValueError, match="method='profile' .* at most 128. Use method='wilson'"):
@@ -233,7 +234,7 @@ def test_delta_on_unary_encoding_is_normal_with_the_exact_variance():
     est = EmpiricalEstimator().fit(Reports(ch.sample(x, rng), [ReportSpec(ch)]))
     value, lo, hi = est.quantity_interval(category_difference(0, 1), method="delta")
     c = np.array([1.0, -1.0, 0.0, 0.0])
-    sd = np.sqrt(_uncertainty.linear_variance(ch, c, project_simplex(est.distribution_), n))
+    sd = np.sqrt(_intervals.linear_variance(ch, c, project_simplex(est.distribution_), n))
     assert lo == pytest.approx(value - Z95 * sd, rel=1e-12)
     assert hi == pytest.approx(value + Z95 * sd, rel=1e-12)
 
@@ -250,7 +251,7 @@ def test_delta_variance_on_rappor_matches_the_dense_channel():
     m = p @ Q
     for c in (np.array([1.0, 1.0, 0.0, 0.0]), np.array([1.0, -1.0, 0.0, 0.0])):
         exact = (m @ (G @ c) ** 2 - (c @ p) ** 2) / n
-        assert _uncertainty.linear_variance(ch, c, p, n) == pytest.approx(exact, rel=1e-10)
+        assert _intervals.linear_variance(ch, c, p, n) == pytest.approx(exact, rel=1e-10)
 
 
 def test_delta_interval_covers_a_rare_mass_and_the_bootstrap_agrees():

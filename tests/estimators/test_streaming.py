@@ -254,8 +254,8 @@ def test_every_estimator_streams_to_the_statistics_of_one_fit(
     assert len(solves) == len(streamed._specs)  # the first read solved, once per column
     assert_array_equal(np.asarray(one.distribution_), np.asarray(streamed.distribution_))
     # every learned attribute, read lazily, equals fit's (standard errors included)
-    assert sorted(streamed._solved) == sorted(one._solved)
-    for name in one._solved:
+    assert sorted(streamed._state.solved_names()) == sorted(one._state.solved_names())
+    for name in one._state.solved_names():
         assert_equal(getattr(streamed, name), getattr(one, name), err_msg=name)
     assert len(solves) == len(streamed._specs)  # reused, not solved again
 
@@ -291,7 +291,7 @@ def test_partial_fit_solves_when_read_and_again_after_new_reports(Estimator, mon
     est.partial_fit(reports[2000:2000])  # no reports added: the solution stands
     assert est.distribution_ is not None and solves == [2000]
     est.partial_fit(reports[2000:])
-    assert "distribution_" not in vars(est)  # forgotten, not stale
+    assert est._state.solution is None  # forgotten, not stale
     assert solves == [2000]
     assert_array_equal(est.distribution_, Estimator().fit(reports).distribution_)
     assert solves[1] == n
@@ -360,6 +360,6 @@ def test_a_failed_lazy_solve_raises_again_on_the_next_read():
     for _ in range(2):
         with pytest.raises(ValueError, match="init must be 6 positive numbers"):
             est.distribution_  # noqa: B018  reading the attribute is the test
-    assert "_solved" not in vars(est)
+    assert est._state.solution is None
     est.set_params(init="uniform")
     assert est.distribution_.shape == (6,)
