@@ -610,8 +610,11 @@ def _readable_head(spec_bytes, part):
     except _UNREADABLE:
         return head
     head["channel"] = type(spec.channel).__name__
-    head["n_inputs"] = int(spec.channel.n_inputs)
-    head["report_width"] = int(spec.channel.report_width)
+    try:  # a composite mechanism (attribute sampling) has no single input domain
+        head["n_inputs"] = int(spec.channel.n_inputs)
+        head["report_width"] = int(spec.channel.report_width)
+    except AttributeError:
+        pass
     head["categories"] = [str(c) for c in np.asarray(spec.categories).tolist()]
     return head
 
