@@ -24,8 +24,28 @@ def _stop(signum, frame):
     raise _Stopped(signum)
 
 
+def _installed_version():
+    """The installed distribution's version, read from its metadata (no import of skldp)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("skldp")
+    except metadata.PackageNotFoundError:  # run from a checkout that is not installed
+        return None
+
+
 def main(argv=None):
-    """Import :mod:`skldp.cli` and run its ``main``; return the exit code."""
+    """Import :mod:`skldp.cli` and run its ``main``; return the exit code.
+
+    ``skldp --version`` alone is answered from the installed distribution's metadata, without
+    importing skldp (tens of milliseconds instead of seconds).
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:
+        version = _installed_version()
+        if version is not None:
+            print(f"skldp {version}")
+            return 0
     handled = [signal.SIGINT] + [
         getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
     ]
