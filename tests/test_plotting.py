@@ -129,7 +129,7 @@ def test_demo_maps_share_one_labelled_colour_scale(tmp_path, monkeypatch):
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from skldp import cli
+    from skldp._cli_demo import _demo_plot
 
     figures = []
     monkeypatch.setattr(Figure, "savefig", lambda self, *args, **kwargs: figures.append(self))
@@ -141,7 +141,8 @@ def test_demo_maps_share_one_labelled_colour_scale(tmp_path, monkeypatch):
     table = pd.DataFrame(
         {"mechanism": ["A", "B"], "tv": [0.2, 0.4], "tv_low": [0.1, 0.3], "tv_high": [0.3, 0.5]}
     )
-    cli._demo_plot(str(tmp_path / "demo.png"), data, estimates, table)
+    path = tmp_path / "demo.png"
+    assert _demo_plot(str(path), data, estimates, table) == f"plot: {path}"
     (fig,) = figures
     maps = [ax for ax in fig.axes if ax.images]
     assert len(maps) == 3
