@@ -32,6 +32,7 @@ from skldp import (
     ProjectedEstimator,
     RandomizedResponse,
     SparseEstimator,
+    SquareWave,
     channels,
     datasets,
     experiments,
@@ -965,6 +966,8 @@ _OTHER_MAKERS = {
     # memoized: epsilon_infinity = e, and one report at min(e, 2) / 2 (below it)
     "LongitudinalRRChannel": lambda e: channels.LongitudinalRRChannel(e, _one_report(e), 3),
     "LongitudinalOUEChannel": lambda e: channels.LongitudinalOUEChannel(e, _one_report(e), 3),
+    # numbers, not categories: the registry's square-wave case is not a trust case
+    "SquareWaveChannel": lambda e: channels.SquareWaveChannel(e, 8),
 }
 
 CHANNEL_MAKERS = {**_REGISTERED_MAKERS, **_OTHER_MAKERS}
@@ -1051,6 +1054,14 @@ def test_channel_tiny_epsilon_is_refused(make):
 @pytest.mark.parametrize("make", list(CHANNEL_MAKERS.values()), ids=list(CHANNEL_MAKERS))
 def test_channel_huge_finite_epsilon_verifies(make, epsilon):
     # verify reads a finite budget as finite: a zero where the model promises a ratio fails.
+    if make is CHANNEL_MAKERS["SquareWaveChannel"] and epsilon > 746:
+        # Documented: the paper's half-width (about epsilon / (2 e^epsilon)) is 0 in float64
+        # from epsilon about 745.1 on; that is refused, naming it, and a given one is used.
+        with pytest.raises(ValueError, match=r"gives a half-width of 0 in float64; .*half_width"):
+            make(epsilon)
+        ch = channels.SquareWaveChannel(epsilon, 8, half_width=0.1)
+        assert verify(ch, ch.guarantee()).passed
+        return
     ch = make(epsilon)
     if isinstance(ch, channels.OpenAlphabetChannel):  # open alphabet: no dense matrix
         return
@@ -1531,6 +1542,47 @@ _KEY = b"k" * 16
 def test_longitudinal_bad_input_is_named(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# -- numbers in a public range: Square Wave (tests/privatizers/test_square_wave.py has the rest) ---
+_NUMBERS = [[0.25], [0.75]]
+
+
+@pytest.mark.parametrize(
+    "params, X, error, match",
+    [
+        ({"bounds": None}, _NUMBERS, ValueError, r"^SquareWave needs bounds=\(lo, hi\)"),
+        ({"bounds": (1, 0)}, _NUMBERS, ValueError, "^bounds must be finite with lo < hi"),
+        ({"bounds": (0, np.inf)}, _NUMBERS, ValueError, "^bounds must be finite with lo < hi"),
+        ({"bounds": ("a", "b")}, _NUMBERS, ValueError, r"^bounds must be two numbers \(lo, hi\)"),
+        ({"bounds": (0, 1, 2)}, _NUMBERS, ValueError, r"^bounds must be two numbers \(lo, hi\)"),
+        ({"bounds": 1.0}, _NUMBERS, InvalidParameterError, "^bounds must be"),
+        ({"bins": 1}, _NUMBERS, InvalidParameterError, "^bins must be an integer"),
+        ({"output_bins": 0}, _NUMBERS, InvalidParameterError, "^output_bins must be"),
+        ({"half_width": 0.0}, _NUMBERS, InvalidParameterError, "^half_width must be"),
+        ({"clip": "yes"}, _NUMBERS, InvalidParameterError, "^clip must be"),
+        ({"categories": [0, 1]}, _NUMBERS, InvalidParameterError, "^categories must be None"),
+        ({"epsilon": 1e-17}, _NUMBERS, ValueError, "^epsilon=1e-17 is too small to be"),
+        ({}, [[0.5], [1.5]], ValueError, r"column 0 has 1 value\(s\) outside bounds=\(0, 1\)"),
+        ({}, [[0.5], [np.nan]], ValueError, "column 0 has missing or infinite values"),
+        ({}, [["a"], ["b"]], ValueError, "column 0 holds values that are not numbers"),
+    ],
+    ids=lambda v: "-".join(f"{k}={v[k]!r}" for k in v) if isinstance(v, dict) else "",
+)
+def test_square_wave_bad_input_is_named(params, X, error, match):
+    sw = SquareWave(**{"bounds": (0, 1), "bins": 8, "random_state": 0, **params})
+    with pytest.raises(error, match=match):
+        sw.fit(X)
+
+
+def test_square_wave_transform_inputs():
+    sw = SquareWave(bounds=(0, 1), bins=8, random_state=0).fit(_NUMBERS)
+    with pytest.raises(ValueError, match="X has 2 features, but SquareWave is expecting 1"):
+        sw.transform([[0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"outside bounds=\(0, 1\)"):
+        sw.transform([[2.0]])
+    # Documented: clip=True clips into the range on the device instead of refusing.
+    assert np.asarray(sw.set_params(clip=True).transform([[2.0], [-1.0]])).shape == (2, 1)
 
 
 # -- the registry (skldp.registry) -------------------------------------------------------------

@@ -32,6 +32,7 @@ _REQUIRED_VALUES = {
     "n_blocks": 1,
     "block_size": 1,
     "tags": ["home"],
+    "bounds": (0, 1),
 }
 
 

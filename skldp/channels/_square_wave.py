@@ -14,7 +14,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import (
     EpsilonLDP,
     SymbolChannel,
@@ -34,16 +34,21 @@ def square_wave_half_width(epsilon):
         b = \frac{\varepsilon e^\varepsilon - e^\varepsilon + 1}
                  {2 e^\varepsilon (e^\varepsilon - 1 - \varepsilon)}
 
-    computed with 60 significant digits (both numerator and denominator cancel for small
-    epsilon); b tends to 1/2 as epsilon tends to 0 and to about epsilon / (2 e^epsilon) for
-    large epsilon.
+    computed with 60 significant digits beyond those that cancel (numerator and denominator
+    both cancel to about epsilon**2 for small epsilon); b tends to 1/2 as epsilon tends to 0
+    and to about epsilon / (2 e^epsilon) for large epsilon, where it is written with
+    :math:`t = e^{-\varepsilon}` as :math:`(\varepsilon - 1 + t)\,t / (2 (1 - t (1 + \varepsilon)))`
+    (no overflow; 0 once it is below the smallest float64, from epsilon about 745 on).
     """
     epsilon = check_epsilon(epsilon)
     with localcontext() as ctx:
-        ctx.prec = 60
+        ctx.prec = 60 + max(0, int(-2 * math.log10(epsilon)))
         eps = Decimal(epsilon)
-        e = eps.exp()
-        return float((eps * e - e + 1) / (2 * e * (e - 1 - eps)))
+        if epsilon < 1:
+            e = eps.exp()
+            return float((eps * e - e + 1) / (2 * e * (e - 1 - eps)))
+        t = (-eps).exp()
+        return float((eps - 1 + t) * t / (2 * (1 - t * (1 + eps))))
 
 
 def square_wave_densities(epsilon, half_width):
@@ -51,9 +56,47 @@ def square_wave_densities(epsilon, half_width):
     ``q = 1 / (2 b e^eps + 1)`` (so that ``2 b p + q = 1``)."""
     with localcontext() as ctx:
         ctx.prec = 60
-        e = Decimal(float(epsilon)).exp()
-        q = 1 / (2 * Decimal(float(half_width)) * e + 1)
-        return float(e * q), float(q)
+        t = Decimal(-float(epsilon)).exp()  # e^-eps: no overflow, 0 past Decimal's range
+        b2 = 2 * Decimal(float(half_width))
+        return float(1 / (b2 + t)), float(t / (b2 + t))
+
+
+def _grid_values(epsilon, half_width, n_outputs):
+    """``(q_units, p_units)``: the off-band and band values of an output bin over ``2**53``.
+
+    The off-band value is ``floor(q dy 2**53)`` (at least 1); the band value the largest
+    integer at most ``p dy 2**53`` whose ratio to it is within ``e^epsilon`` exactly and in
+    every float form. ``half_width`` None is the paper's b for ``epsilon``.
+    """
+    b = square_wave_half_width(epsilon) if half_width is None else half_width
+    if not b > 0:
+        return 1, 1
+    p, q = square_wave_densities(epsilon, b)
+    dy = (1.0 + 2.0 * b) / n_outputs
+    q_units = max(int(math.floor(q * dy * _GRID)), 1)
+    # p dy exceeds 1 (or p is inf) when the band is far narrower than an output bin
+    p_units = _GRID if p * dy >= 1.0 else int(math.floor(p * dy * _GRID))
+    while p_units > q_units and not (
+        exactly_within(p_units, q_units, epsilon)
+        and within_ratio(p_units / _GRID, q_units / _GRID, epsilon)
+    ):
+        p_units -= 1
+    return q_units, p_units
+
+
+def _usable(epsilon, half_width, d, dp):
+    """Whether budget ``epsilon`` gives a stated channel whose band differs from the rest."""
+    b = square_wave_half_width(epsilon) if half_width is None else half_width
+    if not b > 0:
+        return True  # refused apart, naming the half-width
+    q_units, p_units = _grid_values(epsilon, b, dp)
+    if p_units <= q_units:
+        return False
+    try:
+        _stated(epsilon, b, d, dp)
+    except ValueError:
+        return False
+    return True
 
 
 def _mean_overlap(c, b):
@@ -69,6 +112,71 @@ def _mean_overlap(c, b):
     mid = np.abs(c) < b
     out[mid] = (c[mid] + b) ** 2 / (4.0 * b)
     return out
+
+
+def _stated(epsilon, b, d, dp):
+    """The stated matrix in its band form: ``(q_units, p_units, band, partial)``, integers over
+    ``2**53`` (see :class:`SquareWaveChannel`); a ValueError if it cannot be stated."""
+    dx, dy = 1.0 / d, (1.0 + 2.0 * b) / dp
+    q = square_wave_densities(epsilon, b)[1]
+    # the off-band and band values on the grid, the band one lowered until its ratio to
+    # the off-band one is within e^epsilon exactly and in every float form
+    q_units, p_units = _grid_values(epsilon, b, dp)
+    i = np.arange(d)
+    x0, x1 = i * dx, (i + 1) * dx
+    # ranges of output bins per input (see the class notes): partial at the left edge of
+    # the band [left0, left1), wholly inside [left1, right0), partial at the right edge
+    # [right0, right1); everything else wholly outside.
+    left0 = np.floor(x0 / dy).astype(np.int64)
+    left1 = np.ceil(x1 / dy).astype(np.int64)
+    right0 = np.floor((x0 + 2 * b) / dy).astype(np.int64)
+    right1 = np.ceil((x1 + 2 * b) / dy).astype(np.int64)
+    clip = lambda a: np.clip(a, 0, dp)  # noqa: E731
+    left0, left1, right0, right1 = clip(left0), clip(left1), clip(right0), clip(right1)
+    band_lo = left1
+    band_hi = np.maximum(right0, left1)
+    overlap = right0 < left1  # the two edge runs meet: one run of partial entries
+    right0 = np.where(overlap, left1, right0)
+    right1 = np.maximum(right1, right0)
+    # the partial entries, as flat (input, output) lists
+    lengths = (left1 - left0) + (right1 - right0)
+    rows = np.repeat(i, lengths)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    pos = np.arange(rows.size) - starts
+    first = left1 - left0
+    cols = np.where(pos < first[rows], left0[rows] + pos, right0[rows] + pos - first[rows]).astype(
+        np.int64
+    )
+    y0 = -b + cols * dy
+    y1 = -b + (cols + 1) * dy
+    a0, a1 = x0[rows], x1[rows]
+    mean = (
+        _mean_overlap(y1 - a0, b)
+        - _mean_overlap(y1 - a1, b)
+        - _mean_overlap(y0 - a0, b)
+        + _mean_overlap(y0 - a1, b)
+    )
+    w = 1.0 - q * (1.0 + 2.0 * b)  # = 2b (p - q), without cancelling
+    value = q * dy + w * mean / dx
+    units = np.clip(np.floor(value * _GRID), q_units, p_units).astype(np.int64)
+    # each row sums to 2**53 exactly: the residue goes to the partial entry with most room
+    n_band = band_hi - band_lo
+    n_part = lengths
+    total = q_units * (dp - n_band - n_part) + p_units * n_band
+    part_sum = np.zeros(d, dtype=np.int64)
+    np.add.at(part_sum, rows, units)
+    residue = _GRID - (total + part_sum)
+    room = np.where(residue[rows] >= 0, p_units - units, units - q_units)
+    best = np.full(d, -1, dtype=np.int64)
+    order = np.lexsort((room, rows))  # by row, then room ascending: last of a row wins
+    best[rows[order]] = order
+    if np.any(best < 0) or np.any(room[best] < np.abs(residue)):
+        raise ValueError(  # bins far finer than the grid, or a budget near the smallest usable
+            f"Square Wave with {d} x {dp} bins at epsilon={epsilon:g} cannot be "
+            "stated on the 2**-53 grid; use fewer bins"
+        )
+    units[best] += residue
+    return q_units, p_units, (band_lo, band_hi), (rows, cols, units)
 
 
 class SquareWaveChannel(EpsilonLDP, SymbolChannel):
@@ -140,6 +248,14 @@ class SquareWaveChannel(EpsilonLDP, SymbolChannel):
                 "or set half_width"
             )
         self._given_half_width = half_width
+        # below some budget the band and off-band values round to one grid value: every input
+        # would get the same reports
+        given = None if half_width is None else self.half_width
+        check_epsilon_usable(
+            self.epsilon,
+            lambda t: _usable(t, given, self.n_inputs, self.n_outputs),
+            context=f"Square Wave with {self.n_outputs} output bins",
+        )
         self.p, self.q = square_wave_densities(self.epsilon, self.half_width)
         self._build()
 
@@ -162,74 +278,8 @@ class SquareWaveChannel(EpsilonLDP, SymbolChannel):
         return -self.half_width + (reports + 0.5) * self.output_width
 
     def _build(self):
-        d, dp, b = self.n_inputs, self.n_outputs, self.half_width
-        dx, dy = 1.0 / d, self.output_width
-        # the off-band and band values on the grid, the band one lowered until its ratio to
-        # the off-band one is within e^epsilon exactly and in every float form
-        q_units = max(int(math.floor(self.q * dy * _GRID)), 1)
-        p_units = min(int(math.floor(self.p * dy * _GRID)), _GRID)
-        while p_units > q_units and not (
-            exactly_within(p_units, q_units, self.epsilon)
-            and within_ratio(p_units / _GRID, q_units / _GRID, self.epsilon)
-        ):
-            p_units -= 1
-        i = np.arange(d)
-        x0, x1 = i * dx, (i + 1) * dx
-        # ranges of output bins per input (see the class notes): partial at the left edge of
-        # the band [left0, left1), wholly inside [left1, right0), partial at the right edge
-        # [right0, right1); everything else wholly outside.
-        left0 = np.floor(x0 / dy).astype(np.int64)
-        left1 = np.ceil(x1 / dy).astype(np.int64)
-        right0 = np.floor((x0 + 2 * b) / dy).astype(np.int64)
-        right1 = np.ceil((x1 + 2 * b) / dy).astype(np.int64)
-        clip = lambda a: np.clip(a, 0, dp)  # noqa: E731
-        left0, left1, right0, right1 = clip(left0), clip(left1), clip(right0), clip(right1)
-        band_lo = left1
-        band_hi = np.maximum(right0, left1)
-        overlap = right0 < left1  # the two edge runs meet: one run of partial entries
-        right0 = np.where(overlap, left1, right0)
-        right1 = np.maximum(right1, right0)
-        # the partial entries, as flat (input, output) lists
-        lengths = (left1 - left0) + (right1 - right0)
-        rows = np.repeat(i, lengths)
-        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-        pos = np.arange(rows.size) - starts
-        first = left1 - left0
-        cols = np.where(
-            pos < first[rows], left0[rows] + pos, right0[rows] + pos - first[rows]
-        ).astype(np.int64)
-        y0 = -b + cols * dy
-        y1 = -b + (cols + 1) * dy
-        a0, a1 = x0[rows], x1[rows]
-        mean = (
-            _mean_overlap(y1 - a0, b)
-            - _mean_overlap(y1 - a1, b)
-            - _mean_overlap(y0 - a0, b)
-            + _mean_overlap(y0 - a1, b)
-        )
-        w = 1.0 - self.q * (1.0 + 2.0 * b)  # = 2b (p - q), without cancelling
-        value = self.q * dy + w * mean / dx
-        units = np.clip(np.floor(value * _GRID), q_units, p_units).astype(np.int64)
-        # each row sums to 2**53 exactly: the residue goes to the partial entry with most room
-        n_band = band_hi - band_lo
-        n_part = lengths
-        total = q_units * (dp - n_band - n_part) + p_units * n_band
-        part_sum = np.zeros(d, dtype=np.int64)
-        np.add.at(part_sum, rows, units)
-        residue = _GRID - (total + part_sum)
-        room = np.where(residue[rows] >= 0, p_units - units, units - q_units)
-        best = np.full(d, -1, dtype=np.int64)
-        order = np.lexsort((room, rows))  # by row, then room ascending: last of a row wins
-        best[rows[order]] = order
-        if np.any(best < 0) or np.any(room[best] < np.abs(residue)):
-            raise ValueError(  # pragma: no cover - needs bins far finer than the grid
-                f"Square Wave with {d} x {dp} bins at epsilon={self.epsilon:g} cannot be "
-                "stated on the 2**-53 grid; use fewer bins"
-            )
-        units[best] += residue
-        self._q_units, self._p_units = q_units, p_units
-        self._band = (band_lo, band_hi)
-        self._partial = (rows, cols, units)
+        stated = _stated(self.epsilon, self.half_width, self.n_inputs, self.n_outputs)
+        self._q_units, self._p_units, self._band, self._partial = stated
 
     def _units_row(self, x):
         """Row x of the stated matrix as integers over 2**53 (O(d'))."""

@@ -64,6 +64,11 @@ class SquareWave(BasePrivatizer):
     Parameters
     ----------
     {epsilon}
+    categories : None, default=None
+        Must be None: the domain is the ``bins`` bins of ``bounds``, public by construction
+        (``categories_`` holds their middles).
+    {accountant}
+    {random_state}
     bounds : tuple (lo, hi)
         The public range of the values, ``lo < hi``: required, never inferred from the data
         (that would reveal the extremes). A value outside is refused with a ValueError naming
@@ -82,10 +87,6 @@ class SquareWave(BasePrivatizer):
         Clip values outside ``bounds`` into the range on the device instead of refusing them.
         Clipping is data-dependent preprocessing: the distribution estimated is that of the
         clipped values (mass piles up at lo and hi).
-    {categories}
-        Must be None: the domain is the ``bins`` bins of ``bounds``.
-    {accountant}
-    {random_state}
 
     Attributes
     ----------
