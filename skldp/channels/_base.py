@@ -259,6 +259,9 @@ class _Mechanism(ABC):
     #: Descriptive only (``"symbol"`` or ``"bits"``): code tests the report format's type.
     report_kind: str
     n_outputs: int
+    #: True when the inputs are bins of a number, in order (SquareWave): EMEstimator can
+    #: then smooth its estimate (EMS) and read a CDF, quantiles and ranges from it.
+    ordered_inputs: bool = False
 
     # -- identity ------------------------------------------------------------------------
     @abstractmethod

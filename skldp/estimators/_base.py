@@ -32,6 +32,7 @@ from skldp._warnings import warn
 from skldp.channels import (
     AttributeSamplingMechanism,
     Channel,
+    CohortIncidence,
     OpenAlphabetChannel,
     SymbolReports,
 )
@@ -199,7 +200,9 @@ class BaseDistributionEstimator(
         for spec in state.specs:  # the whole solve's arrays, before any is built
             # a cohort channel (hashed k-RR, hashed RAPPOR) repeats its structure per cohort
             # and hash function
-            copies = getattr(spec.channel, "n_cohorts", 1) * getattr(spec.channel, "n_hashes", 1)
+            copies = 1
+            if isinstance(spec.channel, CohortIncidence):
+                copies = spec.channel.n_cohorts * spec.channel.n_hashes
             check_categories(
                 spec.channel.n_inputs,
                 self._solve_bytes_per_category * copies,

@@ -642,7 +642,7 @@ class EMEstimator(BaseDistributionEstimator):
         """(bin edges in the units of the categories, distribution) of a fitted ordered column."""
         check_is_fitted(self, "distribution_")
         specs = self._specs
-        if len(specs) != 1 or not getattr(specs[0].channel, "ordered_inputs", False):
+        if len(specs) != 1 or not specs[0].channel.ordered_inputs:
             raise ValueError(
                 "cdf, quantile and range_mass need one column of reports from a channel over "
                 "ordered inputs (bins of a number, as SquareWave's)"
@@ -685,7 +685,7 @@ class EMEstimator(BaseDistributionEstimator):
         return edges[i] + np.clip(frac, 0.0, 1.0) * (edges[1] - edges[0])
 
     def _smooths(self, channel):
-        ordered = bool(getattr(channel, "ordered_inputs", False))
+        ordered = bool(channel.ordered_inputs)
         if self.smoothing and not ordered:
             raise ValueError(
                 f"smoothing=True needs a channel over ordered inputs (bins of a number, as "

@@ -277,7 +277,7 @@ def diagonal_contributions(channel):
     if not isinstance(channel, SymbolReports):
         return None
     k = channel.n_inputs
-    if channel.n_outputs != k or getattr(channel, "n_statistics", k) != k:
+    if channel.n_outputs != k or channel.n_statistics != k:
         return None
     try:
         a = np.asarray(channel.unbiased(np.zeros(k), 1), dtype=float)
