@@ -1,5 +1,5 @@
 """Figures 8 and 13 of Murakami and Kawamoto (USENIX Security 2019): the personalized mechanism
-===========================================================================================
+============================================================================================
 
 The personalized mechanism (PUM) of ``uldp_pum_table1.py`` at every epsilon: hospital cells
 are sensitive for everyone, and a person checking in at her own home or workplace turns that
