@@ -1,5 +1,5 @@
 """Figures 7 and 12 of Murakami and Kawamoto (USENIX Security 2019): attributes against error
-=========================================================================================
+==========================================================================================
 
 The census domain grows with the number of attributes: each added binary attribute doubles
 ``|X|`` and ``|X_S|``. For 4 to 9 attributes, at epsilon = 0.1, 1 and ln 400 (the paper's
@@ -11,7 +11,7 @@ divided by ``|X|``). The grid runs through :func:`skldp.experiments.run_experime
 number of attributes; the curves are drawn by :func:`skldp.plotting.plot_error` (bands: 95%
 t intervals over the realizations).
 
-Data (``uldp_common.py``, :func:`census_attributes`): the paper's 1990 US Census table
+Data (``uldp_common.py``, ``census_attributes``): the paper's 1990 US Census table
 cannot be obtained. The stand-in is the UCI Adult table over age x marital status x sex x
 (education at least a bachelor's degree), 224 cells, plus five binary flags of the same
 people (workclass Private, white-collar occupation, education at least HS-grad, government

@@ -1,5 +1,5 @@
 """Figures 8 and 13 of Murakami and Kawamoto (USENIX Security 2019): the personalized mechanism
-===========================================================================================
+============================================================================================
 
 The personalized mechanism (PUM) of ``uldp_pum_table1.py`` at every epsilon: hospital cells
 are sensitive for everyone, and a person checking in at her own home or workplace turns that
@@ -10,13 +10,13 @@ a public guess, (III) the true distribution of the hidden values. Figure 8 plots
 against the total variation (TV) of the three estimates, Figure 13 (Appendix E.3) against
 the mean squared error (MSE = the squared l2 error summed over the cells).
 
-The stand-ins are those of Table 1 (``uldp_pum_table1.py``, whose functions this script
-reuses): the bundled Manhattan check-in table (74,471 check-ins; the paper: 359,054) with 15
-sensitive cells drawn with a fixed seed, home / work tags drawn once at the paper's shares,
-and for (II) the histograms of an independent public sample of 1,000 home and 1,000 work
-locations. Each realization privatizes a random half of the check-ins (without replacement)
-at every epsilon; EM runs once per report set, and the three settings differ only in the
-reconstruction (:func:`skldp.estimators.personalized_reconstruction`), as in the paper,
+The stand-ins are those of Table 1 (``uldp_pum_table1.py``; both scripts draw them with
+``uldp_common.py``): the bundled Manhattan check-in table (74,471 check-ins; the paper:
+359,054) with 15 sensitive cells drawn with a fixed seed, home / work tags drawn once at the
+paper's shares, and for (II) the histograms of an independent public sample of 1,000 home and
+1,000 work locations. Each realization privatizes a random half of the check-ins (without
+replacement) at every epsilon; EM runs once per report set, and the three settings differ only
+in the reconstruction (:func:`skldp.estimators.personalized_reconstruction`), as in the paper,
 where the settings share r.
 
 The paper's claims, printed beside ours with a check: (II) lies between (I) and (III), and
@@ -50,8 +50,7 @@ sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
 # The imports below come after the path set-up, hence their noqa: E402 (this checkout's skldp).
 
-from uldp_common import load_foursquare  # noqa: E402
-from uldp_pum_table1 import public_map, tagged_population, truth  # noqa: E402
+from uldp_common import load_foursquare, public_map, tagged_population, truth  # noqa: E402
 
 from skldp import PersonalizedEstimator, PersonalizedULDP  # noqa: E402
 from skldp.estimators import personalized_reconstruction  # noqa: E402

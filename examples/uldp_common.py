@@ -174,3 +174,48 @@ class RandomSubset:
 
     def __repr__(self):
         return f"{self.size} random of {self.k}"
+
+
+# -- the personalized mechanism's stand-in (Table 1, Figures 8 and 13) ----------------------
+#: The paper's shares of check-ins at a home or a workplace.
+HOME_SHARE, WORK_SHARE = 5040 / 359054, 19532 / 359054
+
+
+def tagged_population(counts, sensitive, venues, rng):
+    """Values and tags (None, 'home', 'work') of every check-in of the stand-in."""
+    k = counts.shape[0]
+    values = np.repeat(np.arange(k), counts)
+    nonsens = np.ones(k, dtype=bool)
+    nonsens[sensitive] = False
+    v = np.maximum(venues, 1).astype(float)
+    home_w = np.where(nonsens, 1 / np.sqrt(v), 0.0)
+    work_w = np.where(nonsens, np.sqrt(v), 0.0)
+    # per-check-in probabilities scaled to the paper's overall shares
+    home_p = home_w[values] * HOME_SHARE * values.size / home_w[values].sum()
+    work_p = work_w[values] * WORK_SHARE * values.size / work_w[values].sum()
+    u = rng.random(values.size)
+    tags = np.full(values.size, None, dtype=object)
+    tags[u < home_p] = "home"
+    tags[(u >= home_p) & (u < home_p + work_p)] = "work"
+    return values, tags
+
+
+def public_map(pis, size, rng):
+    """Background (II): the histogram of an independent sample of ``size`` locations per tag."""
+    k = next(iter(pis.values())).shape[0]
+    return {t: np.bincount(rng.choice(k, size, p=pi), minlength=k) / size for t, pi in pis.items()}
+
+
+def truth(values, tags, k, sensitive):
+    """p, r over Z = X + (home, work) bots, and the true pi per tag, over the whole population."""
+    p = np.bincount(values, minlength=k) / values.size
+    z = values.copy()
+    sens = np.isin(values, sensitive)
+    for t, name in enumerate(("home", "work")):
+        z[(tags == name) & ~sens] = k + t
+    r = np.bincount(z, minlength=k + 2) / z.size
+    pis = {
+        name: np.bincount(values[z == k + t], minlength=k) / np.sum(z == k + t)
+        for t, name in enumerate(("home", "work"))
+    }
+    return p, r, pis

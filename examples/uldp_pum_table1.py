@@ -53,7 +53,12 @@ _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() el
 sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.abspath(os.path.join(_HERE, "..")))
 
-from uldp_common import load_foursquare  # noqa: E402  (this folder, above)
+from uldp_common import (  # noqa: E402  (this folder, above)
+    load_foursquare,
+    public_map,
+    tagged_population,
+    truth,
+)
 
 from skldp import PersonalizedEstimator, PersonalizedULDP  # noqa: E402  (this checkout)
 
@@ -65,47 +70,6 @@ PAPER = {  # l1, first term, second term (Table 1, epsilon = ln|X|, EM, 100 real
     ("uRAP", "II"): (4.28e-2, 2.76e-2, 2.96e-2),
     ("uRAP", "III"): (2.67e-2, 2.76e-2, 0.0),
 }
-HOME_SHARE, WORK_SHARE = 5040 / 359054, 19532 / 359054
-
-
-def tagged_population(counts, sensitive, venues, rng):
-    """Values and tags (None, 'home', 'work') of every check-in of the stand-in."""
-    k = counts.shape[0]
-    values = np.repeat(np.arange(k), counts)
-    nonsens = np.ones(k, dtype=bool)
-    nonsens[sensitive] = False
-    v = np.maximum(venues, 1).astype(float)
-    home_w = np.where(nonsens, 1 / np.sqrt(v), 0.0)
-    work_w = np.where(nonsens, np.sqrt(v), 0.0)
-    # per-check-in probabilities scaled to the paper's overall shares
-    home_p = home_w[values] * HOME_SHARE * values.size / home_w[values].sum()
-    work_p = work_w[values] * WORK_SHARE * values.size / work_w[values].sum()
-    u = rng.random(values.size)
-    tags = np.full(values.size, None, dtype=object)
-    tags[u < home_p] = "home"
-    tags[(u >= home_p) & (u < home_p + work_p)] = "work"
-    return values, tags
-
-
-def public_map(pis, size, rng):
-    """Background (II): the histogram of an independent sample of ``size`` locations per tag."""
-    k = next(iter(pis.values())).shape[0]
-    return {t: np.bincount(rng.choice(k, size, p=pi), minlength=k) / size for t, pi in pis.items()}
-
-
-def truth(values, tags, k, sensitive):
-    """p, r over Z = X + (home, work) bots, and the true pi per tag, over the whole population."""
-    p = np.bincount(values, minlength=k) / values.size
-    z = values.copy()
-    sens = np.isin(values, sensitive)
-    for t, name in enumerate(("home", "work")):
-        z[(tags == name) & ~sens] = k + t
-    r = np.bincount(z, minlength=k + 2) / z.size
-    pis = {
-        name: np.bincount(values[z == k + t], minlength=k) / np.sum(z == k + t)
-        for t, name in enumerate(("home", "work"))
-    }
-    return p, r, pis
 
 
 def main(argv=None):

@@ -28,6 +28,7 @@ from skldp._cli_common import (
     _say,
     warn_large_epsilon,
 )
+from skldp.channels import BitVectorReports
 
 
 def _json_value(value, name):
@@ -320,7 +321,7 @@ def _sidecar(args, entry, privatizer, cats, key_column, n_rows, digests):
         for k, v in privatizer.get_params(deep=False).items()
         if k not in ("categories", "random_state", "accountant")
     }
-    layout = "packed" if channel.report_kind == "bits" else "symbol"
+    layout = "packed" if isinstance(channel, BitVectorReports) else "symbol"
     return ReportFile.sidecar(
         skldp_version=__version__,
         mechanism=entry.name,

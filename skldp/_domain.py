@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sized
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -194,7 +194,7 @@ def check_category_list(
     label = f"categories for column {column}" if name is None else name
     if not is_list_like(cats):
         raise TypeError(f"{label} must be a list of values; got {type(cats).__name__}")
-    if hasattr(cats, "__len__"):  # before anything is built from it (range(10**12))
+    if isinstance(cats, Sized):  # before anything is built from it (range(10**12))
         check_allocation(
             len(cats),
             FIT_BYTES_PER_CATEGORY,

@@ -12,6 +12,7 @@ class itself and is added with :func:`register` (public in :mod:`skldp.registry`
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import inspect
 from collections.abc import Iterator
@@ -441,8 +442,6 @@ def get_mechanism(name: str) -> Mechanism:
 
 def _did_you_mean(name: object) -> str:
     """``"; did you mean 'krr'?"`` for a misspelt mechanism name (or class name), else ``""``."""
-    import difflib
-
     if not isinstance(name, str):
         return ""
     known = {}

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from skldp.io import report_layout, table_columns
+from skldp._registry import get_mechanism, make_privatizer
+from skldp._table_files import report_layout, table_columns
 
 #: The stand-in key of the rows a memoized mechanism is fitted on to build its channel.
 _DOMAIN_KEY = "00" * 16
@@ -27,8 +28,6 @@ def privatizer_from_metadata(meta: dict[str, Any]) -> Any:
     alphabet, ``categories`` null, on no domain: its channel hashes any value); a tag or key
     column is stood in for, which the channel does not depend on.
     """
-    from skldp._registry import get_mechanism, make_privatizer
-
     entry = get_mechanism(meta["mechanism"])
     if meta["categories"] is None:
         privatizer = make_privatizer(entry.name, **meta["params"], categories=None)

@@ -15,6 +15,8 @@ from scipy import sparse
 from skldp.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from numpy.typing import ArrayLike, NDArray
 
 
@@ -77,7 +79,9 @@ def smallest_usable_epsilon(usable, above=0.0):
     return _bits_float(hi_bits)
 
 
-def check_epsilon_usable(epsilon, usable, *, name="epsilon", context=""):
+def check_epsilon_usable(
+    epsilon: float, usable: Callable[[float], bool], *, name: str = "epsilon", context: str = ""
+) -> float:
     """Refuse a budget too small for the mechanism's float64 probabilities to show any signal.
 
     Sampling probabilities lie on the grid of uniform draws (multiples of 2**-53) and are

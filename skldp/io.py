@@ -26,6 +26,7 @@ count and the reports' SHA-256).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 from typing import TYPE_CHECKING
@@ -33,7 +34,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from skldp._report_file import ReportFile, ReportFileError, privatizer_from_metadata
+from skldp._reports import Reports
+from skldp._table_files import (
+    PACKED_COLUMN,
+    SYMBOL_COLUMN,
+    load_pyarrow,
+    csv_options,
+    file_format,
+    report_layout,
+    table_columns,
+)
 from skldp.channels import BitVectorReports
+from skldp.estimators._state import ChunkStatistics
+from skldp.exceptions import ChannelMismatchError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -57,32 +71,6 @@ __all__ = [
     "unpack_bits",
     "write_reports",
 ]
-
-#: Name of the column of packed bit-vector reports.
-PACKED_COLUMN = "report_bits"
-#: Name of the column of symbol reports.
-SYMBOL_COLUMN = "report"
-
-_PARQUET_HINT = 'Parquet files need pyarrow: pip install "skldp[cli]" (or pip install pyarrow)'
-
-
-def file_format(path: str | os.PathLike[str]) -> str | None:
-    """``"csv"`` (also ``.csv.gz`` and ``.txt``) or ``"parquet"`` from the name, else None."""
-    name = os.fspath(path).lower()
-    if name.endswith((".csv", ".csv.gz", ".txt", ".txt.gz")):
-        return "csv"
-    if name.endswith((".parquet", ".pq")):
-        return "parquet"
-    return None
-
-
-def _pyarrow():
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise ImportError(_PARQUET_HINT) from exc
-    return pa, pq
 
 
 def _n_bytes(width):
@@ -163,63 +151,6 @@ def _from_hex(cells, width, *, first_row=0):
     return np.frombuffer(raw, dtype=np.uint8).reshape(-1, nbytes)
 
 
-def report_layout(columns: Any) -> tuple[str, int | None]:
-    """The layout of a report file from its column names: ``(layout, width or None)``.
-
-    ``("packed", None)`` (the width is not in the names), ``("symbol", 1)`` or
-    ``("wide", w)`` for columns ``report_0`` ... ``report_{w-1}``.
-    """
-    columns = list(columns)
-    if PACKED_COLUMN in columns:
-        return "packed", None
-    if SYMBOL_COLUMN in columns:
-        return "symbol", 1
-    wide = [c for c in columns if isinstance(c, str) and c.startswith("report_")]
-    if wide:
-        width = len(wide)
-        if [f"report_{j}" for j in range(width)] != wide:
-            raise ValueError(
-                f"wide bit reports need the columns report_0 ... report_{width - 1} in order; "
-                f"got {wide[:5]}{' ...' if width > 5 else ''}"
-            )
-        return "wide", width
-    raise ValueError(
-        f"no report columns: expected {SYMBOL_COLUMN!r}, {PACKED_COLUMN!r} or report_0, "
-        f"report_1, ...; the columns are {columns[:10]}"
-    )
-
-
-def csv_options(sep, encoding):
-    """Keywords of :func:`pandas.read_csv` for a separator and an encoding (None: defaults).
-
-    A UTF-8 file may begin with a byte-order mark: ``utf-8`` is read as ``utf-8-sig``, so the
-    mark never becomes part of the first column's name.
-    """
-    options = {}
-    if sep is not None:
-        options["sep"] = sep
-    if encoding is not None:
-        options["encoding"] = "utf-8-sig" if _is_utf8(encoding) else encoding
-    return options
-
-
-def _is_utf8(encoding):
-    import codecs
-
-    try:
-        return codecs.lookup(encoding).name == "utf-8"
-    except LookupError:
-        return False
-
-
-def table_columns(path, *, sep=None, encoding=None):
-    fmt = file_format(path)
-    if fmt == "parquet":
-        _, pq = _pyarrow()
-        return pq.ParquetFile(path).schema_arrow.names
-    return list(pd.read_csv(path, nrows=0, **csv_options(sep, encoding)).columns)
-
-
 _table_columns = table_columns  # the older name
 
 
@@ -246,7 +177,7 @@ def iter_table(
     """
     fmt = file_format(path)
     if fmt == "parquet":
-        _, pq = _pyarrow()
+        _, pq = load_pyarrow()
         pfile = pq.ParquetFile(path)
         for batch in pfile.iter_batches(batch_size=chunksize, columns=columns):
             frame = batch.to_pandas()
@@ -333,7 +264,7 @@ def iter_reports(
     row = 0
     if layout == "packed" and file_format(path) == "parquet":
         # straight from Arrow's buffer: no Python bytes object per report
-        _, pq = _pyarrow()
+        _, pq = load_pyarrow()
         nbytes = _n_bytes(width)
         for batch in pq.ParquetFile(path).iter_batches(batch_size=chunksize, columns=columns):
             col = batch.column(0)
@@ -421,8 +352,6 @@ def read_reports(
         report_file.check_reports(n, report_file.sha256())
     else:
         report_file.check_reports(n, None if digest is None else digest.hexdigest())
-    from skldp._reports import Reports
-
     values = np.concatenate(chunks) if chunks else np.empty((0, channel.report_width), np.int64)
     return Reports(values, privatizer.report_specs()), privatizer
 
@@ -534,9 +463,6 @@ class ReportWriter:
         compress: bool = False,
         digest: Any = None,
     ) -> None:
-        import gzip
-        import hashlib
-
         self.digest = digest if digest is not None else hashlib.sha256()
         self.values_digest = ValuesDigest(kind)
         self._sink = _HashingFile(raw, self.digest)
@@ -544,7 +470,7 @@ class ReportWriter:
         self.fmt, self.kind, self.width, self.n = fmt, kind, int(width), 0
         self._gzip = None
         if fmt == "parquet":
-            pa, pq = _pyarrow()
+            pa, pq = load_pyarrow()
             kind_type = pa.binary(_n_bytes(width)) if kind == "bits" else pa.int64()
             name = PACKED_COLUMN if kind == "bits" else SYMBOL_COLUMN
             self._schema = pa.schema([(name, kind_type)])
@@ -566,7 +492,7 @@ class ReportWriter:
                 raise ValueError(f"reports of width {self.width} expected; got {reports.shape}")
             self.values_digest.update_packed(packed)
             if self.fmt == "parquet":
-                pa = _pyarrow()[0]
+                pa = load_pyarrow()[0]
                 arr = pa.FixedSizeBinaryArray.from_buffers(
                     pa.binary(packed.shape[1]), packed.shape[0], [None, pa.py_buffer(packed)]
                 )
@@ -581,7 +507,7 @@ class ReportWriter:
             symbols = reports.reshape(-1).astype(np.int64, copy=False)
             self.values_digest.update(symbols)
             if self.fmt == "parquet":
-                pa = _pyarrow()[0]
+                pa = load_pyarrow()[0]
                 self._pq.write_table(pa.Table.from_arrays([pa.array(symbols)], schema=self._schema))
             elif symbols.size:
                 self._out.write(("\n".join(map(str, symbols.tolist())) + "\n").encode())
@@ -674,8 +600,6 @@ def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
         if specs is None:
             specs, width = tuple(chunk_specs), chunk_width
         elif tuple(chunk_specs) != specs:
-            from skldp.exceptions import ChannelMismatchError
-
             raise ChannelMismatchError(
                 "a chunk of reports comes from a different mechanism or domain than the first"
             )
@@ -689,18 +613,6 @@ def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
     item = stack.pop()[1]
     while stack:
         item = merge(stack.pop()[1], item)
-    from skldp._base import ChunkStatistics
-
     estimator.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
     estimator._solve_estimate()  # at once, as fit does (partial_fit alone solves when read)
     return estimator
-
-
-# ------------------------------------------------------------------------------------------------
-# a reports file and its sidecar (in their own module; public here)
-
-from skldp._report_file import (  # noqa: E402  (it reads the functions above)
-    ReportFile,
-    ReportFileError,
-    privatizer_from_metadata,
-)

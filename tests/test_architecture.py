@@ -353,13 +353,6 @@ TEMPORARY_LAZY_IMPORTS = {
         "helper 'cli' (the report-file format moves to skldp.io): the safe unpickler of "
         "report specs imports Channel lazily; _reports already imports skldp.channels"
     ),
-    ("skldp.io", "skldp._base"): (
-        "helper 'cli' (skldp.io as one report-file object): fit_chunks imports "
-        "ChunkStatistics lazily"
-    ),
-    ("skldp.io", "skldp.exceptions"): "helper 'cli' (skldp.io rewritten as one object)",
-    ("skldp.io", "gzip"): "helper 'cli' (skldp.io rewritten as one object)",
-    ("skldp.io", "hashlib"): "helper 'cli' (skldp.io rewritten as one object)",
 }
 
 #: The privacy package in two layers. The leaf states and checks guarantees; channels,

@@ -73,6 +73,8 @@ class CohortIncidence(ABC):
 
     #: Number of cohorts C.
     n_cohorts: int
+    #: Hash functions per cohort (a Bloom filter's; 1 unless the channel sets more).
+    n_hashes: int = 1
     #: H: a scipy.sparse 0/1 matrix of shape (n_statistics, n_inputs).
     incidence: object
 

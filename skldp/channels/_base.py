@@ -32,7 +32,7 @@ from skldp.privacy import LDP
 if TYPE_CHECKING:
     from typing import Any
 
-    from numpy.typing import NDArray
+    from numpy.typing import ArrayLike, NDArray
 
     from skldp._typing import IndexArray
     from skldp.channels._likelihood import LikelihoodModel
@@ -48,7 +48,7 @@ DENSE_FALLBACK_ENTRIES = 4_000_000
 _ULP = 2.0**-53
 
 
-def floor_to_uniform_grid(prob):
+def floor_to_uniform_grid(prob: ArrayLike) -> NDArray[np.float64]:
     """Round a probability down to a multiple of 2**-53.
 
     ``numpy.random.Generator.random`` returns multiples of 2**-53, so the event ``u < t`` has
@@ -75,7 +75,7 @@ def floor_to_uniform_grid(prob):
     return np.floor(np.asarray(prob, dtype=float) / _ULP) * _ULP
 
 
-def exp_budget(epsilon):
+def exp_budget(epsilon: float) -> float:
     """``e^epsilon`` as the smaller of the two platform values (``math.exp``, ``numpy.exp``).
 
     The two can differ in the last place; a channel that keeps its ratios within the smaller
@@ -99,7 +99,7 @@ def exp_budget(epsilon):
     return min(a, b)
 
 
-def within_ratio(hi, lo, epsilon):
+def within_ratio(hi: float, lo: float, epsilon: float) -> bool:
     """Whether ``hi <= e^epsilon * lo`` holds in every floating-point form a checker may use.
 
     The forms are the product ``hi <= e^eps * lo`` (as in :func:`skldp.privacy.verify`), the
@@ -141,7 +141,7 @@ _EXP_CAP = 800.0
 
 
 @functools.lru_cache(maxsize=4096)
-def exp_lower_bound(epsilon):
+def exp_lower_bound(epsilon: float) -> Fraction | None:
     """A rational number at most ``e^epsilon`` and within 1e-54 of it (relative).
 
     ``Decimal.exp`` is correctly rounded at 60 digits; one part in 10**55 below it is a
@@ -165,7 +165,7 @@ def exp_lower_bound(epsilon):
     return Fraction(e) * (1 - Fraction(1, 10**55))
 
 
-def exactly_within(hi, lo, epsilon):
+def exactly_within(hi: Fraction | float, lo: Fraction | float, epsilon: float) -> bool:
     """Whether ``hi <= e^epsilon * lo`` in exact rational arithmetic.
 
     ``hi`` and ``lo`` are the exact probabilities a sampler draws with (Fractions, or floats
@@ -259,6 +259,9 @@ class _Mechanism(ABC):
     #: Descriptive only (``"symbol"`` or ``"bits"``): code tests the report format's type.
     report_kind: str
     n_outputs: int
+    #: True when the inputs are bins of a number, in order (SquareWave): EMEstimator can
+    #: then smooth its estimate (EMS) and read a CDF, quantiles and ranges from it.
+    ordered_inputs: bool = False
 
     # -- identity ------------------------------------------------------------------------
     @abstractmethod

@@ -326,11 +326,12 @@ class LongitudinalRRChannel(MemoizedChannel, RandomizedResponseChannel):
         # k-RR at epsilon_1 (which refuses a budget too small for float64, by name), its
         # truth then replaced by the composite's, exactly as the two rounds sample it
         RandomizedResponseChannel.__init__(self, eps_1, n_inputs)
-        self.prr = RandomizedResponseChannel(eps_inf, self.n_inputs)
+        prr = RandomizedResponseChannel(eps_inf, self.n_inputs)
+        self.prr = prr
         self.epsilon_infinity = eps_inf
         check_epsilon_usable(
             eps_1,
-            lambda t: _second_round_truth(self.prr.truth, t, self.n_inputs) > 0.0,
+            lambda t: _second_round_truth(prr.truth, t, self.n_inputs) > 0.0,
             name="epsilon_1",
             context=f"L-GRR with k = {self.n_inputs} and epsilon_infinity = {eps_inf:g}",
         )

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from decimal import Decimal, localcontext
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
@@ -21,6 +23,9 @@ from skldp.channels._base import (
     exactly_within,
     within_ratio,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 #: The probabilities are integers over this grid (the 53-bit uniform draws).
 _GRID = 2**53
@@ -231,7 +236,13 @@ class SquareWaveChannel(EpsilonLDP, SymbolChannel):
     #: The inputs are bins of a number, in order: EMEstimator smooths its estimate (EMS).
     ordered_inputs = True
 
-    def __init__(self, epsilon, n_inputs=1024, n_outputs=None, half_width=None):
+    def __init__(
+        self,
+        epsilon: float,
+        n_inputs: int = 1024,
+        n_outputs: int | None = None,
+        half_width: float | None = None,
+    ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
         self.n_outputs = self.n_inputs if n_outputs is None else check_int(n_outputs, "n_outputs")
@@ -265,17 +276,17 @@ class SquareWaveChannel(EpsilonLDP, SymbolChannel):
 
     # -- the stated matrix -----------------------------------------------------------------------
     @property
-    def output_width(self):
+    def output_width(self) -> float:
         """Width of an output bin on the [0, 1] scale: (1 + 2b) / d'."""
         return (1.0 + 2.0 * self.half_width) / self.n_outputs
 
-    def output_value(self, reports):
+    def output_value(self, reports: ArrayLike) -> NDArray[np.float64]:
         """The number each report stands for: the middle of its output bin, on the [0, 1] scale.
 
         In the units of a privatizer's ``bounds=(lo, hi)`` it is ``lo + (hi - lo) * value``.
         """
-        reports = self.check_reports(reports)
-        return -self.half_width + (reports + 0.5) * self.output_width
+        symbols = self.check_reports(reports)
+        return -self.half_width + (symbols + 0.5) * self.output_width
 
     def _build(self):
         stated = _stated(self.epsilon, self.half_width, self.n_inputs, self.n_outputs)

@@ -3,7 +3,7 @@
 from skldp.estimators._candidates import CandidateEstimator
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
-from skldp.estimators._intervals import category_difference, category_mass, top_k_membership
+from skldp.estimators._quantities import category_difference, category_mass, top_k_membership
 from skldp.estimators._multidimensional import MultidimensionalEstimator
 from skldp.estimators._personalized import PersonalizedEstimator, personalized_reconstruction
 from skldp.estimators._projected import ProjectedEstimator, significance_threshold

@@ -1,7 +1,7 @@
 """The base class of distribution estimators (server side): they read reports through channels.
 
 :class:`BaseDistributionEstimator` adds up each column's statistics in ``partial_fit`` into an
-explicit :class:`~skldp.estimators._state.FitState`, and solves the abstract hook ``_estimate``
+explicit ``FitState`` (``skldp.estimators._state``), and solves the abstract hook ``_estimate``
 on them when a learned attribute is first read (each declared in ``_solved_attributes``
 becomes a property that solves on first read). Intervals live beside it, in
 :mod:`skldp.estimators._intervals`, and read a
@@ -32,6 +32,7 @@ from skldp._warnings import warn
 from skldp.channels import (
     AttributeSamplingMechanism,
     Channel,
+    CohortIncidence,
     OpenAlphabetChannel,
     SymbolReports,
 )
@@ -85,7 +86,7 @@ class BaseDistributionEstimator(
 
     ``partial_fit`` checks the hyperparameters against ``_parameter_constraints``, adds up
     each column's statistics (``channel.statistics`` or what the estimator's
-    ``_chunk_statistics`` asks for) in its :class:`~skldp.estimators._state.FitState`, sets
+    ``_chunk_statistics`` asks for) in its ``FitState`` (``skldp.estimators._state``), sets
     ``categories_``, ``n_reports_`` and the hook ``_derived_attributes``, and nothing more.
     The estimate is solved lazily: each learned attribute of the abstract hook ``_estimate``
     (``distribution_``, ``n_iter_``, ...) is declared in ``_solved_attributes`` and is a
@@ -199,7 +200,9 @@ class BaseDistributionEstimator(
         for spec in state.specs:  # the whole solve's arrays, before any is built
             # a cohort channel (hashed k-RR, hashed RAPPOR) repeats its structure per cohort
             # and hash function
-            copies = getattr(spec.channel, "n_cohorts", 1) * getattr(spec.channel, "n_hashes", 1)
+            copies = 1
+            if isinstance(spec.channel, CohortIncidence):
+                copies = spec.channel.n_cohorts * spec.channel.n_hashes
             check_categories(
                 spec.channel.n_inputs,
                 self._solve_bytes_per_category * copies,

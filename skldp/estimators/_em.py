@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -16,6 +17,9 @@ from skldp._warnings import warn
 from skldp.channels import ClosedFormMaximumLikelihood, MultinomialModel
 from skldp.estimators._projected import threshold_from_channel
 from skldp.projection import project_simplex
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 
 def certified_gap(g):
@@ -642,7 +646,7 @@ class EMEstimator(BaseDistributionEstimator):
         """(bin edges in the units of the categories, distribution) of a fitted ordered column."""
         check_is_fitted(self, "distribution_")
         specs = self._specs
-        if len(specs) != 1 or not getattr(specs[0].channel, "ordered_inputs", False):
+        if len(specs) != 1 or not specs[0].channel.ordered_inputs:
             raise ValueError(
                 "cdf, quantile and range_mass need one column of reports from a channel over "
                 "ordered inputs (bins of a number, as SquareWave's)"
@@ -652,7 +656,7 @@ class EMEstimator(BaseDistributionEstimator):
         edges = np.append(mids - width / 2, mids[-1] + width / 2)
         return edges, np.asarray(self.distribution_, dtype=float)
 
-    def cdf(self, x):
+    def cdf(self, x: ArrayLike) -> NDArray[np.float64]:
         """P(X <= x) under the estimate, the mass of each bin spread uniformly over it.
 
         For reports of a channel over ordered inputs (:class:`~skldp.SquareWave`); x in the
@@ -663,11 +667,11 @@ class EMEstimator(BaseDistributionEstimator):
         cum[-1] = 1.0
         return np.interp(np.asarray(x, dtype=float), edges, cum)
 
-    def range_mass(self, low, high):
+    def range_mass(self, low: ArrayLike, high: ArrayLike) -> NDArray[np.float64]:
         """P(low < X <= high) under the estimate (``cdf(high) - cdf(low)``, 0 if high < low)."""
         return np.maximum(self.cdf(high) - self.cdf(low), 0.0)
 
-    def quantile(self, q):
+    def quantile(self, q: ArrayLike) -> NDArray[np.float64]:
         """The smallest x with ``cdf(x) >= q``, for q in [0, 1] (scalar or array).
 
         Within a bin the mass is spread uniformly, so the quantile interpolates linearly.
@@ -685,7 +689,7 @@ class EMEstimator(BaseDistributionEstimator):
         return edges[i] + np.clip(frac, 0.0, 1.0) * (edges[1] - edges[0])
 
     def _smooths(self, channel):
-        ordered = bool(getattr(channel, "ordered_inputs", False))
+        ordered = bool(channel.ordered_inputs)
         if self.smoothing and not ordered:
             raise ValueError(
                 f"smoothing=True needs a channel over ordered inputs (bins of a number, as "

@@ -13,11 +13,14 @@ import copy
 
 import numpy as np
 from scipy import sparse
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from skldp._reports import ReportSpec, check_non_negative_reports, extract
 from skldp._validation import check_report_values
 from skldp.channels import Channel, OpenAlphabetChannel
 from skldp.exceptions import ChannelMismatchError
+from skldp.privatizers._base import BasePrivatizer
 
 __all__ = ["given_specs", "keep_fitted_channel", "read_reports"]
 
@@ -52,7 +55,14 @@ def given_specs(given):
     items = given if isinstance(given, (list, tuple)) else [given]
     specs = []
     for item in items:
-        if hasattr(item, "report_specs") and hasattr(item, "channel_"):
+        if isinstance(item, BasePrivatizer):
+            try:
+                check_is_fitted(item, "channel_")
+            except NotFittedError:
+                raise TypeError(
+                    f"channel= is an unfitted {type(item).__name__}; fit the privatizer (on "
+                    "the public domain) before passing it, or pass its channel_"
+                ) from None
             specs.extend(item.report_specs())
         elif isinstance(item, Channel):
             specs.append(ReportSpec(item))
@@ -60,11 +70,6 @@ def given_specs(given):
             specs.append(ReportSpec(item, np.empty(0, dtype=object)))
         elif isinstance(item, ReportSpec):
             specs.append(item)
-        elif hasattr(item, "report_specs"):
-            raise TypeError(
-                f"channel= is an unfitted {type(item).__name__}; fit the privatizer (on the "
-                "public domain) before passing it, or pass its channel_"
-            )
         else:
             raise TypeError(
                 "channel must be a channel, a fitted privatizer, or a list of them; "

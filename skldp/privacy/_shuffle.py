@@ -346,7 +346,7 @@ def shuffle_delta(mechanism: object, n: int, epsilon: float, *, method: str = "a
     epsilon : float
         The central epsilon, nonnegative.
     method : {"auto", "clone", "stronger-clone", "exact"}, default="auto"
-        See :mod:`skldp.privacy._shuffle`; "auto" is "exact" for binary randomized response
+        See the module ``skldp.privacy._shuffle``; "auto" is "exact" for binary randomized response
         (n up to ``EXACT_AUTO_MAX_N``, then "stronger-clone") and "clone" otherwise.
 
     Returns
