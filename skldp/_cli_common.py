@@ -325,12 +325,12 @@ _READ_ERRORS = (
 
 def _columns_of(path, *, what, csv=None):
     """The column names of a CSV or Parquet file; ``csv``: its ``sep`` and ``encoding``."""
-    from skldp.io import _table_columns
+    from skldp.io import table_columns
 
     if not os.path.isfile(path):
         raise CLIError(f"{what} {path!r} does not exist")
     try:
-        return _table_columns(path, **(csv or {}))
+        return table_columns(path, **(csv or {}))
     except (*_READ_ERRORS, ValueError) as exc:
         raise _read_error(exc, path, what, csv) from exc
 

@@ -42,7 +42,12 @@ from pandas.api.indexers import check_array_indexer
 from scipy import sparse
 
 from skldp._warnings import warn
-from skldp.channels import AttributeSamplingMechanism, BitVectorReports, SymbolReports
+from skldp.channels import (
+    AttributeSamplingMechanism,
+    BitVectorReports,
+    Channel,
+    SymbolReports,
+)
 
 lib_no_default = pd.api.extensions.no_default
 
@@ -572,8 +577,6 @@ class _SpecUnpickler(pickle.Unpickler):
     """
 
     def find_class(self, module, name):
-        from skldp.channels._base import Channel
-
         if (module, name) in _ALLOWED_NUMPY:
             return super().find_class(module, name)
         if (module, name) == ("skldp._reports", "ReportSpec"):

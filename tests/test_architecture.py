@@ -114,12 +114,7 @@ def _cross_package_private_imports(modules=MODULES):
 
 #: TEMPORARY. ``(module, private name): owner and plan`` of private imports in code another
 #: helper of issue 28 is rewriting.
-TEMPORARY_PRIVATE_IMPORTS = {
-    ("skldp._cli_common", "_table_columns"): (
-        "helper 'cli': the command line reads a table's column names through io's private "
-        "helper; skldp.io is to offer it under a public name"
-    ),
-}
+TEMPORARY_PRIVATE_IMPORTS = {}
 
 
 def test_no_private_name_is_imported_across_packages():
@@ -348,10 +343,6 @@ TEMPORARY_LAZY_IMPORTS = {
     ("skldp._registry", "importlib.import_module"): (
         "helper 'registry': `Mechanism.cls` imports `skldp`/`skldp.privatizers` by a "
         "computed name, which no static check can follow"
-    ),
-    ("skldp._reports", "skldp.channels._base"): (
-        "helper 'cli' (the report-file format moves to skldp.io): the safe unpickler of "
-        "report specs imports Channel lazily; _reports already imports skldp.channels"
     ),
 }
 
