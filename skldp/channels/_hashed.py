@@ -34,7 +34,7 @@ from scipy import sparse
 from skldp import _least_squares
 from skldp._hashing import candidate_buckets, check_hash_seed, row_buckets
 from skldp._least_squares import CohortLeastSquares
-from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp._validation import check_epsilon, check_int
 from skldp._warnings import warn
 from skldp.channels._abilities import CohortIncidence, IndistinguishableInputs
 from skldp.channels._base import (
@@ -43,11 +43,9 @@ from skldp.channels._base import (
     SymbolChannel,
     SymbolReports,
     _Mechanism,
-    exactly_within,
     mechanism_repr,
-    within_ratio,
 )
-from skldp.channels._randomized_response import _rr_truth, rr_sample
+from skldp.channels._randomized_response import rr_sample, rr_truth_divided
 
 if TYPE_CHECKING:
     from typing import Any
@@ -67,26 +65,7 @@ def cohort_rr_probabilities(epsilon, k, n_cohorts):
     ``truth`` reaches 0 (a constant channel) is refused with a ValueError naming the smallest
     usable budget (:func:`~skldp._validation.check_epsilon_usable`).
     """
-    check_epsilon_usable(
-        epsilon,
-        lambda e: _cohort_rr_probabilities(e, k, n_cohorts)[0] > 0,
-        context=f"randomized response over k = {k} buckets in {n_cohorts} cohorts",
-    )
-    return _cohort_rr_probabilities(epsilon, k, n_cohorts)
-
-
-def _cohort_rr_probabilities(epsilon, k, n_cohorts):
-    truth, keep, other = _rr_truth(epsilon, k)
-    while truth > 0 and not (
-        within_ratio(keep / n_cohorts, other / n_cohorts, epsilon)
-        and exactly_within(keep / n_cohorts, other / n_cohorts, epsilon)
-        and within_ratio(keep, other, epsilon)
-        and exactly_within(keep, other, epsilon)
-    ):
-        truth -= 2.0**-53
-        other = (1.0 - truth) / k
-        keep = truth + other
-    return truth, keep, other
+    return rr_truth_divided(epsilon, k, n_cohorts)
 
 
 def _digest_array(a):

@@ -16,7 +16,24 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["AuditInputs"]
+from skldp._domain import encode_parameter
+
+__all__ = ["AuditInputs", "encode_audit_inputs"]
+
+
+def encode_audit_inputs(inputs, categories):
+    """The sorted distinct indices in ``categories`` of the audit's ``inputs`` (at least two).
+
+    Shared by :func:`~skldp.privacy.audit` and the privatizers that choose their own audit
+    rows, so that both refuse the same bad ``inputs`` with the same words.
+    """
+    if isinstance(inputs, (str, bytes)) or not np.iterable(inputs):
+        raise TypeError(f"inputs must be a list of categories; got {inputs!r}")
+    values = np.asarray(inputs, dtype=object).reshape(-1)
+    idx = np.unique(encode_parameter(values, categories, 0, "inputs"))
+    if idx.size < 2:
+        raise ValueError("inputs must name at least two distinct categories of the domain")
+    return idx
 
 
 class AuditInputs(ABC):

@@ -62,10 +62,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta, norm
 
-from skldp._domain import encode_parameter
 from skldp._memory import check_allocation
 from skldp._random import check_random_state
-from skldp.privacy._abilities import AuditInputs
+from skldp.privacy._abilities import AuditInputs, encode_audit_inputs
 from skldp.privacy._accounting import simulation
 from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, SequentialComposition
 
@@ -660,12 +659,7 @@ def audit(
         if inputs is None:
             idx = _choose_inputs(model, k, int(max_inputs), protection)
         else:
-            if isinstance(inputs, (str, bytes)) or not np.iterable(inputs):
-                raise TypeError(f"inputs must be a list of categories; got {inputs!r}")
-            values = np.asarray(inputs, dtype=object).reshape(-1)
-            idx = np.unique(encode_parameter(values, cats, 0, "inputs"))
-            if idx.size < 2:
-                raise ValueError("inputs must name at least two distinct categories of the domain")
+            idx = encode_audit_inputs(inputs, cats)
         rows = np.asarray(cats[idx]).reshape(-1, 1)
         if rows.dtype.kind in "US":
             rows = rows.astype(object)

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from skldp import _dask
 from skldp.privatizers._base import BasePrivatizer, hyperparameters
 from skldp._docstring import PARAMETERS, substitute
-from skldp._domain import encode, encode_parameter, resolve_categories
+from skldp._domain import encode, resolve_categories
 from skldp._memo import KEY_BYTES, make_person_keys, memo_tag, person_keys
 from skldp._validation import (
     CATEGORIES,
@@ -35,6 +35,7 @@ from skldp.channels._longitudinal import (
 )
 from skldp.exceptions import InvalidParameterError
 from skldp.privacy import AuditInputs, LongitudinalLDP
+from skldp.privacy._abilities import encode_audit_inputs
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -223,12 +224,7 @@ class _MemoizedPrivatizer(AuditInputs, BasePrivatizer):
             idx = np.unique(np.linspace(0, k - 1, min(k, int(max_inputs))).round())
             idx = idx.astype(np.int64)
         else:
-            if isinstance(inputs, (str, bytes)) or not np.iterable(inputs):
-                raise TypeError(f"inputs must be a list of categories; got {inputs!r}")
-            values = np.asarray(inputs, dtype=object).reshape(-1)
-            idx = np.unique(encode_parameter(values, cats, 0, "inputs"))
-            if idx.size < 2:
-                raise ValueError("inputs must name at least two distinct categories of the domain")
+            idx = encode_audit_inputs(inputs, cats)
         return cats[idx].reshape(-1, 1), idx
 
     def audit_rows(
