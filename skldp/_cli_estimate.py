@@ -321,7 +321,7 @@ def _estimate_table(estimator, alpha):
     (``confidence_interval``, see :ref:`intervals`; a seeded bootstrap of 200 resamples for
     the estimators that have no other method).
     """
-    from skldp._uncertainty import interval_columns
+    from skldp.estimators._intervals import interval_columns
 
     k = len(np.asarray(estimator.distribution_))
     out = pd.DataFrame(

@@ -5,7 +5,7 @@ Dask is an optional extra. This module imports nothing from Dask at import time,
 collection cannot exist before ``dask`` is imported), so ``import skldp`` never pulls Dask in.
 
 Privatizing
-    :meth:`BasePrivatizer.transform <skldp._base.BasePrivatizer.transform>` given a Dask array
+    :meth:`BasePrivatizer.transform <skldp.base.BasePrivatizer.transform>` given a Dask array
     or a Dask data frame (or series) returns a lazy collection of the same kind. On the client,
     the privatizer's noise generator ``rng`` (the one in-memory ``transform`` advances) spawns
     one child per partition, and partition ``i`` is randomized with ``rng.spawn(n)[i]``: the
@@ -39,12 +39,13 @@ Estimating
     estimate equals the one of ``fit`` on the concatenated reports, bit for bit.
 
 The interface
-    This module knows nothing of the base classes: :class:`~skldp._base.BasePrivatizer` and
-    :class:`~skldp._base.BaseDistributionEstimator` call :func:`transform`, :func:`first_rows`
+    This module knows nothing of the base classes: :class:`~skldp.base.BasePrivatizer` and
+    :class:`~skldp.base.BaseDistributionEstimator` call :func:`transform`, :func:`first_rows`
     and :func:`statistics` and hand them what they need, a :class:`Randomizer` (the in-memory
     sampling path of one partition, the report specifications and column names) or the two
-    functions that compute and merge the statistics of a chunk. Only ``_base`` imports this
-    module, and this module imports no class of skldp.
+    functions that compute and merge the statistics of a chunk. The base modules of the
+    privatizers and estimators (and the few classes that read a Dask collection themselves)
+    import this module, and this module imports no class of skldp.
 """
 
 import copy

@@ -4,8 +4,9 @@ A mechanism is its channel, its privatizer and one :class:`Mechanism` entry here
 line (``skldp mechanisms``, ``skldp privatize``, the demo), the advisor
 (:func:`skldp.recommend_mechanism`, ``skldp advise``), the docs' mechanism table and the
 test lists (``tests/registry.py`` and the suites that run over it) are derived from the
-entries. A built-in entry names its privatizer class by its attribute name in :mod:`skldp`
-(or :mod:`skldp.privatizers`); an entry of a mechanism defined outside the package gives the
+entries. A built-in entry names its privatizer class by its attribute name in
+``skldp.privatizers`` (which this module imports: the registry sits above the privatizers
+and estimators); an entry of a mechanism defined outside the package gives the
 class itself and is added with :func:`register` (public in :mod:`skldp.registry`).
 """
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import importlib
 import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from skldp._base import BasePrivatizer
+from skldp import estimators, privatizers
+from skldp.privatizers._base import BasePrivatizer
 from skldp._reports import trust_channels_of
 from skldp._validation import check_int
 
@@ -58,7 +59,7 @@ class Mechanism:
         Short name used on the command line (``krr``, ``hadamard``, ...).
     privatizer : type or str
         The privatizer class (a subclass of the base privatizer), or, for the package's own
-        mechanisms, its attribute name in :mod:`skldp`.
+        mechanisms, its attribute name in ``skldp.privatizers``.
     family : str
         The user-guide family.
     guarantee : str
@@ -117,8 +118,8 @@ class Mechanism:
             raise TypeError(f"name must be a non-empty string; got {self.name!r}")
         if not isinstance(self.privatizer, (str, type)):
             raise TypeError(
-                f"privatizer of {self.name!r} must be a privatizer class or its name in skldp; "
-                f"got {self.privatizer!r}"
+                f"privatizer of {self.name!r} must be a privatizer class or its name in "
+                f"skldp.privatizers; got {self.privatizer!r}"
             )
         if self.error_model not in ERROR_MODELS:
             raise ValueError(
@@ -143,11 +144,7 @@ class Mechanism:
         """The privatizer class, or None when this build of skldp does not have it."""
         if isinstance(self.privatizer, type):
             return self.privatizer
-        for module in ("skldp", "skldp.privatizers"):
-            mod = importlib.import_module(module)
-            if hasattr(mod, self.privatizer):
-                return getattr(mod, self.privatizer)
-        return None
+        return getattr(privatizers, self.privatizer, None)
 
     @property
     def available(self) -> bool:
@@ -505,14 +502,12 @@ def make_privatizer(name: str, **params: Any) -> Any:
 
 def make_estimator(name, **params):
     """Build the estimator registered as ``name`` (``empirical``, ``projected``, ``em``, ...)."""
-    import skldp
-
     if name not in ESTIMATORS:
         raise ValueError(
             f"unknown estimator {name!r}; available: {', '.join(available_estimators())}"
         )
     class_name, defaults = ESTIMATORS[name]
-    cls = getattr(skldp, class_name, None)
+    cls = getattr(estimators, class_name, None)
     if cls is None:
         raise ValueError(
             f"estimator {name!r} is not available in this build; available: "
@@ -523,9 +518,7 @@ def make_estimator(name, **params):
 
 
 def available_estimators():
-    import skldp
-
-    return [name for name, (cls, _) in ESTIMATORS.items() if hasattr(skldp, cls)]
+    return [name for name, (cls, _) in ESTIMATORS.items() if hasattr(estimators, cls)]
 
 
 def builtin_mechanisms() -> list[str]:

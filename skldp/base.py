@@ -49,7 +49,9 @@ Examples
 ['categories', 'epsilon', 'random_state']
 """
 
-from skldp._base import BaseDistributionEstimator, BasePrivatizer, hyperparameters
+from skldp._params import hyperparameters
+from skldp.estimators._base import BaseDistributionEstimator
+from skldp.privatizers._base import BasePrivatizer
 from skldp._validation import (
     CATEGORIES,
     CHANNEL,

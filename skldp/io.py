@@ -46,8 +46,7 @@ from skldp._table_files import (
     table_columns,
 )
 from skldp.channels import BitVectorReports
-from skldp.estimators._state import ChunkStatistics
-from skldp.exceptions import ChannelMismatchError
+from skldp.estimators._base import BaseDistributionEstimator
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -566,12 +565,10 @@ def write_reports(path: str | os.PathLike[str], reports: Any, *, width: int | No
 def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
     """Fit ``estimator`` on an iterable of report chunks, estimating once at the end.
 
-    The chunks' statistics are added up as ``partial_fit`` adds them (for EM on bit
-    vectors, the reports are kept bit-packed), so the result equals ``estimator.fit`` on the
-    concatenated reports, bit for bit: counts and bit sums are integers, and packed reports
-    are concatenated in order. Unlike a loop of ``partial_fit``, the estimate (an EM run, a
-    projection) is computed once, not after every chunk. Memory is that of one chunk plus the
-    statistics.
+    The chunks' statistics are added up as ``partial_fit`` adds them, so the result equals
+    ``estimator.fit`` on the concatenated reports, bit for bit, while the estimate is computed
+    once; memory is that of one chunk plus the statistics. This is the estimator's own
+    ``fit_chunks`` method, for the chunks that :func:`iter_reports` reads from a file.
 
     Parameters
     ----------
@@ -583,36 +580,10 @@ def fit_chunks(estimator: Any, chunks: Iterable[Any]) -> Any:
     -------
     estimator : the fitted estimator
     """
-    estimator._reset()
-    estimator._check_params()
-    stack: list[Any] = []  # a binary counter of merged chunks: each report copied log(chunks) times
-    specs = width = None
-
-    def merge(a, b):
-        stats = [
-            estimator._merge_statistics(s.channel, x, y)
-            for s, x, y in zip(specs, a[0], b[0], strict=True)
-        ]
-        return stats, a[1] + b[1]
-
-    for chunk in chunks:
-        chunk_specs, stats, n, chunk_width = estimator._statistics_of(chunk)
-        if specs is None:
-            specs, width = tuple(chunk_specs), chunk_width
-        elif tuple(chunk_specs) != specs:
-            raise ChannelMismatchError(
-                "a chunk of reports comes from a different mechanism or domain than the first"
-            )
-        item, level = (stats, n), 0
-        while stack and stack[-1][0] == level:
-            item = merge(stack.pop()[1], item)
-            level += 1
-        stack.append((level, item))
-    if not stack:
-        raise ValueError("cannot estimate a distribution from zero reports")
-    item = stack.pop()[1]
-    while stack:
-        item = merge(stack.pop()[1], item)
-    estimator.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
-    estimator._solve_estimate()  # at once, as fit does (partial_fit alone solves when read)
-    return estimator
+    if not isinstance(estimator, BaseDistributionEstimator):
+        raise TypeError(
+            "fit_chunks needs a distribution estimator of skldp (EmpiricalEstimator, "
+            f"ProjectedEstimator, EMEstimator, ...), not {type(estimator).__name__}; fit other "
+            "estimators with partial_fit chunk by chunk"
+        )
+    return estimator.fit_chunks(chunks)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import skldp
-from skldp._base import BaseDistributionEstimator, BasePrivatizer
+from skldp.base import BaseDistributionEstimator, BasePrivatizer
 
 PACKAGE = Path(skldp.__file__).resolve().parent
 ROOT = PACKAGE.parent
@@ -45,7 +45,7 @@ def _unit(name, modules=MODULES):
     """What owns a module's private names: its subpackage, or a top-level module alone.
 
     The modules of a subpackage (``skldp.channels._base``, ``skldp.channels._bits``) share
-    their private names; each top-level module (``skldp._base``, ``skldp._uncertainty``) is a
+    their private names; each top-level module (``skldp._params``, ``skldp._reports``) is a
     unit of its own, since what top-level modules share is an internal API under names
     without an underscore.
     """
@@ -102,19 +102,12 @@ def _cross_package_private_imports(modules=MODULES):
         for line, module, imported in _imports(path, module_level_only=False):
             if imported is None or not _is_private(imported):
                 continue  # a public name, or a dunder (``__version__``)
-            if (name, imported) in TEMPORARY_PRIVATE_IMPORTS:
-                continue
             if f"{module}.{imported}" in modules:
                 continue  # a module (``from skldp import _domain``): shared internals
             target = module if module in modules else module.rsplit(".", 1)[0]
             if _unit(target, modules) != own:
                 found.append(f"{name}:{line}: from {module} import {imported}")
     return found
-
-
-#: TEMPORARY. ``(module, private name): owner and plan`` of private imports in code another
-#: helper of issue 28 is rewriting.
-TEMPORARY_PRIVATE_IMPORTS = {}
 
 
 def test_no_private_name_is_imported_across_packages():
@@ -266,7 +259,7 @@ def _public_classes(base):
     "base, templates",
     [
         (BasePrivatizer, ("fit", "transform", "fit_transform")),
-        (BaseDistributionEstimator, ("fit", "partial_fit")),
+        (BaseDistributionEstimator, ("fit", "partial_fit", "fit_chunks")),
     ],
     ids=["privatizers", "estimators"],
 )
@@ -299,7 +292,7 @@ def test_dask_glue_calls_no_private_method_of_the_base_classes():
     # Only Dask's own frame metadata, ``X._meta``, is private here.
     assert private == ["X._meta"]
     imported = {m for _, m, _ in _imports(PACKAGE / "_dask.py", module_level_only=False)}
-    assert "skldp._base" not in imported
+    assert not {m for m in imported if m.endswith("._base")}
 
 
 # -- every import, inside functions too (issue 28, item 4) --------------------------------------
@@ -330,21 +323,6 @@ def _is_edge(name):
     """An edge module, or a part of the command line (``skldp._cli_*``)."""
     return name is not None and (name in EDGE_MODULES or name.startswith(_CLI_PARTS))
 
-
-#: TEMPORARY. Imports inside functions, of core modules, in code another helper of issue 28
-#: is rewriting: ``(importing module, imported module): owner and plan``. Remove an entry
-#: when its owner lands; the test fails on entries that no longer match anything.
-TEMPORARY_LAZY_IMPORTS = {
-    ("skldp._registry", "skldp"): (
-        "helper 'registry' (one declaration per mechanism): the registry finds classes by "
-        "name in `skldp` (`import skldp`, `importlib.import_module`), an upward edge; it is "
-        "to name its classes directly"
-    ),
-    ("skldp._registry", "importlib.import_module"): (
-        "helper 'registry': `Mechanism.cls` imports `skldp`/`skldp.privatizers` by a "
-        "computed name, which no static check can follow"
-    ),
-}
 
 #: The privacy package in two layers. The leaf states and checks guarantees; channels,
 #: privatizers and estimators import it. The top layer reads fitted privatizers and
@@ -455,14 +433,11 @@ def _all_imports(modules=MODULES):
     return out
 
 
-def _full_graph(modules=MODULES, imports=None, skip=()):
-    """``{module: {module it imports}}``, imports inside functions included.
-
-    ``skip`` holds ``(module, imported)`` pairs of imports inside functions to leave out.
-    """
+def _full_graph(modules=MODULES, imports=None):
+    """``{module: {module it imports}}``, imports inside functions included."""
     graph = {name: set() for name in modules}
-    for name, _, imported, target, where in _all_imports(modules) if imports is None else imports:
-        if target is None or target == name or (where == "function" and (name, imported) in skip):
+    for name, _, _, target, _ in _all_imports(modules) if imports is None else imports:
+        if target is None or target == name:
             continue
         graph[name].add(target)
     return graph
@@ -479,22 +454,18 @@ def _reach(graph, start):
 
 def test_no_import_cycle_counting_imports_inside_functions():
     # Every module of the package, the edge modules included: their imports point down.
-    graph = _full_graph(skip=TEMPORARY_LAZY_IMPORTS)
+    graph = _full_graph()
     assert _cycles(graph) == []
 
 
 def test_imports_inside_functions_are_optional_dependencies_or_edges():
     lazy = [imp for imp in _all_imports() if imp[4] == "function"]
-    offenders, used = [], set()
+    offenders = []
     for name, line, imported, target, _ in lazy:
         if imported.split(".")[0] in OPTIONAL_DEPENDENCIES or _is_edge(name) or _is_edge(target):
             continue
-        if (name, imported) in TEMPORARY_LAZY_IMPORTS:
-            used.add((name, imported))
-            continue
         offenders.append(f"{name}:{line}: {imported}")
     assert offenders == []
-    assert used == set(TEMPORARY_LAZY_IMPORTS), "stale TEMPORARY_LAZY_IMPORTS entries"
 
 
 def test_edge_modules_are_imported_by_edge_modules_only():
@@ -517,8 +488,8 @@ def test_optional_dependencies_are_not_core_dependencies():
 
 
 def test_the_privacy_leaf_reaches_no_channel_privatizer_or_estimator():
-    graph = _full_graph(skip=TEMPORARY_LAZY_IMPORTS)
-    above = ("skldp.channels", "skldp.privatizers", "skldp.estimators", "skldp._base")
+    graph = _full_graph()
+    above = ("skldp.channels", "skldp.privatizers", "skldp.estimators")
     for leaf in PRIVACY_LEAF:
         reached = _reach(graph, leaf)
         assert sorted(m for m in reached if m.startswith(above) or m in PRIVACY_TOP) == [], leaf
@@ -532,7 +503,7 @@ def test_the_privacy_leaf_reaches_no_channel_privatizer_or_estimator():
         for name, _, _, target, where in _all_imports()
         if name == "skldp.privacy._guarantee" and where == "module"
     }
-    assert "skldp._base" in guarantee
+    assert "skldp.privatizers._base" in guarantee
 
 
 def test_the_privacy_top_layer_loads_on_first_use():
@@ -613,24 +584,6 @@ def test_the_full_graph_sees_lazy_relative_and_facade_imports(tmp_path):
 # define ``_name`` when another unit does. Dunder names, and access through ``self``, ``cls``,
 # ``super()`` and ``type(self)``, are always allowed. Names that no skldp module defines
 # (``X._meta`` of Dask) are other libraries' business.
-
-#: TEMPORARY. ``(module, private name): owner and plan``, for accesses in code another helper
-#: of issue 28 is rewriting. Remove an entry when its owner lands; stale entries fail.
-TEMPORARY_PRIVATE_ACCESSES = {
-    **{
-        ("skldp.io", name): (
-            "helpers 'cli' (skldp.io as one report-file object) and 'split' (the estimator "
-            "base's fitted state): fit_chunks drives an estimator through its private hooks"
-        )
-        for name in (
-            "_check_params",
-            "_merge_statistics",
-            "_reset",
-            "_solve_estimate",
-            "_statistics_of",
-        )
-    },
-}
 
 _ATTRIBUTE_FUNCTIONS = ("getattr", "hasattr", "setattr", "delattr")
 
@@ -713,15 +666,7 @@ def _cross_unit_private_accesses(modules=MODULES):
 
 def test_no_private_attribute_is_used_across_packages():
     found = _cross_unit_private_accesses()
-    left = [
-        f
-        for key, lines in sorted(found.items())
-        if key not in TEMPORARY_PRIVATE_ACCESSES
-        for f in lines
-    ]
-    assert left == []
-    stale = sorted(set(TEMPORARY_PRIVATE_ACCESSES) - set(found))
-    assert stale == [], "stale TEMPORARY_PRIVATE_ACCESSES entries: remove them"
+    assert [f for _, lines in sorted(found.items()) for f in lines] == []
 
 
 def test_the_private_attribute_check_catches_one(tmp_path):

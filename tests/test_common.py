@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skldp
-from skldp._base import BaseDistributionEstimator, BasePrivatizer
+from skldp.base import BaseDistributionEstimator, BasePrivatizer
 from skldp._registry import MECHANISMS
 from skldp.exceptions import PrivacyLeakWarning
 from tests import registry

@@ -149,7 +149,7 @@ def test_audit_table_lists_every_privatizer():
     import numpy as np
 
     import skldp
-    from skldp._base import BasePrivatizer
+    from skldp.base import BasePrivatizer
     from skldp._registry import NOT_ON_THE_COMMAND_LINE, builtin_mechanisms, get_mechanism
 
     text = (DOCS / "user_guide" / "audit_table.rst.inc").read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ import pytest
 
 import skldp.estimators
 import skldp.privatizers
-from skldp._base import BaseDistributionEstimator, BasePrivatizer
+from skldp.base import BaseDistributionEstimator, BasePrivatizer
 from skldp._docstring import PARAMETERS, substitute
 
 

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-import skldp._base
+import skldp._params
 import skldp._registry
 import skldp._validation
 import skldp.base
 import skldp.channels
 import skldp.channels._base
+import skldp.estimators._base
+import skldp.privatizers._base
 import skldp.registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,9 +26,9 @@ EXAMPLE = ROOT / "docs" / "user_guide" / "example_mechanism.py"
 #: public name -> (private module, name there) of every re-export the extension API promises
 PROMISED = {
     skldp.base: {
-        "BasePrivatizer": skldp._base,
-        "BaseDistributionEstimator": skldp._base,
-        "hyperparameters": skldp._base,
+        "BasePrivatizer": skldp.privatizers._base,
+        "BaseDistributionEstimator": skldp.estimators._base,
+        "hyperparameters": skldp._params,
         "validate_params": skldp._validation,
         "Constraint": skldp._validation,
         "Interval": skldp._validation,

@@ -1,4 +1,4 @@
-"""``skldp._base.hyperparameters``: the one ``__init__`` of every privatizer and estimator.
+"""``skldp.base.hyperparameters``: the one ``__init__`` of every privatizer and estimator.
 
 scikit-learn's rule (keyword arguments stored verbatim under their own names, nothing else) is
 written once by the decorator; these tests hold every public class to it.
@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, clone
 
 import skldp.estimators
 import skldp.privatizers
-from skldp._base import BaseDistributionEstimator, BasePrivatizer, hyperparameters
+from skldp.base import BaseDistributionEstimator, BasePrivatizer, hyperparameters
 from skldp.channels import RandomizedResponseChannel
 
 

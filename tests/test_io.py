@@ -119,6 +119,23 @@ def test_fit_chunks_goes_through_partial_fit_overrides():
     assert np.array_equal(whole.distribution_, chunked.distribution_)
 
 
+def test_fit_chunks_is_the_estimators_public_method():
+    rr = RandomizedResponse(epsilon=1.0, categories=[CATS], random_state=0)
+    X = np.array(CATS * 50, dtype=object).reshape(-1, 1)
+    reports = rr.fit_transform(X)
+    direct = EMEstimator(channel=rr).fit_chunks(_chunks(reports, 300))
+    through_io = fit_chunks(EMEstimator(channel=rr), _chunks(reports, 300))
+    assert np.array_equal(direct.distribution_, through_io.distribution_)
+    assert direct.n_reports_ == 1000
+
+
+def test_fit_chunks_refuses_an_estimator_without_it():
+    from skldp import MultidimensionalEstimator
+
+    with pytest.raises(TypeError, match="distribution estimator of skldp.*partial_fit"):
+        fit_chunks(MultidimensionalEstimator(), iter([]))
+
+
 def test_fit_chunks_of_nothing_is_an_error():
     with pytest.raises(ValueError, match="zero reports"):
         fit_chunks(ProjectedEstimator(), iter([]))

@@ -11,7 +11,7 @@ import re
 import pytest
 
 import skldp.privatizers
-from skldp._base import BasePrivatizer
+from skldp.base import BasePrivatizer
 from skldp._docstring import PARAMETERS, substitute
 from tests.registry import MECHANISMS, fitted
 

@@ -9,7 +9,7 @@ from sklearn.base import clone
 
 import skldp.estimators
 import skldp.privatizers
-from skldp._base import BaseDistributionEstimator, BasePrivatizer
+from skldp.base import BaseDistributionEstimator, BasePrivatizer
 from skldp._registry import MECHANISMS, NOT_ON_THE_COMMAND_LINE
 from skldp._validation import (
     Boolean,

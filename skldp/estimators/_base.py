@@ -43,7 +43,7 @@ from skldp.exceptions import ChannelMismatchError
 from skldp.projection import project_simplex
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
@@ -364,9 +364,64 @@ class BaseDistributionEstimator(
             setattr(self, name, value)
         return self
 
+    def fit_chunks(self, chunks: Iterable[Any]) -> Self:
+        """Fit on an iterable of report chunks, estimating once at the end.
+
+        The chunks' statistics are added up as :meth:`partial_fit` adds them (for EM on bit
+        vectors, the reports are kept bit-packed), so the result equals :meth:`fit` on the
+        concatenated reports, bit for bit: counts and bit sums are integers, and packed
+        reports are concatenated in order. Unlike a loop of ``partial_fit``, the estimate (an
+        EM run, a projection) is computed once, not after every chunk, and the chunks are
+        merged as a binary counter, so each report is copied about ``log2(n_chunks)`` times.
+        Memory is that of one chunk plus the statistics. :func:`skldp.io.fit_chunks` calls
+        this on the chunks of a report file.
+
+        Parameters
+        ----------
+        chunks : iterable of Reports, DataFrames of reports or report arrays
+            Reports without their channel need ``channel=`` set on the estimator.
+
+        Returns
+        -------
+        self
+        """
+        self._reset()
+        self._validate_params()
+        stack: list[Any] = []  # (level, (statistics, n)): a binary counter of merged chunks
+        specs = width = None
+
+        def merge(a, b):
+            stats = [
+                self._merge_statistics(s.channel, x, y)
+                for s, x, y in zip(specs, a[0], b[0], strict=True)
+            ]
+            return stats, a[1] + b[1]
+
+        for chunk in chunks:
+            chunk_specs, stats, n, chunk_width = self._statistics_of(chunk)
+            if specs is None:
+                specs, width = tuple(chunk_specs), chunk_width
+            elif tuple(chunk_specs) != specs:
+                raise ChannelMismatchError(
+                    "a chunk of reports comes from a different mechanism or domain than the first"
+                )
+            item, level = (stats, n), 0
+            while stack and stack[-1][0] == level:
+                item = merge(stack.pop()[1], item)
+                level += 1
+            stack.append((level, item))
+        if not stack:
+            raise ValueError("cannot estimate a distribution from zero reports")
+        item = stack.pop()[1]
+        while stack:
+            item = merge(stack.pop()[1], item)
+        self.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
+        self._solve_estimate()  # at once, as fit does (partial_fit alone solves when read)
+        return self
+
     def _statistics_of(self, X):
         """Read one in-memory chunk: ``(specs, statistics per column, n_reports, width)``."""
-        if isinstance(X, ChunkStatistics):  # read already, by skldp.io.fit_chunks
+        if isinstance(X, ChunkStatistics):  # read already (fit_chunks, or counts)
             return X.specs, X.stats, X.n, X.width
         values, specs = self._read(X)
         for spec in specs:

@@ -44,7 +44,7 @@ class LazyAttribute:
 
 
 class ChunkStatistics:
-    """Statistics of reports read already (by :func:`skldp.io.fit_chunks`), as a chunk.
+    """Statistics of reports read already (by ``fit_chunks``, or counts), as a chunk.
 
     ``partial_fit`` merges them like the statistics of a chunk of reports.
     """

@@ -71,7 +71,7 @@ from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, Sequential
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from skldp._base import BasePrivatizer
+    from skldp.privatizers._base import BasePrivatizer
     from skldp._typing import RandomStateLike
 __all__ = ["AuditInputs", "AuditResult", "audit", "clopper_pearson"]
 

@@ -18,7 +18,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from skldp._base import BasePrivatizer
+from skldp.privatizers._base import BasePrivatizer
 from skldp.channels import OpenAlphabetChannel
 from skldp.privacy import _models as models
 from skldp.privacy._accounting import compose

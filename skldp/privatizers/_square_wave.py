@@ -6,7 +6,8 @@ import math
 from dataclasses import field
 
 import numpy as np
-from skldp._base import BasePrivatizer, hyperparameters
+from skldp._params import hyperparameters
+from skldp.privatizers._base import BasePrivatizer
 from skldp._docstring import substitute
 from skldp._validation import PRIVATIZER_CONSTRAINTS, Boolean, Interval, ListLike
 from skldp.channels import SquareWaveChannel

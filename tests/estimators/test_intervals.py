@@ -231,7 +231,7 @@ def test_every_estimator_that_keeps_other_statistics_reads_counts_the_same_way()
     # estimator that keeps something else than the counts from reports (_chunk_statistics)
     # must say what it keeps from counts too, or its resamples would be silently wrong.
     import skldp
-    from skldp._base import BaseDistributionEstimator
+    from skldp.base import BaseDistributionEstimator
 
     classes = [
         obj

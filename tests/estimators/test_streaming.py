@@ -30,7 +30,7 @@ from skldp import (
     SparseEstimator,
     UtilityOptimizedRAPPOR,
 )
-from skldp._base import BaseDistributionEstimator
+from skldp.base import BaseDistributionEstimator
 from skldp.channels import LikelihoodModel
 from tests import registry
 from tests.conftest import assert_same_statistics, simplex_point, statistics_leaves

@@ -9,7 +9,7 @@ from numpy.testing import assert_allclose
 from scipy.stats import binomtest
 
 from skldp import PersonalizedULDP, RandomizedResponse, UtilityOptimizedRAPPOR, UtilityOptimizedRR
-from skldp._base import BasePrivatizer
+from skldp.base import BasePrivatizer
 from skldp._validation import check_epsilon
 from skldp.channels import (
     BitVectorChannel,
