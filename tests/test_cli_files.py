@@ -399,9 +399,10 @@ def test_every_estimator_has_the_same_columns(people, tmp_path, capsys):
         code, out, err = run(["estimate", reports, "-e", name, "--alpha", "0.1"], capsys)
         assert code == 0, err
         tables[name] = pd.read_csv(pd.io.common.StringIO(out))
-        assert tables[name].columns.tolist() == ["category", "probability", "std", "lower", "upper", "interval"]
+        columns = ["category", "probability", "std", "lower", "upper", "interval"]
+        assert tables[name].columns.tolist() == columns
     em = tables["em"]
-    # EM gives no standard error (empty, not made up) but intervals (Wilson-type, in [0, 1])
+    # EM gives no standard error (empty, not made up) but intervals (its bootstrap, in [0, 1])
     assert em["std"].isna().all()
     assert ((em["lower"] >= 0) & (em["lower"] <= em["probability"])).all()
     assert ((em["probability"] <= em["upper"]) & (em["upper"] <= 1)).all()
