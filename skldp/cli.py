@@ -26,12 +26,11 @@ one-line message.
 
 import contextlib
 import os
-import re
 import signal
 import sys
-import textwrap
 
-from skldp._cli_common import _STOP_SIGNALS, CLIError, _defaults, warn_large_epsilon, _wrap
+from skldp._cli_common import _STOP_SIGNALS, CLIError, _defaults, _wrap
+from skldp._cli_advise import _cmd_advise
 from skldp._cli_demo import _cmd_demo
 from skldp._cli_estimate import _cmd_estimate
 from skldp._cli_privatize import _cmd_privatize
@@ -60,74 +59,6 @@ def _cmd_mechanisms(args):
     print("\n".join(lines))
     if not args.all:
         print("\n(skldp mechanisms --all also lists mechanisms that this build does not have)")
-    return 0
-
-
-def _indices_or_count(text, name):
-    """``--sensitive 10`` (a count: the first 10) or ``--sensitive 0,4,9`` (indices)."""
-    parts = [t.strip() for t in text.split(",")]
-    if not all(re.fullmatch(r"\d+", t) for t in parts):
-        raise CLIError(
-            f"--{name} must be a count such as 10 or comma-separated category indices such as "
-            f"0,4,9; got {text!r}"
-        )
-    values = [int(t) for t in parts]
-    return values[0] if len(values) == 1 and "," not in text else values
-
-
-def _cmd_advise(args):
-    from skldp._advisor import recommend_mechanism
-
-    sensitive = None if args.sensitive is None else _indices_or_count(args.sensitive, "sensitive")
-    warn_large_epsilon("skldp advise", args.epsilon)
-    table = recommend_mechanism(
-        args.n_categories,
-        args.n_reports,
-        args.epsilon,
-        sensitive=sensitive,
-        blocks=args.blocks,
-        sparsity=args.sparsity,
-        max_bits=args.max_bits,
-    )
-    print(
-        f"k = {args.n_categories}, n = {args.n_reports}, epsilon = {args.epsilon:g}: expected "
-        f"error of each mechanism's unbiased estimate, p {table.attrs['reference']}"
-    )
-    print("(l2: root of the exact mean squared error; l1, tv: normal approximation)\n")
-    header = ["rank", "mechanism", "l2", "l1", "tv", "bits", "guarantee", "parameters"]
-    cells = [
-        [
-            str(rank),
-            row.mechanism,
-            f"{row.l2:.4g}",
-            f"{row.l1:.4g}",
-            f"{row.tv:.4g}",
-            f"{row.bits_per_report:g}",
-            row.guarantee,
-            row.parameters or "-",
-        ]
-        for rank, row in zip(table.index, table.itertuples(index=False), strict=True)
-    ]
-    widths = [max(len(r[j]) for r in [header, *cells]) + 2 for j in range(len(header))]
-    lines = ["".join(f"{c:<{w}}" for c, w in zip(header, widths, strict=True)).rstrip()]
-    for cell, assumption in zip(cells, table["assumption"], strict=True):
-        lines.append("".join(f"{c:<{w}}" for c, w in zip(cell, widths, strict=True)).rstrip())
-        lines.append(_wrap(assumption, 99, " " * widths[0]))
-    if not cells:
-        lines.append("(no mechanism fits; see below)")
-    not_ranked = table.attrs["not_ranked"]
-    if not_ranked:
-        lines.append("\nnot ranked:")
-        name_w = max(len(name) for name in not_ranked) + 4
-        for name, reason in not_ranked.items():
-            text = textwrap.fill(
-                reason,
-                width=99,
-                initial_indent=f"  {name:<{name_w - 2}}",
-                subsequent_indent=" " * name_w,
-            )
-            lines.append(text)
-    print("\n".join(lines))
     return 0
 
 

@@ -9,6 +9,7 @@ best simulated mechanism. A planted wrong advisor (the last row as the choice) f
 
 import itertools
 import math
+import re
 import time
 
 import numpy as np
@@ -40,7 +41,10 @@ def test_krr_and_rappor_rows_are_kairouz_closed_forms(k, n, eps):
     assert_allclose(
         table.loc["rappor", "l1"], rappor_l1_risk(k, eps, n, method="large_n"), rtol=1e-9
     )
-    assert_allclose(table["tv"], table["l1"] / 2, rtol=0)
+    # the projected estimate's total variation: a distribution's error, at most 1, and below
+    # half the unbiased estimate's l1 error
+    assert np.all((table["projected_tv"] > 0) & (table["projected_tv"] <= 1.0))
+    assert np.all(table["projected_tv"] <= table["l1"] / 2 + 1e-12)
 
 
 def test_olh_row_is_wang_et_al_variance_at_k_1000():
@@ -329,24 +333,45 @@ def test_advise_prints_the_table(capsys):
     out = capsys.readouterr().out
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("k = 1000, n = 100000, epsilon = 1: expected error")
-    header = next(i for i, line in enumerate(lines) if line.startswith("rank"))
+    assert lines[0].startswith("k = 1000, n = 100000, epsilon = 1, people drawn from p uniform")
+    header = next(i for i, line in enumerate(lines) if line.strip().startswith("rank"))
+    assert lines[header - 1] == "epsilon-LDP"
     assert lines[header].split() == [
         "rank",
         "mechanism",
+        "error",
         "l2",
-        "l1",
-        "tv",
+        "(unbiased)",
         "bits",
-        "guarantee",
         "parameters",
     ]
     first = lines[header + 1].split()
     table = recommend_mechanism(1000, 100_000, 1.0, max_bits=30)
     assert first[:2] == ["1", table.loc[1, "mechanism"]]
-    assert float(first[2]) == pytest.approx(table.loc[1, "l2"], rel=1e-3)
-    assert lines[header + 2].strip() == table.loc[1, "assumption"]
+    assert float(first[2]) == pytest.approx(table.loc[1, "projected_tv"], rel=1e-3)
+    assert float(first[3]) == pytest.approx(table.loc[1, "l2"], rel=1e-3)
+    assert "none: exact variance" not in out  # the registry's default, said in words once
     assert "not ranked:" in out and "oue" in out.split("not ranked:")[1]
+
+
+def test_advise_groups_rows_by_guarantee_and_says_each_assumption_once(capsys):
+    # issue 34: weaker guarantees were ranked in one list with epsilon-LDP, an assumption per row
+    argv = ["advise", "-k", "1000", "-n", "100000", "--epsilon", "1", "--sensitive", "10"]
+    code = main([*argv, "--blocks", "4"])
+    out = capsys.readouterr().out
+    assert code == 0
+    blocks = [b for b in out.split("not ranked:")[0].split("\n\n")[1:] if b.strip()]
+    headings = [block.splitlines()[0] for block in blocks]
+    assert headings[0] == "epsilon-LDP"
+    assert any(h.startswith("(S, Y_P, epsilon)-ULDP") for h in headings)
+    uldp = next(b for b in blocks if b.startswith("(S, Y_P, epsilon)-ULDP"))
+    assert uldp.count("non-sensitive values may be revealed") == 1  # the heading, not each row
+    ranks = [line.split()[0] for line in uldp.splitlines() if re.match(r"\s+\d", line)]
+    assert ranks == ["1", "2"]  # ranked within the group
+    # the error column is the projected estimate's total variation: at most 1
+    rows = [line for b in blocks for line in b.splitlines()[2:] if re.match(r"\s+\d", line)]
+    errors = [float(line.split()[2]) for line in rows]
+    assert errors and max(errors) <= 1.0
 
 
 def test_advise_says_when_no_mechanism_fits(capsys):

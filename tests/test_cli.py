@@ -68,7 +68,7 @@ def test_privatize_then_estimate_round_trip(people, tmp_path, capsys):
         assert np.all((dist["lower"] >= 0) & (dist["lower"] < dist["upper"]) & (dist["upper"] <= 1))
     # standard output when no -o is given
     code, out, _ = run(["estimate", reports], capsys)
-    assert code == 0 and out.splitlines()[0] == "category,probability,std,lower,upper"
+    assert code == 0 and out.splitlines()[0] == "category,probability,std,lower,upper,interval"
 
 
 def test_parquet_categories_file_and_params(people, tmp_path, capsys):

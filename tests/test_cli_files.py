@@ -268,7 +268,7 @@ def test_standard_output_and_a_broken_pipe(people, tmp_path, capsys):
     code, dist, _ = run(
         ["estimate", tmp_path / "s.csv", "--metadata", tmp_path / "s.json", "-o", "-"], capsys
     )
-    assert code == 0 and dist.splitlines()[0] == "category,probability,std,lower,upper"
+    assert code == 0 and dist.splitlines()[0] == "category,probability,std,lower,upper,interval"
     code, _, err = run(["privatize", path, "-c", "city", "--categories", CITIES, "-o", "-"], capsys)
     assert code == 2 and "name the metadata file with --metadata" in err
 
@@ -399,9 +399,10 @@ def test_every_estimator_has_the_same_columns(people, tmp_path, capsys):
         code, out, err = run(["estimate", reports, "-e", name, "--alpha", "0.1"], capsys)
         assert code == 0, err
         tables[name] = pd.read_csv(pd.io.common.StringIO(out))
-        assert tables[name].columns.tolist() == ["category", "probability", "std", "lower", "upper"]
+        columns = ["category", "probability", "std", "lower", "upper", "interval"]
+        assert tables[name].columns.tolist() == columns
     em = tables["em"]
-    # EM gives no standard error (empty, not made up) but intervals (Wilson-type, in [0, 1])
+    # EM gives no standard error (empty, not made up) but intervals (its bootstrap, in [0, 1])
     assert em["std"].isna().all()
     assert ((em["lower"] >= 0) & (em["lower"] <= em["probability"])).all()
     assert ((em["probability"] <= em["upper"]) & (em["upper"] <= 1)).all()
@@ -415,6 +416,44 @@ def test_every_estimator_has_the_same_columns(people, tmp_path, capsys):
     assert np.all(np.abs(emp["probability"] - truth) < 5 * emp["std"])
     code, _, err = run(["estimate", reports, "-e", "em"], capsys)
     assert "EMEstimator gives no standard error" in err
+
+
+def test_every_printed_interval_contains_its_point_and_names_its_method(people, tmp_path, capsys):
+    # issue 34: the intervals were the unbiased estimate's whatever was printed beside them
+    # (EM and projected printed identical ones); now each is the printed estimator's own
+    path, _ = people
+    reports = privatize(capsys, path, tmp_path / "r.csv", "--epsilon", "1")
+    tables = {}
+    for name in ["empirical", "projected", "em"]:
+        code, out, err = run(["estimate", reports, "-e", name], capsys)
+        assert code == 0, err
+        tables[name] = table = pd.read_csv(pd.io.common.StringIO(out))
+        point = table["probability"]
+        assert ((table["lower"] <= point) & (point <= table["upper"])).all(), name
+    assert set(tables["empirical"]["interval"]) == {"wilson"}
+    assert set(tables["projected"]["interval"]) == {"bootstrap (1000 resamples)"}
+    assert set(tables["em"]["interval"]) == {"bootstrap (1000 resamples)"}
+    # the projected and EM intervals are their own, not the unbiased estimate's (for k-RR
+    # with every estimate inside the simplex the two estimates, and so their bootstraps, agree)
+    for name in ["projected", "em"]:
+        assert not np.allclose(tables[name]["lower"], tables["empirical"]["lower"].clip(0, 1))
+
+
+def test_em_over_bit_vectors_prints_information_or_says_it_falls_back(people, tmp_path, capsys):
+    path, _ = people
+    reports = privatize(capsys, path, tmp_path / "r.csv", "--epsilon", "1", "-m", "oue")
+    code, out, err = run(["estimate", reports, "-e", "em"], capsys)
+    assert code == 0, err
+    table = pd.read_csv(pd.io.common.StringIO(out))
+    assert set(table["interval"]) == {"information"}
+    point = table["probability"]
+    assert ((table["lower"] <= point) & (point <= table["upper"])).all()
+    code, out, err = run(["estimate", reports, "-e", "projected"], capsys)
+    table = pd.read_csv(pd.io.common.StringIO(out))
+    assert set(table["interval"]) == {"wilson of the unbiased estimate"}
+    assert "no interval of ProjectedEstimator is affordable" in err
+    point = table["probability"]
+    assert ((table["lower"] <= point) & (point <= table["upper"])).all()
 
 
 def test_help_lists_the_registry_with_defaults_and_mechanisms_fit_100_columns(capsys):

@@ -506,11 +506,16 @@ class BaseDistributionEstimator(
         Warns
         -----
         UserWarning
-            When some reports have likelihood zero under the estimate.
+            When some reports have likelihood zero under the estimate; and when the previous
+            ``score`` call in this process with the same estimator settings and the same
+            number of reports read another channel's reports (what a search over
+            ``epsilon`` or the mechanism with the default score does: those likelihoods do
+            not compare).
         """
         log_prob = self.score_samples(X)
         if log_prob.shape[0] == 0:
             raise ValueError("cannot score zero reports: the mean log-likelihood is undefined")
+        _warn_on_a_change_of_channel(self, log_prob.shape[0])
         impossible = int(np.count_nonzero(np.isneginf(log_prob)))
         if impossible:
             warn(
@@ -691,3 +696,38 @@ class BaseDistributionEstimator(
         tags.input_tags.sparse = True  # bit-vector reports may come as scipy.sparse
         tags.requires_fit = True
         return tags
+
+
+#: The channels of the latest ``score`` calls, by (estimator class, parameters, number of
+#: reports): the most recent ``_MAX_SCORED`` settings of this process.
+_LAST_SCORED: dict[tuple, tuple] = {}
+_MAX_SCORED = 64
+
+
+def _warn_on_a_change_of_channel(estimator, n_reports):
+    """Warn when ``score`` sees reports of another channel than the previous call with the same
+    estimator settings and the same number of reports.
+
+    Those two scores are likelihoods of different channels' reports, which do not compare: this
+    is what a search over ``epsilon`` or the mechanism with the default score does (each
+    candidate's folds have the same sizes), and it picks by the channel, not by accuracy. The
+    record is per process (the workers of ``GridSearchCV(n_jobs>1)`` keep their own).
+    """
+    params = estimator.get_params(deep=False)
+    params.pop("channel", None)
+    key = (type(estimator), repr(sorted(params.items())), n_reports)
+    specs = tuple(estimator._specs)
+    previous = _LAST_SCORED.pop(key, None)
+    _LAST_SCORED[key] = specs
+    while len(_LAST_SCORED) > _MAX_SCORED:
+        _LAST_SCORED.pop(next(iter(_LAST_SCORED)))
+    if previous is not None and previous != specs:
+        warn(
+            f"{type(estimator).__name__}.score was last called on {n_reports} reports of another "
+            "channel (another epsilon, mechanism or block structure): the two scores are "
+            "likelihoods of different channels' reports and do not compare, so a search over "
+            "privatizer settings with the default score picks by the channel, not by accuracy. "
+            "To compare privatizer settings in a simulation, search with "
+            "scoring=skldp.metrics.make_distribution_scorer('tv')",
+            UserWarning,
+        )

@@ -797,17 +797,3 @@ def quantity_interval(
     if value.ndim == 0:
         return float(value), float(lower), float(upper)
     return value, lower, upper
-
-
-def interval_columns(estimator, alpha=0.05, *, n_resamples=200, random_state=0):
-    """The interval columns of an estimate table: ``{"lower": ..., "upper": ...}``.
-
-    Per-category intervals of level ``1 - alpha`` by the estimator's default method
-    (``confidence_interval(method="auto")``); a bootstrap, for the estimators that have no
-    other method, uses ``n_resamples`` resamples seeded by ``random_state`` so that the same
-    reports give the same file. One column of reports only (as ``skldp estimate`` writes).
-    """
-    lower, upper = estimator.confidence_interval(
-        alpha, n_resamples=n_resamples, random_state=random_state
-    )
-    return {"lower": np.asarray(lower, dtype=float), "upper": np.asarray(upper, dtype=float)}

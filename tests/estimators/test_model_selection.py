@@ -11,10 +11,10 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 
-from skldp import BlockHadamardResponse, ProjectedEstimator
+from skldp import BlockHadamardResponse, ProjectedEstimator, RandomizedResponse
 from skldp.channels import BlockHadamardResponseChannel
 from skldp.metrics import make_distribution_scorer
 
@@ -136,3 +136,39 @@ def test_score_of_a_refuted_estimate_is_minus_inf_and_warns_at_the_callers_line(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert np.isfinite(est.score(train[:10, None]))
+
+
+def _krr_search_data(n):
+    # the warning's record is per process: each test uses its own number of reports
+    x = np.random.default_rng(1).choice(4, n, p=[0.4, 0.3, 0.2, 0.1]).reshape(-1, 1)
+    pipe = Pipeline(
+        [
+            ("privatize", RandomizedResponse(categories=range(4), random_state=0)),
+            ("estimate", ProjectedEstimator()),
+        ]
+    )
+    return pipe, x
+
+
+def _change_of_channel_warnings(record):
+    return [w for w in record if "do not compare" in str(w.message)]
+
+
+def test_default_score_across_epsilons_warns_that_the_scores_do_not_compare():
+    # issue 34: GridSearchCV's default score compared likelihoods across epsilons silently
+    pipe, x = _krr_search_data(1200)
+    with pytest.warns(UserWarning, match="likelihoods of different channels") as record:
+        GridSearchCV(pipe, {"privatize__epsilon": [0.5, 4.0]}, cv=3).fit(x)
+    # the search scores candidate 1 on its 3 folds, then candidate 2: one change of channel
+    assert len(_change_of_channel_warnings(record)) == 1
+
+
+def test_default_score_over_estimator_settings_or_with_a_scorer_does_not_warn():
+    pipe, x = _krr_search_data(1500)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        GridSearchCV(pipe, {"estimate__method": ["simplex", "clip"]}, cv=3).fit(x)
+        cross_val_score(pipe, x, cv=3)  # the same channel as the search above
+        scorer = make_distribution_scorer("tv")
+        GridSearchCV(pipe, {"privatize__epsilon": [0.5, 4.0]}, cv=3, scoring=scorer).fit(x)
+    assert _change_of_channel_warnings(record) == []
