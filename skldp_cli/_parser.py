@@ -328,7 +328,8 @@ def build_parser(version, read_epilog=_kept_epilog):
         help="estimate the distribution from a reports file",
         description="Read reports written by 'skldp privatize' and their metadata, check them "
         "against it (report count, checksum, parameters), and write the estimated distribution "
-        "as CSV: category, probability, std, lower, upper (empty where the estimator gives none).",
+        "as CSV: category, probability, std (empty where the estimator gives none), lower, upper "
+        "(an interval of the printed estimate), interval (the method that made it).",
         epilog=lambda: read_epilog("estimators_epilog"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
