@@ -174,7 +174,9 @@ def main(argv=None):
     body.append(
         f"Reproduce: `python benchmarks/bench_advisor.py --repeats {args.repeats} "
         f"--seed {args.seed}` ({elapsed:.0f} s in this run). The advisor's l2 is exact (the "
-        "channels' variances); its tv is half the normal approximation of the l1 error."
+        "channels' variances); its projected tv is the closed form of "
+        "skldp.theory.normal_projected_l1_risk (normal errors, the projection's threshold at its "
+        "deterministic limit)."
     )
     write_results(args.name, "The advisor against simulation", meta, targets, "\n".join(body), data)
 
