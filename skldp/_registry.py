@@ -293,6 +293,17 @@ _BUILTIN = (
         not_ranked=_OPEN.format("RAPPOR"),
     ),
     Mechanism(
+        "count-mean-sketch",
+        "CountMeanSketch",
+        "open alphabet",
+        "epsilon-LDP over an open alphabet (Apple's CMS and HCMS sketches)",
+        "Apple Differential Privacy Team, Learning with Privacy at Scale, 2017",
+        open_alphabet=True,
+        error_model=None,
+        not_ranked=_OPEN.format("unary encoding or Hadamard response")
+        + "; its sketch error is count_mean_sketch_mse",
+    ),
+    Mechanism(
         "one-bit-compressive",
         "OneBitCompressive",
         "compressive",

@@ -167,6 +167,8 @@ CASES = [
     case("binary-rr", epsilon_01=0.5, epsilon_10=2.0, random_state=0, xfail=_BINARY_XFAIL),
     case("hashed-rr", epsilon=1.0, n_buckets=4, n_cohorts=2, random_state=0),
     case("hashed-rappor", epsilon=1.0, n_bits=8, n_hashes=2, n_cohorts=3, random_state=0),
+    case("count-mean-sketch", epsilon=1.0, n_hashes=3, width=4, random_state=0),
+    case("count-mean-sketch", epsilon=1.0, n_hashes=2, width=4, variant="hcms", random_state=0),
     case("olh", epsilon=1.0, random_state=0),
     case("olh", epsilon=1.0, n_buckets=2, random_state=0),
     case("subset-selection", epsilon=1.0, random_state=0),

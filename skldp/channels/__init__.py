@@ -7,6 +7,7 @@ and :class:`BitVectorChannel`; the report formats :class:`SymbolReports` and
 (:class:`LikelihoodModel`, :class:`MultinomialModel`, :class:`BitVectorModel`); and the
 optional abilities estimators test with ``isinstance`` (:class:`SparseMeasurements`,
 :class:`BlockMeasurements`, :class:`CohortIncidence`, :class:`IndistinguishableInputs`,
+:class:`CountMeanDecoding`,
 :class:`ClosedFormMaximumLikelihood`, :class:`SquaredAdjoint`, :class:`RevealedGroups`,
 :class:`LinearVariance`).
 
@@ -25,6 +26,7 @@ from skldp.channels._abilities import (
     BlockMeasurements,
     ClosedFormMaximumLikelihood,
     CohortIncidence,
+    CountMeanDecoding,
     IndistinguishableInputs,
     LinearVariance,
     RevealedGroups,
@@ -65,6 +67,12 @@ from skldp.channels._hadamard import (
     HadamardResponseChannel,
     HighLowHadamardResponseChannel,
 )
+from skldp.channels._count_mean_sketch import (
+    CountMeanSketchChannel,
+    HadamardCountMeanSketchChannel,
+    OpenCountMeanSketchChannel,
+    OpenHadamardCountMeanSketchChannel,
+)
 from skldp.channels._hashed import CohortRRChannel, HashedRRChannel, OpenAlphabetChannel
 from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChannel
 from skldp.channels._likelihood import LikelihoodModel, MultinomialModel
@@ -102,6 +110,7 @@ __all__ = [
     "SparseMeasurements",
     "BlockMeasurements",
     "CohortIncidence",
+    "CountMeanDecoding",
     "IndistinguishableInputs",
     "ClosedFormMaximumLikelihood",
     "LinearVariance",
@@ -149,4 +158,8 @@ __all__ = [
     "LongitudinalRRChannel",
     "LongitudinalRAPPORChannel",
     "LongitudinalOUEChannel",
+    "CountMeanSketchChannel",
+    "OpenCountMeanSketchChannel",
+    "HadamardCountMeanSketchChannel",
+    "OpenHadamardCountMeanSketchChannel",
 ]

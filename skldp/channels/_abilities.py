@@ -12,6 +12,8 @@ ability implements all of it.
   (CandidateEstimator's least squares);
 * :class:`IndistinguishableInputs`: groups of inputs no report can tell apart
   (CandidateEstimator);
+* :class:`CountMeanDecoding`: the count-mean sketch's own decoder (CandidateEstimator's
+  ``method='count_mean'``);
 * :class:`ClosedFormMaximumLikelihood`: the maximum-likelihood estimate in closed form
   (EMEstimator's start);
 * :class:`SquaredAdjoint`: the product with the squared entries of Q (the Newton solver's
@@ -106,6 +108,14 @@ class IndistinguishableInputs(ABC):
     @abstractmethod
     def indistinguishable_groups(self) -> list[NDArray[np.intp]]:
         """The groups of two or more inputs with identical rows of Q, as index arrays."""
+
+
+class CountMeanDecoding(ABC):
+    """A sketch channel with the count-mean decoder of Apple's sketches (CMS, HCMS)."""
+
+    @abstractmethod
+    def count_mean(self, stats: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+        """The sketch estimate of every input's frequency from the statistics of n reports."""
 
 
 class ClosedFormMaximumLikelihood(ABC):

@@ -17,6 +17,7 @@ from skldp._validation import CHANNEL, TOL, Deferred, Interval, Options
 from skldp._warnings import warn
 from skldp.channels import (
     CohortIncidence,
+    CountMeanDecoding,
     IndistinguishableInputs,
     MultinomialModel,
     OpenAlphabetChannel,
@@ -27,7 +28,7 @@ from skldp.projection import project_simplex
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-_METHODS = ("projected", "least_squares", "em")
+_METHODS = ("projected", "least_squares", "em", "count_mean")
 
 
 def _candidate_array(candidates):
@@ -135,10 +136,13 @@ class CandidateEstimator(BaseDistributionEstimator):
         The dictionary to estimate over (the same list is used for every open-alphabet
         column). None is allowed only for reports of a finite (closed-alphabet) channel,
         whose categories are then used.
-    method : {'projected', 'least_squares', 'em'}, default='projected'
+    method : {'projected', 'least_squares', 'em', 'count_mean'}, default='projected'
         ``'least_squares'``: the least-squares solution (unbiased when H has full column rank,
         may leave the simplex); ``'projected'``: its Euclidean projection onto the simplex;
-        ``'em'``: maximum likelihood over the candidates by EM (stays in the simplex).
+        ``'em'``: maximum likelihood over the candidates by EM (stays in the simplex);
+        ``'count_mean'``: the count-mean sketch's own decoder (:class:`skldp.CountMeanSketch`
+        reports only; O(n_hashes) per candidate, no linear system; unbiased on average over
+        random hashes, may leave the simplex).
     tol : float, default=1e-10
         EM only: stop when the l1 change of an iteration falls below ``tol``.
     max_iter : int, default=10000
@@ -256,6 +260,8 @@ class CandidateEstimator(BaseDistributionEstimator):
 
     # -- estimation ------------------------------------------------------------------------------
     def _estimate(self, channel, stats, n):
+        if self.method == "count_mean":
+            return self._count_mean(channel, stats, n)
         plain = stats.statistics if self.method == "em" else stats
         unreported = np.zeros(channel.n_inputs, dtype=bool)
         if isinstance(channel, CohortIncidence):
@@ -303,6 +309,21 @@ class CandidateEstimator(BaseDistributionEstimator):
                 distribution_=p, n_iter_=n_iter, converged_=converged, log_likelihood_=history[-1]
             )
         return out
+
+    def _count_mean(self, channel, stats, n):
+        if not isinstance(channel, CountMeanDecoding):
+            raise ValueError(
+                f"method='count_mean' decodes count-mean sketch reports (skldp.CountMeanSketch); "
+                f"these come from {type(channel).__name__}"
+            )
+        p = channel.count_mean(stats, n)
+        return {
+            "distribution_": p,
+            "unbiased_distribution_": p,
+            "channel_": channel,
+            "_groups": [],
+            "_unreported": np.zeros(0, dtype=np.int64),
+        }
 
     def _derived_from_solution(self, solution):
         # The colliding groups and unreported candidates as values, not indices.

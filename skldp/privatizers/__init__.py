@@ -13,6 +13,7 @@ from skldp.privatizers._hadamard import (
     HighLowHadamardResponse,
     grid_blocks,
 )
+from skldp.privatizers._count_mean_sketch import CountMeanSketch
 from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
 from skldp.privatizers._local_hashing import LocalHashing, SubsetSelection
 from skldp.privatizers._multidimensional import AttributeSampling, BudgetSplitting
@@ -42,6 +43,7 @@ __all__ = [
     "PersonalizedULDP",
     "HashedRR",
     "HashedRAPPOR",
+    "CountMeanSketch",
     "OneBitCompressive",
     "SymmetricCompressive",
     "RecursiveCompressive",

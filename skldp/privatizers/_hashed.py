@@ -50,9 +50,8 @@ def _check_open_column(col, column, *, objects=True):
         )
 
 
-@hyperparameters
-class _OpenAlphabetPrivatizer(BasePrivatizer):
-    """Shared ``_fit`` and ``_sample`` of the open-alphabet privatizers.
+class _OpenAlphabetBase(BasePrivatizer):
+    """Shared ``_fit`` and ``_sample`` of the open-alphabet privatizers (no hyperparameters).
 
     With ``categories=None`` nothing about the data is learned: ``fit`` only checks the
     parameters and the number of columns and builds the open channel of each column (no domain
@@ -60,16 +59,6 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
     and the base class's fit (domain checks, ``categories_``) is used with permutations in
     place of hashes.
     """
-
-    #: The hyperparameters every cohort-hashing privatizer has; subclasses add their own.
-    n_cohorts: int = 8
-    hash_seed: int = 0
-
-    _parameter_constraints = {
-        **PRIVATIZER_CONSTRAINTS,
-        "n_cohorts": [Interval("int", 1)],
-        "hash_seed": [_HASH_SEED],
-    }
 
     def _open_channel(self, column):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -126,6 +115,21 @@ class _OpenAlphabetPrivatizer(BasePrivatizer):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+@hyperparameters
+class _OpenAlphabetPrivatizer(_OpenAlphabetBase):
+    """The cohort-hashing privatizers' shared hyperparameters (hashed k-RR, hashed RAPPOR)."""
+
+    #: The hyperparameters every cohort-hashing privatizer has; subclasses add their own.
+    n_cohorts: int = 8
+    hash_seed: int = 0
+
+    _parameter_constraints = {
+        **PRIVATIZER_CONSTRAINTS,
+        "n_cohorts": [Interval("int", 1)],
+        "hash_seed": [_HASH_SEED],
+    }
 
 
 @substitute()
