@@ -226,6 +226,7 @@ _BUILTIN = (
         "Hadamard",
         "epsilon-LDP",
         "Acharya, Sun and Zhang, AISTATS 2019",
+        shown=("block_size", "n_blocks"),
     ),
     Mechanism(
         "block-hadamard",

@@ -9,6 +9,7 @@ best simulated mechanism. A planted wrong advisor (the last row as the choice) f
 
 import itertools
 import math
+import zlib
 import time
 
 import numpy as np
@@ -249,6 +250,10 @@ def _simulate(name, k, n, eps, rng, context=None):
     return l2, l1
 
 
+def _key(name):
+    return zlib.crc32(name.encode())
+
+
 def _mean_se(values):
     return values.mean(), values.std(ddof=1) / math.sqrt(values.size)
 
@@ -259,8 +264,12 @@ def simulations():
     for k, eps, n in GRID:
         table = recommend_mechanism(k, n, eps)
         sims = {
-            name: _simulate(name, k, n, eps, np.random.default_rng([k, n, int(10 * eps), i]))
-            for i, name in enumerate(table["mechanism"])
+            # each mechanism's noise stream is keyed by its name, not its rank, so that a
+            # change in the ranking does not reshuffle every other mechanism's simulation
+            name: _simulate(
+                name, k, n, eps, np.random.default_rng([k, n, int(10 * eps), _key(name)])
+            )
+            for name in table["mechanism"]
         }
         out.append(((k, eps, n), table, sims))
     return out

@@ -60,6 +60,7 @@ from skldp.channels._compressive import (
     RecursiveCompressiveChannel,
     SymmetricCompressiveChannel,
 )
+from skldp.channels._general_hadamard import GeneralHadamardResponseChannel
 from skldp.channels._hadamard import (
     BlockHadamardResponseChannel,
     HadamardResponseChannel,
@@ -122,6 +123,7 @@ __all__ = [
     "SquareWaveChannel",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
+    "GeneralHadamardResponseChannel",
     "BlockHadamardResponseChannel",
     "HighLowHadamardResponseChannel",
     "UnaryEncodingChannel",
