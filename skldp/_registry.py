@@ -349,6 +349,14 @@ _BUILTIN = (
         shown=("subset_size",),
     ),
     Mechanism(
+        "dbitflip",
+        "DBitFlip",
+        "frequency oracles",
+        "epsilon-LDP (d sampled buckets, one bit each; d = 1 is epsilon/2-LDP)",
+        "Ding, Kulkarni and Yekhanin, NeurIPS 2017",
+        shown=("n_sampled",),
+    ),
+    Mechanism(
         "longitudinal-rr",
         "LongitudinalRR",
         "memoized (longitudinal)",

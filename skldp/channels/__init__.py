@@ -60,6 +60,7 @@ from skldp.channels._compressive import (
     RecursiveCompressiveChannel,
     SymmetricCompressiveChannel,
 )
+from skldp.channels._dbitflip import DBitFlipChannel
 from skldp.channels._general_hadamard import GeneralHadamardResponseChannel
 from skldp.channels._hadamard import (
     BlockHadamardResponseChannel,
@@ -124,6 +125,7 @@ __all__ = [
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
     "GeneralHadamardResponseChannel",
+    "DBitFlipChannel",
     "BlockHadamardResponseChannel",
     "HighLowHadamardResponseChannel",
     "UnaryEncodingChannel",

@@ -7,6 +7,7 @@ from skldp.privatizers._compressive import (
     RecursiveCompressive,
     SymmetricCompressive,
 )
+from skldp.privatizers._dbitflip import DBitFlip
 from skldp.privatizers._hadamard import (
     BlockHadamardResponse,
     HadamardResponse,
@@ -55,4 +56,5 @@ __all__ = [
     "LongitudinalRAPPOR",
     "make_person_keys",
     "SquareWave",
+    "DBitFlip",
 ]
