@@ -62,8 +62,11 @@ _SLACK = 2.0**-40
 
 
 def _keep(epsilon):
+    # start just inside the margin: (t/(1 - t))^2 = e^eps (1 - 2 slack), so the loop below
+    # takes a step or two instead of the ~2^13 (1 - t) t steps of the margin
+    shrink = math.sqrt(1.0 - 2.0 * _SLACK)
     with np.errstate(over="ignore"):
-        t = float(floor_to_uniform_grid(1.0 / (1.0 + np.exp(-epsilon / 2.0))))
+        t = float(floor_to_uniform_grid(1.0 / (1.0 + np.exp(-epsilon / 2.0) / shrink)))
     t = min(t, 1.0 - _ULP)
     while t > 0.5:
         q = 1.0 - t  # exact: t is a multiple of 2**-53 in (1/2, 1)
