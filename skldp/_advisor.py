@@ -329,7 +329,7 @@ def recommend_mechanism(
     >>> from skldp import recommend_mechanism
     >>> table = recommend_mechanism(1000, 100_000, 1.0)
     >>> list(table["mechanism"])
-    ['subset-selection', 'oue', 'olh', 'rappor', 'hadamard', 'krr']
+    ['subset-selection', 'oue', 'olh', 'rappor', 'hadamard', 'krr', 'dbitflip']
     >>> table.loc[3, "parameters"], int(table.loc[3, "bits_per_report"])
     ('n_buckets=4', 24)
     >>> round(float(table.loc[1, "l2"]), 4)

@@ -223,6 +223,7 @@ _BUILTIN = (
         "Hadamard",
         "epsilon-LDP",
         "Acharya, Sun and Zhang, AISTATS 2019",
+        shown=("block_size", "n_blocks"),
     ),
     Mechanism(
         "block-hadamard",
@@ -354,6 +355,14 @@ _BUILTIN = (
         "epsilon-LDP",
         "Ye and Barg, IEEE Trans. IT 2018; Wang et al. 2016",
         shown=("subset_size",),
+    ),
+    Mechanism(
+        "dbitflip",
+        "DBitFlip",
+        "frequency oracles",
+        "epsilon-LDP (d sampled buckets, one bit each; d = 1 is epsilon/2-LDP)",
+        "Ding, Kulkarni and Yekhanin, NeurIPS 2017",
+        shown=("n_sampled",),
     ),
     Mechanism(
         "longitudinal-rr",

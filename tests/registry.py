@@ -162,6 +162,7 @@ CASES = [
     case("recursive-compressive", epsilon=2.0, n_measurements=8, random_state=0),
     case("one-bit-hadamard", epsilon=1.0, random_state=0),
     case("hadamard", epsilon=1.0, random_state=0),
+    case("dbitflip", epsilon=1.0, random_state=0),
     case("block-hadamard", epsilon=1.0, n_blocks=2, random_state=0),
     case("high-low-hadamard", epsilon=1.0, sensitive=SensitiveRule(), random_state=0),
     case("binary-rr", epsilon_01=0.5, epsilon_10=2.0, random_state=0, xfail=_BINARY_XFAIL),

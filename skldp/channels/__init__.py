@@ -62,6 +62,8 @@ from skldp.channels._compressive import (
     RecursiveCompressiveChannel,
     SymmetricCompressiveChannel,
 )
+from skldp.channels._dbitflip import DBitFlipChannel
+from skldp.channels._general_hadamard import GeneralHadamardResponseChannel
 from skldp.channels._hadamard import (
     BlockHadamardResponseChannel,
     HadamardResponseChannel,
@@ -131,6 +133,8 @@ __all__ = [
     "SquareWaveChannel",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
+    "GeneralHadamardResponseChannel",
+    "DBitFlipChannel",
     "BlockHadamardResponseChannel",
     "HighLowHadamardResponseChannel",
     "UnaryEncodingChannel",

@@ -379,6 +379,11 @@ class HadamardResponseChannel(EpsilonLDP, BlockHadamardResponseChannel):
     def __repr__(self):
         return mechanism_repr(self, n_inputs=self.n_inputs)
 
+    @property
+    def block_size(self) -> int:
+        """The Hadamard size K of the one block (as in the general form, ``n_blocks`` is 1)."""
+        return self.n_outputs
+
 
 class HighLowHadamardResponseChannel(SymbolChannel, SquaredAdjoint):
     r"""Hadamard response for the sensitive values, direct release for the others: high-low LDP.

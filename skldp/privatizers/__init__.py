@@ -7,6 +7,7 @@ from skldp.privatizers._compressive import (
     RecursiveCompressive,
     SymmetricCompressive,
 )
+from skldp.privatizers._dbitflip import DBitFlip
 from skldp.privatizers._hadamard import (
     BlockHadamardResponse,
     HadamardResponse,
@@ -57,4 +58,5 @@ __all__ = [
     "LongitudinalRAPPOR",
     "make_person_keys",
     "SquareWave",
+    "DBitFlip",
 ]

@@ -16,13 +16,16 @@ from skldp._validation import (
     Interval,
     IsCallable,
     ListLike,
+    Options,
     check_int,
 )
 from skldp.channels import (
     BlockHadamardResponseChannel,
+    GeneralHadamardResponseChannel,
     HadamardResponseChannel,
     HighLowHadamardResponseChannel,
 )
+from skldp.channels._general_hadamard import BLOCKING_RULES, hadamard_blocking
 from skldp.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -78,22 +81,35 @@ def grid_blocks(shape: tuple[int, int], n_blocks: tuple[int, int]) -> NDArray[np
     return (row_block[:, None] * m2 + col_block[None, :]).ravel()
 
 
-@substitute(channel_type="HadamardResponseChannel")
+@substitute(channel_type="HadamardResponseChannel or GeneralHadamardResponseChannel")
 @hyperparameters
 class HadamardResponse(BasePrivatizer):
     r"""Hadamard response: report a random column of the Hadamard row of the true value.
 
-    Value x (the x-th category) owns row x + 1 of the Sylvester Hadamard matrix of size
-    :math:`K = 2^{\lceil \log_2(k + 1) \rceil}`; its report is a uniform column where that row
-    is +1 with probability :math:`e^\varepsilon/(1 + e^\varepsilon)`, otherwise a uniform
-    column where it is -1. It is epsilon-LDP, sends about :math:`\log_2 k` bits, and its
-    estimate is one fast Walsh-Hadamard transform of the report counts: the
-    communication-efficient, sample-optimal mechanism of the high-privacy regime, and the LDP
-    baseline of the context-aware experiments.
+    Value x owns a row of a Sylvester Hadamard matrix; its report is a uniform column where
+    that row is +1 with boosted probability, otherwise any other column. In the single-block
+    form (``blocking=1``) all k values share one matrix of size
+    :math:`K = 2^{\lceil \log_2(k + 1) \rceil}` and the keep probability is
+    :math:`e^\varepsilon/(1 + e^\varepsilon)`: the sample-optimal mechanism of the
+    high-privacy regime, whose per-count variance stays near n however large epsilon is. The
+    general form of the same paper cuts the domain into B blocks of a matrix of size b and
+    also randomizes the block, which brings the variance down to about
+    :math:`8/(n(e^\varepsilon - 1))` per item for large epsilon. Both are epsilon-LDP, send
+    about :math:`\log_2 k` bits, and are estimated by fast Walsh-Hadamard transforms of the
+    report counts (one per block). The default picks the form and the block size with the
+    smaller exact variance for k and epsilon.
 
-    Read more in the :ref:`User Guide <context_aware>`.
+    Read more in the :ref:`User Guide <hadamard_response>`.
 
     {privatizer_parameters_section}
+    blocking : {{"auto", "paper"}} or int, default="auto"
+        How the domain is cut into Hadamard blocks. ``"auto"``: the block size b (a power of
+        two, up to the single block) with the smallest exact mean variance at the uniform
+        distribution, and :math:`B = \lceil k/(b - 1) \rceil` blocks; it is the single block
+        for small epsilon (about 1 or less) and a blocked form above. ``"paper"``: the rule of
+        Acharya, Sun and Zhang's code, :math:`B = 2^{\lfloor \log_2 \min(e^\varepsilon, 2k)
+        \rfloor}` (to reproduce their numbers). An int B: that many blocks; ``blocking=1`` is
+        the single-block form (:class:`~skldp.channels.HadamardResponseChannel`, unchanged).
 
     {privatizer_attributes_section}
 
@@ -104,6 +120,8 @@ class HadamardResponse(BasePrivatizer):
 
     Notes
     -----
+    Single block:
+
     .. math::
 
         Q(y \mid x) = \frac{2 e^\varepsilon}{K (1 + e^\varepsilon)} \text{ if }
@@ -111,6 +129,14 @@ class HadamardResponse(BasePrivatizer):
 
     :math:`\hat p_x = c' (H_K f)[x + 1]` with :math:`c' = (e^\varepsilon + 1)/(e^\varepsilon
     - 1)` and f the report frequencies, of variance :math:`(c'^2 - p_x^2)/n`.
+
+    General form: x has block :math:`\beta(x) = \lfloor x/(b - 1) \rfloor` and row
+    :math:`r(x) = (x \bmod (b - 1)) + 1`; with :math:`D = 2B - 1 + e^\varepsilon`,
+    :math:`Q(y \mid x) = 2e^\varepsilon/(bD)` on the b/2 columns of x's block where row r(x)
+    is +1 and :math:`2/(bD)` on every other of the Bb outputs. The estimate
+    :math:`\hat p_x = D/(e^\varepsilon - 1) (H_b f_{\beta(x)})[r(x)]` has variance
+    :math:`[D(2 + (e^\varepsilon - 1) F_{\beta(x)})/(e^\varepsilon - 1)^2 - p_x]/n`, F the mass
+    of x's block.
 
     References
     ----------
@@ -125,14 +151,25 @@ class HadamardResponse(BasePrivatizer):
     (5, 1)
     >>> hr.channel_.n_outputs, hr.bits_per_report
     (8, 3)
+    >>> big = HadamardResponse(epsilon=5.0, categories=list(range(22_000))).fit([[0]])
+    >>> big.channel_.block_size, big.channel_.n_blocks, big.bits_per_report
+    (256, 87, 15)
     """
 
     epsilon: float = field(default=1.0, kw_only=False)
+    blocking: str | int = "auto"
 
-    _parameter_constraints = {**PRIVATIZER_CONSTRAINTS}
+    _parameter_constraints = {
+        **PRIVATIZER_CONSTRAINTS,
+        "blocking": [Options(*BLOCKING_RULES), Interval("int", 1, None)],
+    }
 
     def _make_channel(self, categories, column):
-        return HadamardResponseChannel(self.epsilon, len(categories))
+        k = len(categories)
+        block_size, n_blocks = hadamard_blocking(k, self.epsilon, self.blocking)
+        if n_blocks == 1:
+            return HadamardResponseChannel(self.epsilon, k)
+        return GeneralHadamardResponseChannel(self.epsilon, k, block_size, n_blocks)
 
 
 @substitute()
