@@ -51,8 +51,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.fft
 
-from skldp._memory import check_allocation
+from skldp._memory import FIT_BYTES_PER_CATEGORY, check_allocation
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
+from skldp.channels._abilities import SquaredAdjoint
 from skldp.channels._base import (
     EpsilonLDP,
     SymbolChannel,
@@ -135,6 +136,42 @@ def incidence_matrix(q: int, t: int) -> NDArray[np.bool_]:
     """The K x K 0/1 matrix ``[<u, v> = 0]`` (small designs only: tests and the dense form)."""
     P = projective_points(q, t)
     return (P @ P.T) % q == 0
+
+
+#: The decoder sums each hyperplane's counts directly (a table of s x K point indices) when
+#: s <= 1,024 and s K <= 2**23 (t = 3 and t = 2 at any useful size): one gather per
+#: hyperplane point; otherwise it uses the Fourier transform.
+MAX_TABLE_ENTRIES = 1 << 23
+
+
+def hyperplane_table(q: int, t: int) -> NDArray[np.int32]:
+    r"""``table[j, v]``: the index of the j-th point of the hyperplane S_v, shape (s, K).
+
+    The j-th point of S_v is the j-th point w of PG(t - 2, q) written on the coordinates other
+    than v's pivot i, completed by :math:`u_i = -\sum_{j \ne i} v_j w_j` and made canonical
+    (a one-to-one linear image of PG(t - 2, q), so the s points are distinct).
+    """
+    K, s, _ = design_sizes(q, t)
+    P = projective_points(q, t)
+    W = projective_points(q, t - 1)
+    rows = np.arange(K)
+    pivot = np.argmax(P != 0, axis=1)
+    cols = np.arange(t)[None, :]
+    place = np.clip(cols - (cols > pivot[:, None]), 0, t - 2)
+    inverse = _inverses(q)
+    out = np.empty((s, K), dtype=np.int32)
+    for j in range(s):
+        u = W[j][place]
+        u[rows, pivot] = 0
+        u[rows, pivot] = (-(u * P).sum(axis=1)) % q
+        out[j] = _point_index(_canonical(u, q, inverse), q, t)
+    return out
+
+
+def _inverses(q):
+    inv = np.zeros(q, dtype=np.int64)
+    inv[1:] = [pow(c, q - 2, q) for c in range(1, q)]
+    return inv
 
 
 def pgr_probability(epsilon, s, n_outputs):
@@ -273,7 +310,7 @@ def hpgr_parameters(epsilon: float, k: int, q: int = 5) -> tuple[int, int]:
     return best[1], best[2]
 
 
-class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel):
+class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
     r"""The channel of projective geometry response (PGR; h = 1) and its hybrid (HPGR; h > 1).
 
     Parameters
@@ -353,6 +390,15 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel):
         self._coef = _coefficients(self._probs, h)
         self._block_of = np.arange(k) // b
         self._point_of = np.arange(k) % b
+        self._table = None
+        if s <= 1024 and s * b <= MAX_TABLE_ENTRIES:
+            check_allocation(
+                b,
+                FIT_BYTES_PER_CATEGORY + 4 * s + 48 * t,
+                f"the hyperplane table of PG({t - 1}, {q}) ({s} points per hyperplane)",
+                "use a smaller design",
+            )
+            self._table = hyperplane_table(q, t)
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.field_size, self.dimension, self.n_blocks)
@@ -377,10 +423,7 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel):
 
     @cached_property
     def _inverse(self):
-        q = self.field_size
-        inv = np.zeros(q, dtype=np.int64)
-        inv[1:] = [pow(c, q - 2, q) for c in range(1, q)]
-        return inv
+        return _inverses(self.field_size)
 
     @cached_property
     def _lift(self):
@@ -405,10 +448,22 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel):
         :math:`q^t` points per block, read the spectrum at v (or -v), add the block total,
         divide by q. The spectrum is real because the lift is even.
         """
-        q, t = self.field_size, self.dimension
         w = np.asarray(w, dtype=float)
-        one = w.ndim == 1
         W = w.reshape(-1, self.block_size)
+        out = self._incidence_fft(W) if self._table is None else self._incidence_table(W)
+        return out[0] if w.ndim == 1 else out
+
+    def _incidence_table(self, W):
+        """Direct sums over each hyperplane's s points (one gather per point)."""
+        table = self._table
+        out = W[:, table[0]]
+        for j in range(1, table.shape[0]):
+            out += W[:, table[j]]
+        return out
+
+    def _incidence_fft(self, W):
+        """The Fourier form: lift, one real FFT of q**t points per block, read at +-v."""
+        q, t = self.field_size, self.dimension
         P, read = self._lift
         check_allocation(
             W.shape[0],
@@ -422,8 +477,7 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel):
             grid[:, ((c * P) % q) @ powers] = W
         spectrum = scipy.fft.rfftn(grid.reshape((W.shape[0],) + (q,) * t), axes=range(1, t + 1))
         values = spectrum.reshape(W.shape[0], -1)[:, read].real
-        out = (W.sum(axis=1, keepdims=True) + values) / q
-        return out[0] if one else out
+        return (W.sum(axis=1, keepdims=True) + values) / q
 
     # -- sampling ------------------------------------------------------------------------------
     def _sample(self, x, rng):
@@ -468,6 +522,17 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel):
     def _adjoint(self, v):
         Z = self.incidence(v.reshape(self.n_blocks, self.block_size))
         return self._out * v.sum() + (self._in - self._out) * Z[self._block_of, self._point_of]
+
+    def adjoint_squared(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        r""":math:`\sum_y v_y Q(y \mid x)^2` for every x: the curvature diagonal of EM.
+
+        The entries are a or :math:`\ell`, so it is the adjoint with :math:`a^2` and
+        :math:`\ell^2`: one transform per block.
+        """
+        v = np.asarray(v, dtype=float)
+        Z = self.incidence(v.reshape(self.n_blocks, self.block_size))
+        low2 = self._out**2
+        return low2 * v.sum() + (self._in**2 - low2) * Z[self._block_of, self._point_of]
 
     def _log_likelihood(self, reports, p):
         # every output has probability at least (low) * sum(p): clip the transform's rounding
