@@ -33,7 +33,8 @@ sampler draws all t coordinates and overwrites the pivot, which makes the unit p
 
 The server's statistic for item x is :math:`T_1(x)`, the number of reports in
 :math:`(B(x), S_{v(x)})`, and (for h > 1) :math:`T_2(x)`, the number in block B(x). All the
-:math:`T_1` at once are one incidence transform per block, computed exactly through the
+:math:`T_1` at once are one incidence transform per block: direct sums over a table of each
+hyperplane's s points when :math:`sK` is small (t = 2, 3), else computed exactly through the
 t-dimensional discrete Fourier transform over :math:`\mathbb{Z}_q`:
 :math:`[\langle u, v\rangle = 0] = q^{-1} \sum_{c} \omega^{c \langle u, v\rangle}`, so with the
 histogram lifted to every nonzero multiple of each point,
@@ -66,8 +67,9 @@ from skldp.channels._base import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-#: Largest transform (q**t points per block) the decoder builds: 2**26 (spec decision).
-MAX_TRANSFORM = 1 << 26
+#: Largest transform (q**t points per block) the decoder builds: 2**24 (256 MB of transient
+#: arrays; the spec allowed 2**26, which is 1 GB on a shared 2-core machine).
+MAX_TRANSFORM = 1 << 24
 
 
 def _is_prime(q):
@@ -151,21 +153,40 @@ def hyperplane_table(q: int, t: int) -> NDArray[np.int32]:
     than v's pivot i, completed by :math:`u_i = -\sum_{j \ne i} v_j w_j` and made canonical
     (a one-to-one linear image of PG(t - 2, q), so the s points are distinct).
     """
-    K, s, _ = design_sizes(q, t)
-    P = projective_points(q, t)
-    W = projective_points(q, t - 1)
-    rows = np.arange(K)
-    pivot = np.argmax(P != 0, axis=1)
-    cols = np.arange(t)[None, :]
-    place = np.clip(cols - (cols > pivot[:, None]), 0, t - 2)
-    inverse = _inverses(q)
-    out = np.empty((s, K), dtype=np.int32)
-    for j in range(s):
-        u = W[j][place]
+    rows = _HyperplaneRows(q, t)
+    return np.stack([rows(j) for j in range(rows.s)]).astype(np.int32)
+
+
+class _HyperplaneRows:
+    """``rows(j)``: the index of the j-th point of every hyperplane (see hyperplane_table)."""
+
+    def __init__(self, q, t):
+        K, self.s, _ = design_sizes(q, t)
+        self.q, self.t = q, t
+        self.P = projective_points(q, t)
+        self.W = projective_points(q, t - 1)
+        self.pivot = np.argmax(self.P != 0, axis=1)
+        cols = np.arange(t)[None, :]
+        self.place = np.clip(cols - (cols > self.pivot[:, None]), 0, t - 2)
+        self.inverse = _inverses(q)
+        self.rows = np.arange(K)
+
+    def __call__(self, j):
+        q, t, rows, pivot = self.q, self.t, self.rows, self.pivot
+        u = self.W[j][self.place]
         u[rows, pivot] = 0
-        u[rows, pivot] = (-(u * P).sum(axis=1)) % q
-        out[j] = _point_index(_canonical(u, q, inverse), q, t)
-    return out
+        u[rows, pivot] = (-(u * self.P).sum(axis=1)) % q
+        return _point_index(_canonical(u, q, self.inverse), q, t)
+
+
+def _decoder(q, t):
+    """How the hyperplane sums are computed: ``"table"`` (cached indices, see
+    :data:`MAX_TABLE_ENTRIES`), ``"fft"`` (q**t at most :data:`MAX_TRANSFORM`) or None (no
+    decoder: the design is refused)."""
+    K, s, _ = design_sizes(q, t)
+    if s <= 1024 and s * K <= MAX_TABLE_ENTRIES:
+        return "table"
+    return "fft" if q**t <= MAX_TRANSFORM else None
 
 
 def _inverses(q):
@@ -268,7 +289,8 @@ def pgr_parameters(epsilon: float, k: int) -> tuple[int, int]:
 
     Candidates are the primes up to 4 e^epsilon + 40 (and up to the first prime >= k - 1,
     beyond which t = 2 only pads more), each with the smallest t >= 2 giving K >= k and
-    q**t <= :data:`MAX_TRANSFORM`.
+    a decoder (:func:`_decoder`: hyperplanes of at most 1,024 points, or q**t <=
+    :data:`MAX_TRANSFORM`).
     """
     epsilon = check_epsilon(epsilon)
     k = check_int(k, "n_inputs", min_value=2)
@@ -279,7 +301,7 @@ def pgr_parameters(epsilon: float, k: int) -> tuple[int, int]:
     best = None
     for q in _primes_upto(bound).tolist():
         t = _smallest_dimension(q, k)
-        if q**t > MAX_TRANSFORM:
+        if _decoder(q, t) is None:
             continue
         v = design_variance(epsilon, k, q, t)
         if best is None or v < best[0]:
@@ -291,12 +313,12 @@ def pgr_parameters(epsilon: float, k: int) -> tuple[int, int]:
 
 def hpgr_parameters(epsilon: float, k: int, q: int = 5) -> tuple[int, int]:
     """``(t, h)`` of the hybrid with field size q: t minimizing :func:`design_variance` with
-    h = ceil(k / K) blocks (t >= 2, q**t <= :data:`MAX_TRANSFORM`, K <= about k q)."""
+    h = ceil(k / K) blocks (t >= 2, a decoder as for :func:`pgr_parameters`)."""
     epsilon = check_epsilon(epsilon)
     k = check_int(k, "n_inputs", min_value=2)
     best = None
     t = 2
-    while q**t <= MAX_TRANSFORM:
+    while _decoder(q, t) is not None:
         K = design_sizes(q, t)[0]
         h = -(-k // K)
         v = design_variance(epsilon, k, q, t, h)
@@ -370,9 +392,11 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
             raise ValueError(f"field_size must be a prime; got {q}")
         t = self.dimension = check_int(dimension, "dimension", min_value=2)
         h = self.n_blocks = check_int(n_blocks, "n_blocks", min_value=1)
-        if q**t > MAX_TRANSFORM:
+        self._decoder = _decoder(q, t)
+        if self._decoder is None:
             raise ValueError(
-                f"field_size**dimension = {q}**{t} exceeds the decoder's limit of "
+                f"PG({t - 1}, {q}) has too many hyperplane incidences for the table and "
+                f"field_size**dimension = {q}**{t} exceeds the Fourier decoder's limit of "
                 f"{MAX_TRANSFORM} points per block; use a smaller design (or the hybrid)"
             )
         b, s, lam = design_sizes(q, t)
@@ -391,7 +415,7 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
         self._block_of = np.arange(k) // b
         self._point_of = np.arange(k) % b
         self._table = None
-        if s <= 1024 and s * b <= MAX_TABLE_ENTRIES:
+        if self._decoder == "table":
             check_allocation(
                 b,
                 FIT_BYTES_PER_CATEGORY + 4 * s + 48 * t,
@@ -450,7 +474,8 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
         """
         w = np.asarray(w, dtype=float)
         W = w.reshape(-1, self.block_size)
-        out = self._incidence_fft(W) if self._table is None else self._incidence_table(W)
+        fft = self._decoder == "fft"
+        out = self._incidence_fft(W) if fft else self._incidence_table(W)
         return out[0] if w.ndim == 1 else out
 
     def _incidence_table(self, W):

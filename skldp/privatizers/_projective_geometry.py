@@ -24,8 +24,9 @@ class ProjectiveGeometryResponse(BasePrivatizer):
     hyperplanes meet in the same number of points, so the estimate is subset selection's with
     subset size s on K items, its error equal to subset selection's when a prime near
     :math:`e^\varepsilon + 1` gives K near k, with reports of :math:`\lceil \log_2 K \rceil`
-    bits and a decoder of :math:`O(n + q^t \log q^t)` time (one Fourier transform over
-    :math:`\mathbb{Z}_q^t`) instead of local hashing's O(n k). It is epsilon-LDP.
+    bits and a decoder of O(n + s K) time (direct sums over the hyperplanes, about
+    :math:`O(n + k e^\varepsilon)`; one Fourier transform over :math:`\mathbb{Z}_q^t` for
+    large hyperplanes) instead of local hashing's O(n k). It is epsilon-LDP.
 
     With ``hybrid=True`` (HPGR) the categories are cut into h blocks of K points with a small
     q (default 5): a report is a block and a point, and only the own block's hyperplane is

@@ -247,7 +247,7 @@ def test_hybrid_privatizer_builds_the_chosen_design():
         ((1.0, 13, 3, 1, 1), "dimension"),
         ((1.0, 14, 3, 3, 1), "n_blocks"),
         ((1.0, 20, 3, 2, 4), "n_blocks"),
-        ((1.0, 100, 8191, 3, 1), "limit"),
+        ((1.0, 100, 8191, 4, 1), "limit"),
     ],
 )
 def test_bad_parameters_are_named(args, match):
