@@ -158,6 +158,42 @@ def test_sampler_hits_every_output_with_its_probability(design, seed):
     assert not np.all(np.abs(freq - n * Q[1]) <= 5 * np.sqrt(n * Q[1] * (1 - Q[1])))
 
 
+class _Enumerate:
+    """A stand-in generator: ``random`` gives one fixed value, ``integers(lo, hi, size)`` the
+    integers lo, lo + 1, ... (all of [lo, hi) when size = hi - lo): the sampler's output for
+    every equally likely draw, to count exactly."""
+
+    def __init__(self, u):
+        self.u = u
+
+    def random(self, n):
+        return np.full(n, self.u)
+
+    def integers(self, lo, hi, size):
+        assert size in (0, hi - lo)
+        return lo + np.arange(size, dtype=np.int64)
+
+
+@pytest.mark.parametrize("design", [(13, 3, 3, 1), (6, 5, 2, 1), (12, 2, 3, 2), (20, 3, 2, 5)])
+def test_sampler_is_exact_by_enumeration(design):
+    # Each of the q**(t-1) - 1 nonzero draws of the "in" branch gives a point of S_x, each
+    # point q - 1 times; each draw of the "out" branch gives a distinct output off
+    # (B(x), S_x), every such output once. So the realized probabilities are exactly
+    # keep / s and (1 - keep) / (hb - s): the dense matrix.
+    ch = ProjectiveGeometryChannel(1.0, *design)
+    q, t = ch.field_size, ch.dimension
+    free, others = q ** (t - 1), (ch.n_blocks - 1) * ch.block_size
+    Q = ch.to_dense()
+    for x in range(ch.n_inputs):
+        inside = ch._sample(np.full(free - 1, x), _Enumerate(0.0))
+        hits = np.bincount(inside, minlength=ch.n_outputs)
+        on = Q[x] > Q[x].min()
+        assert np.all(hits[on] == q - 1) and np.all(hits[~on] == 0)
+        outside = ch._sample(np.full(others + free, x), _Enumerate(1.0 - 2.0**-53))
+        hits = np.bincount(outside, minlength=ch.n_outputs)
+        assert np.all(hits[~on] == 1) and np.all(hits[on] == 0)
+
+
 def _fixed_count_variance(ch, counts):
     """Spec 2.4 / 2.9: the variance of each count estimate for fixed input counts."""
     alpha, beta, _ = ch._coef
