@@ -365,6 +365,14 @@ _BUILTIN = (
         shown=("n_sampled",),
     ),
     Mechanism(
+        "projective-geometry",
+        "ProjectiveGeometryResponse",
+        "frequency oracles",
+        "epsilon-LDP (hybrid=True is HPGR)",
+        "Feldman, Nelson, Nguyen and Talwar, ICML 2022",
+        shown=("field_size", "dimension", "n_blocks"),
+    ),
+    Mechanism(
         "longitudinal-rr",
         "LongitudinalRR",
         "memoized (longitudinal)",

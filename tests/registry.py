@@ -174,6 +174,8 @@ CASES = [
     case("olh", epsilon=1.0, n_buckets=2, random_state=0),
     case("subset-selection", epsilon=1.0, random_state=0),
     case("subset-selection", epsilon=2.0, subset_size=2, categories=list(range(6)), checks=None),
+    case("projective-geometry", epsilon=1.0, random_state=0),
+    case("projective-geometry", epsilon=2, hybrid=True, field_size=3, random_state=0, trust=False),
     case("rappor", epsilon=1.0, random_state=0),
     case("rappor", epsilon=1.0, theta=0.3, random_state=0),
     case("oue", epsilon=1.0, random_state=0),

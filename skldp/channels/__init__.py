@@ -91,6 +91,7 @@ from skldp.channels._personalized import (
     PersonalizedRAPPORChannel,
     PersonalizedRRChannel,
 )
+from skldp.channels._projective_geometry import ProjectiveGeometryChannel
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._square_wave import SquareWaveChannel
 from skldp.channels._subset_selection import SubsetSelectionChannel
@@ -156,6 +157,7 @@ __all__ = [
     "OneBitHadamardChannel",
     "LocalHashingChannel",
     "SubsetSelectionChannel",
+    "ProjectiveGeometryChannel",
     "IncidenceModel",
     "AttributeSamplingMechanism",
     "MemoizedChannel",

@@ -25,6 +25,7 @@ from skldp.privatizers._longitudinal import (
     make_person_keys,
 )
 from skldp.privatizers._personalized import PersonalizedULDP
+from skldp.privatizers._projective_geometry import ProjectiveGeometryResponse
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._square_wave import SquareWave
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
@@ -51,6 +52,7 @@ __all__ = [
     "OneBitHadamardResponse",
     "LocalHashing",
     "SubsetSelection",
+    "ProjectiveGeometryResponse",
     "BudgetSplitting",
     "AttributeSampling",
     "LongitudinalRR",
