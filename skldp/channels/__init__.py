@@ -83,6 +83,16 @@ from skldp.channels._personalized import (
 )
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._square_wave import SquareWaveChannel
+from skldp.channels._means import (
+    DuchiMeanChannel,
+    HybridMeanChannel,
+    PiecewiseMeanChannel,
+    duchi_variance,
+    hybrid_alpha,
+    hybrid_threshold,
+    hybrid_variance,
+    piecewise_variance,
+)
 from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._utility_optimized import (
@@ -120,6 +130,14 @@ __all__ = [
     "DENSE_FALLBACK_ENTRIES",
     "RandomizedResponseChannel",
     "SquareWaveChannel",
+    "DuchiMeanChannel",
+    "PiecewiseMeanChannel",
+    "HybridMeanChannel",
+    "duchi_variance",
+    "piecewise_variance",
+    "hybrid_variance",
+    "hybrid_alpha",
+    "hybrid_threshold",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
     "BlockHadamardResponseChannel",

@@ -25,6 +25,7 @@ from skldp.privatizers._longitudinal import (
 from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._square_wave import SquareWave
+from skldp.privatizers._means import DuchiMechanism, HybridMechanism, PiecewiseMechanism
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
 from skldp.privatizers._utility_optimized import UtilityOptimizedRAPPOR, UtilityOptimizedRR
 
@@ -55,4 +56,7 @@ __all__ = [
     "LongitudinalRAPPOR",
     "make_person_keys",
     "SquareWave",
+    "DuchiMechanism",
+    "PiecewiseMechanism",
+    "HybridMechanism",
 ]
