@@ -83,6 +83,13 @@ from skldp.channels._personalized import (
 )
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._square_wave import SquareWaveChannel
+from skldp.channels._range_queries import (
+    HaarWaveletChannel,
+    hierarchy_consistency,
+    hierarchy_range,
+    node_ancestors,
+    tree_height,
+)
 from skldp.channels._means import (
     DuchiMeanChannel,
     HybridMeanChannel,
@@ -138,6 +145,11 @@ __all__ = [
     "hybrid_variance",
     "hybrid_alpha",
     "hybrid_threshold",
+    "HaarWaveletChannel",
+    "hierarchy_consistency",
+    "hierarchy_range",
+    "node_ancestors",
+    "tree_height",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
     "BlockHadamardResponseChannel",

@@ -26,6 +26,7 @@ from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._square_wave import SquareWave
 from skldp.privatizers._means import DuchiMechanism, HybridMechanism, PiecewiseMechanism
+from skldp.privatizers._range_queries import HaarWavelet, HierarchicalHistogram
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
 from skldp.privatizers._utility_optimized import UtilityOptimizedRAPPOR, UtilityOptimizedRR
 
@@ -59,4 +60,6 @@ __all__ = [
     "DuchiMechanism",
     "PiecewiseMechanism",
     "HybridMechanism",
+    "HierarchicalHistogram",
+    "HaarWavelet",
 ]
