@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from skldp._fwht import fwht
+from skldp._fwht import fwht, hadamard_entry
 from skldp._validation import check_epsilon, check_int
 from skldp.channels._base import exactly_within, floor_to_uniform_grid, within_ratio
 
@@ -201,12 +201,7 @@ class HaarWaveletChannel:
         width = np.left_shift(1, level - 1)
         r = (rng.random(x.shape) * width).astype(np.int64)  # exact: width is a power of two
         k, s = self._signs(x, level)
-        parity = np.zeros(x.shape, dtype=np.int64)
-        v = r & k
-        while np.any(v):
-            parity ^= v & 1
-            v = v >> 1
-        beta = s * (1 - 2 * parity)
+        beta = s * hadamard_entry(r, k)
         keep = rng.random(x.shape) < self.p
         sent = np.where(keep, beta, -beta)
         return 2 * (width - 1 + r) + (sent > 0)
@@ -250,8 +245,7 @@ class HaarWaveletChannel:
             width = 2 ** (j - 1)
             k, s = self._signs(x, j)
             for r in range(width):
-                parity = np.array([bin(r & int(v)).count("1") % 2 for v in k])
-                beta = s * (1 - 2 * parity)
+                beta = s * hadamard_entry(r, k)
                 col = 2 * (width - 1 + r)
                 keep, flip = self.p / self.height / width, (1.0 - self.p) / self.height / width
                 out[:, col + 1] = np.where(beta > 0, keep, flip)
