@@ -16,8 +16,8 @@ values whose spacing depends on l, hence on the input, and a floating-point samp
 continuous density is not epsilon-LDP as stated (Mironov, CCS 2012). Here every report is one
 of finitely many public values, and its probability is a rational number whose worst ratio
 over inputs is checked against :math:`e^\varepsilon` in exact arithmetic
-(:func:`~skldp.channels.exactly_within`) and in every float form
-(:func:`~skldp.channels.within_ratio`):
+(``exactly_within``) and in every float form
+(``within_ratio``):
 
 * Duchi: with probability :math:`\rho` (a multiple of :math:`2^{-53}`, the largest with
   :math:`(1 + \rho)/(1 - \rho) \le e^\varepsilon`) the sign is +1 with probability
@@ -85,7 +85,7 @@ def piecewise_variance(epsilon, t=1.0):
 
 def hybrid_alpha(epsilon):
     r"""The Hybrid mechanism's share of Piecewise: :math:`1 - e^{-\varepsilon/2}` above
-    :func:`hybrid_threshold`, 0 at or below it (Wang et al., ICDE 2019)."""
+    ``hybrid_threshold``, 0 at or below it (Wang et al., ICDE 2019)."""
     return -math.expm1(-epsilon / 2.0) if epsilon > hybrid_threshold() else 0.0
 
 
@@ -202,7 +202,7 @@ class DuchiMeanChannel(_MeanChannel):
         return self.bound**2 - np.square(_check_t(t))
 
     def paper_variance(self, t):
-        """The paper's variance, :func:`duchi_variance`."""
+        """The paper's variance, ``duchi_variance``."""
         return duchi_variance(self.epsilon, _check_t(t))
 
     def to_dense(self, t):
@@ -211,7 +211,7 @@ class DuchiMeanChannel(_MeanChannel):
         return np.column_stack([(1.0 - self.rho * t) / 2.0, (1.0 + self.rho * t) / 2.0])
 
     def output_values(self):
-        """The report values, in the column order of :meth:`to_dense`."""
+        """The report values, in the column order of ``to_dense``."""
         return np.array([-self.bound, self.bound])
 
 
@@ -293,7 +293,7 @@ class PiecewiseMeanChannel(_MeanChannel):
         return self.scale * (cell - (self.n_cells - 1) / 2.0)
 
     def output_values(self):
-        """The report value of each cell, in the column order of :meth:`to_dense`."""
+        """The report value of each cell, in the column order of ``to_dense``."""
         return self._value(np.arange(self.n_cells))
 
     def variance(self, t):
@@ -312,7 +312,7 @@ class PiecewiseMeanChannel(_MeanChannel):
         return float(self.variance(np.array([1.0]))[0] + self.scale**2 * self.pi / 4.0)
 
     def paper_variance(self, t):
-        """The paper's variance, :func:`piecewise_variance`."""
+        """The paper's variance, ``piecewise_variance``."""
         return piecewise_variance(self.epsilon, _check_t(t))
 
     def to_dense(self, t):
@@ -338,7 +338,7 @@ class HybridMeanChannel(_MeanChannel):
     :math:`\alpha`, Duchi's one bit otherwise, both at the full budget.
 
     :math:`\alpha = 1 - e^{-\varepsilon/2}` for :math:`\varepsilon > \varepsilon^*` and 0
-    below (:func:`hybrid_threshold`, about 0.6093525); :math:`\alpha` is used on the
+    below (``hybrid_threshold``, about 0.6093525); :math:`\alpha` is used on the
     :math:`2^{-53}` grid of the uniform draws. The variance is
     :math:`\alpha V_{PM}(t) + (1 - \alpha) V_D(t)`, which does not depend on t above
     :math:`\varepsilon^*`.
@@ -383,7 +383,7 @@ class HybridMeanChannel(_MeanChannel):
         return float(self.variance(np.array([1.0]))[0] + self.alpha * pm.scale**2 * pm.pi / 4.0)
 
     def paper_variance(self, t):
-        """The paper's variance, :func:`hybrid_variance`."""
+        """The paper's variance, ``hybrid_variance``."""
         return hybrid_variance(self.epsilon, _check_t(t))
 
     def to_dense(self, t):
@@ -392,5 +392,5 @@ class HybridMeanChannel(_MeanChannel):
         return np.hstack([a * self.piecewise.to_dense(t), (1.0 - a) * self.duchi.to_dense(t)])
 
     def output_values(self):
-        """The report values, in the column order of :meth:`to_dense`."""
+        """The report values, in the column order of ``to_dense``."""
         return np.concatenate([self.piecewise.output_values(), self.duchi.output_values()])

@@ -8,7 +8,7 @@ PVLDB 12(10), 2019. The ordinal domain {0, ..., D-1} is padded to :math:`D' = B^
   :math:`B^\ell` nodes, node (l, j) covering leaves :math:`[j B^{h-\ell}, (j+1) B^{h-\ell})`.
   Each person draws a level uniformly (independent of the value) and reports the node of
   their value at that level through a frequency oracle over its :math:`B^\ell` nodes. The
-  server's node estimates are made consistent (:func:`hierarchy_consistency`, Hay, Rastogi,
+  server's node estimates are made consistent (``hierarchy_consistency``, Hay, Rastogi,
   Miklau and Suciu, PVLDB 2010, with the root's frequency known to be 1).
 * Discrete Haar transform (DHT): :class:`HaarWaveletChannel`.
 

@@ -28,7 +28,7 @@ class MeanEstimator(DocumentationLinkMixin, BaseEstimator):
     ----------
     privatizer : DuchiMechanism, PiecewiseMechanism, HybridMechanism or None, default=None
         The mechanism that made the reports (fitted or not): it gives the worst-case variance
-        of one report (:meth:`~skldp.PiecewiseMechanism.variance_bound`).
+        of one report (``PiecewiseMechanism.variance_bound``).
     variance : {'auto', 'worst-case', 'plugin'}, default='auto'
         The variance of ``mean_``: ``'worst-case'`` is the largest per-report variance over
         the range divided by n (conservative; needs ``privatizer``); ``'plugin'`` is the

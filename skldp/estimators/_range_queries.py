@@ -71,7 +71,7 @@ class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
         return self.privatizer
 
     def fit(self, X, y=None):
-        """Estimate from the report rows X (reset, then :meth:`partial_fit`).
+        """Estimate from the report rows X (reset, then ``partial_fit``).
 
         Returns
         -------
