@@ -65,9 +65,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         return cats
 
     def _indices(self, X):
-        values = np.asarray(
-            X.to_numpy() if isinstance(X, (pd.DataFrame, pd.Series)) else X, dtype=object
-        )
+        values = np.asarray(X.to_numpy() if isinstance(X, (pd.DataFrame, pd.Series)) else X)
         if values.ndim == 2:
             if values.shape[1] != 1:
                 raise ValueError(
@@ -77,7 +75,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             values = values[:, 0]
         idx = pd.Index(self.categories_).get_indexer(pd.Index(values))
         if np.any(idx < 0):
-            bad = ", ".join(repr(v) for v in pd.unique(values[idx < 0])[:5])
+            bad = ", ".join(str(v) for v in pd.unique(values[idx < 0])[:5])
             raise ValueError(f"values outside categories: {bad}")
         return idx.astype(np.int64)
 
