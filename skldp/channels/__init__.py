@@ -94,6 +94,23 @@ from skldp.channels._personalized import (
 from skldp.channels._projective_geometry import ProjectiveGeometryChannel
 from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._square_wave import SquareWaveChannel
+from skldp.channels._range_queries import (
+    HaarWaveletChannel,
+    hierarchy_consistency,
+    hierarchy_range,
+    node_ancestors,
+    tree_height,
+)
+from skldp.channels._means import (
+    DuchiMeanChannel,
+    HybridMeanChannel,
+    PiecewiseMeanChannel,
+    duchi_variance,
+    hybrid_alpha,
+    hybrid_threshold,
+    hybrid_variance,
+    piecewise_variance,
+)
 from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
 from skldp.channels._utility_optimized import (
@@ -132,6 +149,19 @@ __all__ = [
     "DENSE_FALLBACK_ENTRIES",
     "RandomizedResponseChannel",
     "SquareWaveChannel",
+    "DuchiMeanChannel",
+    "PiecewiseMeanChannel",
+    "HybridMeanChannel",
+    "duchi_variance",
+    "piecewise_variance",
+    "hybrid_variance",
+    "hybrid_alpha",
+    "hybrid_threshold",
+    "HaarWaveletChannel",
+    "hierarchy_consistency",
+    "hierarchy_range",
+    "node_ancestors",
+    "tree_height",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
     "GeneralHadamardResponseChannel",

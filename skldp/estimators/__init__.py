@@ -2,6 +2,8 @@
 
 from skldp.estimators._candidates import CandidateEstimator
 from skldp.estimators._em import EMEstimator
+from skldp.estimators._means import MeanEstimator
+from skldp.estimators._range_queries import RangeQueryEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
 from skldp.estimators._quantities import category_difference, category_mass, top_k_membership
 from skldp.estimators._multidimensional import MultidimensionalEstimator
@@ -19,6 +21,8 @@ __all__ = [
     "CandidateEstimator",
     "SparseEstimator",
     "MultidimensionalEstimator",
+    "MeanEstimator",
+    "RangeQueryEstimator",
     "category_mass",
     "category_difference",
     "top_k_membership",

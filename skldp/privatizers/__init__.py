@@ -28,6 +28,8 @@ from skldp.privatizers._personalized import PersonalizedULDP
 from skldp.privatizers._projective_geometry import ProjectiveGeometryResponse
 from skldp.privatizers._randomized_response import RandomizedResponse
 from skldp.privatizers._square_wave import SquareWave
+from skldp.privatizers._means import DuchiMechanism, HybridMechanism, PiecewiseMechanism
+from skldp.privatizers._range_queries import HaarWavelet, HierarchicalHistogram
 from skldp.privatizers._unary import RAPPOR, OptimizedUnaryEncoding
 from skldp.privatizers._utility_optimized import UtilityOptimizedRAPPOR, UtilityOptimizedRR
 
@@ -61,4 +63,9 @@ __all__ = [
     "make_person_keys",
     "SquareWave",
     "DBitFlip",
+    "DuchiMechanism",
+    "PiecewiseMechanism",
+    "HybridMechanism",
+    "HierarchicalHistogram",
+    "HaarWavelet",
 ]
