@@ -348,3 +348,57 @@ def linear_hash_support_counts(coefs, offsets, values, n_inputs, n_buckets):
     with single_blas_thread():  # a thin product: a second thread only waits (skldp._threads)
         C = A.reshape(hi.shape[0], -1) @ B.reshape(lo.shape[0], -1).T  # (H, L): x = h * L + l
     return np.rint(C).astype(np.int64).ravel()[:n_inputs]
+
+
+def extension_support_counts(coefs, offsets, values, parents, n_parent_bits, n_ext_bits, n_buckets):
+    """Support counts of every extension of a set of parent prefixes under local hashing.
+
+    The candidates are the prefixes ``u = (P << s) | t`` of length ``l = n_parent_bits + s``
+    for every parent P in ``parents`` and every extension t in ``[0, 2^s)`` (s =
+    ``n_ext_bits``). Row i hashes u with its first l coefficients: since digit j of u is digit j
+    of t for j < s and digit j - s of P above,
+
+    .. math:: H_i(u) = a_{i,<s} \\cdot \\beta(t) + a_{i,s..l} \\cdot \\beta(P) + b_i
+              \\pmod g,
+
+    so row i supports u when ``S_i(t) == T_i(P)`` with ``S_i(t) = a_{i,<s} . beta(t)`` (the
+    doubling table of :func:`_subset_sums`) and ``T_i(P) = y_i - b_i - a_{i,s..l} . beta(P)``.
+    The count is one comparison of small integers per row and candidate: ``len(parents) 2^s n``
+    in all, no (n, candidates) table is held beyond ``2^s n`` entries.
+
+    Parameters
+    ----------
+    coefs : int array of shape (n, >= l)
+        The hash coefficients of each row (only the first l are read).
+    offsets, values : int arrays of shape (n,)
+        b and the reported bucket y.
+    parents : int array of shape (n_parents,)
+        The parent prefixes (each < 2^n_parent_bits); ``[0]`` with ``n_parent_bits = 0`` for
+        the first level.
+    n_parent_bits, n_ext_bits, n_buckets : int
+
+    Returns
+    -------
+    counts : int64 array of shape (n_parents, 2^s)
+        ``counts[j, t]`` supports of the candidate ``(parents[j] << s) | t``.
+    """
+    coefs = np.asarray(coefs, dtype=np.int64)
+    parents = np.asarray(parents, dtype=np.int64)
+    s, g = int(n_ext_bits), int(n_buckets)
+    n = coefs.shape[0]
+    counts = np.zeros((parents.shape[0], 1 << s), dtype=np.int64)
+    if n == 0 or parents.shape[0] == 0:
+        return counts
+    S = _subset_sums(coefs[:, :s], g) if s else np.zeros((1, n), dtype=np.int16)
+    target = (np.asarray(values, dtype=np.int64) - np.asarray(offsets, dtype=np.int64)) % g
+    if n_parent_bits:
+        high = coefs[:, s : s + n_parent_bits].astype(np.float64)  # exact: sums < 2^53
+        pbits = ((parents[:, None] >> np.arange(n_parent_bits)) & 1).astype(np.float64)
+        with single_blas_thread():
+            T = (target[None, :] - (pbits @ high.T).astype(np.int64)) % g  # (n_parents, n)
+    else:
+        T = np.broadcast_to(target, (parents.shape[0], n))
+    T = T.astype(S.dtype)
+    for j in range(parents.shape[0]):  # one vectorized pass over all rows per parent
+        counts[j] = np.count_nonzero(S == T[j], axis=1)
+    return counts
