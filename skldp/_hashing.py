@@ -400,5 +400,5 @@ def extension_support_counts(coefs, offsets, values, parents, n_parent_bits, n_e
         T = np.broadcast_to(target, (parents.shape[0], n))
     T = T.astype(S.dtype)
     for j in range(parents.shape[0]):  # one vectorized pass over all rows per parent
-        counts[j] = np.count_nonzero(S == T[j], axis=1)
+        counts[j] = np.count_nonzero(T[j] == S, axis=1)
     return counts

@@ -306,4 +306,3 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
             f"PrefixHashingChannel(epsilon={self.epsilon!r}, n_bits={self.n_bits}, "
             f"lengths={self.lengths}, shares={self.shares}, n_buckets={self.n_buckets})"
         )
-
