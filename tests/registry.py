@@ -147,6 +147,12 @@ _NUMERIC_REASON = (
     "tests/privatizers/test_square_wave.py and tests/channels/test_square_wave.py"
 )
 
+_HH_REASON = (
+    "heavy-hitter protocols over m-bit values, estimated by HeavyHitterEstimator (no "
+    "distribution over k categories); tests/estimators/test_heavy_hitters.py and "
+    "tests/channels/test_prefix.py"
+)
+
 #: A fixed public domain with two sensitive values (uRR and uRAP refuse a sensitive value
 #: outside the domain, so these cases do not infer it).
 _SENSITIVE_0_1 = {"sensitive": [0, 1], "categories": [0, 1, 2, 3]}
@@ -193,6 +199,8 @@ CASES = [
     case("BudgetSplitting", epsilon=1.0, random_state=0),
     case("AttributeSampling", epsilon=1.0, random_state=0, trust=_SAMPLING_REASON),
     case("AttributeSampling", privatizer=_OUE, epsilon=2.0, random_state=0, trust=False),
+    case("PrefixExtension", epsilon=4.0, n_bits=8, random_state=0, checks=None, trust=_HH_REASON),
+    case("TreeHistogram", epsilon=4.0, n_bits=8, random_state=0, checks=None, trust=_HH_REASON),
 ]
 
 # -- estimators ---------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ draw that does not depend on their value: group j, of probability
 :math:`w_j = \mathrm{shares}_j / \sum \mathrm{shares}`, reports the prefix of length
 :math:`l_j` of its value, :math:`u = x \gg (m - l_j)`, through local hashing
 (:class:`~skldp.channels.LocalHashingChannel`) at the full budget. The server estimates the
-prefixes level by level (:func:`skldp._hashing.extension_support_counts`).
+prefixes level by level (``skldp._hashing.extension_support_counts``).
 
 A report is the numbers ``(j, a_0, ..., a_{m-1}, b, y)``: the group, the m + 1 coefficients of
 the hash :math:`H_{a,b}(u) = (\sum_{d < l_j} a_d \beta_d(u) + b) \bmod g` (all m coefficients are
@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from skldp._hashing import extension_support_counts, linear_hash
 from skldp._memory import check_allocation
@@ -86,6 +87,8 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
         (uniform integers, exact).
     n_buckets : int
         g >= 2, the range of the hash functions.
+    value_type : {"int", "bytes", "str"}, default="int"
+        The kind of the values (``encode_values``): how the server returns them.
 
     Notes
     -----
@@ -97,7 +100,12 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
     deviation :math:`\sigma_j = \sqrt{q(1-q)/n_j}/(p - q)` at small f.
     """
 
-    def __init__(self, epsilon: float, n_bits: int, lengths, shares, n_buckets: int) -> None:
+    def __init__(
+        self, epsilon: float, n_bits: int, lengths, shares, n_buckets: int, value_type="int"
+    ) -> None:
+        if value_type not in VALUE_TYPES:
+            raise ValueError(f"value_type must be one of {VALUE_TYPES}; got {value_type!r}")
+        self.value_type = value_type
         self.epsilon = check_epsilon(epsilon)
         self.n_bits = check_int(n_bits, "n_bits", min_value=1)
         if self.n_bits > MAX_VALUE_BITS:
@@ -130,7 +138,14 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
         self._cum_shares = np.cumsum(self.shares)
 
     def _key(self):
-        return (self.epsilon, self.n_bits, self.lengths, self.shares, self.n_buckets)
+        return (
+            self.epsilon,
+            self.n_bits,
+            self.lengths,
+            self.shares,
+            self.n_buckets,
+            self.value_type,
+        )
 
     # -- the oracle's constants ------------------------------------------------------------------
     @property
@@ -182,7 +197,7 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
     def check_reports(self, reports: Any) -> Any:
         """Return the reports as 0/1 rows after checking their numbers are in range."""
         reports = super().check_reports(reports)
-        step = self._rows_per_chunk()
+        step = max(1, (1 << 22) // self.width)
         for start in range(0, reports.shape[0], step):
             block = reports[start : start + step]
             block = block.toarray() if hasattr(block, "toarray") else block
@@ -194,7 +209,8 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
         return reports
 
     def _rows_per_chunk(self):
-        return max(1, (1 << 22) // max(self.width, 2 * min(self.n_inputs, 1 << 20)))
+        # likelihoods hold (rows, k, m) integers; k is small wherever they are used
+        return max(1, (1 << 22) // max(self.width, self.n_inputs * self.n_bits))
 
     # -- sampling ----------------------------------------------------------------------------------
     def draw_numbers(self, x: ArrayLike, rng: np.random.Generator) -> NDArray[np.int64]:
@@ -235,7 +251,7 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
         """Supports of the extensions ``(P << s) | t`` among reports of one group (numbers).
 
         ``numbers`` are decoded reports of the group whose prefix length is
-        ``n_parent_bits + n_ext_bits``; see :func:`skldp._hashing.extension_support_counts`.
+        ``n_parent_bits + n_ext_bits``; see ``skldp._hashing.extension_support_counts``.
         Returns int64 (len(parents), 2^s), counted in blocks of rows.
         """
         m = self.n_bits
@@ -304,5 +320,81 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
     def __repr__(self):
         return (
             f"PrefixHashingChannel(epsilon={self.epsilon!r}, n_bits={self.n_bits}, "
-            f"lengths={self.lengths}, shares={self.shares}, n_buckets={self.n_buckets})"
+            f"lengths={self.lengths}, shares={self.shares}, n_buckets={self.n_buckets}, "
+            f"value_type={self.value_type!r})"
         )
+
+
+# -- values as m-bit integers ---------------------------------------------------------------------
+#: The kinds of values a prefix protocol reads (see ``encode_values``).
+VALUE_TYPES = ("int", "bytes", "str")
+
+
+def _bytes_to_int(data, n_bytes):
+    if len(data) > n_bytes:
+        raise ValueError(f"the value {data!r} has {len(data)} bytes; at most {n_bytes} fit")
+    if data.endswith(b"\x00"):
+        raise ValueError(
+            f"the value {data!r} ends with a zero byte, which the padding cannot tell apart"
+        )
+    return int.from_bytes(data.ljust(n_bytes, b"\x00"), "big")
+
+
+def encode_values(values: ArrayLike, n_bits: int, value_type: str) -> NDArray[np.int64]:
+    r"""The m-bit integer of each value (the documented, public rule).
+
+    * ``"int"``: an integer :math:`0 \le v < 2^m`, as itself;
+    * ``"bytes"``: at most m/8 bytes (m a multiple of 8), not ending with a zero byte, padded
+      on the right with zero bytes to m/8 bytes and read big-endian (so a prefix of the
+      integer is a prefix of the bytes);
+    * ``"str"``: its UTF-8 bytes, then as ``"bytes"``.
+
+    A value that does not fit raises a ValueError naming it. Distinct values are converted
+    once (:func:`pandas.factorize`).
+    """
+    values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    limit = 1 << n_bits
+    if value_type == "int":
+        if values.dtype.kind in "iu":
+            out = values.astype(np.int64)
+        else:
+            codes, uniques = pd.factorize(values, use_na_sentinel=False)
+            conv = []
+            for v in uniques.tolist():
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                    raise ValueError(
+                        f"value_type='int' reads integer ids; got {v!r} ({type(v).__name__})"
+                    )
+                conv.append(int(v))
+            if any(not 0 <= v < limit for v in conv):
+                bad = next(v for v in conv if not 0 <= v < limit)
+                raise ValueError(f"the value {bad} does not fit in n_bits = {n_bits} bits")
+            out = np.asarray(conv, dtype=np.int64)[codes]
+        if out.size and (out.min() < 0 or out.max() >= limit):
+            bad = out[(out < 0) | (out >= limit)][0]
+            raise ValueError(f"the value {bad} does not fit in n_bits = {n_bits} bits")
+        return out
+    if n_bits % 8:
+        raise ValueError(f"value_type={value_type!r} needs n_bits a multiple of 8; got {n_bits}")
+    n_bytes = n_bits // 8
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    conv = []
+    for v in uniques.tolist():
+        if value_type == "str" and isinstance(v, str):
+            conv.append(_bytes_to_int(v.encode("utf-8"), n_bytes))
+        elif value_type == "bytes" and isinstance(v, (bytes, bytearray)):
+            conv.append(_bytes_to_int(bytes(v), n_bytes))
+        else:
+            raise ValueError(f"value_type={value_type!r} reads {value_type} values; got {v!r}")
+    return np.asarray(conv, dtype=np.int64)[codes]
+
+
+def decode_values(ints: ArrayLike, n_bits: int, value_type: str) -> list:
+    """The values of m-bit integers (the inverse of ``encode_values``), as a list."""
+    ints = [int(v) for v in np.asarray(ints, dtype=np.int64)]
+    if value_type == "int":
+        return ints
+    raw = [v.to_bytes(n_bits // 8, "big").rstrip(b"\x00") for v in ints]
+    if value_type == "bytes":
+        return raw
+    return [r.decode("utf-8", "replace") for r in raw]

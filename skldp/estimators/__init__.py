@@ -2,6 +2,7 @@
 
 from skldp.estimators._candidates import CandidateEstimator
 from skldp.estimators._em import EMEstimator
+from skldp.estimators._heavy_hitters import HeavyHitterEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
 from skldp.estimators._quantities import category_difference, category_mass, top_k_membership
 from skldp.estimators._multidimensional import MultidimensionalEstimator
@@ -22,4 +23,5 @@ __all__ = [
     "category_mass",
     "category_difference",
     "top_k_membership",
+    "HeavyHitterEstimator",
 ]

@@ -14,6 +14,7 @@ from skldp.privatizers._hadamard import (
     grid_blocks,
 )
 from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
+from skldp.privatizers._heavy_hitters import PrefixExtension, TreeHistogram
 from skldp.privatizers._local_hashing import LocalHashing, SubsetSelection
 from skldp.privatizers._multidimensional import AttributeSampling, BudgetSplitting
 from skldp.privatizers._longitudinal import (
@@ -55,4 +56,6 @@ __all__ = [
     "LongitudinalRAPPOR",
     "make_person_keys",
     "SquareWave",
+    "PrefixExtension",
+    "TreeHistogram",
 ]
