@@ -55,8 +55,8 @@ class HeavyHitterEstimator(CheckedParameters, DocumentationLinkMixin, BaseEstima
     ----------
     threshold : float or None, default=None
         How a value is declared heavy: None, :math:`\hat f \ge z\sigma` with
-        :math:`z = \Phi^{-1}(1 - \alpha/|C|)` (Bonferroni over the |C| candidates of the last
-        level: the chance that any value of zero frequency is reported is at most alpha); a
+        :math:`z = \Phi^{-1}(1 - \alpha/|C|)` (Bonferroni over the :math:`|C|` candidates of
+        the last level: the chance that any value of zero frequency is reported is at most alpha); a
         float, that multiple z of :math:`\sigma` (e.g. ``4.0``).
     top_k : int or None, default=None
         Return the top_k values by estimate instead (every level keeps at least top_k
