@@ -32,6 +32,7 @@ import pandas as pd
 
 from skldp._hashing import extension_support_counts, linear_hash
 from skldp._memory import check_allocation
+from skldp._threads import single_blas_thread
 from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.exceptions import MissingHookError
 from skldp.channels._base import EpsilonLDP
@@ -173,6 +174,11 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
         gb = reports[:, : self.group_bits].astype(np.int64)
         out[:, 0] = gb @ (1 << np.arange(self.group_bits, dtype=np.int64))
         bits = reports[:, self.group_bits :].reshape(n, self.n_bits + 2, L)
+        if L <= 24:  # one float32 product per report block (exact below 2^24)
+            weights = (1 << np.arange(L)).astype(np.float32)
+            with single_blas_thread():
+                out[:, 1:] = bits.astype(np.float32) @ weights
+            return out
         out[:, 1:] = bits[:, :, 0]
         for j in range(1, L):
             out[:, 1:] += bits[:, :, j].astype(np.int64) << j

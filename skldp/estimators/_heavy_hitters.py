@@ -246,7 +246,7 @@ class HeavyHitterEstimator(CheckedParameters, DocumentationLinkMixin, BaseEstima
         per_level = []
         for j, length in enumerate(ch.lengths):
             s = length - parent_bits
-            rows = numbers[groups == j].astype(np.int64)
+            rows = numbers[groups == j]
             counts = ch.support_counts(rows, parents, parent_bits, s)
             cands = ((parents[:, None] << s) | np.arange(1 << s)).ravel()
             f = (counts.ravel() / max(sizes[j], 1) - q) / (p - q)
