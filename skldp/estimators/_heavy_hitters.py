@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 #: z of the lenient cut at intermediate levels (threshold mode): a prefix dropped there loses
 #: its values for good, a kept one only costs server time.
-INTERMEDIATE_Z = 2.0
+INTERMEDIATE_Z = 1.0
 
 
 def _numbers_dtype(channel):
