@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import binom, norm
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
@@ -54,10 +54,12 @@ class HeavyHitterEstimator(CheckedParameters, DocumentationLinkMixin, BaseEstima
     Parameters
     ----------
     threshold : float or None, default=None
-        How a value is declared heavy: None, :math:`\hat f \ge z\sigma` with
-        :math:`z = \Phi^{-1}(1 - \alpha/|C|)` (Bonferroni over the :math:`|C|` candidates of
-        the last level: the chance that any value of zero frequency is reported is at most alpha); a
-        float, that multiple z of :math:`\sigma` (e.g. ``4.0``).
+        How a value is declared heavy: None, Bonferroni over the :math:`|C|` candidates of the
+        last level: a count whose tail probability under Binomial(:math:`n_j`, 1/g) (a value
+        of frequency zero) is at most :math:`\alpha/|C|`, so the chance that any value of
+        zero frequency is reported is at most alpha (for large groups about
+        :math:`z\sigma` with :math:`z = \Phi^{-1}(1 - \alpha/|C|)`); a float, that
+        multiple z of :math:`\sigma` (e.g. ``4.0``).
     top_k : int or None, default=None
         Return the top_k values by estimate instead (every level keeps at least top_k
         prefixes); the threshold is still computed and ``significant_`` says which pass it.
@@ -221,14 +223,28 @@ class HeavyHitterEstimator(CheckedParameters, DocumentationLinkMixin, BaseEstima
         return self
 
     # -- the level walk --------------------------------------------------------------------------
-    def _z(self, n_candidates):
+    def _threshold(self, n_candidates, n_group, sigma, p, q):
+        """``(threshold, z, rule)`` of the last level."""
         if self.threshold is not None:
             z = float(self.threshold)
-            return z, f"threshold={z:g}: estimates at least {z:g} standard deviations"
-        z = float(norm.isf(self.alpha / max(n_candidates, 1)))
-        return z, (
-            f"Bonferroni: z = Phi^-1(1 - alpha/|C|) = {z:.3f} with alpha = {self.alpha:g} over "
-            f"the |C| = {n_candidates} candidates of the last level"
+            return z * sigma, z, f"threshold={z:g}: estimates at least {z:g} standard deviations"
+        # A value of frequency 0 is supported by each report independently w.p. exactly q
+        # (pairwise-independent hashing): its count is Binomial(n_j, q). The smallest count
+        # whose upper tail is at most alpha/|C| (exact, not the normal approximation, whose
+        # tail is too light for small groups).
+        level = self.alpha / max(n_candidates, 1)
+        c = float(binom.isf(level, n_group, q)) + 1.0
+        threshold = (c / max(n_group, 1) - q) / (p - q)
+        z = threshold / sigma
+        return (
+            threshold,
+            z,
+            (
+                f"Bonferroni: alpha = {self.alpha:g} over the |C| = {n_candidates} candidates of "
+                f"the last level; a count of at least {int(c)} of {n_group} reports has tail "
+                f"probability at most alpha/|C| under Binomial(n, 1/g) (frequency 0), i.e. "
+                f"{z:.3f} standard deviations"
+            ),
         )
 
     def _keep(self, f, sigma, cap):
@@ -259,8 +275,7 @@ class HeavyHitterEstimator(CheckedParameters, DocumentationLinkMixin, BaseEstima
             if parents.size == 0:
                 f, cands = np.empty(0), np.empty(0, dtype=np.int64)
                 break
-        z, rule = self._z(per_level[-1])
-        threshold = z * sigma
+        threshold, z, rule = self._threshold(per_level[-1], int(sizes[j]), sigma, p, q)
         order = np.argsort(-f, kind="stable")
         keep = order[: self.top_k] if self.top_k is not None else order[f[order] >= threshold]
         order = keep

@@ -6,6 +6,7 @@ are in benchmarks/bench_heavy_hitters.py with the figures in benchmarks/results/
 
 import numpy as np
 import pytest
+from scipy.stats import binom, norm
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skldp import (
@@ -55,9 +56,14 @@ def test_threshold_is_z_sigma_of_the_last_group():
     assert_allclose(est.threshold_, 4.0 * sigma, rtol=1e-12)
     assert est.threshold_z_ == 4.0
     est = HeavyHitterEstimator(alpha=0.01).fit(reports)
-    from scipy.stats import norm
-
-    assert_allclose(est.threshold_z_, norm.isf(0.01 / est.candidates_per_level_[-1]))
+    # Bonferroni with the exact null law of a count: Binomial(n_last, 1/g)
+    n_last, n_cand = est.group_sizes_[-1], est.candidates_per_level_[-1]
+    c = binom.isf(0.01 / n_cand, n_last, q) + 1
+    assert binom.sf(c - 1, n_last, q) <= 0.01 / n_cand < binom.sf(c - 2, n_last, q)
+    assert_allclose(est.threshold_, (c / n_last - q) / (p - q), rtol=1e-12)
+    assert_allclose(est.threshold_z_, est.threshold_ / sigma, rtol=1e-12)
+    # the binomial's upper tail is heavier than the normal's: the exact cut is higher
+    assert 0 < est.threshold_z_ - norm.isf(0.01 / n_cand) < 1
 
 
 def test_one_group_when_the_domain_fits_the_budget_equals_the_plain_oracle():
@@ -83,8 +89,9 @@ def test_partial_fit_equals_fit_and_mismatch_is_refused():
     reports = TreeHistogram(4.0, n_bits=12, random_state=4).fit_transform(
         _data(6000, rng, heavy=((7, 0.3),), n_bits=12)
     )
-    whole = HeavyHitterEstimator().fit(reports)
-    part = HeavyHitterEstimator().partial_fit(reports[:2500]).partial_fit(reports[2500:])
+    whole = HeavyHitterEstimator(threshold=5.0).fit(reports)
+    part = HeavyHitterEstimator(threshold=5.0).partial_fit(reports[:2500])
+    part.partial_fit(reports[2500:])
     assert part.heavy_hitters_ == whole.heavy_hitters_ == [7]
     assert_array_equal(part.frequencies_, whole.frequencies_)
     other = PrefixExtension(4.0, n_bits=12, random_state=0).fit_transform([1, 2])
