@@ -9,6 +9,7 @@ from skldp._advisor import recommend_mechanism
 from skldp._memory import get_memory_limit, memory_limit, set_memory_limit
 from skldp.estimators import (
     CandidateEstimator,
+    HeavyHitterEstimator,
     EMEstimator,
     EmpiricalEstimator,
     MeanEstimator,
@@ -32,6 +33,7 @@ __all__ = [
     "EMEstimator",
     "PersonalizedEstimator",
     "CandidateEstimator",
+    "HeavyHitterEstimator",
     "SparseEstimator",
     "MultidimensionalEstimator",
     "MeanEstimator",

@@ -348,3 +348,120 @@ def linear_hash_support_counts(coefs, offsets, values, n_inputs, n_buckets):
     with single_blas_thread():  # a thin product: a second thread only waits (skldp._threads)
         C = A.reshape(hi.shape[0], -1) @ B.reshape(lo.shape[0], -1).T  # (H, L): x = h * L + l
     return np.rint(C).astype(np.int64).ravel()[:n_inputs]
+
+
+#: Extensions of at most this many bits are counted from one table of all 2^s of them; longer
+#: ones from tables of their low and high halves (``extension_support_counts``).
+DIRECT_EXTENSION_BITS = 6
+
+
+def _mod_subset_sums(coefs, n_buckets, dtype):
+    """``(coefs[i] . beta(l)) mod g`` for every l in ``[0, 2^j)``: array (2^j, n) of ``dtype``.
+
+    Built by doubling with the reduction done at each step (row l + 2^t is row l plus
+    ``coefs[:, t]``, minus g where that reaches g): no table look-up.
+    """
+    n, j = coefs.shape
+    out = np.empty((1 << j, n), dtype=dtype)
+    out[0] = 0
+    c = np.ascontiguousarray(coefs.T % n_buckets, dtype=dtype)
+    g = dtype(n_buckets)
+    for t in range(j):
+        block = out[1 << t : 2 << t]
+        np.add(out[: 1 << t], c[t], out=block)
+        np.subtract(block, g, out=block, where=block >= g)
+    return out
+
+
+def extension_support_counts(coefs, offsets, values, parents, n_parent_bits, n_ext_bits, n_buckets):
+    r"""Support counts of every extension of a set of parent prefixes under local hashing.
+
+    The candidates are the prefixes ``u = (P << s) | t`` of length ``l = n_parent_bits + s``
+    for every parent P in ``parents`` and every extension t in ``[0, 2^s)`` (s =
+    ``n_ext_bits``). Row i hashes u with its first l coefficients: digit d of u is digit d of
+    t for d < s and digit d - s of P above. Splitting t into its low half ``t_lo`` (s_lo =
+    s // 2 digits) and high half ``t_hi``,
+
+    .. math:: H_i(u) = A^{lo}_i(t_{lo}) + A^{hi}_i(t_{hi}) + B_i(P) + b_i \pmod g,
+
+    so row i supports u when ``A^lo_i(t_lo) == T_i(P, t_hi)`` with
+    ``T_i(P, t_hi) = y_i - b_i - B_i(P) - A^hi_i(t_hi)``: tables of ``2^s_lo`` and
+    ``len(parents) 2^(s - s_lo)`` small integers per row, then one comparison per row and
+    candidate (``len(parents) 2^s n`` in all), vectorized over blocks of rows. Short
+    extensions (s <= ``DIRECT_EXTENSION_BITS``) use one table of all 2^s sums instead.
+
+    Parameters
+    ----------
+    coefs : int array of shape (n, >= l)
+        The hash coefficients of each row (only the first l are read).
+    offsets, values : int arrays of shape (n,)
+        b and the reported bucket y.
+    parents : int array of shape (n_parents,)
+        The parent prefixes (each < 2^n_parent_bits); ``[0]`` with ``n_parent_bits = 0`` for
+        the first level.
+    n_parent_bits, n_ext_bits, n_buckets : int
+
+    Returns
+    -------
+    counts : int64 array of shape (n_parents, 2^s)
+        ``counts[j, t]`` supports of the candidate ``(parents[j] << s) | t``.
+    """
+    coefs = np.asarray(coefs)  # any integer dtype: small coefficients stay small
+    parents = np.asarray(parents, dtype=np.int64)
+    s, g = int(n_ext_bits), int(n_buckets)
+    n, n_par = coefs.shape[0], parents.shape[0]
+    counts = np.zeros((n_par, 1 << s), dtype=np.int64)
+    if n == 0 or n_par == 0:
+        return counts
+    offsets = np.asarray(offsets, dtype=np.int64)
+    values = np.asarray(values, dtype=np.int64)
+    s_lo = s // 2
+    # rows per block: the tables of a block (about 2 bytes per entry) stay within ~1 MB
+    if s <= DIRECT_EXTENSION_BITS:
+        rows = max(256, (1 << 19) >> s)
+    else:
+        rows = max(256, (1 << 19) // (n_par * (1 << (s - s_lo)) + (1 << s_lo)))
+    for start in range(0, n, rows):
+        stop = start + rows
+        counts += _extension_block(
+            coefs[start:stop],
+            offsets[start:stop],
+            values[start:stop],
+            parents,
+            n_parent_bits,
+            s,
+            g,
+        )
+    return counts
+
+
+def _extension_block(coefs, offsets, values, parents, n_parent_bits, s, g):
+    """:func:`extension_support_counts` of one block of rows."""
+    n, n_par = coefs.shape[0], parents.shape[0]
+    dtype = np.int16 if 2 * g < 2**15 else np.int64
+    target = (values - offsets) % g
+    if n_parent_bits:
+        high = coefs[:, s : s + n_parent_bits].astype(np.float64)  # exact: sums < 2^53
+        pbits = ((parents[:, None] >> np.arange(n_parent_bits)) & 1).astype(np.float64)
+        with single_blas_thread():
+            T = (target[None, :] - (pbits @ high.T).astype(np.int64)) % g  # (n_parents, n)
+    else:
+        T = np.broadcast_to(target, (n_par, n))
+    T = T.astype(dtype)
+    if s <= DIRECT_EXTENSION_BITS:  # one table of all 2^s extensions, one pass per parent
+        S = _mod_subset_sums(coefs[:, :s], g, dtype)  # (2^s, n)
+        out = np.empty((n_par, 1 << s), dtype=np.int64)
+        for j in range(n_par):
+            out[j] = np.count_nonzero(T[j] == S, axis=1)
+        return out
+    # T(P, t_hi) = T(P) - A_hi(t_hi) mod g, laid out (n_parents * 2^s_hi, n)
+    s_lo = s // 2
+    lo = _mod_subset_sums(coefs[:, :s_lo], g, dtype)  # (2^s_lo, n)
+    hi = _mod_subset_sums(coefs[:, s_lo:s], g, dtype)  # (2^s_hi, n)
+    full = np.subtract(T[:, None, :], hi[None, :, :])
+    np.add(full, dtype(g), out=full, where=full < 0)
+    full = full.reshape(-1, n)
+    out = np.empty((full.shape[0], 1 << s_lo), dtype=np.int64)
+    for t_lo in range(1 << s_lo):  # one vectorized pass over the block's rows and (P, t_hi)
+        out[:, t_lo] = np.count_nonzero(full == lo[t_lo], axis=1)
+    return out.reshape(n_par, 1 << s)  # [P, t_hi, t_lo] is [P, t]

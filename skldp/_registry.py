@@ -424,6 +424,10 @@ MECHANISMS = {m.name: m for m in _BUILTIN}
 NOT_ON_THE_COMMAND_LINE = {
     "BudgetSplitting": "reads several columns (attributes); the command line privatizes one",
     "AttributeSampling": "reads several columns (attributes); the command line privatizes one",
+    "PrefixExtension": "a heavy-hitter protocol over m-bit values (no k-category domain), read "
+    "by HeavyHitterEstimator, not by the distribution estimators",
+    "TreeHistogram": "a heavy-hitter protocol over m-bit values (no k-category domain), read "
+    "by HeavyHitterEstimator, not by the distribution estimators",
 }
 
 #: Estimators by short name: (class name in skldp, default parameters).

@@ -147,6 +147,16 @@ _NUMERIC_REASON = (
     "tests/privatizers/test_square_wave.py and tests/channels/test_square_wave.py"
 )
 
+_FIXED = "fixed-domain"
+#: The heavy-hitter privatizers read m-bit values: fit reads only the number of columns (1-D
+#: data fit, as users expect), and the checks' random floats are refused by transform.
+_HH_XFAIL = {"check_fit1d": "a 1-D input is one column of values, as users expect"}
+_HH_REASON = (
+    "heavy-hitter protocols over m-bit values, estimated by HeavyHitterEstimator (no "
+    "distribution over k categories); tests/estimators/test_heavy_hitters.py and "
+    "tests/channels/test_prefix.py"
+)
+
 #: A fixed public domain with two sensitive values (uRR and uRAP refuse a sensitive value
 #: outside the domain, so these cases do not infer it).
 _SENSITIVE_0_1 = {"sensitive": [0, 1], "categories": [0, 1, 2, 3]}
@@ -198,6 +208,24 @@ CASES = [
     case("BudgetSplitting", epsilon=1.0, random_state=0),
     case("AttributeSampling", epsilon=1.0, random_state=0, trust=_SAMPLING_REASON),
     case("AttributeSampling", privatizer=_OUE, epsilon=2.0, random_state=0, trust=False),
+    case(
+        "PrefixExtension",
+        epsilon=4.0,
+        n_bits=8,
+        random_state=0,
+        checks=_FIXED,
+        trust=_HH_REASON,
+        xfail=_HH_XFAIL,
+    ),
+    case(
+        "TreeHistogram",
+        epsilon=4.0,
+        n_bits=8,
+        random_state=0,
+        checks=_FIXED,
+        trust=_HH_REASON,
+        xfail=_HH_XFAIL,
+    ),
 ]
 
 # -- estimators ---------------------------------------------------------------------------------

@@ -80,6 +80,7 @@ from skldp.channels._hashed_rappor import CohortRAPPORChannel, HashedRAPPORChann
 from skldp.channels._likelihood import LikelihoodModel, MultinomialModel
 from skldp.channels._multidimensional import AttributeSamplingMechanism
 from skldp.channels._local_hashing import LocalHashingChannel
+from skldp.channels._prefix import PrefixHashingChannel
 from skldp.channels._longitudinal import (
     LongitudinalOUEChannel,
     LongitudinalRAPPORChannel,
@@ -186,6 +187,7 @@ __all__ = [
     "RecursiveCompressiveChannel",
     "OneBitHadamardChannel",
     "LocalHashingChannel",
+    "PrefixHashingChannel",
     "SubsetSelectionChannel",
     "ProjectiveGeometryChannel",
     "IncidenceModel",

@@ -4,6 +4,7 @@ from skldp.estimators._candidates import CandidateEstimator
 from skldp.estimators._em import EMEstimator
 from skldp.estimators._means import MeanEstimator
 from skldp.estimators._range_queries import RangeQueryEstimator
+from skldp.estimators._heavy_hitters import HeavyHitterEstimator
 from skldp.estimators._empirical import EmpiricalEstimator
 from skldp.estimators._quantities import category_difference, category_mass, top_k_membership
 from skldp.estimators._multidimensional import MultidimensionalEstimator
@@ -26,4 +27,5 @@ __all__ = [
     "category_mass",
     "category_difference",
     "top_k_membership",
+    "HeavyHitterEstimator",
 ]

@@ -16,6 +16,7 @@ from skldp.privatizers._hadamard import (
 )
 from skldp.privatizers._count_mean_sketch import CountMeanSketch
 from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
+from skldp.privatizers._heavy_hitters import PrefixExtension, TreeHistogram
 from skldp.privatizers._local_hashing import LocalHashing, SubsetSelection
 from skldp.privatizers._multidimensional import AttributeSampling, BudgetSplitting
 from skldp.privatizers._longitudinal import (
@@ -68,4 +69,6 @@ __all__ = [
     "HybridMechanism",
     "HierarchicalHistogram",
     "HaarWavelet",
+    "PrefixExtension",
+    "TreeHistogram",
 ]
