@@ -80,9 +80,11 @@ from skldp.privacy import (
     LongitudinalLDP,
     PrivacyAccountant,
     SequentialComposition,
+    ShuffleDP,
     UtilityOptimizedLDP,
     ZeroBits,
     audit,
+    charged_delta,
     charged_epsilon,
     compose,
     composed_epsilon_matrix,
@@ -1426,6 +1428,14 @@ def test_estimator_hyperparameter_is_named(estimator, name, bad):
         (lambda: shuffle_guarantee("1", 100, 1e-6), InvalidParameterError, "^shuffle_guarantee"),
         (lambda: shuffle_delta(1.0, 100, -1.0), InvalidParameterError, "^epsilon must be"),
         (lambda: shuffle_delta(1.0, 100, 0.5, method="x"), InvalidParameterError, "^method must"),
+        (lambda: ShuffleDP(0.1, 1.0), ValueError, r"^delta must be in \[0, 1\)"),
+        (lambda: ShuffleDP(-0.1, 0.0), ValueError, "^epsilon must be a positive finite"),
+        (lambda: charged_delta("x"), TypeError, "^model must be a skldp privacy model; got str$"),
+        (
+            lambda: PrivacyAccountant(1.0).charge_shuffled(LDP(1.0)),
+            TypeError,
+            "^charge_shuffled takes the guarantee of a shuffled collection",
+        ),
     ],
 )
 def test_accounting_bad_input_is_named(call, error, match):

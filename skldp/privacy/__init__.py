@@ -33,6 +33,7 @@ from skldp._domain import partition_labels, sensitive_indices
 from skldp.privacy._abilities import AuditInputs
 from skldp.privacy._accounting import (
     PrivacyAccountant,
+    charged_delta,
     charged_epsilon,
     compose,
     composed_epsilon_matrix,
@@ -48,6 +49,7 @@ from skldp.privacy._models import (
     LongitudinalLDP,
     PrivacyModel,
     SequentialComposition,
+    ShuffleDP,
     UtilityOptimizedLDP,
     ZeroBits,
 )
@@ -101,12 +103,14 @@ __all__ = [
     "PrivacyAccountant",
     "PrivacyModel",
     "SequentialComposition",
+    "ShuffleDP",
     "ShuffleGuarantee",
     "ULDPVerificationResult",
     "UtilityOptimizedLDP",
     "VerificationResult",
     "ZeroBits",
     "audit",
+    "charged_delta",
     "charged_epsilon",
     "compose",
     "composed_epsilon_matrix",
