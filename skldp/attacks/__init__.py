@@ -11,5 +11,18 @@ from skldp.attacks._poisoning import (
     fake_reports,
     support_probabilities,
 )
+from skldp.attacks._recovery import (
+    RobustEstimate,
+    robust_frequencies,
+    truncated_unary_probabilities,
+)
 
-__all__ = ["ATTACKS", "expected_gain", "fake_reports", "support_probabilities"]
+__all__ = [
+    "ATTACKS",
+    "RobustEstimate",
+    "expected_gain",
+    "fake_reports",
+    "robust_frequencies",
+    "support_probabilities",
+    "truncated_unary_probabilities",
+]
