@@ -179,7 +179,7 @@ def fake_reports(
     -------
     reports
         ``n_fake`` rows that the privatizer's estimators read like its own reports (a
-        category column for k-RR, 0/1 rows for unary encoding and local hashing).
+        column of category indices for k-RR, 0/1 rows for unary encoding and local hashing).
 
     Examples
     --------
@@ -208,13 +208,9 @@ def fake_reports(
         values = np.asarray(cats)[rng.choice(t, size=m)].reshape(-1, 1)
         with simulation():
             return mechanism.transform(values)
-    if isinstance(channel, RandomizedResponseChannel):
+    if isinstance(channel, RandomizedResponseChannel):  # reports are category indices
         idx = rng.integers(0, k, size=m) if attack == "RPA" else rng.choice(t, size=m)
-        cats = getattr(mechanism, "categories_", None)
-        if cats is None:
-            return idx
-        cats = cats[0] if isinstance(cats, list) else cats
-        return np.asarray(cats)[idx].reshape(-1, 1)
+        return idx.reshape(-1, 1)
     if isinstance(channel, UnaryEncodingChannel):
         return _unary(channel, attack, m, t, rng)
     return _local_hashing(channel, attack, m, t, rng)

@@ -30,6 +30,8 @@ bound on the second quarter):
 * symbol reports (one value per row): the outputs are ranked by the smoothed ratio of their
   counts under x and x'; A is the prefix (a union of outputs, possibly one output) that
   maximises the bound;
+* any report of a privatizer whose channel gives likelihoods: thresholds of the stated
+  log-likelihood ratio :math:`\log Q(y|x) - \log Q(y|x')` (the Neyman-Pearson events);
 * bit-vector reports (0/1 rows): reports are scored by a naive-Bayes log-likelihood ratio on
   the bits whose frequency differs significantly between x and x' (optimal when the bits are
   independent given the input, as in RAPPOR and unary encodings), and A is a threshold set
@@ -249,9 +251,11 @@ class _Family:
     the reports that test it.
     """
 
-    def __init__(self, keys, bits, protected, m, n):
+    def __init__(self, keys, bits, protected, m, n, loglik=None):
         # keys: (m * n,) integer key per report (the whole report), grouped by input.
         self.m, self.n = m, n
+        # log Q(y | tested input j) of each report: (m, n, m), or None without a channel
+        self.loglik = None if loglik is None else loglik.reshape(m, n, m)
         q, h = n // 4, n // 2
         self.parts = (slice(0, q), slice(q, h), slice(h, n))
         self.sizes = (q, h - q, n - h)
@@ -267,6 +271,41 @@ class _Family:
             self.protected_keys = np.unique(self.keys[self.protected])
         if self.bits is not None:
             self.bit_means = self.bits[:, self.parts[0]].mean(axis=1)  # (m, width)
+
+    def likelihood_event(self, a, b, level):
+        """Thresholds of the channel's log-likelihood ratio log Q(y|a) - log Q(y|b).
+
+        The score is fixed in advance (the stated channel's), so the threshold is picked on
+        the second quarter and tested on the second half. This is the Neyman-Pearson event
+        and holds LDP-Auditor's attacks' events (a guess among the inputs of largest
+        likelihood) as far as a threshold on the ratio can.
+        """
+        if self.loglik is None:
+            return 0.0, None
+
+        def scores(x, part):
+            with np.errstate(invalid="ignore"):
+                s = self.loglik[x, self.parts[part], a] - self.loglik[x, self.parts[part], b]
+            return np.where(np.isnan(s), -np.inf, s)
+
+        sa, sb = np.sort(scores(a, 1))[::-1], np.sort(scores(b, 1))
+        sa = sa[sa > -np.inf]
+        if sa.size == 0:
+            return 0.0, None
+        thresholds = sa[_candidate_ends(sa) - 1]
+        n_pick = self.sizes[1]
+        count_a = sa.size - np.searchsorted(sa[::-1], thresholds, side="left")
+        count_b = sb.size - np.searchsorted(sb, thresholds, side="left")
+        lo, _ = clopper_pearson(count_a, n_pick, level)
+        _, hi = clopper_pearson(count_b, n_pick, level)
+        eps = _epsilon_bound(lo, hi)
+        best = int(np.argmax(eps))
+        t = thresholds[best]
+
+        def counts(t=t):
+            return int(np.sum(scores(a, 2) >= t)), int(np.sum(scores(b, 2) >= t))
+
+        return float(eps[best]), ("likelihood ratio", counts)
 
     def symbol_event(self, a, b, level):
         """Unions of outputs ranked by their count ratio under a and b."""
@@ -643,12 +682,16 @@ def audit(
         and (reports.size == 0 or (reports.min() >= 0 and reports.max() <= 1))
     )
     protected = protection(reports) if protection is not None else None
+    loglik = None
+    if channel is not None and protection is None and not isinstance(privatizer, AuditInputs):
+        loglik = _blackbox.log_likelihoods(channel, reports, idx)
     family = _Family(
         _keys_of(reports),
         reports.astype(np.uint8) if is_bits else None,
         protected,
         m,
         n,
+        loglik,
     )
 
     pairs = [(a, b) for a in range(m) for b in range(m) if a != b and np.isfinite(E[a, b])]
@@ -656,7 +699,7 @@ def audit(
     level = alpha / (2 * n_tests)
     rows = []
     for a, b in pairs:
-        candidates = [family.symbol_event(a, b, level)]
+        candidates = [family.symbol_event(a, b, level), family.likelihood_event(a, b, level)]
         if is_bits:
             candidates.append(family.bits_event(a, b, level))
         _, event = max(candidates, key=lambda c: c[0])

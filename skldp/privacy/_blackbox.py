@@ -273,6 +273,27 @@ def ldp_auditor(target, model, *, attack, n_samples, alpha, inputs, random_state
     return AuditResult(eps <= model.epsilon, max(eps, 0.0), model, table, n, alpha)
 
 
+def log_likelihoods(channel, reports, columns):
+    """log Q(y | x) of each report for the inputs ``columns``, or None if the channel cannot.
+
+    Computed :data:`_CHUNK` reports at a time (the full likelihood is reports x k). A channel
+    whose likelihood does not read these reports (another report format, or no likelihood
+    implemented, as some test channels) gives None: the
+    audit then does without the likelihood-ratio event.
+    """
+    columns = np.asarray(columns, dtype=np.int64)
+    out = np.empty((reports.shape[0], columns.shape[0]))
+    try:
+        for start in range(0, reports.shape[0], _CHUNK):
+            block = reports[start : start + _CHUNK]
+            block = block[:, 0] if block.shape[1] == 1 else block
+            with np.errstate(divide="ignore"):
+                out[start : start + _CHUNK] = np.log(channel.likelihood(block)[:, columns])
+    except (AttributeError, IndexError, KeyError, NotImplementedError, TypeError, ValueError):
+        return None
+    return out
+
+
 # -- the channel of a black box ----------------------------------------------------------------
 class ChannelEstimate:
     r"""The estimated channel of a randomizer on a small domain: counts of each report.

@@ -302,6 +302,7 @@ def test_the_fill_bug_escapes_ldp_auditors_attack_but_not_the_event_search():
     [
         lambda c: OptimizedUnaryEncoding(1.0, categories=c),
         lambda c: SubsetSelection(1.0, categories=c, subset_size=7),
+        lambda c: LocalHashing(1.0, categories=c, n_buckets=4),  # the likelihood-ratio event
     ],
 )
 def test_event_search_is_at_least_the_ldp_auditor_bound(make):
