@@ -87,6 +87,7 @@ API_MODULES = [
     ("skldp.channels", "Channels (the mathematics of each mechanism)"),
     ("skldp.base", "Extension API: base classes and parameter constraints"),
     ("skldp.privacy", "Privacy models and verification"),
+    ("skldp.attacks", "Poisoning attacks"),
     ("skldp.metrics", "Metrics and scorers"),
     ("skldp.projection", "Projections onto the simplex"),
     ("skldp.datasets", "Data sets and synthetic distributions"),

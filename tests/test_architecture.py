@@ -335,7 +335,13 @@ PRIVACY_LEAF = (
     "skldp.privacy._models",
     "skldp.privacy._verify",
 )
-PRIVACY_TOP = ("skldp.privacy._audit", "skldp.privacy._guarantee", "skldp.privacy._shuffle")
+PRIVACY_TOP = (
+    "skldp.privacy._audit",
+    "skldp.privacy._audit_result",
+    "skldp.privacy._blackbox",
+    "skldp.privacy._guarantee",
+    "skldp.privacy._shuffle",
+)
 
 
 def _runtime_nodes(tree):

@@ -21,9 +21,9 @@ one.
 The package has two layers under one name. The leaf (the models, their matrices,
 :func:`verify`, composition and the :class:`PrivacyAccountant`) imports nothing from the
 channels, privatizers or estimators: channels state their guarantees with it. The top layer
-(:func:`guarantee_of`, :func:`audit`, :func:`shuffle_guarantee`) reads channels, fitted
-privatizers and scikit-learn composites, so it sits above ``skldp.privatizers``; its names
-are loaded on first use.
+(:func:`guarantee_of`, :func:`audit`, :func:`estimate_channel`, :func:`shuffle_guarantee`)
+reads channels, fitted privatizers and scikit-learn composites, so it sits above
+``skldp.privatizers``; its names are loaded on first use.
 """
 
 from importlib import import_module
@@ -33,6 +33,7 @@ from skldp._domain import partition_labels, sensitive_indices
 from skldp.privacy._abilities import AuditInputs
 from skldp.privacy._accounting import (
     PrivacyAccountant,
+    charged_delta,
     charged_epsilon,
     compose,
     composed_epsilon_matrix,
@@ -48,6 +49,7 @@ from skldp.privacy._models import (
     LongitudinalLDP,
     PrivacyModel,
     SequentialComposition,
+    ShuffleDP,
     UtilityOptimizedLDP,
     ZeroBits,
 )
@@ -59,15 +61,19 @@ from skldp.privacy._verify import (
 )
 
 if TYPE_CHECKING:  # the top layer, for type checkers; at run time through __getattr__
-    from skldp.privacy._audit import AuditResult, audit
+    from skldp.privacy._audit import audit
+    from skldp.privacy._audit_result import AuditResult
+    from skldp.privacy._blackbox import ChannelEstimate, estimate_channel
     from skldp.privacy._guarantee import guarantee_of
     from skldp.privacy._shuffle import ShuffleGuarantee, shuffle_delta, shuffle_guarantee
 
 # The top layer reads channels, privatizers and scikit-learn composites, so it sits above
 # skldp.privatizers, which import the leaf above: its names load on first use (PEP 562).
 _TOP_LAYER = {
-    "AuditResult": "skldp.privacy._audit",
+    "AuditResult": "skldp.privacy._audit_result",
     "audit": "skldp.privacy._audit",
+    "ChannelEstimate": "skldp.privacy._blackbox",
+    "estimate_channel": "skldp.privacy._blackbox",
     "guarantee_of": "skldp.privacy._guarantee",
     "ShuffleGuarantee": "skldp.privacy._shuffle",
     "shuffle_delta": "skldp.privacy._shuffle",
@@ -94,6 +100,7 @@ __all__ = [
     "AuditResult",
     "BinaryContextAwareLDP",
     "BlockStructuredLDP",
+    "ChannelEstimate",
     "ContextAwareLDP",
     "HighLowLDP",
     "LongitudinalLDP",
@@ -101,15 +108,18 @@ __all__ = [
     "PrivacyAccountant",
     "PrivacyModel",
     "SequentialComposition",
+    "ShuffleDP",
     "ShuffleGuarantee",
     "ULDPVerificationResult",
     "UtilityOptimizedLDP",
     "VerificationResult",
     "ZeroBits",
     "audit",
+    "charged_delta",
     "charged_epsilon",
     "compose",
     "composed_epsilon_matrix",
+    "estimate_channel",
     "guarantee_of",
     "one_sided_decomposition",
     "partition_labels",

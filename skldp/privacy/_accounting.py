@@ -41,6 +41,7 @@ from skldp._memo import person_keys, siphash24
 from skldp._validation import check_epsilon
 from skldp.exceptions import AccountantCopyError, BudgetExceededError
 from skldp.privacy import _models as models
+from skldp.privacy._models import charged_delta
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PrivacyAccountant",
+    "charged_delta",
     "charged_epsilon",
     "compose",
     "composed_epsilon_matrix",
@@ -85,7 +87,9 @@ def charged_epsilon(model: models.PrivacyModel) -> float:
     The largest *finite* budget the model states for any pair of inputs: epsilon for LDP,
     block-structured (within a block), high-low and utility-optimized LDP (a sensitive input
     against any other); the larger finite direction of a binary context-aware model; the
-    largest finite entry of an E matrix; the sum of the parts of a composition. Pairs the
+    largest finite entry of an E matrix; the sum of the parts of a composition; the central
+    epsilon of a shuffled collection (:class:`ShuffleDP`, whose delta :func:`charged_delta`
+    gives). Pairs the
     model leaves unprotected (+inf) stay unprotected whatever is charged: no accountant can
     protect them, so they are not counted (otherwise every block-structured or high-low
     mechanism would exhaust any budget at once). With this rule the total an accountant
@@ -106,7 +110,13 @@ def charged_epsilon(model: models.PrivacyModel) -> float:
         return math.fsum(charged_epsilon(part) for part in model.parts)
     if isinstance(
         model,
-        (models.LDP, models.BlockStructuredLDP, models.HighLowLDP, models.UtilityOptimizedLDP),
+        (
+            models.LDP,
+            models.BlockStructuredLDP,
+            models.HighLowLDP,
+            models.UtilityOptimizedLDP,
+            models.ShuffleDP,
+        ),
     ):
         return float(model.epsilon)
     if isinstance(model, models.BinaryContextAwareLDP):
@@ -223,6 +233,10 @@ def compose(
       sensitive set, the union included: an output that reveals a non-sensitive value of
       one column while protecting the other is produced by several inputs, which a ULDP
       invertible output may not be.
+    * **Shuffled collections** (:class:`ShuffleDP`) with LDP reports: :class:`ShuffleDP` by
+      basic composition, the epsilons and the deltas added (an LDP report is centrally
+      :math:`(\varepsilon, 0)`-DP); the common ``n`` is kept (None if they differ). With any
+      other local model, the parts are kept (a :class:`SequentialComposition`).
     * **Anything else** (an E matrix, a binary context-aware model, block-structured with
       high-low): the composed E matrix as :class:`ContextAwareLDP`, exact, when the product
       domain has at most 4096 values; otherwise the parts are kept as a
@@ -244,6 +258,9 @@ def compose(
     parts, sizes = _check_parts(parts, sizes)
     if len(parts) == 1:
         return parts[0]
+    shuffled = models.compose_shuffled(parts)
+    if shuffled is not None:
+        return shuffled
     eps = math.fsum(charged_epsilon(p) for p in parts)
     if all(type(p) in (models.LDP, models.LongitudinalLDP) for p in parts):
         return models.LDP(eps)  # one report per column (memoized parts: their epsilon_1)
@@ -451,7 +468,7 @@ def in_simulation() -> bool:
     return _SIMULATION.get()
 
 
-_LEDGER_COLUMNS = ["time", "privatizer", "guarantee", "epsilon", "n_people", "total"]
+_LEDGER_COLUMNS = ["time", "privatizer", "guarantee", "epsilon", "delta", "n_people", "total"]
 
 #: Relative slack of the budget comparison: sums of float budgets (three charges of 0.1 exceed
 #: the float 0.3 by one unit in the last place) must not refuse a charge that is exactly within
@@ -488,10 +505,20 @@ class PrivacyAccountant:
     :class:`~skldp.exceptions.AccountantCopyError`, so that spending is never lost. Use
     ``n_jobs=1`` (or a threading backend) for searches over privatizers with an accountant.
 
+    **Shuffled collections.** Reports released through a trusted shuffler are charged their
+    central :math:`(\varepsilon, \delta)` (:class:`ShuffleDP`, from
+    :func:`~skldp.privacy.shuffle_guarantee`) by :meth:`charge_shuffled`. The accountant then
+    bounds, by basic composition (epsilons add, deltas add; an LDP charge is
+    :math:`(\varepsilon, 0)`), the central guarantee of everything it recorded. A delta is
+    charged only against a ``delta_budget``; the default 0 refuses every shuffled charge, so
+    an accountant that promises pure LDP keeps that promise.
+
     Parameters
     ----------
     budget : float
         The total epsilon each person may spend; positive, ``inf`` to record without a limit.
+    delta_budget : float, default=0.0
+        The total delta shuffled collections may spend, in [0, 1).
 
     Attributes
     ----------
@@ -499,10 +526,12 @@ class PrivacyAccountant:
         The epsilon charged so far.
     remaining : float
         ``budget - spent``.
+    spent_delta : float
+        The delta charged so far (by shuffled collections).
     ledger : pandas.DataFrame
         One row per charge: ``time`` (UTC), ``privatizer`` (its class), ``guarantee``,
-        ``epsilon``, ``n_people`` (rows of the call; NaN for a Dask collection of unknown
-        length) and the running ``total``.
+        ``epsilon``, ``delta`` (0 for a local report), ``n_people`` (rows of the call; NaN for
+        a Dask collection of unknown length) and the running ``total`` (of epsilon).
 
     Examples
     --------
@@ -516,8 +545,9 @@ class PrivacyAccountant:
     (2.0, [3, 3])
     """
 
-    def __init__(self, budget: float) -> None:
+    def __init__(self, budget: float, delta_budget: float = 0.0) -> None:
         self.budget = check_epsilon(budget, "budget", allow_inf=True)
+        self.delta_budget = models.check_delta(delta_budget, "delta_budget")
         self._entries: list[dict[str, Any]] = []
         self._spent = 0.0
         self._lock = threading.Lock()
@@ -559,11 +589,81 @@ class PrivacyAccountant:
         return self.budget - self.spent
 
     @property
+    def spent_delta(self) -> float:
+        """The delta charged so far: the sum of the ledger's deltas (basic composition)."""
+        return math.fsum(e["delta"] for e in self._entries)
+
+    @property
     def ledger(self) -> pd.DataFrame:
         return pd.DataFrame(self._entries, columns=_LEDGER_COLUMNS)
 
     def __repr__(self):
-        return f"PrivacyAccountant(budget={self.budget:g}, spent={self.spent:g})"
+        if self.delta_budget == 0:
+            return f"PrivacyAccountant(budget={self.budget:g}, spent={self.spent:g})"
+        return (
+            f"PrivacyAccountant(budget={self.budget:g}, spent={self.spent:g}, "
+            f"delta_budget={self.delta_budget:g}, spent_delta={self.spent_delta:g})"
+        )
+
+    def charge_shuffled(
+        self,
+        guarantee: Any,
+        *,
+        privatizer: object = "shuffler",
+        n_people: int | None = None,
+    ) -> _Charge:
+        r"""Record the central :math:`(\varepsilon, \delta)` of a shuffled collection.
+
+        Call it when the reports of a privatizer (transformed *without* this accountant, or
+        the charge would count the local epsilon too) are released only through a trusted
+        shuffler. The charge adds ``epsilon`` to :attr:`spent` and ``delta`` to
+        :attr:`spent_delta` (basic composition).
+
+        Parameters
+        ----------
+        guarantee : ShuffleDP
+            The collection's guarantee: the ``model`` of what
+            :func:`~skldp.privacy.shuffle_guarantee` returns.
+        privatizer : object, default="shuffler"
+            What released the collection (its class name is recorded), or a string.
+        n_people : int or None, default=None
+            People in the collection (default: the guarantee's ``n``).
+
+        Returns
+        -------
+        charge : object
+            Its ``cancel()`` withdraws the charge.
+
+        Raises
+        ------
+        BudgetExceededError
+            If the epsilon total would exceed ``budget`` or the delta total ``delta_budget``
+            (the default 0 refuses any positive delta); nothing is recorded.
+        TypeError
+            If ``guarantee`` is not a shuffled collection's guarantee.
+
+        Examples
+        --------
+        >>> from skldp.privacy import PrivacyAccountant, shuffle_guarantee
+        >>> acc = PrivacyAccountant(budget=1.0, delta_budget=1e-5)
+        >>> _ = acc.charge_shuffled(shuffle_guarantee(4.0, 100_000, 1e-6).model)
+        >>> round(acc.spent, 6), acc.spent_delta
+        (0.16977, 1e-06)
+        """
+        model = guarantee
+        if not isinstance(model, models.ShuffleDP):
+            raise TypeError(
+                "charge_shuffled takes the guarantee of a shuffled collection, a ShuffleDP "
+                f"(shuffle_guarantee(...).model); got {type(guarantee).__name__}. Local "
+                "reports are charged by their privatizer (or charge())"
+            )
+        return self.charge(
+            model.epsilon,
+            privatizer=privatizer,
+            guarantee=model,
+            n_people=model.n if n_people is None else n_people,
+            delta=model.delta,
+        )
 
     # -- spending ---------------------------------------------------------------------------
     def charge(
@@ -574,6 +674,7 @@ class PrivacyAccountant:
         guarantee: models.PrivacyModel | None = None,
         n_people: int | None = None,
         person_keys: Any = None,
+        delta: float = 0.0,
     ) -> _Charge:
         r"""Record a charge of ``epsilon`` per person, or refuse it.
 
@@ -604,6 +705,9 @@ class PrivacyAccountant:
             accountant keeps a 128-bit keyed fingerprint of each (SipHash-2-4 under a
             secret it draws and never writes out) and a 4-byte count: 20 bytes per person
             and question. None: the memoized parts are charged in full.
+        delta : float, default=0.0
+            The delta of a central :math:`(\varepsilon, \delta)` release (a shuffled
+            collection, see :meth:`charge_shuffled`), charged against ``delta_budget``.
 
         Returns
         -------
@@ -626,6 +730,7 @@ class PrivacyAccountant:
             on the same people (see :ref:`seeds`).
         """
         epsilon = check_epsilon(epsilon, allow_zero=True)
+        delta = models.check_delta(delta, "delta")
         who = privatizer if isinstance(privatizer, str) else type(privatizer).__name__
         if self._copy or os.getpid() != self._pid:
             raise AccountantCopyError(
@@ -669,11 +774,26 @@ class PrivacyAccountant:
                     f"spent {spent:g} of its budget {self.budget:g} (remaining "
                     f"{self.budget - spent:g}); no reports were produced"
                 )
+            spent_delta = self.spent_delta
+            if delta > 0 and spent_delta + delta > self.delta_budget * (1 + _BUDGET_RTOL):
+                raise BudgetExceededError(
+                    f"{who} would spend delta={delta:g}, but the accountant has spent "
+                    f"{spent_delta:g} of its delta_budget {self.delta_budget:g}"
+                    + (
+                        " (an accountant made without delta_budget promises pure epsilon-DP "
+                        "and refuses every delta; give it one, e.g. "
+                        "PrivacyAccountant(budget, delta_budget=1e-5))"
+                        if self.delta_budget == 0
+                        else ""
+                    )
+                    + "; nothing was recorded"
+                )
             entry = {
                 "time": pd.Timestamp.now(tz="UTC"),
                 "privatizer": who,
                 "guarantee": None if guarantee is None else repr(guarantee),
                 "epsilon": epsilon,
+                "delta": delta,
                 "n_people": np.nan if n_people is None else n_people,
                 "total": spent + epsilon,
                 "_memos": self._record_memos(plan, fps, shared, privatizer, who),

@@ -30,6 +30,8 @@ bound on the second quarter):
 * symbol reports (one value per row): the outputs are ranked by the smoothed ratio of their
   counts under x and x'; A is the prefix (a union of outputs, possibly one output) that
   maximises the bound;
+* any report of a privatizer whose channel gives likelihoods: thresholds of the stated
+  log-likelihood ratio :math:`\log Q(y|x) - \log Q(y|x')` (the Neyman-Pearson events);
 * bit-vector reports (0/1 rows): reports are scored by a naive-Bayes log-likelihood ratio on
   the bits whose frequency differs significantly between x and x' (optimal when the bits are
   independent given the input, as in RAPPOR and unary encodings), and A is a threshold set
@@ -60,15 +62,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta, norm
+from scipy.stats import norm
 
 from skldp._memory import check_allocation
 from skldp._random import check_random_state
+from skldp.privacy import _blackbox
 from skldp.privacy._abilities import AuditInputs, encode_audit_inputs
+from skldp.privacy._audit_result import (
+    AuditResult,
+    _check_alpha,
+    _domain,
+    _epsilon_bound,
+    clopper_pearson,
+)
 from skldp.privacy._accounting import simulation
 from skldp.privacy._models import LDP, ContextAwareLDP, PrivacyModel, SequentialComposition
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from numpy.typing import ArrayLike
 
     from skldp.privatizers._base import BasePrivatizer
@@ -82,141 +95,6 @@ DENSE_BUDGET_LIMIT = 4096
 _DEFAULT_ENTRIES = 12_000_000
 _MAX_DEFAULT_SAMPLES = 200_000
 _MIN_DEFAULT_SAMPLES = 4_000
-
-
-def clopper_pearson(count, n, level):
-    """One-sided exact binomial bounds: ``(lower, upper)``, each holding with ``1 - level``.
-
-    ``lower`` is the ``level`` quantile of Beta(c, n - c + 1) (0 when c = 0), ``upper`` the
-    ``1 - level`` quantile of Beta(c + 1, n - c) (1 when c = n).
-
-    Parameters
-    ----------
-    count : array-like of int
-        Successes.
-    n : array-like of int
-        Trials (positive).
-    level : float
-        Error probability of each one-sided bound, in (0, 1).
-
-    Returns
-    -------
-    lower, upper : ndarray of float
-    """
-    count = np.asarray(count, dtype=float)
-    n = np.asarray(n, dtype=float)
-    with np.errstate(invalid="ignore"):
-        lower = np.where(count > 0, beta.ppf(level, np.maximum(count, 1), n - count + 1), 0.0)
-        upper = np.where(count < n, beta.ppf(1 - level, count + 1, np.maximum(n - count, 1)), 1.0)
-    return lower, upper
-
-
-def _epsilon_bound(lower_a, upper_b):
-    with np.errstate(divide="ignore"):
-        eps = np.log(np.asarray(lower_a, dtype=float)) - np.log(np.asarray(upper_b, dtype=float))
-    return np.maximum(eps, 0.0)
-
-
-class AuditResult:
-    """The outcome of :func:`audit`.
-
-    Attributes
-    ----------
-    passed : bool
-        No tested pair shows a privacy loss above its budget at confidence ``1 - alpha``
-        (Bonferroni over the pairs), and no report refutes the invertibility conditions of a
-        utility-optimized model.
-    epsilon_lower_bound : float
-        The largest per-pair lower confidence bound on the privacy loss: with probability at
-        least ``1 - alpha`` the mechanism's true epsilon is at least this for some pair.
-        +inf when a sensitive input of a utility-optimized model produced an unprotected
-        output (see ``invertibility``).
-    model : PrivacyModel
-        The guarantee audited against.
-    pairs : pandas.DataFrame
-        One row per ordered pair of tested inputs: ``x`` and ``x_prime`` (category values, or
-        row tuples such as PUM's ``(value, tag)``),
-        ``budget`` (the promised epsilon for the pair), ``epsilon_lower_bound``, ``event``
-        (how the event was built), ``p_x`` and ``p_x_prime`` (estimated event probabilities on
-        the second half of the samples), ``passed``.
-    n_samples : int
-        Reports drawn per tested input (half choose the events, half test them).
-    alpha : float
-        Family-wise error level.
-    invertibility : pandas.DataFrame or None
-        For a utility-optimized model, one row per tested input: ``x``, ``sensitive`` (from
-        the model; NA when it names protected outputs only), ``n_unprotected`` (its reports
-        in unprotected outputs, out of ``n_samples``), ``p_unprotected_lower`` and
-        ``p_unprotected_upper`` (exact binomial bounds on that probability),
-        ``shared_outputs`` (distinct unprotected outputs also seen under another input),
-        ``epsilon_lower_bound`` (+inf for a sensitive input with an unprotected report) and
-        ``passed``. None for models without protected outputs.
-    """
-
-    def __init__(
-        self,
-        passed: bool,
-        epsilon_lower_bound: float,
-        model: PrivacyModel,
-        pairs: pd.DataFrame,
-        n_samples: int,
-        alpha: float,
-        invertibility: pd.DataFrame | None = None,
-    ) -> None:
-        self.passed = bool(passed)
-        self.epsilon_lower_bound = float(epsilon_lower_bound)
-        self.model = model
-        self.pairs = pairs
-        self.n_samples = int(n_samples)
-        self.alpha = float(alpha)
-        self.invertibility = invertibility
-
-    def __bool__(self):
-        return self.passed
-
-    @property
-    def violations(self) -> pd.DataFrame:
-        """The rows of the ``pairs`` table whose lower bound exceeds the budget."""
-        return self.pairs[~self.pairs["passed"]]
-
-    @property
-    def invertibility_violations(self) -> pd.DataFrame:
-        """The rows of the ``invertibility`` table that refute the utility-optimized model."""
-        if self.invertibility is None:
-            return pd.DataFrame()
-        return self.invertibility[~self.invertibility["passed"]]
-
-    def __repr__(self):
-        return (
-            f"AuditResult(passed={self.passed}, "
-            f"epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
-            f"model={self.model!r}, pairs={len(self.pairs)}, n_samples={self.n_samples})"
-        )
-
-
-# -- reading the privatizer ---------------------------------------------------------------------
-def _check_alpha(alpha):
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
-    return float(alpha)
-
-
-def _domain(privatizer):
-    cats = getattr(privatizer, "categories_", None)
-    if cats is None:
-        raise ValueError(
-            f"{type(privatizer).__name__} is not fitted: fit it on its public domain before "
-            "auditing it (the audit needs categories_)"
-        )
-    if isinstance(cats, list):
-        if len(cats) != 1:
-            raise ValueError(
-                "the audit checks one privatized column at "
-                f"a time; this privatizer has {len(cats)} "
-                "columns (audit a privatizer fitted on one column)"
-            )
-        cats = cats[0]
-    return np.asarray(cats)
 
 
 def _resolve_model(privatizer, model):
@@ -373,9 +251,11 @@ class _Family:
     the reports that test it.
     """
 
-    def __init__(self, keys, bits, protected, m, n):
+    def __init__(self, keys, bits, protected, m, n, loglik=None):
         # keys: (m * n,) integer key per report (the whole report), grouped by input.
         self.m, self.n = m, n
+        # log Q(y | tested input j) of each report: (m, n, m), or None without a channel
+        self.loglik = None if loglik is None else loglik.reshape(m, n, m)
         q, h = n // 4, n // 2
         self.parts = (slice(0, q), slice(q, h), slice(h, n))
         self.sizes = (q, h - q, n - h)
@@ -391,6 +271,41 @@ class _Family:
             self.protected_keys = np.unique(self.keys[self.protected])
         if self.bits is not None:
             self.bit_means = self.bits[:, self.parts[0]].mean(axis=1)  # (m, width)
+
+    def likelihood_event(self, a, b, level):
+        """Thresholds of the channel's log-likelihood ratio log Q(y|a) - log Q(y|b).
+
+        The score is fixed in advance (the stated channel's), so the threshold is picked on
+        the second quarter and tested on the second half. This is the Neyman-Pearson event
+        and holds LDP-Auditor's attacks' events (a guess among the inputs of largest
+        likelihood) as far as a threshold on the ratio can.
+        """
+        if self.loglik is None:
+            return 0.0, None
+
+        def scores(x, part):
+            with np.errstate(invalid="ignore"):
+                s = self.loglik[x, self.parts[part], a] - self.loglik[x, self.parts[part], b]
+            return np.where(np.isnan(s), -np.inf, s)
+
+        sa, sb = np.sort(scores(a, 1))[::-1], np.sort(scores(b, 1))
+        sa = sa[sa > -np.inf]
+        if sa.size == 0:
+            return 0.0, None
+        thresholds = sa[_candidate_ends(sa) - 1]
+        n_pick = self.sizes[1]
+        count_a = sa.size - np.searchsorted(sa[::-1], thresholds, side="left")
+        count_b = sb.size - np.searchsorted(sb, thresholds, side="left")
+        lo, _ = clopper_pearson(count_a, n_pick, level)
+        _, hi = clopper_pearson(count_b, n_pick, level)
+        eps = _epsilon_bound(lo, hi)
+        best = int(np.argmax(eps))
+        t = thresholds[best]
+
+        def counts(t=t):
+            return int(np.sum(scores(a, 2) >= t)), int(np.sum(scores(b, 2) >= t))
+
+        return float(eps[best]), ("likelihood ratio", counts)
 
     def symbol_event(self, a, b, level):
         """Unions of outputs ranked by their count ratio under a and b."""
@@ -545,17 +460,44 @@ def _seeded_copy(privatizer, random_state):
     return privatizer
 
 
+def _other_forms(
+    privatizer, model, method, attack, categories, vectorized, n_samples, alpha, inputs, seed
+):
+    """A callable wrapped as a privatizer, and LDP-Auditor's protocol if asked for."""
+    if method not in ("events", "ldp-auditor"):
+        raise ValueError(f"method must be 'events' or 'ldp-auditor'; got {method!r}")
+    privatizer = _blackbox.as_randomizer(privatizer, model, categories, vectorized, seed)
+    if method == "events":
+        if attack is not None:
+            raise ValueError("attack= is for method='ldp-auditor'")
+        return privatizer, None
+    result = _blackbox.ldp_auditor(
+        _seeded_copy(privatizer, seed),
+        _resolve_model(privatizer, model),
+        attack=attack,
+        n_samples=10**6 if n_samples is None else n_samples,
+        alpha=alpha,
+        inputs=inputs,
+        random_state=seed,
+    )
+    return privatizer, result
+
+
 def audit(
-    privatizer: BasePrivatizer,
-    model: PrivacyModel | None = None,
+    privatizer: BasePrivatizer | Callable[..., Any],
+    model: PrivacyModel | float | None = None,
     *,
     n_samples: int | None = None,
     alpha: float = 0.05,
     inputs: ArrayLike | None = None,
     max_inputs: int = 8,
     random_state: RandomStateLike | None = None,
+    method: str = "events",
+    attack: str | Callable[..., Any] | None = None,
+    categories: ArrayLike | None = None,
+    vectorized: bool = False,
 ) -> AuditResult:
-    r"""Audit a fitted privatizer's guarantee from its reports alone (a black-box test).
+    r"""Audit a privatizer's or any randomizer's guarantee from its reports alone.
 
     Each tested input is fed ``n_samples`` times through ``transform`` (in one call), inside
     :func:`skldp.privacy.simulation`: the inputs are chosen values, not people, so a
@@ -569,11 +511,20 @@ def audit(
 
     Read more in the :ref:`User Guide <privacy_audit>`.
 
+    Any randomizer, given as a callable ``randomizer(value, rng) -> report`` with its stated
+    epsilon (``model=``) and domain (``categories=``), is audited the same way (see
+    :ref:`privacy_audit_any`). ``method="ldp-auditor"`` runs instead the protocol of
+    Arcolezi and Gambs (PoPETs 2024): one pair (first and last category), their attack,
+    ``n_samples`` trials per arm, Clopper-Pearson at :math:`\alpha/4` one-sided, so that
+    results compare with theirs (``skldp/privacy/_blackbox.py``).
+
     Parameters
     ----------
-    privatizer : fitted transformer
+    privatizer : fitted transformer or callable
         Anything with ``transform`` and ``categories_`` (one column). Its ``random_state`` is
         replaced on a copy when ``random_state`` is given; the privatizer itself is not changed.
+        Or a callable randomizer ``randomizer(value, rng) -> report`` (a number, or a
+        fixed-length sequence such as a bit vector), which must draw from ``rng``.
     model : PrivacyModel, float or None, default=None
         The guarantee to audit; None uses the privatizer's own ``privacy_``. A float means
         ``LDP(epsilon)``. Budgets come from ``model.epsilon_matrix(k)`` (LDP, context-aware,
@@ -601,7 +552,24 @@ def audit(
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the privatizer's noise for the audit (on a copy), and the fresh person keys of
         a memoized privatizer; None keeps its own setting (and draws keys from the operating
-        system).
+        system). For a callable, the generator it is handed.
+    method : {"events", "ldp-auditor"}, default="events"
+        "events": skldp's event search over every tested pair (above). "ldp-auditor":
+        LDP-Auditor's protocol on (first, last) category, or the two ``inputs``; its
+        ``n_samples`` default to 10**6 per arm, and ``pairs`` gains ``tp``, ``fp`` and
+        ``epsilon_emp`` (the unclipped :math:`\log(\underline{TPR}/\overline{FPR})`).
+    attack : {"likelihood", "report", "support"}, callable or None, default=None
+        The attack of ``method="ldp-auditor"``: "likelihood" (the default for a privatizer)
+        guesses uniformly among the inputs of largest likelihood under its channel, which
+        is the paper's attack for GRR, subset selection, unary encoding and local hashing;
+        "report" takes a symbol report as the guess (GRR); "support" guesses uniformly among
+        the 1s of a 0/1 row of length k (unary encoding, a subset as its membership
+        vector), uniformly over the domain if none; a callable ``attack(reports, rng)``
+        returns one guessed category per report row.
+    categories : array-like or None, default=None
+        The domain of a callable randomizer.
+    vectorized : bool, default=False
+        Whether a callable randomizer takes an array of values and returns one report each.
 
     Returns
     -------
@@ -629,6 +597,20 @@ def audit(
     """
 
     alpha = _check_alpha(alpha)
+    privatizer, result = _other_forms(
+        privatizer,
+        model,
+        method,
+        attack,
+        categories,
+        vectorized,
+        n_samples,
+        alpha,
+        inputs,
+        random_state,
+    )
+    if result is not None:
+        return result
     if not hasattr(privatizer, "transform"):
         raise TypeError(
             f"the audit needs an object with transform; got {type(privatizer).__name__}"
@@ -700,12 +682,16 @@ def audit(
         and (reports.size == 0 or (reports.min() >= 0 and reports.max() <= 1))
     )
     protected = protection(reports) if protection is not None else None
+    loglik = None
+    if channel is not None and protection is None and not isinstance(privatizer, AuditInputs):
+        loglik = _blackbox.log_likelihoods(channel, reports, idx)
     family = _Family(
         _keys_of(reports),
         reports.astype(np.uint8) if is_bits else None,
         protected,
         m,
         n,
+        loglik,
     )
 
     pairs = [(a, b) for a in range(m) for b in range(m) if a != b and np.isfinite(E[a, b])]
@@ -713,7 +699,7 @@ def audit(
     level = alpha / (2 * n_tests)
     rows = []
     for a, b in pairs:
-        candidates = [family.symbol_event(a, b, level)]
+        candidates = [family.symbol_event(a, b, level), family.likelihood_event(a, b, level)]
         if is_bits:
             candidates.append(family.bits_event(a, b, level))
         _, event = max(candidates, key=lambda c: c[0])

@@ -22,6 +22,7 @@ from skldp.privatizers._base import BasePrivatizer
 from skldp.channels import OpenAlphabetChannel
 from skldp.privacy import _models as models
 from skldp.privacy._accounting import compose
+from skldp.privacy._shuffle import shuffle_guarantee
 
 if TYPE_CHECKING:
     from typing import Any
@@ -137,7 +138,13 @@ def _holds_privatizer(estimator):
     return any(_holds_privatizer(t) for t in inner)
 
 
-def guarantee_of(estimator: Any) -> models.PrivacyModel:
+def guarantee_of(
+    estimator: Any,
+    *,
+    n_shuffled: int | None = None,
+    delta: float | None = None,
+    method: str = "auto",
+) -> models.PrivacyModel:
     r"""The per-person guarantee of a fitted privatizer, or of a composite holding them.
 
     Columns privatized independently compose sequentially (:func:`compose`): pure LDP
@@ -156,10 +163,23 @@ def guarantee_of(estimator: Any) -> models.PrivacyModel:
     This is the guarantee of *one* ``transform``; repeated ``transform`` calls on the same
     people add up in a :class:`PrivacyAccountant` ledger, not in ``privacy_``.
 
+    With ``n_shuffled``, the reports (each person's row of reports, together) are taken to be
+    released through a trusted shuffler among ``n_shuffled`` people: the result is the
+    central :class:`~skldp.privacy.ShuffleDP` of :func:`~skldp.privacy.shuffle_guarantee`
+    for the composed local guarantee, which must be epsilon-LDP (a single privatizer of one
+    column is passed on whole, so binary randomized response gets its exact curve). Shuffled
+    guarantees compose with each other and with LDP by :func:`~skldp.privacy.compose`.
+
     Parameters
     ----------
     estimator : privatizer, Pipeline, ColumnTransformer or FeatureUnion
         Fitted.
+    n_shuffled : int or None, default=None
+        People whose reports are shuffled together; None: no shuffler (the local guarantee).
+    delta : float or None, default=None
+        The target delta of the shuffled guarantee; required with ``n_shuffled``.
+    method : str, default="auto"
+        The :func:`~skldp.privacy.shuffle_guarantee` method.
 
     Returns
     -------
@@ -188,8 +208,24 @@ def guarantee_of(estimator: Any) -> models.PrivacyModel:
     ... ]).fit([[0, 1], [1, 2]])
     >>> guarantee_of(ct)
     LDP(epsilon=3)
+    >>> guarantee_of(ct, n_shuffled=100_000, delta=1e-6)
+    ShuffleDP(epsilon=0.092758, delta=1e-06, n=100000, method='clone')
     """
     found: list[tuple[str, Any]] = []
     parts = _collect(estimator, "", found)
     _check_distinct_noise(found)
-    return compose([m for m, _ in parts], [s for _, s in parts])
+    local = compose([m for m, _ in parts], [s for _, s in parts])
+    if n_shuffled is None:
+        if delta is not None:
+            raise ValueError("delta applies to shuffled reports only; give n_shuffled too")
+        return local
+    if delta is None:
+        raise ValueError("n_shuffled needs the target delta of the shuffled guarantee")
+    if type(local) not in (models.LDP, models.LongitudinalLDP):
+        raise ValueError(
+            f"shuffle amplification needs epsilon-LDP reports; the estimator's guarantee is "
+            f"{local!r}, which leaves some pairs of values to other budgets"
+        )
+    single = len(found) == 1 and len(parts) == 1
+    mechanism = found[0][1] if single else local.epsilon
+    return shuffle_guarantee(mechanism, n_shuffled, delta, method=method).model

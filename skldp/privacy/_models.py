@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -127,6 +129,63 @@ class LongitudinalLDP(LDP):
         return (
             f"LongitudinalLDP(epsilon_1={self.epsilon:.6g}, "
             f"epsilon_infinity={self.epsilon_infinity:.6g}{question})"
+        )
+
+
+class ShuffleDP(PrivacyModel):
+    r"""The central :math:`(\varepsilon, \delta)`-DP of a shuffled collection of local reports.
+
+    A trusted shuffler releases the multiset of n people's reports; the release is
+    :math:`(\varepsilon, \delta)`-DP against replacing one person's value (see
+    :func:`~skldp.privacy.shuffle_guarantee`, which computes it, and :ref:`shuffle`). This is a
+    guarantee *beside* :class:`LDP`, not a local one: it protects a person against whoever sees
+    the shuffled collection only, so it has no budget matrix and :func:`~skldp.privacy.verify`
+    does not apply. An :math:`\varepsilon`-LDP report is centrally
+    :math:`(\varepsilon, 0)`-DP, so the two compose (:func:`~skldp.privacy.compose`, basic
+    composition: epsilons add and deltas add, Dwork and Roth, "The Algorithmic Foundations of
+    Differential Privacy", 2014, Thm. 3.16), and a :class:`~skldp.privacy.PrivacyAccountant`
+    with a ``delta_budget`` records both (:meth:`~skldp.privacy.PrivacyAccountant.charge_shuffled`).
+
+    Parameters
+    ----------
+    epsilon : float
+        Central budget, non-negative and finite.
+    delta : float
+        In [0, 1).
+    n : int or None, default=None
+        People shuffled together (None: collections of different sizes composed).
+    method : str, default="clone"
+        How the bound was obtained (a :func:`~skldp.privacy.shuffle_guarantee` method, or
+        ``"composition"``).
+    """
+
+    def __init__(
+        self, epsilon: float, delta: float, n: int | None = None, method: str = "clone"
+    ) -> None:
+        self.epsilon = check_epsilon(epsilon, allow_zero=True)
+        self.delta = check_delta(delta, "delta")
+        if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1):
+            raise ValueError(f"n must be a positive integer or None; got {n!r}")
+        self.n = None if n is None else int(n)
+        if not isinstance(method, str):
+            raise TypeError(f"method must be a string; got {method!r}")
+        self.method = method
+
+    def _key(self):
+        return (self.epsilon, self.delta, self.n, self.method)
+
+    def epsilon_matrix(self, n_inputs: int) -> NDArray[np.float64]:
+        raise ValueError(
+            f"{self!r} is a central guarantee of a shuffled collection, not a local one: it "
+            "has no budget matrix to verify a channel against; verify the local randomizer "
+            "against its LDP guarantee"
+        )
+
+    def __repr__(self):
+        n = "" if self.n is None else f", n={self.n}"
+        return (
+            f"ShuffleDP(epsilon={self.epsilon:.6g}, delta={self.delta:.3g}{n}, "
+            f"method={self.method!r})"
         )
 
 
@@ -505,3 +564,60 @@ class UtilityOptimizedLDP(PrivacyModel):
         passed = not violations and not inv_violations
         E = tight_matrix(P) if P.shape[1] else np.zeros((k, k))
         return ULDPVerificationResult(passed, E, violations, inv_violations)
+
+
+def check_delta(delta: Any, name: str) -> float:
+    """``delta`` as a float in [0, 1), or a clear error naming ``name``."""
+    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number in [0, 1); got {delta!r}")
+    value = float(delta)
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"{name} must be in [0, 1); got {delta!r}")
+    return value
+
+
+def charged_delta(model: PrivacyModel) -> float:
+    r"""The delta an accountant charges for a release under ``model``.
+
+    The ``delta`` of a shuffled collection (:class:`ShuffleDP`), the sum over the parts of a
+    composition, and 0 for every local model (an epsilon-LDP report is centrally
+    :math:`(\varepsilon, 0)`-DP).
+
+    Parameters
+    ----------
+    model : PrivacyModel
+
+    Returns
+    -------
+    delta : float
+    """
+    if isinstance(model, SequentialComposition):
+        return math.fsum(charged_delta(part) for part in model.parts)
+    if isinstance(model, ShuffleDP):
+        return model.delta
+    if isinstance(model, PrivacyModel):
+        return 0.0
+    raise TypeError(f"model must be a skldp privacy model; got {type(model).__name__}")
+
+
+def compose_shuffled(parts):
+    """Basic composition of shuffled collections and LDP reports, or None if it does not apply.
+
+    An epsilon-LDP report is centrally (epsilon, 0)-DP, so a person's LDP reports and the
+    shuffled collections holding them compose as central (epsilon, delta) guarantees:
+    epsilons add and deltas add (basic composition, Dwork and Roth 2014, Thm. 3.16). Other
+    local models leave some pairs unprotected, which no central (epsilon, delta) states: they
+    stay parts of a :class:`SequentialComposition`.
+    """
+    shuffled = [p for p in parts if isinstance(p, ShuffleDP)]
+    if not shuffled:
+        return None
+    if not all(type(p) in (LDP, LongitudinalLDP, ShuffleDP) for p in parts):
+        return SequentialComposition(parts)
+    ns = {p.n for p in shuffled}
+    return ShuffleDP(
+        math.fsum(p.epsilon for p in parts),
+        min(math.fsum(charged_delta(p) for p in parts), math.nextafter(1.0, 0.0)),
+        n=ns.pop() if len(ns) == 1 else None,
+        method="composition",
+    )

@@ -59,7 +59,7 @@ from scipy import optimize, signal, special, stats
 
 from skldp.channels import Channel
 from skldp.exceptions import InvalidParameterError
-from skldp.privacy._models import LDP
+from skldp.privacy._models import LDP, ShuffleDP
 
 __all__ = ["ShuffleGuarantee", "shuffle_delta", "shuffle_guarantee"]
 
@@ -96,6 +96,11 @@ class ShuffleGuarantee:
     n: int
     epsilon0: float
     method: str
+
+    @property
+    def model(self) -> ShuffleDP:
+        """The guarantee as a privacy model, for :func:`~skldp.privacy.compose` and accountants."""
+        return ShuffleDP(self.epsilon, self.delta, n=self.n, method=self.method)
 
 
 # -- what is shuffled --------------------------------------------------------------------

@@ -383,6 +383,7 @@ def test_transform_charges_per_call_and_privacy_stays_per_report():
         "privatizer",
         "guarantee",
         "epsilon",
+        "delta",
         "n_people",
         "total",
     ]
