@@ -6,7 +6,9 @@ process calling the console script's entry point (``skldp_cli:main``, as the ins
 ``skldp`` script does) with ``PYTHONPATH`` and the working directory set to the checkout; its
 wall time is measured around the process, from the parent. The files are in the OS cache after
 the first run (so "cold" means a fresh interpreter, not a cold disk); the first run of each
-case is not counted. The machine's load average is recorded before and after.
+case is not counted. The process's CPU time (user + system, from ``getrusage`` of the
+children) is recorded beside the wall time: on a shared machine it moves less with the load.
+The machine's load average is recorded before and after.
 
 ``privatize --help`` and ``estimate --help`` end with the registry's lists, kept between runs
 in a cache file keyed by skldp's source (``skldp_cli/_help_cache.py``): they are timed with
@@ -32,6 +34,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import shutil
@@ -64,13 +67,14 @@ _LAUNCH = "import sys; from skldp_cli import main; sys.exit(main(sys.argv[1:]))"
 # Inside the process: the imports ``skldp advise`` needs, then the command.
 _SPLIT = """
 import contextlib, io, json, sys, time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 import skldp.cli, skldp._advisor
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 with contextlib.redirect_stdout(io.StringIO()):
     code = skldp.cli.main(sys.argv[1:])
-t2 = time.perf_counter()
-print(json.dumps({"import": t1 - t0, "total": t2 - t0, "code": code}))
+t2, c2 = time.perf_counter(), time.process_time()
+print(json.dumps({"import": t1 - t0, "total": t2 - t0, "cpu_import": c1 - c0,
+                  "cpu_total": c2 - c0, "code": code}))
 """
 
 
@@ -78,7 +82,14 @@ def _env_for(checkout):
     return {**os.environ, "PYTHONPATH": checkout, "SKLDP_CACHE_DIR": CACHE}
 
 
+def _cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _wall(code, argv, checkout):
+    """``(wall seconds, CPU seconds, standard output)`` of one fresh process."""
+    cpu = _cpu_of_children()
     start = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-c", code, *argv],
@@ -89,9 +100,10 @@ def _wall(code, argv, checkout):
         check=False,
     )
     wall = time.perf_counter() - start
+    cpu = _cpu_of_children() - cpu
     if out.returncode != 0:
         raise RuntimeError(f"{argv} failed in {checkout}: {out.stderr[-2000:]}")
-    return wall, out.stdout
+    return wall, cpu, out.stdout
 
 
 def time_case(argv, checkout, repeats, *, keep=True):
@@ -100,23 +112,25 @@ def time_case(argv, checkout, repeats, *, keep=True):
     for _ in range(repeats):
         if not keep:
             shutil.rmtree(CACHE, ignore_errors=True)
-        times.append(_wall(_LAUNCH, argv, checkout)[0])
+        times.append(_wall(_LAUNCH, argv, checkout)[:2])
     return times
 
 
 def advise_split(checkout, repeats):
     argv = CASES[-1]
-    rows = [json.loads(_wall(_SPLIT, argv, checkout)[1]) for _ in range(repeats)]
-    return (
-        statistics.median(r["import"] for r in rows),
-        statistics.median(r["total"] for r in rows),
+    rows = [json.loads(_wall(_SPLIT, argv, checkout)[2]) for _ in range(repeats)]
+    return tuple(
+        statistics.median(r[key] for r in rows)
+        for key in ("import", "total", "cpu_import", "cpu_total")
     )
 
 
 def _row(name, argv, times, note=""):
+    wall = [w for w, _ in times]
+    cpu = statistics.median(c for _, c in times)
     return (
-        f"| {name} | `skldp {' '.join(argv)}`{note} | {statistics.median(times):.3f} | "
-        f"{min(times):.3f} | {max(times):.3f} |"
+        f"| {name} | `skldp {' '.join(argv)}`{note} | {statistics.median(wall):.3f} | "
+        f"{min(wall):.3f} | {max(wall):.3f} | {cpu:.3f} |"
     )
 
 
@@ -142,8 +156,11 @@ def main():
                 rows.append(_row(name, argv, times, " (nothing kept: first run after an edit)"))
                 print(rows[-1], flush=True)
     for name, checkout in checkouts:
-        imported, total = advise_split(checkout, args.repeats)
-        splits.append(f"| {name} | {imported:.3f} | {total:.3f} | {100 * imported / total:.0f}% |")
+        imported, total, cpu_imported, cpu_total = advise_split(checkout, args.repeats)
+        splits.append(
+            f"| {name} | {imported:.3f} | {total:.3f} | {100 * imported / total:.0f}% | "
+            f"{cpu_imported:.3f} | {cpu_total:.3f} | {100 * cpu_imported / cpu_total:.0f}% |"
+        )
         print(splits[-1], flush=True)
     load_after = os.getloadavg()
     shutil.rmtree(CACHE, ignore_errors=True)
@@ -160,19 +177,22 @@ def main():
         "",
         f"Each figure: a fresh Python process running the console script's entry point "
         f"(`skldp_cli:main`), wall time around the process, {args.repeats} runs after one "
-        "uncounted run (files in the OS cache); median, min and max in seconds. "
+        "uncounted run (files in the OS cache); median, min and max in seconds, and the "
+        "median CPU time (user + system) of the process, which the load of a shared machine "
+        "inflates less than the wall time. "
         "Target: `--version` and `--help` (also of each command) within 0.5 s.",
         "",
-        "| checkout | command | median (s) | min (s) | max (s) |",
-        "|---|---|---:|---:|---:|",
+        "| checkout | command | median (s) | min (s) | max (s) | CPU, median (s) |",
+        "|---|---|---:|---:|---:|---:|",
         *rows,
         "",
         "`skldp advise -k 1000 -n 100000 --epsilon 1` from inside its process (medians): the "
         "imports it needs (`skldp.cli`, the advisor) against the whole call, the interpreter's "
         "own start excluded.",
         "",
-        "| checkout | import (s) | import + command (s) | import share |",
-        "|---|---:|---:|---:|",
+        "| checkout | import (s) | import + command (s) | import share | import CPU (s) "
+        "| import + command CPU (s) | import share of CPU |",
+        "|---|---:|---:|---:|---:|---:|---:|",
         *splits,
         "",
     ]
