@@ -184,10 +184,12 @@ class DBitFlipChannel(EpsilonLDP, BitVectorChannel):
         u = rng.random((n, d))
         own = chosen == x[:, None]
         bit = u < np.where(own, self.keep, self._flip)
-        out = np.zeros((n, 2 * k), dtype=np.uint8)
-        rows = np.repeat(np.arange(n), d)
-        out[rows, chosen.ravel()] = 1
-        out[rows, k + chosen.ravel()] = bit.ravel()
+        out = np.empty((n, 2 * k), dtype=np.uint8)
+        out.fill(0)  # touched now, not page by page inside the scattered writes below
+        flat = out.reshape(-1)
+        where = (np.arange(n, dtype=np.int64) * (2 * k))[:, None] + chosen
+        flat[where] = 1
+        flat[where + k] = bit.view(np.uint8)
         return out
 
     # -- the linear map ----------------------------------------------------------------------

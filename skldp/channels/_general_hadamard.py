@@ -117,10 +117,14 @@ def hadamard_blocking(n_inputs: int, epsilon: float, rule: str | int = "auto") -
     if isinstance(rule, str):
         if rule == "auto":
             best = None
+            em1 = math.expm1(min(eps, 700.0))
             for m in range(1, next_power_of_two(k + 1).bit_length()):
                 b = 1 << m
                 B = -(-k // (b - 1))
-                v = general_hadamard_variance(k, eps, b, B)
+                if em1 < 1.0:  # compare (e - 1)^2 Var: finite however small epsilon is
+                    v = (2 * B + em1) * (2.0 + em1 * _block_square_mass(k, b)) - em1**2 / k
+                else:
+                    v = general_hadamard_variance(k, eps, b, B)
                 if best is None or v < best[0]:
                     best = (v, b, B)
             return best[1], best[2]

@@ -266,3 +266,11 @@ def test_em_and_intervals_on_a_large_domain(seed):
     truth = np.bincount(x.ravel(), minlength=k) / n
     sd = np.sqrt(hr.channel_.variance(truth, n))
     assert np.all(np.abs(emp.distribution_[support] - truth[support]) < 5 * sd[support])
+
+
+@pytest.mark.parametrize("eps", [5e-324, 1e-300, 1e-17, 0.3])
+def test_small_budgets_pick_the_single_block(eps):
+    # every variance is huge (or inf) there: "auto" compares (e^eps - 1)^2 Var, finite
+    for k in (3, 100, 22_000):
+        b, B = hadamard_blocking(k, eps)
+        assert B == 1 and b == 2 ** math.ceil(math.log2(k + 1))
