@@ -74,6 +74,7 @@ def test_columns_ranking_and_reference():
         "olh",
         "subset-selection",
         "dbitflip",
+        "projective-geometry",
     }
     assert table.attrs["reference"] == "uniform on the k categories"
     assert (table["guarantee"] == "epsilon-LDP").all()
@@ -119,7 +120,7 @@ def test_context_enables_mechanisms_and_names_what_is_missing():
 def test_max_bits_filters_and_says_why():
     table = recommend_mechanism(1000, 10**5, 1.0, max_bits=30)
     assert (table["bits_per_report"] <= 30).all()
-    assert set(table["mechanism"]) == {"olh", "hadamard", "krr", "dbitflip"}
+    assert set(table["mechanism"]) == {"olh", "hadamard", "krr", "dbitflip", "projective-geometry"}
     assert table.attrs["not_ranked"]["oue"] == "1000 bits per report; max_bits = 30"
 
 
@@ -200,12 +201,11 @@ def test_answers_fast_at_a_million_categories():
     start = time.process_time()
     table = recommend_mechanism(10**6, 10**7, 1.0, sensitive=100, blocks=1000, sparsity=10)
     elapsed = time.process_time() - start
-    assert len(table) == 15
-    # CPU time, less sensitive than wall time to the other jobs on the machine: 1.8 s
-    # measured, each channel built by its privatizer's fit (0.8 s when the advisor built the
-    # channels itself; uRAP's guarantee over 10^6 outputs is most of the difference); the
-    # bound leaves room for slower machines
-    assert elapsed < 3.0, elapsed
+    assert len(table) == 16
+    # A guard against a dense path (a k x k matrix at k = 10^6 would not finish), not a speed
+    # figure: 1.8 s of CPU with 15 rows on a quiet machine; 4.3 s at load 13 with 16, of which
+    # projective geometry's channel build is 1.9 s and the projected_tv closed forms 0.5 s
+    assert elapsed < 10.0, elapsed
 
 
 @pytest.mark.parametrize(
