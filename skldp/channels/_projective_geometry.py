@@ -471,7 +471,7 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
         ``w`` has shape (h, b) (or (b,) for one block). Small hyperplanes: sums over the
         cached table of their points. Otherwise the exact identity
         :math:`[\langle u, v\rangle = 0] = q^{-1}\sum_{c \in \mathbb{Z}_q} \omega^{c\langle u,
-        v\rangle}` (see :meth:`_incidence_lines`); the transform is real because the lift
+        v\rangle}`, evaluated line-wise (``_incidence_lines``); the transform is real as the lift
         of w is even.
         """
         w = np.asarray(w, dtype=float)
