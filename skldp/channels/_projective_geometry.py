@@ -425,14 +425,6 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
                 "use a smaller design",
             )
             self._table = hyperplane_table(q, t)
-        else:  # the points, built with the channel (so that the fit states them)
-            check_allocation(
-                b,
-                FIT_BYTES_PER_CATEGORY + 12 * t + 16,
-                f"the points of PG({t - 1}, {q})",
-                "use a smaller design",
-            )
-            _ = self._all_points
 
     def _key(self):
         return (self.epsilon, self.n_inputs, self.field_size, self.dimension, self.n_blocks)
@@ -462,7 +454,12 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
     @cached_property
     def _all_points(self):
         """Every point's vector (int32, shape (b, t)), and its pivot."""
-        P = projective_points(self.field_size, self.dimension).astype(np.int32)
+        q, t = self.field_size, self.dimension
+        P = np.empty((self.block_size, t), dtype=np.int32)
+        step = 1 << 16  # built in slices: no (b, t) int64 array
+        for start in range(0, self.block_size, step):
+            j = np.arange(start, min(start + step, self.block_size), dtype=np.int64)
+            P[start : start + j.shape[0]] = _points_at(q, t, j)
         return P, np.argmax(P != 0, axis=1)
 
     def incidence(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -502,9 +499,11 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
         """
         q, t = self.field_size, self.dimension
         P, pivot = self._all_points
+        # the whole call: an estimate's own arrays (256 bytes a category), the points (int32)
+        # and about ten K-sized temporaries per multiple, plus the transforms' arrays
         check_allocation(
-            W.shape[0] + 1,
-            48 * self.block_size + 16 * q ** (t - 1),
+            self.block_size,
+            256 + 4 * t + 96 + (16 * q ** (t - 1) * W.shape[0]) // self.block_size,
             f"the projective geometry decoder over PG({t - 1}, {q})",
             "use a smaller design (or the hybrid)",
         )
