@@ -38,8 +38,9 @@ hyperplane's s points when :math:`sK` is small (t = 2, 3), else computed exactly
 t-dimensional discrete Fourier transform over :math:`\mathbb{Z}_q`:
 :math:`[\langle u, v\rangle = 0] = q^{-1} \sum_{c} \omega^{c \langle u, v\rangle}`, so with the
 histogram lifted to every nonzero multiple of each point,
-:math:`T_1(v) = (n_B + \hat y(v))/q` (a real FFT of :math:`q^t` points; the paper's own
-reconstruction is a dynamic programme of the same cost order).
+:math:`T_1(v) = (n_B + \hat y(v))/q`, evaluated at the canonical points only, one position of
+the leading 1 at a time, in O(t q K) time and O(K) memory (the paper's own reconstruction is
+a dynamic programme of the same cost).
 """
 
 from __future__ import annotations
@@ -67,9 +68,9 @@ from skldp.channels._base import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-#: Largest transform (q**t points per block) the decoder builds: 2**24 (256 MB of transient
-#: arrays; the spec allowed 2**26, which is 1 GB on a shared 2-core machine).
-MAX_TRANSFORM = 1 << 24
+#: Largest work t (q - 1) K (bincounts of K entries) of the line-wise Fourier decoder: 2**27,
+#: a few seconds; larger designs are not built (the parameter choice avoids them).
+MAX_LINE_WORK = 1 << 27
 
 
 def _is_prime(q):
@@ -181,12 +182,12 @@ class _HyperplaneRows:
 
 def _decoder(q, t):
     """How the hyperplane sums are computed: ``"table"`` (cached indices, see
-    :data:`MAX_TABLE_ENTRIES`), ``"fft"`` (q**t at most :data:`MAX_TRANSFORM`) or None (no
-    decoder: the design is refused)."""
+    :data:`MAX_TABLE_ENTRIES`), ``"lines"`` (the line-wise Fourier form, t (q - 1) K at most
+    :data:`MAX_LINE_WORK`) or None (no decoder: the design is refused)."""
     K, s, _ = design_sizes(q, t)
     if s <= 1024 and s * K <= MAX_TABLE_ENTRIES:
         return "table"
-    return "fft" if q**t <= MAX_TRANSFORM else None
+    return "lines" if t * (q - 1) * K <= MAX_LINE_WORK else None
 
 
 def _inverses(q):
@@ -289,8 +290,8 @@ def pgr_parameters(epsilon: float, k: int) -> tuple[int, int]:
 
     Candidates are the primes up to 4 e^epsilon + 40 (and up to the first prime >= k - 1,
     beyond which t = 2 only pads more), each with the smallest t >= 2 giving K >= k and
-    a decoder (:func:`_decoder`: hyperplanes of at most 1,024 points, or q**t <=
-    :data:`MAX_TRANSFORM`).
+    a decoder (:func:`_decoder`: the hyperplane table, or t (q - 1) K at most
+    :data:`MAX_LINE_WORK`).
     """
     epsilon = check_epsilon(epsilon)
     k = check_int(k, "n_inputs", min_value=2)
@@ -395,9 +396,10 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
         self._decoder = _decoder(q, t)
         if self._decoder is None:
             raise ValueError(
-                f"PG({t - 1}, {q}) has too many hyperplane incidences for the table and "
-                f"field_size**dimension = {q}**{t} exceeds the Fourier decoder's limit of "
-                f"{MAX_TRANSFORM} points per block; use a smaller design (or the hybrid)"
+                f"PG({t - 1}, {q}) has too many hyperplane incidences for the table, and "
+                f"t (q - 1) K = {t * (q - 1) * design_sizes(q, t)[0]} exceeds the Fourier "
+                f"decoder's limit of "
+                f"{MAX_LINE_WORK}; use a smaller design (or the hybrid)"
             )
         b, s, lam = design_sizes(q, t)
         self.block_size, self.hyperplane_size, self.meet_size = b, s, lam
@@ -450,32 +452,29 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
         return _inverses(self.field_size)
 
     @cached_property
-    def _lift(self):
-        """``(points, read)``: every point's vector (int32, shape (b, t)); and the flat
-        position, in the real FFT's half spectrum, of the representative +-v of each point
-        whose last coordinate is at most q // 2."""
+    def _all_points(self):
+        """Every point's vector (int32, shape (b, t)), and its pivot."""
         q, t = self.field_size, self.dimension
-        P = projective_points(q, t).astype(np.int32)
-        rep = np.where((P[:, -1] > q // 2)[:, None], (-P) % q, P)
-        half = q // 2 + 1
-        half_powers = np.array(
-            [q ** (t - 2 - j) * half for j in range(t - 1)] + [1], dtype=np.int64
-        )
-        return P, rep @ half_powers
+        P = np.empty((self.block_size, t), dtype=np.int32)
+        step = 1 << 16  # built in slices: no (b, t) int64 array
+        for start in range(0, self.block_size, step):
+            j = np.arange(start, min(start + step, self.block_size), dtype=np.int64)
+            P[start : start + j.shape[0]] = _points_at(q, t, j)
+        return P, np.argmax(P != 0, axis=1)
 
     def incidence(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
         r"""``M w_B`` for each block: :math:`\sum_{u \in S_v} w_{(B, u)}` for every (B, v).
 
-        ``w`` has shape (h, b) (or (b,) for one block). Exact identity
+        ``w`` has shape (h, b) (or (b,) for one block). Small hyperplanes: sums over the
+        cached table of their points. Otherwise the exact identity
         :math:`[\langle u, v\rangle = 0] = q^{-1}\sum_{c \in \mathbb{Z}_q} \omega^{c\langle u,
-        v\rangle}`: lift w to every nonzero multiple of each point, one real FFT of
-        :math:`q^t` points per block, read the spectrum at v (or -v), add the block total,
-        divide by q. The spectrum is real because the lift is even.
+        v\rangle}`, evaluated line-wise (``_incidence_lines``); the transform is real as the lift
+        of w is even.
         """
         w = np.asarray(w, dtype=float)
         W = w.reshape(-1, self.block_size)
-        fft = self._decoder == "fft"
-        out = self._incidence_fft(W) if fft else self._incidence_table(W)
+        table = self._decoder == "table"
+        out = self._incidence_table(W) if table else self._incidence_lines(W)
         return out[0] if w.ndim == 1 else out
 
     def _incidence_table(self, W):
@@ -486,23 +485,52 @@ class ProjectiveGeometryChannel(EpsilonLDP, SymbolChannel, SquaredAdjoint):
             out += W[:, table[j]]
         return out
 
-    def _incidence_fft(self, W):
-        """The Fourier form: lift, one real FFT of q**t points per block, read at +-v."""
+    def _incidence_lines(self, W):
+        r"""The Fourier form, one line at a time: O(t q b) time and O(b) memory per block.
+
+        With the histogram lifted to every nonzero multiple of each point (:math:`\tilde y`),
+        :math:`T_v = (n_B + \hat y(v))/q`, :math:`\hat y(w) = \sum_u \tilde y(u)
+        \omega^{\langle u, w\rangle}`, and :math:`\hat y` is needed only at the canonical
+        v. For those with their leading 1 at position i,
+        :math:`\hat y(v) = \sum_{u_{>i}} Z_i(u_{>i}) \omega^{\langle u_{>i}, v_{>i}\rangle}`
+        with :math:`Z_i(u_{>i}) = \sum_{u_{\le i}} \tilde y(u) \omega^{u_i}`: a
+        (t - 1 - i)-dimensional DFT of an array of :math:`q^{t-1-i}` entries, and the
+        :math:`Z_i` are filled by bincounts over the q - 1 multiples of every point.
+        """
         q, t = self.field_size, self.dimension
-        P, read = self._lift
+        P, pivot = self._all_points
+        # the whole call: an estimate's own arrays (256 bytes a category), the points (int32)
+        # and about ten K-sized temporaries per multiple, plus the transforms' arrays
         check_allocation(
-            W.shape[0],
-            16 * q**t + 8 * self.block_size,
-            f"the projective geometry decoder's transform of {q}**{t} points per block",
-            "use a design with a smaller field_size**dimension (or the hybrid)",
+            self.block_size,
+            256 + 4 * t + 96 + (16 * q ** (t - 1) * W.shape[0]) // self.block_size,
+            f"the projective geometry decoder over PG({t - 1}, {q})",
+            "use a smaller design (or the hybrid)",
         )
         powers = np.array([q ** (t - 1 - c) for c in range(t)], dtype=np.int64)
-        grid = np.zeros((W.shape[0], q**t))
-        for c in range(1, q):  # every nonzero multiple c u of each point u
-            grid[:, ((c * P) % q) @ powers] = W
-        spectrum = scipy.fft.rfftn(grid.reshape((W.shape[0],) + (q,) * t), axes=range(1, t + 1))
-        values = spectrum.reshape(W.shape[0], -1)[:, read].real
-        return (W.sum(axis=1, keepdims=True) + values) / q
+        angle = 2.0 * np.pi * np.arange(q) / q
+        cos, sin = np.cos(angle), -np.sin(angle)  # omega = exp(-2 pi i / q), numpy's sign
+        sizes = [q ** (t - 1 - i) for i in range(t)]
+        out = np.empty(W.shape)
+        for B, y in enumerate(W):
+            Z = [np.zeros(m, dtype=complex) for m in sizes]
+            for c in range(1, q):  # the multiples c u of every point u
+                flat = np.zeros(P.shape[0], dtype=np.int64)
+                for column in P.T:  # Horner, one coordinate at a time (K-sized temporaries)
+                    flat *= q
+                    flat += (c * column) % q
+                for i, m in enumerate(sizes):
+                    tail = flat % m  # the coordinates after i
+                    digit = (flat // m) % q  # coordinate i
+                    Z[i].real += np.bincount(tail, weights=y * cos[digit], minlength=m)
+                    Z[i].imag += np.bincount(tail, weights=y * sin[digit], minlength=m)
+            values = np.empty(W.shape[1])
+            for i, m in enumerate(sizes):
+                F = scipy.fft.fftn(Z[i].reshape((q,) * (t - 1 - i))).reshape(-1) if m > 1 else Z[i]
+                mine = pivot == i
+                values[mine] = F[(P[mine].astype(np.int64) @ powers) % m].real
+            out[B] = (y.sum() + values) / q
+        return out
 
     # -- sampling ------------------------------------------------------------------------------
     def _sample(self, x, rng):

@@ -71,7 +71,7 @@ def test_fourier_decoder_equals_direct_incidence_counts(q, t, h):
     ch = ProjectiveGeometryChannel(1.0, K * h, q, t, h)
     y = np.random.default_rng(q + t).integers(0, 1000, size=(h, K))
     direct = y @ incidence_matrix(q, t).astype(int)
-    T = ch._incidence_fft(y.astype(float))
+    T = ch._incidence_lines(y.astype(float))
     assert_array_equal(np.rint(T).astype(int), direct)
     assert np.max(np.abs(T - np.rint(T))) < 1e-6
     assert_array_equal(ch._incidence_table(y.astype(float)), direct)  # exact sums
@@ -79,13 +79,14 @@ def test_fourier_decoder_equals_direct_incidence_counts(q, t, h):
 
 
 def test_large_designs_use_the_transform_and_agree():
-    # (3, 9): s K = 32 million entries, above the table's limit, so the transform decodes
+    # (3, 9): s K = 32 million entries, above the table's limit, so the line-wise transform
+    # decodes
     ch = ProjectiveGeometryChannel(1.0, 9841, 3, 9)
     assert ch._table is None
     ch2 = ProjectiveGeometryChannel(1.0, 1000, 3, 7)
     y = np.random.default_rng(0).integers(0, 9, size=ch2.n_outputs).astype(float)
     assert ch2._table is not None
-    assert_allclose(ch2._incidence_fft(y[None]), ch2._incidence_table(y[None]), atol=1e-8)
+    assert_allclose(ch2._incidence_lines(y[None]), ch2._incidence_table(y[None]), atol=1e-8)
 
 
 @pytest.mark.parametrize(("q", "t"), [(3, 3), (5, 3), (3, 4), (11, 3)])
