@@ -73,8 +73,10 @@ class _PrefixPrivatizer(BasePrivatizer):
             raise ValueError(
                 f"{type(self).__name__} privatizes one column of values; got {len(columns)}"
             )
-        self.categories_ = [None]
         self.channel_ = self._make_channel(None, 0)
+        # the public domain, enumerated where it is small and integer (audits read it)
+        small = self.value_type == "int" and self.n_bits <= 16
+        self.categories_ = [np.arange(2**self.n_bits) if small else None]
         self.privacy_ = self.channel_.guarantee()
 
     def _infers_domain(self):
@@ -143,6 +145,9 @@ class PrefixExtension(_PrefixPrivatizer):
     ----------
     channel_ : PrefixHashingChannel
         The channel of one report: its ``lengths`` are the groups' prefix lengths.
+    categories_ : list of one ndarray or None
+        The public domain ``0 .. 2^m - 1`` for integer values of at most 16 bits (what
+        :func:`skldp.privacy.audit` tests), else None.
     privacy_ : LDP
         epsilon-LDP per person.
 
@@ -230,6 +235,8 @@ class TreeHistogram(_PrefixPrivatizer):
     ----------
     channel_ : PrefixHashingChannel
         Its last group (length m) is the final group.
+    categories_ : list of one ndarray or None
+        As for :class:`PrefixExtension`.
     privacy_ : LDP
         epsilon-LDP per person.
 
