@@ -27,6 +27,8 @@ from skldp import HeavyHitterEstimator, PrefixExtension, TreeHistogram
 from skldp.privacy import simulation
 
 EPS = 4.0
+#: ``--tree``: TreeHistogram only.
+PRIVATIZERS = (TreeHistogram,) if "--tree" in sys.argv else (PrefixExtension, TreeHistogram)
 
 
 def zipf(n, n_ranks, rng, s=1.1):
@@ -37,7 +39,7 @@ def zipf(n, n_ranks, rng, s=1.1):
 def recall_10bit(runs, n=100_000):
     out = {}
     perm = np.random.default_rng(12345).permutation(1024)
-    for P in (PrefixExtension, TreeHistogram):
+    for P in PRIVATIZERS:
         rec, times = [], []
         for r in range(runs):
             rng = np.random.default_rng(r)
@@ -60,7 +62,7 @@ def recall_10bit(runs, n=100_000):
 
 
 def discovery_32bit(runs, n=1_000_000):
-    for P in (PrefixExtension, TreeHistogram):
+    for P in PRIVATIZERS:
         all_found, false, absent, times, n_heavy = 0, [], [], [], []
         for r in range(runs):
             rng = np.random.default_rng(100 + r)
