@@ -51,7 +51,9 @@ def mechanisms():
         LongitudinalRAPPOR,
         LongitudinalRR,
         PersonalizedULDP,
+        PrefixExtension,
         SquareWave,
+        TreeHistogram,
     )
     from tests.registry import MECHANISMS, instance_id
 
@@ -65,7 +67,12 @@ def mechanisms():
     # Square Wave privatizes numbers: audited on K input bins of [0, K) (its inputs are the
     # bins' middles), each budget with the paper's half-width
     numeric = [SquareWave(bounds=(0.0, float(K)), bins=K, random_state=0)]
-    everything = [*MECHANISMS, *pum, sampling, *memoized, *numeric]
+    # heavy-hitter protocols: 3-bit values (the K = 8 categories), one bit per level
+    heavy = [
+        PrefixExtension(n_bits=3, step=1, max_candidates=4, random_state=0),
+        TreeHistogram(n_bits=3, step=1, random_state=0),
+    ]
+    everything = [*MECHANISMS, *pum, sampling, *memoized, *numeric, *heavy]
     return [(name_of(p, instance_id), p) for p in everything]
 
 
