@@ -251,3 +251,86 @@ class HaarWaveletChannel:
                 out[:, col + 1] = np.where(beta > 0, keep, flip)
                 out[:, col] = np.where(beta > 0, flip, keep)
         return out
+
+
+def _consistent_leaf_map(branching, height):
+    """The linear map from the non-root node observations to the consistent leaves."""
+    sizes = [branching**lev for lev in range(1, height + 1)]
+    zero = hierarchy_consistency([np.zeros(s) for s in sizes], branching)
+    cols = []
+    for lev, s in enumerate(sizes):
+        for j in range(s):
+            obs = [np.zeros(t) for t in sizes]
+            obs[lev][j] = 1.0
+            cols.append(hierarchy_consistency(obs, branching) - zero)
+    return np.array(cols).T
+
+
+def _haar_leaf_map(n_leaves):
+    """The linear map from the Haar coefficients to the leaves (``psi / |I|`` columns)."""
+    x = np.arange(n_leaves)
+    cols = []
+    for j in range(1, int(np.log2(n_leaves)) + 1):
+        length = n_leaves >> (j - 1)
+        sign = np.where(x % length < length // 2, 1.0, -1.0)
+        for k in range(2 ** (j - 1)):
+            cols.append(np.where(x // length == k, sign / length, 0.0))
+    return np.array(cols).T
+
+
+#: Largest domain for which :func:`range_variance` builds the exact linear maps.
+MAX_RANGE_DOMAIN = 4096
+
+
+def range_variance(method, n_categories, epsilon, *, branching=4, range_length=None):
+    r"""Leading :math:`n \operatorname{Var}` of a range answer, averaged over ranges.
+
+    Exact for the linear estimators, f-terms dropped (Cormode, Kulkarni and Srivastava,
+    PVLDB 2019): ``"flat"`` (summing OUE single-value estimates) :math:`r V_F`;
+    ``"hierarchy"`` (consistent :math:`HH_B` with OUE) :math:`h V_F \lVert L_R \rVert^2`;
+    ``"haar"`` :math:`h C_\varepsilon^2 \sum w^2`, with :math:`V_F = 4 e^\varepsilon /
+    (e^\varepsilon - 1)^2`, :math:`C_\varepsilon = (e^\varepsilon + 1)/(e^\varepsilon - 1)`
+    and :math:`L_R`, w the rows of the exact linear maps to the leaves.
+
+    Parameters
+    ----------
+    method : {'flat', 'hierarchy', 'haar'}
+    n_categories : int
+        D (at most 4096 for the tree methods).
+    epsilon : float
+    branching : int, default=4
+        B of the hierarchy.
+    range_length : int or None, default=None
+        Average over the ranges of this length; None averages over all D (D + 1)/2 ranges.
+
+    Returns
+    -------
+    float
+    """
+    D = check_int(n_categories, "n_categories", min_value=2)
+    eps = check_epsilon(epsilon)
+    vf = 4.0 * math.exp(-eps) / (-math.expm1(-eps)) ** 2
+    a, b = np.triu_indices(D)
+    lengths = b - a + 1
+    sel = np.ones(lengths.size, bool) if range_length is None else lengths == int(range_length)
+    if not sel.any():
+        raise ValueError(f"range_length must be in [1, {D}]; got {range_length!r}")
+    if method == "flat":
+        return float(np.mean(lengths[sel]) * vf)
+    if method not in ("hierarchy", "haar"):
+        raise ValueError(f"method must be 'flat', 'hierarchy' or 'haar'; got {method!r}")
+    if D > MAX_RANGE_DOMAIN:
+        raise ValueError(
+            f"exact range variances are computed for at most {MAX_RANGE_DOMAIN} values"
+        )
+    if method == "hierarchy":
+        h = tree_height(D, branching)
+        M, factor = _consistent_leaf_map(branching, h), h * vf
+    else:
+        h = tree_height(D, 2)
+        M, factor = _haar_leaf_map(2**h), h / math.tanh(eps / 2.0) ** 2
+    P = np.vstack([np.zeros(M.shape[1]), np.cumsum(M[:D], axis=0)])
+    sq = np.einsum("ij,ij->i", P, P)
+    G = P @ P.T  # (D + 1) x (D + 1): |P_b - P_a|^2 without a row per range
+    a, b = a[sel], b[sel]
+    return float(factor * np.mean(sq[b + 1] + sq[a] - 2.0 * G[a, b + 1]))

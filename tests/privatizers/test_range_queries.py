@@ -190,3 +190,28 @@ def test_streaming_quantile_raw_and_errors():
         whole.range_mass(5, 2)
     with pytest.raises(ValueError, match="needs privatizer"):
         RangeQueryEstimator().fit(reports)
+
+
+def test_range_variance_reproduces_spec_table_and_advice_ranks():
+    from skldp import recommend_numeric_method
+    from skldp.channels import range_variance
+
+    # spec 3.6 at epsilon = 1, D = 1024: flat 1259.5, HH2 69.4, HH4 68.2, DHT 71.6
+    got = [
+        range_variance("flat", 1024, 1.0),
+        range_variance("hierarchy", 1024, 1.0, branching=2),
+        range_variance("hierarchy", 1024, 1.0),
+        range_variance("haar", 1024, 1.0),
+    ]
+    assert_allclose(got, [1259.5, 69.4, 68.2, 71.6], atol=0.06)
+    short = recommend_numeric_method("ranges", epsilon=1.0, n_categories=64, range_length=2)
+    assert short["method"].iloc[0].startswith("flat")
+    low = recommend_numeric_method("ranges", epsilon=0.5, n_categories=1024)
+    assert low["method"].iloc[0] == "HaarWavelet"
+    mean = recommend_numeric_method("mean", epsilon=4.0)
+    assert mean["method"].tolist()[0] == "HybridMechanism"
+    assert abs(mean["variance"].iloc[0] - 0.2190) < 1e-3
+    with pytest.raises(ValueError, match="needs n_categories"):
+        recommend_numeric_method("ranges", epsilon=1.0)
+    with pytest.raises(ValueError, match="question must be one of"):
+        recommend_numeric_method("median", epsilon=1.0)
