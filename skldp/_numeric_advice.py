@@ -17,7 +17,13 @@ __all__ = ["recommend_numeric_method"]
 _QUESTIONS = ("density", "mean", "ranges")
 
 
-def recommend_numeric_method(question, *, epsilon, n_categories=None, range_length=None):
+def recommend_numeric_method(
+    question: str,
+    *,
+    epsilon: float,
+    n_categories: int | None = None,
+    range_length: int | None = None,
+) -> pd.DataFrame:
     r"""Rank the methods for one question about a number or an ordered domain.
 
     ``"mean"`` ranks :class:`~skldp.DuchiMechanism`, :class:`~skldp.PiecewiseMechanism` and
@@ -74,12 +80,11 @@ def recommend_numeric_method(question, *, epsilon, n_categories=None, range_leng
     else:
         if n_categories is None:
             raise ValueError("question='ranges' needs n_categories (the ordered domain's size)")
-        kw = {"range_length": range_length}
         rows = [
             (
                 "flat OUE (sum of single values)",
                 "EmpiricalEstimator",
-                range_variance("flat", n_categories, eps, **kw),
+                range_variance("flat", n_categories, eps, range_length=range_length),
                 "OptimizedUnaryEncoding",
             )
         ]
@@ -88,7 +93,9 @@ def recommend_numeric_method(question, *, epsilon, n_categories=None, range_leng
                 (
                     f"HierarchicalHistogram(branching={b})",
                     "RangeQueryEstimator",
-                    range_variance("hierarchy", n_categories, eps, branching=b, **kw),
+                    range_variance(
+                        "hierarchy", n_categories, eps, branching=b, range_length=range_length
+                    ),
                     "OUE oracle, consistent",
                 )
             )
@@ -96,7 +103,7 @@ def recommend_numeric_method(question, *, epsilon, n_categories=None, range_leng
             (
                 "HaarWavelet",
                 "RangeQueryEstimator",
-                range_variance("haar", n_categories, eps, **kw),
+                range_variance("haar", n_categories, eps, range_length=range_length),
                 "one integer per report",
             )
         )

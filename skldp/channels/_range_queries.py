@@ -21,7 +21,11 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from skldp._fwht import fwht, hadamard_entry
 from skldp._validation import check_epsilon, check_int
@@ -36,7 +40,7 @@ __all__ = [
 ]
 
 
-def tree_height(n_inputs, branching):
+def tree_height(n_inputs: int, branching: int) -> int:
     """h, the smallest height with ``branching**h >= n_inputs`` (at least 1)."""
     n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
     branching = check_int(branching, "branching", min_value=2)
@@ -46,14 +50,14 @@ def tree_height(n_inputs, branching):
     return h
 
 
-def node_ancestors(x, branching, height):
+def node_ancestors(x: Any, branching: int, height: int) -> NDArray[np.int64]:
     """The node of each leaf ``x`` at every level 1..h: an (n, h) int array, ``x // B**(h-l)``."""
     x = np.asarray(x, dtype=np.int64)
     powers = branching ** np.arange(height - 1, -1, -1, dtype=np.int64)
     return x[:, None] // powers[None, :]
 
 
-def hierarchy_consistency(levels, branching):
+def hierarchy_consistency(levels: Sequence[Any], branching: int) -> NDArray[np.float64]:
     r"""Consistent leaf frequencies from noisy node estimates of a complete B-ary tree.
 
     Hay et al.'s two passes (constrained inference), with the root known to be 1: bottom-up,
@@ -77,7 +81,7 @@ def hierarchy_consistency(levels, branching):
     """
     B = branching
     h = len(levels)
-    z = [None] * h
+    z: list[NDArray[np.float64]] = [np.zeros(0)] * h
     z[h - 1] = np.asarray(levels[h - 1], dtype=float)
     for lev in range(h - 2, -1, -1):
         i = h - lev  # height of the nodes of level lev + 1 (leaves: 1)
@@ -91,7 +95,7 @@ def hierarchy_consistency(levels, branching):
     return parent
 
 
-def hierarchy_range(levels, branching, low, high):
+def hierarchy_range(levels: Sequence[Any], branching: int, low: int, high: int) -> float:
     """Raw (inconsistent) range answer: the sum of the canonical nodes of ``[low, high]``.
 
     Recursive descent from the root (which never counts): a node inside the range adds its
@@ -192,7 +196,7 @@ class HaarWaveletChannel:
         s = np.where((x % length) < length // 2, 1, -1)
         return k, s
 
-    def sample(self, x, rng):
+    def sample(self, x: Any, rng: np.random.Generator) -> NDArray[np.int64]:
         """One report (an integer) per value index in ``x``, vectorized."""
         x = np.asarray(x, dtype=np.int64)
         if x.size and (x.min() < 0 or x.max() >= self.n_inputs):
@@ -206,14 +210,14 @@ class HaarWaveletChannel:
         sent = np.where(keep, beta, -beta)
         return 2 * (width - 1 + r) + (sent > 0)
 
-    def statistics(self, reports):
+    def statistics(self, reports: Any) -> NDArray[np.float64]:
         """Counts of each report value (additive over chunks), length ``n_outputs``."""
         reports = np.asarray(reports, dtype=np.int64).ravel()
         if reports.size and (reports.min() < 0 or reports.max() >= self.n_outputs):
             raise ValueError(f"Haar reports are integers in [0, {self.n_outputs})")
         return np.bincount(reports, minlength=self.n_outputs).astype(np.float64)
 
-    def coefficients(self, stats):
+    def coefficients(self, stats: Any) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
         """``(coefficients, counts)``: the estimated :math:`c_{j,k}` of each level and n_j."""
         stats = np.asarray(stats, dtype=float).reshape(-1, 2)
         signed = stats[:, 1] - stats[:, 0]
@@ -227,7 +231,7 @@ class HaarWaveletChannel:
             coefs.append(self.scale * est / max(n_j, 1.0))
         return coefs, np.array(counts)
 
-    def leaves(self, stats):
+    def leaves(self, stats: Any) -> NDArray[np.float64]:
         """The leaf frequencies (length D', summing to one) from the statistics."""
         coefs, _ = self.coefficients(stats)
         x = np.arange(self.n_leaves)
@@ -237,7 +241,7 @@ class HaarWaveletChannel:
             out += c[k] * s / (self.n_leaves >> (j - 1))
         return out
 
-    def to_dense(self):
+    def to_dense(self) -> NDArray[np.float64]:
         """``Q[x, y]``: the probability of report y for value x (small domains only)."""
         x = np.arange(self.n_inputs)
         out = np.zeros((self.n_inputs, self.n_outputs))
@@ -282,7 +286,14 @@ def _haar_leaf_map(n_leaves):
 MAX_RANGE_DOMAIN = 4096
 
 
-def range_variance(method, n_categories, epsilon, *, branching=4, range_length=None):
+def range_variance(
+    method: str,
+    n_categories: int,
+    epsilon: float,
+    *,
+    branching: int = 4,
+    range_length: int | None = None,
+) -> float:
     r"""Leading :math:`n \operatorname{Var}` of a range answer, averaged over ranges.
 
     Exact for the linear estimators, f-terms dropped (Cormode, Kulkarni and Srivastava,
