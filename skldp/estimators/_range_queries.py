@@ -53,7 +53,7 @@ class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
     import numpy as np
         >>> from skldp import HaarWavelet, RangeQueryEstimator
         >>> x = np.repeat(np.arange(8), 500)[:, None]
-        >>> haar = HaarWavelet(4.0, categories=list(range(8)), random_state=0).fit(x)
+        >>> haar = HaarWavelet(epsilon=4.0, categories=list(range(8)), random_state=0).fit(x)
         >>> est = RangeQueryEstimator(privatizer=haar).fit(haar.transform(x))
         >>> est.distribution_.shape, round(float(est.distribution_.sum()), 6)
         ((8,), 1.0)

@@ -73,8 +73,8 @@ class _MeanPrivatizer(
 
     def __init__(
         self,
-        epsilon: float = 1.0,
         *,
+        epsilon: float = 1.0,
         bounds: Any = None,
         clip: bool = False,
         random_state: Any = None,

@@ -186,7 +186,7 @@ class HierarchicalHistogram(_RangePrivatizer):
     >>> import numpy as np
     >>> from skldp import HierarchicalHistogram, RangeQueryEstimator
     >>> x = np.random.default_rng(0).integers(0, 16, size=(20_000, 1))
-    >>> hh = HierarchicalHistogram(2.0, categories=list(range(16)), random_state=0)
+    >>> hh = HierarchicalHistogram(epsilon=2.0, categories=list(range(16)), random_state=0)
     >>> reports = hh.fit_transform(x)
     >>> hh.n_levels_, reports.shape
     (2, (20000, 17))
@@ -203,8 +203,8 @@ class HierarchicalHistogram(_RangePrivatizer):
 
     def __init__(
         self,
-        epsilon: float = 1.0,
         *,
+        epsilon: float = 1.0,
         categories: Any = None,
         branching: int = 4,
         oracle: BasePrivatizer | None = None,
@@ -303,14 +303,14 @@ class HaarWavelet(_RangePrivatizer):
     >>> import numpy as np
     >>> from skldp import HaarWavelet, RangeQueryEstimator
     >>> x = np.random.default_rng(0).integers(0, 16, size=(20_000, 1))
-    >>> haar = HaarWavelet(1.0, categories=list(range(16)), random_state=0)
+    >>> haar = HaarWavelet(epsilon=1.0, categories=list(range(16)), random_state=0)
     >>> est = RangeQueryEstimator(privatizer=haar).fit(haar.fit_transform(x))
     >>> bool(abs(est.range_mass(4, 11) - np.mean((x >= 4) & (x <= 11))) < 0.05)
     True
     """
 
     def __init__(
-        self, epsilon: float = 1.0, *, categories: Any = None, random_state: Any = None
+        self, *, epsilon: float = 1.0, categories: Any = None, random_state: Any = None
     ) -> None:
         self.epsilon = epsilon
         self.categories = categories
