@@ -147,7 +147,7 @@ def part_b(lines, reps):
         return np.array([est.range_mass(a, b) for a, b in ranges])
 
     def hh4(rng):
-        priv = HierarchicalHistogram(eps, categories=cats, branching=4, random_state=rng)
+        priv = HierarchicalHistogram(epsilon=eps, categories=cats, branching=4, random_state=rng)
         priv.fit(x[:1, None])
         est = RangeQueryEstimator(privatizer=priv)
         for start in range(0, n, 20_000):
@@ -155,7 +155,7 @@ def part_b(lines, reps):
         return est_ranges(est)
 
     def haar(rng):
-        priv = HaarWavelet(eps, categories=cats, random_state=rng).fit(x[:1, None])
+        priv = HaarWavelet(epsilon=eps, categories=cats, random_state=rng).fit(x[:1, None])
         return est_ranges(RangeQueryEstimator(privatizer=priv).fit(priv.transform(x[:, None])))
 
     def flat(rng):
@@ -232,9 +232,9 @@ def part_c(lines, n, repeats):
         "|---|---|---|",
     ]
     cases = {
-        "HaarWavelet (1 int/report)": HaarWavelet(1.0, categories=cats, random_state=0),
+        "HaarWavelet (1 int/report)": HaarWavelet(epsilon=1.0, categories=cats, random_state=0),
         "HierarchicalHistogram B=4, HadamardResponse oracle": HierarchicalHistogram(
-            1.0, categories=cats, oracle=HadamardResponse(), random_state=0
+            epsilon=1.0, categories=cats, oracle=HadamardResponse(), random_state=0
         ),
     }
     for name, priv in cases.items():
@@ -242,14 +242,14 @@ def part_c(lines, n, repeats):
         t_priv, t_est = time_range_method(priv, x, repeats)
         lines.append(f"| {name} | {t_priv:.2f} | {t_est:.2f} |")
         print(lines[-1], flush=True)
-    pm = PiecewiseMechanism(1.0, bounds=(0, D), random_state=0).fit(x[:1])
+    pm = PiecewiseMechanism(epsilon=1.0, bounds=(0, D), random_state=0).fit(x[:1])
     holder = {}
     t_priv, _ = timed(lambda: holder.__setitem__("r", pm.transform(x)), repeats)
     t_est, _ = timed(lambda: MeanEstimator(privatizer=pm).fit(holder["r"]), repeats)
     lines.append(f"| PiecewiseMechanism + MeanEstimator | {t_priv:.2f} | {t_est:.2f} |")
     print(lines[-1], flush=True)
     del holder
-    hh = HierarchicalHistogram(1.0, categories=cats, random_state=0).fit(x[:1])
+    hh = HierarchicalHistogram(epsilon=1.0, categories=cats, random_state=0).fit(x[:1])
     chunk = x[:100_000]
     holder = {}
     t_priv, _ = timed(lambda: holder.__setitem__("r", hh.transform(chunk)), repeats)

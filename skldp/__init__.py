@@ -6,6 +6,7 @@ the distribution from the reports through the mechanism's channel.
 
 from skldp import channels, datasets, metrics, privacy, privatizers, projection, registry
 from skldp._advisor import recommend_mechanism
+from skldp._numeric_advice import recommend_numeric_method
 from skldp._memory import get_memory_limit, memory_limit, set_memory_limit
 from skldp.estimators import (
     CandidateEstimator,
@@ -42,6 +43,7 @@ __all__ = [
     "ChannelMismatchError",
     "MemoryLimitError",
     "recommend_mechanism",
+    "recommend_numeric_method",
     "get_memory_limit",
     "set_memory_limit",
     "memory_limit",

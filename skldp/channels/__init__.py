@@ -100,6 +100,7 @@ from skldp.channels._range_queries import (
     hierarchy_consistency,
     hierarchy_range,
     node_ancestors,
+    range_variance,
     tree_height,
 )
 from skldp.channels._means import (
@@ -163,6 +164,7 @@ __all__ = [
     "hierarchy_range",
     "node_ancestors",
     "tree_height",
+    "range_variance",
     "BinaryRandomizedResponseChannel",
     "HadamardResponseChannel",
     "GeneralHadamardResponseChannel",

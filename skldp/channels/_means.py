@@ -42,9 +42,13 @@ over inputs is checked against :math:`e^\varepsilon` in exact arithmetic
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from fractions import Fraction
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from skldp._validation import check_epsilon
@@ -67,14 +71,14 @@ __all__ = [
 
 
 # -- the papers' formulas -------------------------------------------------------------------------
-def duchi_variance(epsilon, t=0.0):
+def duchi_variance(epsilon: float, t: Any = 0.0) -> Any:
     r"""Duchi et al.'s one-bit variance :math:`C_D^2 - t^2`,
     :math:`C_D = (e^\varepsilon + 1)/(e^\varepsilon - 1)`."""
     c = 1.0 / math.tanh(epsilon / 2.0)
     return c * c - np.square(t)
 
 
-def piecewise_variance(epsilon, t=1.0):
+def piecewise_variance(epsilon: float, t: Any = 1.0) -> Any:
     r"""The Piecewise mechanism's variance (Wang et al., ICDE 2019, Lemma 1).
 
     .. math:: \frac{t^2}{s - 1} + \frac{s + 3}{3 (s - 1)^2}, \qquad s = e^{\varepsilon/2}
@@ -83,13 +87,13 @@ def piecewise_variance(epsilon, t=1.0):
     return np.square(t) / sm1 + (sm1 + 4.0) / (3.0 * sm1 * sm1)
 
 
-def hybrid_alpha(epsilon):
+def hybrid_alpha(epsilon: float) -> float:
     r"""The Hybrid mechanism's share of Piecewise: :math:`1 - e^{-\varepsilon/2}` above
     ``hybrid_threshold``, 0 at or below it (Wang et al., ICDE 2019)."""
     return -math.expm1(-epsilon / 2.0) if epsilon > hybrid_threshold() else 0.0
 
 
-def hybrid_variance(epsilon, t=0.0):
+def hybrid_variance(epsilon: float, t: Any = 0.0) -> Any:
     r"""The Hybrid mechanism's variance :math:`\alpha V_{PM}(t) + (1 - \alpha) V_D(t)`.
 
     At :math:`\alpha = 1 - e^{-\varepsilon/2}` the :math:`t^2` terms cancel, leaving
@@ -99,10 +103,10 @@ def hybrid_variance(epsilon, t=0.0):
     return a * piecewise_variance(epsilon, t) + (1.0 - a) * duchi_variance(epsilon, t)
 
 
-_THRESHOLD = []
+_THRESHOLD: list[float] = []
 
 
-def hybrid_threshold():
+def hybrid_threshold() -> float:
     r""":math:`\varepsilon^*`: the budget at which Hybrid's mixed worst case equals Duchi's.
 
     The root of :math:`\alpha V_{PM} + (1 - \alpha) V_D = C_D^2` with
@@ -142,8 +146,12 @@ def _duchi_rho(epsilon):
     return rho
 
 
-class _MeanChannel:
+class _MeanChannel(ABC):
     """Shared identity, pickling and scaling of the mean mechanisms."""
+
+    @abstractmethod
+    def variance(self, t: Any) -> NDArray[np.float64]:
+        """The exact variance of one report given t."""
 
     def __init__(self, epsilon: float) -> None:
         self.epsilon = check_epsilon(epsilon)
@@ -190,27 +198,27 @@ class DuchiMeanChannel(_MeanChannel):
         self.rho = _duchi_rho(self.epsilon)
         self.bound = 1.0 / self.rho
 
-    def sample(self, t, rng):
+    def sample(self, t: Any, rng: np.random.Generator) -> NDArray[np.float64]:
         """One report per value of ``t`` (in [-1, 1]), vectorized."""
         t = _check_t(t)
         truthful = rng.random(t.shape) < self.rho
         coin = np.where(truthful, rng.random(t.shape) < (1.0 + t) / 2.0, rng.random(t.shape) < 0.5)
         return np.where(coin, self.bound, -self.bound)
 
-    def variance(self, t):
+    def variance(self, t: Any) -> NDArray[np.float64]:
         """The exact variance of one report given t: ``bound**2 - t**2``."""
         return self.bound**2 - np.square(_check_t(t))
 
-    def paper_variance(self, t):
+    def paper_variance(self, t: Any) -> NDArray[np.float64]:
         """The paper's variance, ``duchi_variance``."""
         return duchi_variance(self.epsilon, _check_t(t))
 
-    def to_dense(self, t):
+    def to_dense(self, t: Any) -> NDArray[np.float64]:
         """Rows ``P(report | t)`` over the outputs ``(-bound, +bound)``, for the values ``t``."""
         t = _check_t(t)
         return np.column_stack([(1.0 - self.rho * t) / 2.0, (1.0 + self.rho * t) / 2.0])
 
-    def output_values(self):
+    def output_values(self) -> NDArray[np.float64]:
         """The report values, in the column order of ``to_dense``."""
         return np.array([-self.bound, self.bound])
 
@@ -275,7 +283,7 @@ class PiecewiseMeanChannel(_MeanChannel):
     def _start(self, t):
         return (t + 1.0) * ((self.n_cells - self.band) / 2.0)
 
-    def sample(self, t, rng):
+    def sample(self, t: Any, rng: np.random.Generator) -> NDArray[np.float64]:
         """One report per value of ``t`` (in [-1, 1]), vectorized (integer cells, see above)."""
         t = _check_t(t)
         a = self._start(t)
@@ -292,11 +300,11 @@ class PiecewiseMeanChannel(_MeanChannel):
     def _value(self, cell):
         return self.scale * (cell - (self.n_cells - 1) / 2.0)
 
-    def output_values(self):
+    def output_values(self) -> NDArray[np.float64]:
         """The report value of each cell, in the column order of ``to_dense``."""
         return self._value(np.arange(self.n_cells))
 
-    def variance(self, t):
+    def variance(self, t: Any) -> NDArray[np.float64]:
         """The exact variance of one report given t (random rounding of the start included)."""
         t = _check_t(t)
         n, band, pi = self.n_cells, self.band, self.pi
@@ -311,11 +319,11 @@ class PiecewiseMeanChannel(_MeanChannel):
     def _extra_bound(self):
         return float(self.variance(np.array([1.0]))[0] + self.scale**2 * self.pi / 4.0)
 
-    def paper_variance(self, t):
+    def paper_variance(self, t: Any) -> NDArray[np.float64]:
         """The paper's variance, ``piecewise_variance``."""
         return piecewise_variance(self.epsilon, _check_t(t))
 
-    def to_dense(self, t):
+    def to_dense(self, t: Any) -> NDArray[np.float64]:
         """Rows ``P(cell | t)`` over the N cells, for the values ``t`` (small N only)."""
         t = _check_t(t)
         a = self._start(t)
@@ -364,7 +372,7 @@ class HybridMeanChannel(_MeanChannel):
     def __reduce__(self):
         return (type(self), (self.epsilon, self.n_cells))
 
-    def sample(self, t, rng):
+    def sample(self, t: Any, rng: np.random.Generator) -> NDArray[np.float64]:
         """One report per value of ``t`` (in [-1, 1]), vectorized."""
         t = _check_t(t)
         use_pm = rng.random(t.shape) < self.alpha
@@ -373,7 +381,7 @@ class HybridMeanChannel(_MeanChannel):
             out[use_pm] = self.piecewise.sample(t[use_pm], rng)
         return out
 
-    def variance(self, t):
+    def variance(self, t: Any) -> NDArray[np.float64]:
         """The exact variance of one report given t."""
         a = self.alpha
         return a * self.piecewise.variance(t) + (1.0 - a) * self.duchi.variance(t)
@@ -382,15 +390,15 @@ class HybridMeanChannel(_MeanChannel):
         pm = self.piecewise
         return float(self.variance(np.array([1.0]))[0] + self.alpha * pm.scale**2 * pm.pi / 4.0)
 
-    def paper_variance(self, t):
+    def paper_variance(self, t: Any) -> NDArray[np.float64]:
         """The paper's variance, ``hybrid_variance``."""
         return hybrid_variance(self.epsilon, _check_t(t))
 
-    def to_dense(self, t):
+    def to_dense(self, t: Any) -> NDArray[np.float64]:
         """Rows ``P(report | t)``: the Piecewise cells, then Duchi's two values."""
         a = self.alpha
         return np.hstack([a * self.piecewise.to_dense(t), (1.0 - a) * self.duchi.to_dense(t)])
 
-    def output_values(self):
+    def output_values(self) -> NDArray[np.float64]:
         """The report values, in the column order of ``to_dense``."""
         return np.concatenate([self.piecewise.output_values(), self.duchi.output_values()])

@@ -21,7 +21,11 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from skldp._fwht import fwht, hadamard_entry
 from skldp._validation import check_epsilon, check_int
@@ -36,7 +40,7 @@ __all__ = [
 ]
 
 
-def tree_height(n_inputs, branching):
+def tree_height(n_inputs: int, branching: int) -> int:
     """h, the smallest height with ``branching**h >= n_inputs`` (at least 1)."""
     n_inputs = check_int(n_inputs, "n_inputs", min_value=2)
     branching = check_int(branching, "branching", min_value=2)
@@ -46,14 +50,14 @@ def tree_height(n_inputs, branching):
     return h
 
 
-def node_ancestors(x, branching, height):
+def node_ancestors(x: Any, branching: int, height: int) -> NDArray[np.int64]:
     """The node of each leaf ``x`` at every level 1..h: an (n, h) int array, ``x // B**(h-l)``."""
     x = np.asarray(x, dtype=np.int64)
     powers = branching ** np.arange(height - 1, -1, -1, dtype=np.int64)
     return x[:, None] // powers[None, :]
 
 
-def hierarchy_consistency(levels, branching):
+def hierarchy_consistency(levels: Sequence[Any], branching: int) -> NDArray[np.float64]:
     r"""Consistent leaf frequencies from noisy node estimates of a complete B-ary tree.
 
     Hay et al.'s two passes (constrained inference), with the root known to be 1: bottom-up,
@@ -77,7 +81,7 @@ def hierarchy_consistency(levels, branching):
     """
     B = branching
     h = len(levels)
-    z = [None] * h
+    z: list[NDArray[np.float64]] = [np.zeros(0)] * h
     z[h - 1] = np.asarray(levels[h - 1], dtype=float)
     for lev in range(h - 2, -1, -1):
         i = h - lev  # height of the nodes of level lev + 1 (leaves: 1)
@@ -91,7 +95,7 @@ def hierarchy_consistency(levels, branching):
     return parent
 
 
-def hierarchy_range(levels, branching, low, high):
+def hierarchy_range(levels: Sequence[Any], branching: int, low: int, high: int) -> float:
     """Raw (inconsistent) range answer: the sum of the canonical nodes of ``[low, high]``.
 
     Recursive descent from the root (which never counts): a node inside the range adds its
@@ -192,7 +196,7 @@ class HaarWaveletChannel:
         s = np.where((x % length) < length // 2, 1, -1)
         return k, s
 
-    def sample(self, x, rng):
+    def sample(self, x: Any, rng: np.random.Generator) -> NDArray[np.int64]:
         """One report (an integer) per value index in ``x``, vectorized."""
         x = np.asarray(x, dtype=np.int64)
         if x.size and (x.min() < 0 or x.max() >= self.n_inputs):
@@ -206,14 +210,14 @@ class HaarWaveletChannel:
         sent = np.where(keep, beta, -beta)
         return 2 * (width - 1 + r) + (sent > 0)
 
-    def statistics(self, reports):
+    def statistics(self, reports: Any) -> NDArray[np.float64]:
         """Counts of each report value (additive over chunks), length ``n_outputs``."""
         reports = np.asarray(reports, dtype=np.int64).ravel()
         if reports.size and (reports.min() < 0 or reports.max() >= self.n_outputs):
             raise ValueError(f"Haar reports are integers in [0, {self.n_outputs})")
         return np.bincount(reports, minlength=self.n_outputs).astype(np.float64)
 
-    def coefficients(self, stats):
+    def coefficients(self, stats: Any) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
         """``(coefficients, counts)``: the estimated :math:`c_{j,k}` of each level and n_j."""
         stats = np.asarray(stats, dtype=float).reshape(-1, 2)
         signed = stats[:, 1] - stats[:, 0]
@@ -227,7 +231,7 @@ class HaarWaveletChannel:
             coefs.append(self.scale * est / max(n_j, 1.0))
         return coefs, np.array(counts)
 
-    def leaves(self, stats):
+    def leaves(self, stats: Any) -> NDArray[np.float64]:
         """The leaf frequencies (length D', summing to one) from the statistics."""
         coefs, _ = self.coefficients(stats)
         x = np.arange(self.n_leaves)
@@ -237,7 +241,7 @@ class HaarWaveletChannel:
             out += c[k] * s / (self.n_leaves >> (j - 1))
         return out
 
-    def to_dense(self):
+    def to_dense(self) -> NDArray[np.float64]:
         """``Q[x, y]``: the probability of report y for value x (small domains only)."""
         x = np.arange(self.n_inputs)
         out = np.zeros((self.n_inputs, self.n_outputs))
@@ -251,3 +255,93 @@ class HaarWaveletChannel:
                 out[:, col + 1] = np.where(beta > 0, keep, flip)
                 out[:, col] = np.where(beta > 0, flip, keep)
         return out
+
+
+def _consistent_leaf_map(branching, height):
+    """The linear map from the non-root node observations to the consistent leaves."""
+    sizes = [branching**lev for lev in range(1, height + 1)]
+    zero = hierarchy_consistency([np.zeros(s) for s in sizes], branching)
+    cols = []
+    for lev, s in enumerate(sizes):
+        for j in range(s):
+            obs = [np.zeros(t) for t in sizes]
+            obs[lev][j] = 1.0
+            cols.append(hierarchy_consistency(obs, branching) - zero)
+    return np.array(cols).T
+
+
+def _haar_leaf_map(n_leaves):
+    """The linear map from the Haar coefficients to the leaves (``psi / |I|`` columns)."""
+    x = np.arange(n_leaves)
+    cols = []
+    for j in range(1, int(np.log2(n_leaves)) + 1):
+        length = n_leaves >> (j - 1)
+        sign = np.where(x % length < length // 2, 1.0, -1.0)
+        for k in range(2 ** (j - 1)):
+            cols.append(np.where(x // length == k, sign / length, 0.0))
+    return np.array(cols).T
+
+
+#: Largest domain for which :func:`range_variance` builds the exact linear maps.
+MAX_RANGE_DOMAIN = 4096
+
+
+def range_variance(
+    method: str,
+    n_categories: int,
+    epsilon: float,
+    *,
+    branching: int = 4,
+    range_length: int | None = None,
+) -> float:
+    r"""Leading :math:`n \operatorname{Var}` of a range answer, averaged over ranges.
+
+    Exact for the linear estimators, f-terms dropped (Cormode, Kulkarni and Srivastava,
+    PVLDB 2019): ``"flat"`` (summing OUE single-value estimates) :math:`r V_F`;
+    ``"hierarchy"`` (consistent :math:`HH_B` with OUE) :math:`h V_F \lVert L_R \rVert^2`;
+    ``"haar"`` :math:`h C_\varepsilon^2 \sum w^2`, with :math:`V_F = 4 e^\varepsilon /
+    (e^\varepsilon - 1)^2`, :math:`C_\varepsilon = (e^\varepsilon + 1)/(e^\varepsilon - 1)`
+    and :math:`L_R`, w the rows of the exact linear maps to the leaves.
+
+    Parameters
+    ----------
+    method : {'flat', 'hierarchy', 'haar'}
+    n_categories : int
+        D (at most 4096 for the tree methods).
+    epsilon : float
+    branching : int, default=4
+        B of the hierarchy.
+    range_length : int or None, default=None
+        Average over the ranges of this length; None averages over all D (D + 1)/2 ranges.
+
+    Returns
+    -------
+    float
+    """
+    D = check_int(n_categories, "n_categories", min_value=2)
+    eps = check_epsilon(epsilon)
+    vf = 4.0 * math.exp(-eps) / (-math.expm1(-eps)) ** 2
+    a, b = np.triu_indices(D)
+    lengths = b - a + 1
+    sel = np.ones(lengths.size, bool) if range_length is None else lengths == int(range_length)
+    if not sel.any():
+        raise ValueError(f"range_length must be in [1, {D}]; got {range_length!r}")
+    if method == "flat":
+        return float(np.mean(lengths[sel]) * vf)
+    if method not in ("hierarchy", "haar"):
+        raise ValueError(f"method must be 'flat', 'hierarchy' or 'haar'; got {method!r}")
+    if D > MAX_RANGE_DOMAIN:
+        raise ValueError(
+            f"exact range variances are computed for at most {MAX_RANGE_DOMAIN} values"
+        )
+    if method == "hierarchy":
+        h = tree_height(D, branching)
+        M, factor = _consistent_leaf_map(branching, h), h * vf
+    else:
+        h = tree_height(D, 2)
+        M, factor = _haar_leaf_map(2**h), h / math.tanh(eps / 2.0) ** 2
+    P = np.vstack([np.zeros(M.shape[1]), np.cumsum(M[:D], axis=0)])
+    sq = np.einsum("ij,ij->i", P, P)
+    G = P @ P.T  # (D + 1) x (D + 1): |P_b - P_a|^2 without a row per range
+    a, b = a[sel], b[sel]
+    return float(factor * np.mean(sq[b + 1] + sq[a] - 2.0 * G[a, b + 1]))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from scipy.stats import norm
 from sklearn.base import BaseEstimator
@@ -9,6 +11,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp._params import DocumentationLinkMixin
 from skldp._validation import Options, validate_params
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from typing_extensions import Self
 
 __all__ = ["MeanEstimator"]
 
@@ -68,7 +74,7 @@ class MeanEstimator(DocumentationLinkMixin, BaseEstimator):
         "variance": [Options("auto", "worst-case", "plugin")],
     }
 
-    def __init__(self, *, privatizer=None, variance="auto"):
+    def __init__(self, *, privatizer: Any = None, variance: str = "auto") -> None:
         self.privatizer = privatizer
         self.variance = variance
 
@@ -88,7 +94,7 @@ class MeanEstimator(DocumentationLinkMixin, BaseEstimator):
                 f"HybridMechanism); got {type(self.privatizer).__name__}"
             ) from None
 
-    def fit(self, X, y=None):
+    def fit(self, X: Any, y: object = None) -> Self:
         """Estimate the means from the reports X (rows are people, columns attributes).
 
         Returns
@@ -99,7 +105,7 @@ class MeanEstimator(DocumentationLinkMixin, BaseEstimator):
             self.__dict__.pop(name, None)
         return self.partial_fit(X)
 
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X: Any, y: object = None) -> Self:
         """Add a chunk of reports to the running statistics and update the estimate.
 
         Returns
@@ -128,7 +134,9 @@ class MeanEstimator(DocumentationLinkMixin, BaseEstimator):
         self.std_ = np.sqrt(self.variance_)
         return self
 
-    def confidence_interval(self, alpha=0.05):
+    def confidence_interval(
+        self, alpha: float = 0.05
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The normal (CLT) interval of level ``1 - alpha`` around ``mean_``.
 
         Parameters

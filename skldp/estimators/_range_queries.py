@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
@@ -10,53 +12,58 @@ from skldp._params import DocumentationLinkMixin
 from skldp._validation import Boolean, validate_params
 from skldp.projection import norm_sub
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 __all__ = ["RangeQueryEstimator"]
 
 
 class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
     r"""Every range and quantile of an ordered domain from hierarchical or Haar reports.
 
-    Reads the reports of :class:`~skldp.HierarchicalHistogram` or :class:`~skldp.HaarWavelet`
-    (given as ``privatizer``, fitted), accumulates their additive statistics (``partial_fit``
-    streams) and keeps the leaf frequencies: consistent ones for the hierarchy (Hay et al.'s
-    constrained inference) and the Haar reconstruction, both linear and unbiased, so
-    ``range_mass(a, b)`` (their sum over the range) is unbiased. ``quantile`` reads the
-    cumulative sum of the leaves projected onto the simplex (Norm-Sub), which is monotone.
+        Reads the reports of :class:`~skldp.HierarchicalHistogram` or :class:`~skldp.HaarWavelet`
+        (given as ``privatizer``, fitted), accumulates their additive statistics (``partial_fit``
+        streams) and keeps the leaf frequencies: consistent ones for the hierarchy (Hay et al.'s
+        constrained inference) and the Haar reconstruction, both linear and unbiased, so
+        ``range_mass(a, b)`` (their sum over the range) is unbiased. ``quantile`` reads the
+        cumulative sum of the leaves projected onto the simplex (Norm-Sub), which is monotone.
 
-    Read more in the :ref:`User Guide <numeric_ranges>`.
+        Read more in the :ref:`User Guide <numeric_ranges>`.
 
-    Parameters
-    ----------
-    privatizer : HierarchicalHistogram or HaarWavelet
-        The fitted privatizer that made the reports.
-    consistency : bool, default=True
-        Hierarchy only: make the tree consistent. False answers a range from its canonical
-        nodes (the raw method, for comparison).
+        Parameters
+        ----------
+        privatizer : HierarchicalHistogram or HaarWavelet
+            The fitted privatizer that made the reports.
+        consistency : bool, default=True
+            Hierarchy only: make the tree consistent. False answers a range from its canonical
+            nodes (the raw method, for comparison).
 
-    Attributes
-    ----------
-    distribution_ : ndarray of shape (n_categories,)
-        The leaf frequencies (unbiased; may be slightly negative; for the raw hierarchy, its
-        bottom level).
-    categories_ : ndarray
-    n_reports_ : int
+        Attributes
+        ----------
+        distribution_ : ndarray of shape (n_categories,)
+            The leaf frequencies (unbiased; may be slightly negative; for the raw hierarchy, its
+            bottom level).
+        categories_ : ndarray
+        n_reports_ : int
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skldp import HaarWavelet, RangeQueryEstimator
-    >>> x = np.repeat(np.arange(8), 500)[:, None]
-    >>> haar = HaarWavelet(4.0, categories=list(range(8)), random_state=0).fit(x)
-    >>> est = RangeQueryEstimator(privatizer=haar).fit(haar.transform(x))
-    >>> est.distribution_.shape, round(float(est.distribution_.sum()), 6)
-    ((8,), 1.0)
-    >>> int(est.quantile(0.5)) in (3, 4)
-    True
+        Examples
+        --------
+        >>> from typing import TYPE_CHECKING, Any
+
+    import numpy as np
+        >>> from skldp import HaarWavelet, RangeQueryEstimator
+        >>> x = np.repeat(np.arange(8), 500)[:, None]
+        >>> haar = HaarWavelet(epsilon=4.0, categories=list(range(8)), random_state=0).fit(x)
+        >>> est = RangeQueryEstimator(privatizer=haar).fit(haar.transform(x))
+        >>> est.distribution_.shape, round(float(est.distribution_.sum()), 6)
+        ((8,), 1.0)
+        >>> int(est.quantile(0.5)) in (3, 4)
+        True
     """
 
     _parameter_constraints = {"consistency": [Boolean()]}
 
-    def __init__(self, *, privatizer=None, consistency=True):
+    def __init__(self, *, privatizer: Any = None, consistency: bool = True) -> None:
         self.privatizer = privatizer
         self.consistency = consistency
 
@@ -70,7 +77,7 @@ class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
         check_is_fitted(self.privatizer, "channel_")
         return self.privatizer
 
-    def fit(self, X, y=None):
+    def fit(self, X: Any, y: object = None) -> Self:
         """Estimate from the report rows X (reset, then ``partial_fit``).
 
         Returns
@@ -80,7 +87,7 @@ class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
         self.__dict__.pop("_stats", None)
         return self.partial_fit(X)
 
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X: Any, y: object = None) -> Self:
         """Add a chunk of reports to the statistics and update the estimate.
 
         Returns
@@ -107,7 +114,7 @@ class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
             raise ValueError(f"{name}={value!r} is not one of the categories")
         return int(idx[0])
 
-    def range_mass(self, low, high):
+    def range_mass(self, low: Any, high: Any) -> float:
         """The estimated fraction of people whose value lies in ``[low, high]`` (categories).
 
         Returns
@@ -122,7 +129,7 @@ class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
             return float(self.privatizer.raw_range(self._stats, a, b))
         return float(self._leaves[a : b + 1].sum())
 
-    def quantile(self, q):
+    def quantile(self, q: Any) -> Any:
         """The smallest category whose estimated cumulative mass reaches ``q``.
 
         Parameters

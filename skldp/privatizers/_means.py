@@ -10,6 +10,8 @@ such channels); their exactness is checked on discretized channels in their own 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -19,6 +21,10 @@ from skldp._random import check_seed, noise_generator
 from skldp._validation import POSITIVE_EPSILON, RANDOM_STATE, Boolean, ListLike, validate_params
 from skldp.channels import DuchiMeanChannel, HybridMeanChannel, PiecewiseMeanChannel
 from skldp.privacy import LDP, SequentialComposition
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from typing_extensions import Self
 
 __all__ = ["DuchiMechanism", "PiecewiseMechanism", "HybridMechanism"]
 
@@ -65,7 +71,14 @@ class _MeanPrivatizer(
         "random_state": [RANDOM_STATE],
     }
 
-    def __init__(self, epsilon=1.0, *, bounds=None, clip=False, random_state=None):
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        bounds: Any = None,
+        clip: bool = False,
+        random_state: Any = None,
+    ) -> None:
         self.epsilon = epsilon
         self.bounds = bounds
         self.clip = clip
@@ -74,12 +87,12 @@ class _MeanPrivatizer(
     def _channel(self):  # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
-    def make_channel(self):
+    def make_channel(self) -> Any:
         """The mechanism for the current ``epsilon`` (a Duchi, Piecewise or Hybrid channel)."""
         validate_params(self, self._parameter_constraints)
         return self._channel()
 
-    def fit(self, X, y=None):
+    def fit(self, X: Any, y: object = None) -> Self:
         """Check the parameters and the columns; the range is public (``bounds``), not learnt.
 
         Parameters
@@ -119,7 +132,7 @@ class _MeanPrivatizer(
                 )
         return np.clip(2.0 * (X - lo) / (hi - lo) - 1.0, -1.0, 1.0)
 
-    def transform(self, X):
+    def transform(self, X: Any) -> NDArray[np.float64]:
         """One report per value: a number whose expectation is the value.
 
         Parameters
@@ -140,7 +153,7 @@ class _MeanPrivatizer(
         lo, hi = self.bounds_[:, 0], self.bounds_[:, 1]
         return lo + (y + 1.0) * (hi - lo) / 2.0
 
-    def variance_bound(self):
+    def variance_bound(self) -> NDArray[np.float64]:
         """The largest variance of one report, in the units of ``bounds`` (one per pair).
 
         The worst case over the range of the exact variance of the sampled mechanism:
@@ -155,7 +168,7 @@ class _MeanPrivatizer(
         width = (pairs[:, 1] - pairs[:, 0]) / 2.0
         return self.make_channel().worst_case_variance * width**2
 
-    def report_variance(self, X):
+    def report_variance(self, X: Any) -> NDArray[np.float64]:
         """The exact variance of each report given the values X (for simulations and tests).
 
         Parameters

@@ -11,6 +11,8 @@ their tests (``tests/privatizers/test_range_queries.py``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin, clone
@@ -38,6 +40,10 @@ from skldp.channels import (
 from skldp.privacy import LDP
 from skldp.privatizers._base import BasePrivatizer
 from skldp.privatizers._unary import OptimizedUnaryEncoding
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from typing_extensions import Self
 
 __all__ = ["HierarchicalHistogram", "HaarWavelet"]
 
@@ -79,7 +85,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"values outside categories: {bad}")
         return idx.astype(np.int64)
 
-    def fit(self, X, y=None):
+    def fit(self, X: Any, y: object = None) -> Self:
         """Check the parameters and the column against the public ``categories``.
 
         Returns
@@ -94,7 +100,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         self.privacy_ = LDP(self.epsilon)
         return self
 
-    def transform(self, X):
+    def transform(self, X: Any) -> NDArray[np.int64]:
         """One report row (integers) per value.
 
         Returns
@@ -107,7 +113,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         out = self._sample(idx, rng)
         return out.reshape(idx.size, -1)
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: object = None) -> NDArray[np.object_]:
         """``report0``, ``report1``, ... (one name per report column)."""
         check_is_fitted(self, "channel_")
         width = self._sample(np.zeros(1, dtype=np.int64), np.random.default_rng(0)).size
@@ -180,7 +186,7 @@ class HierarchicalHistogram(_RangePrivatizer):
     >>> import numpy as np
     >>> from skldp import HierarchicalHistogram, RangeQueryEstimator
     >>> x = np.random.default_rng(0).integers(0, 16, size=(20_000, 1))
-    >>> hh = HierarchicalHistogram(2.0, categories=list(range(16)), random_state=0)
+    >>> hh = HierarchicalHistogram(epsilon=2.0, categories=list(range(16)), random_state=0)
     >>> reports = hh.fit_transform(x)
     >>> hh.n_levels_, reports.shape
     (2, (20000, 17))
@@ -196,8 +202,14 @@ class HierarchicalHistogram(_RangePrivatizer):
     }
 
     def __init__(
-        self, epsilon=1.0, *, categories=None, branching=4, oracle=None, random_state=None
-    ):
+        self,
+        *,
+        epsilon: float = 1.0,
+        categories: Any = None,
+        branching: int = 4,
+        oracle: BasePrivatizer | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.epsilon = epsilon
         self.categories = categories
         self.branching = branching
@@ -221,12 +233,12 @@ class HierarchicalHistogram(_RangePrivatizer):
     def _sample(self, idx, rng):
         return self.channel_.sample(node_ancestors(idx, self.branching, self.n_levels_), rng)
 
-    def statistics(self, reports):
+    def statistics(self, reports: Any) -> NDArray[np.float64]:
         """Additive statistics of report rows: level counts, then each level's oracle ones."""
         check_is_fitted(self, "channel_")
         return np.asarray(self.channel_.statistics(np.asarray(reports)), dtype=float)
 
-    def node_estimates(self, stats):
+    def node_estimates(self, stats: Any) -> list[NDArray[np.float64]]:
         """Each level's unbiased node frequencies (within the people of that level)."""
         ch = self.channel_
         h = ch.n_attributes
@@ -239,12 +251,12 @@ class HierarchicalHistogram(_RangePrivatizer):
             out.append(np.asarray(est, dtype=float))
         return out
 
-    def leaf_estimates(self, stats, consistency=True):
+    def leaf_estimates(self, stats: Any, consistency: bool = True) -> NDArray[np.float64]:
         """Leaf frequencies (length B**h): consistent, or the bottom level's raw estimates."""
         levels = self.node_estimates(stats)
         return hierarchy_consistency(levels, self.branching) if consistency else levels[-1]
 
-    def raw_range(self, stats, low, high):
+    def raw_range(self, stats: Any, low: int, high: int) -> float:
         """The range ``[low, high]`` (category indices) from the canonical tree nodes."""
         return hierarchy_range(self.node_estimates(stats), self.branching, low, high)
 
@@ -291,13 +303,15 @@ class HaarWavelet(_RangePrivatizer):
     >>> import numpy as np
     >>> from skldp import HaarWavelet, RangeQueryEstimator
     >>> x = np.random.default_rng(0).integers(0, 16, size=(20_000, 1))
-    >>> haar = HaarWavelet(1.0, categories=list(range(16)), random_state=0)
+    >>> haar = HaarWavelet(epsilon=1.0, categories=list(range(16)), random_state=0)
     >>> est = RangeQueryEstimator(privatizer=haar).fit(haar.fit_transform(x))
     >>> bool(abs(est.range_mass(4, 11) - np.mean((x >= 4) & (x <= 11))) < 0.05)
     True
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(
+        self, *, epsilon: float = 1.0, categories: Any = None, random_state: Any = None
+    ) -> None:
         self.epsilon = epsilon
         self.categories = categories
         self.random_state = random_state
@@ -308,15 +322,15 @@ class HaarWavelet(_RangePrivatizer):
     def _sample(self, idx, rng):
         return self.channel_.sample(idx, rng)
 
-    def statistics(self, reports):
+    def statistics(self, reports: Any) -> NDArray[np.float64]:
         """Counts of each report value (additive over chunks)."""
         check_is_fitted(self, "channel_")
         return self.channel_.statistics(reports)
 
-    def leaf_estimates(self, stats, consistency=True):
+    def leaf_estimates(self, stats: Any, consistency: bool = True) -> NDArray[np.float64]:
         """Leaf frequencies (length 2**h) from the Haar coefficients (always consistent)."""
         return self.channel_.leaves(stats)
 
-    def raw_range(self, stats, low, high):
+    def raw_range(self, stats: Any, low: int, high: int) -> float:
         """The range ``[low, high]`` (category indices): the sum of its leaves."""
         return float(self.leaf_estimates(stats)[low : high + 1].sum())

@@ -147,7 +147,7 @@ def test_privatizer_units_interval_and_coverage(cls):
 
 
 def test_streaming_equals_batch_and_pickle_clone():
-    reports = PiecewiseMechanism(1.0, bounds=(0, 1), random_state=0).fit_transform(
+    reports = PiecewiseMechanism(epsilon=1.0, bounds=(0, 1), random_state=0).fit_transform(
         np.linspace(0, 1, 1000)[:, None]
     )
     whole = MeanEstimator().fit(reports)
@@ -156,7 +156,7 @@ def test_streaming_equals_batch_and_pickle_clone():
     assert_allclose(part.variance_, whole.variance_)
     again = pickle.loads(pickle.dumps(whole))
     assert_allclose(again.mean_, whole.mean_)
-    priv = HybridMechanism(0.5, bounds=(0, 1), random_state=3)
+    priv = HybridMechanism(epsilon=0.5, bounds=(0, 1), random_state=3)
     assert clone(priv).get_params() == priv.get_params()
     assert pickle.loads(pickle.dumps(priv.make_channel())) == priv.make_channel()
 
@@ -164,11 +164,11 @@ def test_streaming_equals_batch_and_pickle_clone():
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda: PiecewiseMechanism(1.0).fit([[0.5]]), "bounds=.*required"),
-        (lambda: PiecewiseMechanism(1.0, bounds=(1, 0)).fit([[0.5]]), "lo < hi"),
-        (lambda: PiecewiseMechanism(1.0, bounds=(0, 1)).fit([[1.5]]), "outside bounds"),
-        (lambda: PiecewiseMechanism(-1.0, bounds=(0, 1)).fit([[0.5]]), "epsilon"),
-        (lambda: PiecewiseMechanism(1.0, bounds=[(0, 1)] * 3).fit([[0.5, 0.5]]), "3 pairs"),
+        (lambda: PiecewiseMechanism(epsilon=1.0).fit([[0.5]]), "bounds=.*required"),
+        (lambda: PiecewiseMechanism(epsilon=1.0, bounds=(1, 0)).fit([[0.5]]), "lo < hi"),
+        (lambda: PiecewiseMechanism(epsilon=1.0, bounds=(0, 1)).fit([[1.5]]), "outside bounds"),
+        (lambda: PiecewiseMechanism(epsilon=-1.0, bounds=(0, 1)).fit([[0.5]]), "epsilon"),
+        (lambda: PiecewiseMechanism(epsilon=1.0, bounds=[(0, 1)] * 3).fit([[0.5, 0.5]]), "3 pairs"),
         (lambda: MeanEstimator(variance="worst-case").fit([[1.0]]), "needs privatizer"),
         (lambda: MeanEstimator(variance="max").fit([[1.0]]), "variance"),
     ],
@@ -179,7 +179,8 @@ def test_bad_input(make, match):
 
 
 def test_clip_and_wrong_privatizer_type():
-    priv = DuchiMechanism(1.0, bounds=(0, 1), clip=True, random_state=0).fit([[5.0], [-2.0]])
+    priv = DuchiMechanism(epsilon=1.0, bounds=(0, 1), clip=True, random_state=0)
+    priv.fit([[5.0], [-2.0]])
     assert priv.transform([[5.0]]).shape == (1, 1)
     with pytest.raises(TypeError, match="mean mechanism"):
         MeanEstimator(privatizer=object()).fit([[1.0]])
@@ -193,8 +194,12 @@ def test_pandas_column_transformer_numeric_columns():
     )
     ct = ColumnTransformer(
         [
-            ("age", HybridMechanism(2.0, bounds=(0, 100), random_state=0), ["age"]),
-            ("income", PiecewiseMechanism(2.0, bounds=(0, 250), random_state=1), ["income"]),
+            ("age", HybridMechanism(epsilon=2.0, bounds=(0, 100), random_state=0), ["age"]),
+            (
+                "income",
+                PiecewiseMechanism(epsilon=2.0, bounds=(0, 250), random_state=1),
+                ["income"],
+            ),
         ]
     ).set_output(transform="pandas")
     reports = ct.fit_transform(frame)
@@ -208,9 +213,9 @@ def test_pandas_column_transformer_numeric_columns():
 
 @parametrize_with_checks(
     [
-        PiecewiseMechanism(1.0, bounds=(-100, 100), clip=True, random_state=0),
-        HybridMechanism(1.0, bounds=(-100, 100), clip=True, random_state=0),
-        DuchiMechanism(1.0, bounds=(-100, 100), clip=True, random_state=0),
+        PiecewiseMechanism(epsilon=1.0, bounds=(-100, 100), clip=True, random_state=0),
+        HybridMechanism(epsilon=1.0, bounds=(-100, 100), clip=True, random_state=0),
+        DuchiMechanism(epsilon=1.0, bounds=(-100, 100), clip=True, random_state=0),
         MeanEstimator(),
     ],
     expected_failed_checks=lambda est: (

@@ -102,7 +102,7 @@ def test_haar_channel_verifies_exactly(eps):
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 @pytest.mark.parametrize("oracle", [None, HadamardResponse()])
 def test_hierarchy_verifies_exactly(eps, oracle):
-    hh = HierarchicalHistogram(eps, categories=list(range(8)), branching=2, oracle=oracle)
+    hh = HierarchicalHistogram(epsilon=eps, categories=list(range(8)), branching=2, oracle=oracle)
     hh.fit(np.arange(8)[:, None])
     mech = hh.channel_
     anc = node_ancestors(np.arange(8), 2, hh.n_levels_)
@@ -134,7 +134,7 @@ def test_hierarchy_and_haar_range_mse_match_variance_expressions():
     rng = np.random.default_rng(5)
     ranges = [tuple(sorted(rng.integers(0, D, 2))) for _ in range(40)]
     # HH_4 with OUE: node variance (V_F + f)/n_l, uncorrelated; n_l about n/h
-    hh = HierarchicalHistogram(eps, categories=list(range(D)), branching=4).fit(x[:, None])
+    hh = HierarchicalHistogram(epsilon=eps, categories=list(range(D)), branching=4).fit(x[:, None])
     h = hh.n_levels_
     E = np.exp(eps)
     p_oue, q_oue = 0.5, 1 / (E + 1)
@@ -145,7 +145,7 @@ def test_hierarchy_and_haar_range_mse_match_variance_expressions():
     got_hh = _sim_mse(hh, x, ranges, reps)
     assert abs(got_hh / expect_hh - 1) < 0.10, (got_hh, expect_hh)
     # DHT: coefficient variance (C^2 - g)/n_j, g = 1/L_j for uniform data
-    haar = HaarWavelet(eps, categories=list(range(D))).fit(x[:, None])
+    haar = HaarWavelet(epsilon=eps, categories=list(range(D))).fit(x[:, None])
     W = _haar_map(D)
     c2 = haar.channel_.scale**2
     hl = haar.channel_.height
@@ -170,7 +170,7 @@ def test_long_ranges_beat_summing_single_values_at_1024():
 # -- estimator behaviour -----------------------------------------------------------------------
 def test_streaming_quantile_raw_and_errors():
     x = np.repeat(np.arange(16), 400)[:, None]
-    hh = HierarchicalHistogram(4.0, categories=list(range(16)), random_state=0).fit(x)
+    hh = HierarchicalHistogram(epsilon=4.0, categories=list(range(16)), random_state=0).fit(x)
     reports = hh.transform(x)
     whole = RangeQueryEstimator(privatizer=hh).fit(reports)
     parts = (
@@ -183,10 +183,35 @@ def test_streaming_quantile_raw_and_errors():
     raw = RangeQueryEstimator(privatizer=hh, consistency=False).fit(reports)
     assert abs(raw.range_mass(2, 13) - 0.75) < 0.1
     with pytest.raises(ValueError, match="categories=\\[...\\]"):
-        HierarchicalHistogram(1.0).fit(x)
+        HierarchicalHistogram(epsilon=1.0).fit(x)
     with pytest.raises(ValueError, match="values outside categories: 99"):
         hh.transform([[99]])
     with pytest.raises(ValueError, match="comes after"):
         whole.range_mass(5, 2)
     with pytest.raises(ValueError, match="needs privatizer"):
         RangeQueryEstimator().fit(reports)
+
+
+def test_range_variance_reproduces_spec_table_and_advice_ranks():
+    from skldp import recommend_numeric_method
+    from skldp.channels import range_variance
+
+    # spec 3.6 at epsilon = 1, D = 1024: flat 1259.5, HH2 69.4, HH4 68.2, DHT 71.6
+    got = [
+        range_variance("flat", 1024, 1.0),
+        range_variance("hierarchy", 1024, 1.0, branching=2),
+        range_variance("hierarchy", 1024, 1.0),
+        range_variance("haar", 1024, 1.0),
+    ]
+    assert_allclose(got, [1259.5, 69.4, 68.2, 71.6], atol=0.06)
+    short = recommend_numeric_method("ranges", epsilon=1.0, n_categories=64, range_length=2)
+    assert short["method"].iloc[0].startswith("flat")
+    low = recommend_numeric_method("ranges", epsilon=0.5, n_categories=1024)
+    assert low["method"].iloc[0] == "HaarWavelet"
+    mean = recommend_numeric_method("mean", epsilon=4.0)
+    assert mean["method"].tolist()[0] == "HybridMechanism"
+    assert abs(mean["variance"].iloc[0] - 0.2190) < 1e-3
+    with pytest.raises(ValueError, match="needs n_categories"):
+        recommend_numeric_method("ranges", epsilon=1.0)
+    with pytest.raises(ValueError, match="question must be one of"):
+        recommend_numeric_method("median", epsilon=1.0)
