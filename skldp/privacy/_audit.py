@@ -662,13 +662,14 @@ def audit(
     target = _seeded_copy(privatizer, random_state)
     # Alive together: the repeated inputs (as fed: a memoized privatizer's rows add a 16-byte
     # key object, about 64 bytes, per row), the reports (at most 8 bytes an entry), a uint8
-    # copy of bit reports, and the per-report keys and flags (16 bytes).
+    # copy of bit reports, the per-report keys and flags (16 bytes), and the log-likelihoods
+    # of the tested inputs (8 m bytes).
     row_bytes = getattr(probe, "dtype", np.dtype(object)).itemsize * probe.shape[1]
     if isinstance(privatizer, AuditInputs):
         row_bytes += 64
     check_allocation(
         n,
-        m * (row_bytes + 9 * max(width, 1) + 16),
+        m * (row_bytes + 9 * max(width, 1) + 16 + 8 * m),
         f"the audit's n_samples={n} reports for each of {m} inputs",
         "pass fewer samples (n_samples={rows} fits), or fewer inputs",
     )
@@ -683,7 +684,12 @@ def audit(
     )
     protected = protection(reports) if protection is not None else None
     loglik = None
-    if channel is not None and protection is None and not isinstance(privatizer, AuditInputs):
+    if (
+        channel is not None
+        and protection is None
+        and not isinstance(privatizer, AuditInputs)
+        and channel.n_inputs <= DENSE_BUDGET_LIMIT  # likelihoods are (reports, k) per chunk
+    ):
         loglik = _blackbox.log_likelihoods(channel, reports, idx)
     family = _Family(
         _keys_of(reports),

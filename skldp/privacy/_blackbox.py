@@ -290,7 +290,7 @@ def log_likelihoods(channel, reports, columns):
             with np.errstate(divide="ignore"):
                 out[start : start + _CHUNK] = np.log(channel.likelihood(block)[:, columns])
     except (AttributeError, IndexError, KeyError, NotImplementedError, TypeError, ValueError):
-        return None
+        return None  # ValueError includes MemoryLimitError: a chunk's likelihoods do not fit
     return out
 
 
