@@ -36,7 +36,7 @@ from skldp.channels import (
     tree_height,
 )
 from skldp.privacy import LDP
-from skldp.privatizers._base import BasePrivatizer
+from skldp.privatizers._base import ACCOUNTANT, BasePrivatizer, charge_accountant
 from skldp.privatizers._unary import OptimizedUnaryEncoding
 
 __all__ = ["HierarchicalHistogram", "HaarWavelet"]
@@ -48,6 +48,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [None, ListLike("the ordered categories")],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 
@@ -103,6 +104,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "channel_")
         idx = self._indices(X)
+        charge_accountant(self, idx.size)  # the values are checked: reports follow
         rng = noise_generator(self.random_state)
         out = self._sample(idx, rng)
         return out.reshape(idx.size, -1)
@@ -152,6 +154,8 @@ class HierarchicalHistogram(_RangePrivatizer):
         ``categories`` are set per level); None is ``OptimizedUnaryEncoding()`` (OUE, whose
         reports are B^l bits: for large domains choose a symbol oracle such as
         ``HadamardResponse()``).
+    accountant : PrivacyAccountant or None, default=None
+        Charged once per person (one report each) for every ``transform``.
     random_state : int, numpy.random.Generator or None, default=None
 
     Attributes
@@ -196,9 +200,17 @@ class HierarchicalHistogram(_RangePrivatizer):
     }
 
     def __init__(
-        self, epsilon=1.0, *, categories=None, branching=4, oracle=None, random_state=None
+        self,
+        epsilon=1.0,
+        *,
+        categories=None,
+        branching=4,
+        oracle=None,
+        accountant=None,
+        random_state=None,
     ):
         self.epsilon = epsilon
+        self.accountant = accountant
         self.categories = categories
         self.branching = branching
         self.oracle = oracle
@@ -268,6 +280,8 @@ class HaarWavelet(_RangePrivatizer):
         Privacy budget of one report.
     categories : list
         The public domain, in its order (required; padded to a power of two).
+    accountant : PrivacyAccountant or None, default=None
+        Charged once per person (one report each) for every ``transform``.
     random_state : int, numpy.random.Generator or None, default=None
 
     Attributes
@@ -297,8 +311,9 @@ class HaarWavelet(_RangePrivatizer):
     True
     """
 
-    def __init__(self, epsilon=1.0, *, categories=None, random_state=None):
+    def __init__(self, epsilon=1.0, *, categories=None, accountant=None, random_state=None):
         self.epsilon = epsilon
+        self.accountant = accountant
         self.categories = categories
         self.random_state = random_state
 
