@@ -118,6 +118,25 @@ def check_accountant(accountant):
     return accountant
 
 
+def charge_accountant(privatizer, n_people):
+    """Charge ``privatizer.accountant`` for ``n_people`` reports of ``privatizer.privacy_``.
+
+    For the privatizers that are not :class:`BasePrivatizer` subclasses (the mean and range
+    mechanisms): called by ``transform`` after the values are checked and before any report
+    is drawn. Nothing is charged without an accountant or inside
+    :func:`skldp.privacy.simulation`. Returns the charge, or None.
+    """
+    accountant = check_accountant(privatizer.accountant)  # set_params may have changed it
+    if accountant is None or in_simulation():
+        return None
+    return accountant.charge(
+        charged_epsilon(privatizer.privacy_),
+        privatizer=privatizer,
+        guarantee=privatizer.privacy_,
+        n_people=n_people,
+    )
+
+
 def n_rows(X):
     """Rows of raw input X (people), without copying it; None when unknown (lazy Dask)."""
     shape = getattr(X, "shape", None)

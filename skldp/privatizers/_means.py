@@ -21,6 +21,7 @@ from skldp._random import check_seed, noise_generator
 from skldp._validation import POSITIVE_EPSILON, RANDOM_STATE, Boolean, ListLike, validate_params
 from skldp.channels import DuchiMeanChannel, HybridMeanChannel, PiecewiseMeanChannel
 from skldp.privacy import LDP, SequentialComposition
+from skldp.privatizers._base import ACCOUNTANT, charge_accountant
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -68,6 +69,7 @@ class _MeanPrivatizer(
         "epsilon": [POSITIVE_EPSILON],
         "bounds": [None, ListLike("(lo, hi) or a list of such pairs")],
         "clip": [Boolean()],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 
@@ -77,11 +79,13 @@ class _MeanPrivatizer(
         epsilon: float = 1.0,
         bounds: Any = None,
         clip: bool = False,
+        accountant: Any = None,
         random_state: Any = None,
     ) -> None:
         self.epsilon = epsilon
         self.bounds = bounds
         self.clip = clip
+        self.accountant = accountant
         self.random_state = random_state
 
     def _channel(self):  # pragma: no cover - every subclass defines it
@@ -148,6 +152,7 @@ class _MeanPrivatizer(
         check_is_fitted(self, "channel_")
         X = validate_data(self, X, reset=False, dtype=float, ensure_all_finite=True)
         t = self._scaled(X)
+        charge_accountant(self, X.shape[0])  # the values are checked: reports follow
         rng = noise_generator(self.random_state)
         y = self.channel_.sample(t, rng)
         lo, hi = self.bounds_[:, 0], self.bounds_[:, 1]
@@ -206,6 +211,8 @@ _DOC = """
     clip : bool, default=False
         Clip values outside ``bounds`` on the device instead of refusing them (data-dependent
         preprocessing: the mean estimated is that of the clipped values).
+    accountant : PrivacyAccountant or None, default=None
+        Charged once per person (one report per column) for every ``transform``.
     random_state : int, numpy.random.Generator or None, default=None
         None draws unpredictable noise; an int makes transform reproducible.
 

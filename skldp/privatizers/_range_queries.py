@@ -38,7 +38,7 @@ from skldp.channels import (
     tree_height,
 )
 from skldp.privacy import LDP
-from skldp.privatizers._base import BasePrivatizer
+from skldp.privatizers._base import ACCOUNTANT, BasePrivatizer, charge_accountant
 from skldp.privatizers._unary import OptimizedUnaryEncoding
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": [POSITIVE_EPSILON],
         "categories": [None, ListLike("the ordered categories")],
+        "accountant": ACCOUNTANT,
         "random_state": [RANDOM_STATE],
     }
 
@@ -109,6 +110,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "channel_")
         idx = self._indices(X)
+        charge_accountant(self, idx.size)  # the values are checked: reports follow
         rng = noise_generator(self.random_state)
         out = self._sample(idx, rng)
         return out.reshape(idx.size, -1)
@@ -158,6 +160,8 @@ class HierarchicalHistogram(_RangePrivatizer):
         ``categories`` are set per level); None is ``OptimizedUnaryEncoding()`` (OUE, whose
         reports are B^l bits: for large domains choose a symbol oracle such as
         ``HadamardResponse()``).
+    accountant : PrivacyAccountant or None, default=None
+        Charged once per person (one report each) for every ``transform``.
     random_state : int, numpy.random.Generator or None, default=None
 
     Attributes
@@ -208,9 +212,11 @@ class HierarchicalHistogram(_RangePrivatizer):
         categories: Any = None,
         branching: int = 4,
         oracle: BasePrivatizer | None = None,
+        accountant: Any = None,
         random_state: Any = None,
     ) -> None:
         self.epsilon = epsilon
+        self.accountant = accountant
         self.categories = categories
         self.branching = branching
         self.oracle = oracle
@@ -280,6 +286,8 @@ class HaarWavelet(_RangePrivatizer):
         Privacy budget of one report.
     categories : list
         The public domain, in its order (required; padded to a power of two).
+    accountant : PrivacyAccountant or None, default=None
+        Charged once per person (one report each) for every ``transform``.
     random_state : int, numpy.random.Generator or None, default=None
 
     Attributes
@@ -310,9 +318,15 @@ class HaarWavelet(_RangePrivatizer):
     """
 
     def __init__(
-        self, *, epsilon: float = 1.0, categories: Any = None, random_state: Any = None
+        self,
+        *,
+        epsilon: float = 1.0,
+        categories: Any = None,
+        accountant: Any = None,
+        random_state: Any = None,
     ) -> None:
         self.epsilon = epsilon
+        self.accountant = accountant
         self.categories = categories
         self.random_state = random_state
 
