@@ -21,44 +21,42 @@ __all__ = ["RangeQueryEstimator"]
 class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
     r"""Every range and quantile of an ordered domain from hierarchical or Haar reports.
 
-        Reads the reports of :class:`~skldp.HierarchicalHistogram` or :class:`~skldp.HaarWavelet`
-        (given as ``privatizer``, fitted), accumulates their additive statistics (``partial_fit``
-        streams) and keeps the leaf frequencies: consistent ones for the hierarchy (Hay et al.'s
-        constrained inference) and the Haar reconstruction, both linear and unbiased, so
-        ``range_mass(a, b)`` (their sum over the range) is unbiased. ``quantile`` reads the
-        cumulative sum of the leaves projected onto the simplex (Norm-Sub), which is monotone.
+    Reads the reports of :class:`~skldp.HierarchicalHistogram` or :class:`~skldp.HaarWavelet`
+    (given as ``privatizer``, fitted), accumulates their additive statistics (``partial_fit``
+    streams) and keeps the leaf frequencies: consistent ones for the hierarchy (Hay et al.'s
+    constrained inference) and the Haar reconstruction, both linear and unbiased, so
+    ``range_mass(a, b)`` (their sum over the range) is unbiased. ``quantile`` reads the
+    cumulative sum of the leaves projected onto the simplex (Norm-Sub), which is monotone.
 
-        Read more in the :ref:`User Guide <numeric_ranges>`.
+    Read more in the :ref:`User Guide <numeric_ranges>`.
 
-        Parameters
-        ----------
-        privatizer : HierarchicalHistogram or HaarWavelet
-            The fitted privatizer that made the reports.
-        consistency : bool, default=True
-            Hierarchy only: make the tree consistent. False answers a range from its canonical
-            nodes (the raw method, for comparison).
+    Parameters
+    ----------
+    privatizer : HierarchicalHistogram or HaarWavelet
+        The fitted privatizer that made the reports.
+    consistency : bool, default=True
+        Hierarchy only: make the tree consistent. False answers a range from its canonical
+        nodes (the raw method, for comparison).
 
-        Attributes
-        ----------
-        distribution_ : ndarray of shape (n_categories,)
-            The leaf frequencies (unbiased; may be slightly negative; for the raw hierarchy, its
-            bottom level).
-        categories_ : ndarray
-        n_reports_ : int
+    Attributes
+    ----------
+    distribution_ : ndarray of shape (n_categories,)
+        The leaf frequencies (unbiased; may be slightly negative; for the raw hierarchy, its
+        bottom level).
+    categories_ : ndarray
+    n_reports_ : int
 
-        Examples
-        --------
-        >>> from typing import TYPE_CHECKING, Any
-
-    import numpy as np
-        >>> from skldp import HaarWavelet, RangeQueryEstimator
-        >>> x = np.repeat(np.arange(8), 500)[:, None]
-        >>> haar = HaarWavelet(epsilon=4.0, categories=list(range(8)), random_state=0).fit(x)
-        >>> est = RangeQueryEstimator(privatizer=haar).fit(haar.transform(x))
-        >>> est.distribution_.shape, round(float(est.distribution_.sum()), 6)
-        ((8,), 1.0)
-        >>> int(est.quantile(0.5)) in (3, 4)
-        True
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skldp import HaarWavelet, RangeQueryEstimator
+    >>> x = np.repeat(np.arange(8), 500)[:, None]
+    >>> haar = HaarWavelet(epsilon=4.0, categories=list(range(8)), random_state=0).fit(x)
+    >>> est = RangeQueryEstimator(privatizer=haar).fit(haar.transform(x))
+    >>> est.distribution_.shape, round(float(est.distribution_.sum()), 6)
+    ((8,), 1.0)
+    >>> int(est.quantile(0.5)) in (3, 4)
+    True
     """
 
     _parameter_constraints = {"consistency": [Boolean()]}
