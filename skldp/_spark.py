@@ -23,11 +23,12 @@ Privatizing
 Estimating
     An estimator's ``fit`` or ``partial_fit`` given a Spark data frame of reports (every
     column a report column: integer columns for symbols or single bits, integer arrays for
-    bit vectors) computes the statistics of each Arrow batch on the executors, adds them up
-    within each partition, sends one pickled row per partition back, and merges the
-    partitions in a tree (``RDD.treeAggregate``); the reports never reach the driver. Spark columns
-    carry no channel, so the estimator needs ``channel=`` (a fitted privatizer will do). The
-    sums are integer sums, so the estimate equals that of ``fit`` on the concatenated reports.
+    bit vectors) computes the statistics of each partition on the executors, from its Arrow
+    batches a million rows at a time, adds them up within the partition, sends one pickled
+    row per partition back, and merges the partitions in a tree (``RDD.treeAggregate``); the
+    reports never reach the driver. Spark columns carry no channel, so the estimator needs
+    ``channel=`` (a fitted privatizer will do). The sums are integer sums, so the estimate
+    equals that of ``fit`` on the concatenated reports.
 """
 
 import copy
@@ -42,6 +43,9 @@ __all__ = ["first_rows", "is_spark_frame", "statistics", "transform"]
 
 #: Rows per Arrow batch sent back to Spark.
 BATCH_ROWS = 1 << 16
+
+#: Rows of reports read at once by an estimator (batches are gathered up to this many).
+STATISTICS_ROWS = 1 << 20
 
 
 def is_spark_frame(X):
@@ -186,8 +190,9 @@ def _column_block(column, name):
     )
 
 
-def _batch_reports(batch):
-    blocks = [_column_block(batch.column(j), name) for j, name in enumerate(batch.schema.names)]
+def _batch_reports(table):
+    names = table.schema.names
+    blocks = [_column_block(table.column(j).combine_chunks(), name) for j, name in enumerate(names)]
     return blocks[0] if len(blocks) == 1 else np.hstack(blocks)
 
 
@@ -208,12 +213,24 @@ def _partition_statistics(chunk_statistics, merge_statistics):
     def statistics_of(batches):
         import pyarrow as pa
 
-        total = None
+        total, pending, rows = None, [], 0
+
+        def add(total, pending):
+            table = pa.Table.from_batches(pending).combine_chunks()
+            part = chunk_statistics(_batch_reports(table))
+            return part if total is None else _combine(merge_statistics, total, part)
+
+        # Spark's batches are small (10,000 rows by default): read them STATISTICS_ROWS at a
+        # time, so that the cost of one chunk's read is paid per million rows, not per batch
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            part = chunk_statistics(_batch_reports(batch))
-            total = part if total is None else _combine(merge_statistics, total, part)
+            pending.append(batch)
+            rows += batch.num_rows
+            if rows >= STATISTICS_ROWS:
+                total, pending, rows = add(total, pending), [], 0
+        if pending:
+            total = add(total, pending)
         if total is not None:
             yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(total)])], names=["s"])
 
@@ -223,8 +240,9 @@ def _partition_statistics(chunk_statistics, merge_statistics):
 def statistics(X, chunk_statistics, merge_statistics):
     """``(specs, statistics, n_reports, width)`` of a Spark data frame of reports.
 
-    Each Arrow batch is read by ``chunk_statistics`` on an executor, the batches of a
-    partition are merged there, and the partitions are merged in a tree (``RDD.treeAggregate``).
+    The Arrow batches of a partition are read by ``chunk_statistics`` on an executor, a
+    million rows at a time, and merged there; the partitions are merged in a tree
+    (``RDD.treeAggregate``).
 
     Parameters
     ----------
