@@ -36,6 +36,7 @@ import pickle
 import sys
 
 import numpy as np
+import pandas as pd
 
 from skldp.exceptions import ChannelMismatchError
 
@@ -70,8 +71,6 @@ def first_rows(X):
 
     As for Dask (see :func:`skldp._dask.first_rows`), the privatizer needs ``categories=``.
     """
-    import pandas as pd
-
     # collect, not toPandas: one row needs no Arrow conversion (nor pyspark's pandas checks)
     return pd.DataFrame.from_records(
         [tuple(row) for row in X.limit(1).collect()], columns=list(X.columns)

@@ -11,7 +11,7 @@ Privatizers and estimators take a Spark ``DataFrame`` wherever they take a Dask 
   partition is randomized through ``mapInArrow`` with its own child of the privatizer's noise
   stream: partition ``i`` uses ``rng.spawn(n_partitions)[i]``, as Dask partition ``i`` does,
   so the same seed and the same cut into partitions give the same reports in memory
-  (:func:`skldp._dask.partition_generators` over the chunks), on Dask and on Spark. The
+  (``skldp._dask.partition_generators`` over the chunks), on Dask and on Spark. The
   privatizer's accountant is charged once, when the data frame is built.
 * :func:`fit_estimator` computes the estimator's statistics (counts) of each partition on the
   executors and merges them in a tree on the cluster; only the totals reach the driver.

@@ -295,6 +295,19 @@ def test_dask_glue_calls_no_private_method_of_the_base_classes():
     assert not {m for m in imported if m.endswith("._base")}
 
 
+def test_spark_glue_calls_no_private_method_and_imports_no_class_of_skldp():
+    # skldp/_spark.py, like skldp/_dask.py, is handed what it needs by the base classes
+    tree = ast.parse((PACKAGE / "_spark.py").read_text(encoding="utf-8"))
+    private = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+    }
+    assert private == set()
+    imported = {m for _, m, _ in _imports(PACKAGE / "_spark.py", module_level_only=False)}
+    assert imported <= {"skldp.exceptions"}
+
+
 # -- every import, inside functions too (issue 28, item 4) --------------------------------------
 #
 # The graph below counts every import that can run: module level, inside functions and
