@@ -82,9 +82,15 @@ def privatize_column(
         check_is_fitted(privatizer)
     except Exception:  # NotFittedError: fit on the first row (needs categories=)
         privatizer.fit(raw)
+    fitted = getattr(privatizer, "feature_names_in_", None)
+    name = column
+    if fitted is not None and len(fitted) == 1 and str(fitted[0]) != column:
+        name = str(fitted[0])  # fitted on a column of another name: read this one under it
+        raw = raw.withColumnRenamed(column, name)
     reports = privatizer.transform(raw)
-    if output_column is not None and output_column != column:
-        reports = reports.withColumnRenamed(column, output_column)
+    output_column = column if output_column is None else output_column
+    if output_column != name:
+        reports = reports.withColumnRenamed(name, output_column)
     return reports
 
 

@@ -10,6 +10,7 @@ import shutil
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_array_equal
 from sklearn.base import clone
@@ -148,6 +149,12 @@ def test_empty_partitions_and_errors(spark):
     reports = privatize_column(some, "x", rr)
     est = fit_estimator(EmpiricalEstimator(channel=rr), reports)
     assert est.n_reports_ == 4000
+    # a privatizer fitted on a column of another name reads this one under that name
+    other = RandomizedResponse(1.0, categories=list(range(K)), random_state=0)
+    other.fit(pd.DataFrame({"city": [0]}))
+    renamed = privatize_column(some, "x", other, output_column="r")
+    assert renamed.columns == ["r"]
+    assert_array_equal(_collect(renamed, "r"), _collect(reports, "x"))  # same seed, same cut
     with pytest.raises(ValueError, match="zero reports"):
         fit_estimator(EmpiricalEstimator(channel=rr), reports.where(F.col("x") < 0))
     with pytest.raises(ValueError, match="needs categories="):
