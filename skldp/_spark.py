@@ -50,20 +50,20 @@ STATISTICS_ROWS = 1 << 20
 
 
 def is_spark_frame(X):
-    """True if X is a Spark ``DataFrame`` (without importing Spark)."""
-    if "pyspark" not in sys.modules:
+    """True if X is a Spark ``DataFrame`` (without importing Spark).
+
+    A Spark Connect data frame counts too; its module is only looked up when already loaded
+    (importing it without its gRPC dependencies can end the process: pyspark then believes
+    it runs its own doctests).
+    """
+    if "pyspark.sql" not in sys.modules:
         return False
-    try:
-        from pyspark.sql import DataFrame
-    except ImportError:  # pragma: no cover - a broken pyspark
-        return False
+    from pyspark.sql import DataFrame
+
     if isinstance(X, DataFrame):
         return True
-    try:
-        from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
-    except ImportError:  # Spark Connect's client is not installed
-        return False
-    return isinstance(X, ConnectFrame)
+    connect = sys.modules.get("pyspark.sql.connect.dataframe")
+    return connect is not None and isinstance(X, connect.DataFrame)
 
 
 def first_rows(X):
