@@ -69,8 +69,8 @@ suppress_warnings = ["autosummary.import_cycle"]
 nitpick_ignore_regex = [
     (
         r"py:.*",
-        r"(sklearn|numpy|scipy|pandas|joblib|dask|distributed|matplotlib|importlib|dataclasses)"
-        r"(\..*)?",
+        r"(sklearn|numpy|scipy|pandas|joblib|dask|distributed|matplotlib|importlib|dataclasses|"
+        r"pyspark)(\..*)?",
     ),
     # private helpers that the base classes' docstrings name (skldp.base re-exports the
     # classes, so their pages are built; the helpers have none)
@@ -92,6 +92,7 @@ API_MODULES = [
     ("skldp.projection", "Projections onto the simplex"),
     ("skldp.datasets", "Data sets and synthetic distributions"),
     ("skldp.io", "Report files: packed bit vectors, chunks"),
+    ("skldp.spark", "Spark data frames (the spark extra)"),
     ("skldp.theory", "Closed-form risks (theory)"),
     ("skldp.experiments", "Experiments"),
     ("skldp.plotting", "Plotting"),

@@ -295,6 +295,19 @@ def test_dask_glue_calls_no_private_method_of_the_base_classes():
     assert not {m for m in imported if m.endswith("._base")}
 
 
+def test_spark_glue_calls_no_private_method_and_imports_no_class_of_skldp():
+    # skldp/_spark.py, like skldp/_dask.py, is handed what it needs by the base classes
+    tree = ast.parse((PACKAGE / "_spark.py").read_text(encoding="utf-8"))
+    private = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+    }
+    assert private == set()
+    imported = {m for _, m, _ in _imports(PACKAGE / "_spark.py", module_level_only=False)}
+    assert imported <= {"skldp.exceptions"}
+
+
 # -- every import, inside functions too (issue 28, item 4) --------------------------------------
 #
 # The graph below counts every import that can run: module level, inside functions and
@@ -305,8 +318,8 @@ def test_dask_glue_calls_no_private_method_of_the_base_classes():
 # package imported as a module (``from skldp import privacy``) points at its ``__init__``,
 # which points at everything it exports, lazy exports included.
 
-#: Optional dependencies (the ``dask``, ``plot`` and ``cli`` extras of pyproject.toml, and
-#: Spark): imported inside the function that needs them, so that ``import skldp`` works
+#: Optional dependencies (the ``dask``, ``plot``, ``cli`` and ``spark`` extras of
+#: pyproject.toml): imported inside the function that needs them, so that ``import skldp`` works
 #: without them. Any module may import these lazily.
 OPTIONAL_DEPENDENCIES = {"dask", "distributed", "matplotlib", "tqdm", "pyarrow", "pyspark"}
 
@@ -490,7 +503,7 @@ def test_optional_dependencies_are_not_core_dependencies():
     core = {d.split(">")[0].split("[")[0].strip().lower() for d in meta["dependencies"]}
     assert not (core & OPTIONAL_DEPENDENCIES)
     extras = " ".join(d for group in meta["optional-dependencies"].values() for d in group)
-    assert all(dep in extras for dep in OPTIONAL_DEPENDENCIES - {"pyspark"})
+    assert all(dep in extras for dep in OPTIONAL_DEPENDENCIES)
 
 
 def test_the_privacy_leaf_reaches_no_channel_privatizer_or_estimator():

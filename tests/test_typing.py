@@ -27,6 +27,7 @@ PUBLIC_MODULES = [
     "skldp.experiments",
     "skldp.plotting",
     "skldp.io",
+    "skldp.spark",
     "skldp.registry",
     "skldp.exceptions",
 ]

@@ -19,7 +19,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
-from skldp import _dask
+from skldp import _dask, _spark
 from skldp._params import (
     CheckedParameters,
     DocumentationLinkMixin,
@@ -335,6 +335,10 @@ class BaseDistributionEstimator(
         self._validate_params()
         if _dask.is_dask_collection(X):
             specs, stats, n, width = _dask.statistics(
+                X, self._statistics_of, self._merge_statistics
+            )
+        elif _spark.is_spark_frame(X):
+            specs, stats, n, width = _spark.statistics(
                 X, self._statistics_of, self._merge_statistics
             )
         else:

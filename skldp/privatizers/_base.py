@@ -20,7 +20,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skldp import _dask
+from skldp import _dask, _spark
 from skldp._domain import encode, resolve_categories
 from skldp._params import (
     CheckedParameters,
@@ -139,6 +139,8 @@ def charge_accountant(privatizer, n_people):
 
 def n_rows(X):
     """Rows of raw input X (people), without copying it; None when unknown (lazy Dask)."""
+    if _spark.is_spark_frame(X):
+        return None  # counting would run a Spark job
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) >= 1:
         n = shape[0]
@@ -276,6 +278,13 @@ class BasePrivatizer(
                     "inferring it would read every value, and reveals which values occur"
                 )
             X = _dask.first_rows(X)
+        elif _spark.is_spark_frame(X):
+            if self._infers_domain():
+                raise ValueError(
+                    "fitting on a Spark data frame needs categories= (the public domain): "
+                    "inferring it would read every value, and reveals which values occur"
+                )
+            X = _spark.first_rows(X)
         self._fit(X)
         for name, value in self._derived_attributes().items():
             setattr(self, name, value)
@@ -450,6 +459,13 @@ class BasePrivatizer(
                         "frame of reports, with its index and channel)"
                     )
                 return _dask.transform(self._randomizer(), X)
+            if _spark.is_spark_frame(X):
+                if self._sparse_output():
+                    raise ValueError(
+                        f"{type(self).__name__}(sparse_output=True) cannot privatize a Spark "
+                        "data frame; use sparse_output=False"
+                    )
+                return _spark.transform(self._randomizer(), X)
             return self._transform(X, self._noise_generator())
         except BaseException:
             # nothing is released when transform raises (a value outside the domain, ...):
