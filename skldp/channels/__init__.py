@@ -85,6 +85,7 @@ from skldp.channels._randomized_response import RandomizedResponseChannel
 from skldp.channels._square_wave import SquareWaveChannel
 from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
+from skldp.channels._histogram import HistogramEncodingChannel, ThresholdHistogramChannel
 from skldp.channels._utility_optimized import (
     UtilityOptimizedRAPPORChannel,
     UtilityOptimizedRRChannel,
@@ -127,6 +128,8 @@ __all__ = [
     "UnaryEncodingChannel",
     "RAPPORChannel",
     "OptimizedUnaryEncodingChannel",
+    "HistogramEncodingChannel",
+    "ThresholdHistogramChannel",
     "UtilityOptimizedRRChannel",
     "UtilityOptimizedRAPPORChannel",
     "PersonalizedChannel",

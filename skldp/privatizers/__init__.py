@@ -14,6 +14,7 @@ from skldp.privatizers._hadamard import (
     grid_blocks,
 )
 from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
+from skldp.privatizers._histogram import HistogramEncoding
 from skldp.privatizers._local_hashing import LocalHashing, SubsetSelection
 from skldp.privatizers._multidimensional import AttributeSampling, BudgetSplitting
 from skldp.privatizers._longitudinal import (
@@ -37,6 +38,7 @@ __all__ = [
     "grid_blocks",
     "RAPPOR",
     "OptimizedUnaryEncoding",
+    "HistogramEncoding",
     "UtilityOptimizedRR",
     "UtilityOptimizedRAPPOR",
     "PersonalizedULDP",
