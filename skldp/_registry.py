@@ -218,6 +218,14 @@ _BUILTIN = (
         "Wang, Blocki, Li and Jha, USENIX Security 2017",
     ),
     Mechanism(
+        "histogram-encoding",
+        "HistogramEncoding",
+        "unary encoding",
+        "epsilon-LDP (THE: thresholded bits; SHE: geometric noise, exact in floating point)",
+        "Wang, Blocki, Li and Jha, USENIX Security 2017",
+        shown=("threshold",),
+    ),
+    Mechanism(
         "hadamard",
         "HadamardResponse",
         "Hadamard",

@@ -189,6 +189,8 @@ CASES = [
     case("rappor", epsilon=1.0, random_state=0),
     case("rappor", epsilon=1.0, theta=0.3, random_state=0),
     case("oue", epsilon=1.0, random_state=0),
+    case("histogram-encoding", epsilon=1.0, random_state=0),
+    case("histogram-encoding", epsilon=2.0, variant="SHE", random_state=0),
     case("urr", epsilon=1.0, **_SENSITIVE_0_1, random_state=0, checks="fixed-domain"),
     case("urap", epsilon=1.0, **_SENSITIVE_0_1, random_state=0, checks="fixed-domain"),
     case("personalized", epsilon=1.0, **_TAGGED, random_state=0, checks=_PUM, trust=_PUM_REASON),

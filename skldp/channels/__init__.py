@@ -115,6 +115,7 @@ from skldp.channels._means import (
 )
 from skldp.channels._subset_selection import SubsetSelectionChannel
 from skldp.channels._unary import OptimizedUnaryEncodingChannel, RAPPORChannel, UnaryEncodingChannel
+from skldp.channels._histogram import HistogramEncodingChannel, ThresholdHistogramChannel
 from skldp.channels._utility_optimized import (
     UtilityOptimizedRAPPORChannel,
     UtilityOptimizedRRChannel,
@@ -174,6 +175,8 @@ __all__ = [
     "UnaryEncodingChannel",
     "RAPPORChannel",
     "OptimizedUnaryEncodingChannel",
+    "HistogramEncodingChannel",
+    "ThresholdHistogramChannel",
     "UtilityOptimizedRRChannel",
     "UtilityOptimizedRAPPORChannel",
     "PersonalizedChannel",

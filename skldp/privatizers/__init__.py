@@ -17,6 +17,7 @@ from skldp.privatizers._hadamard import (
 from skldp.privatizers._count_mean_sketch import CountMeanSketch
 from skldp.privatizers._hashed import HashedRAPPOR, HashedRR
 from skldp.privatizers._heavy_hitters import PrefixExtension, TreeHistogram
+from skldp.privatizers._histogram import HistogramEncoding
 from skldp.privatizers._local_hashing import LocalHashing, SubsetSelection
 from skldp.privatizers._multidimensional import AttributeSampling, BudgetSplitting
 from skldp.privatizers._longitudinal import (
@@ -43,6 +44,7 @@ __all__ = [
     "grid_blocks",
     "RAPPOR",
     "OptimizedUnaryEncoding",
+    "HistogramEncoding",
     "UtilityOptimizedRR",
     "UtilityOptimizedRAPPOR",
     "PersonalizedULDP",
