@@ -375,7 +375,8 @@ def threshold_probabilities(epsilon: float, threshold: float) -> tuple[float, fl
     """
     p = 1.0 - 0.5 * math.exp(-epsilon * (1.0 - threshold) / 2.0)
     q = 0.5 * math.exp(-epsilon * threshold / 2.0)
-    p, q = float(floor_to_uniform_grid(p)), float(ceil_to_uniform_grid(q))
+    p = min(float(floor_to_uniform_grid(p)), 1.0 - _ULP)  # every bit stays random
+    q = max(float(ceil_to_uniform_grid(q)), _ULP)
     # At tiny budgets the grid moves the ratio by more than its distance to e^epsilon: raise
     # q by grid steps until the report ratio p (1 - q) / ((1 - p) q) holds in every form.
     while q < p and not (
