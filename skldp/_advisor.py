@@ -329,7 +329,8 @@ def recommend_mechanism(
     >>> from skldp import recommend_mechanism
     >>> table = recommend_mechanism(1000, 100_000, 1.0)
     >>> list(table["mechanism"])
-    ['subset-selection', 'oue', 'olh', 'rappor', 'hadamard', 'krr', 'dbitflip']
+    ['subset-selection', 'oue', 'olh', 'projective-geometry', 'rappor', 'hadamard',
+     'histogram-encoding', 'krr', 'dbitflip']
     >>> table.loc[3, "parameters"], int(table.loc[3, "bits_per_report"])
     ('n_buckets=4', 24)
     >>> round(float(table.loc[1, "l2"]), 4)

@@ -219,7 +219,7 @@ def test_the_advisor_ranks_it_with_k_rr_s_exact_error(example):
     assert row["privatizer"] == "ExampleRR" and row["guarantee"] == "epsilon-LDP"
     assert row["assumption"].startswith("none: exact variance")
     # the example's channel states k-RR's probabilities, so its exact variance is k-RR's
-    for column in ("l2", "l1", "tv", "bits_per_report"):
+    for column in ("l2", "l1", "projected_tv", "bits_per_report"):
         assert_allclose(row[column], krr[column], rtol=1e-12)
     assert "example-rr" not in table.attrs["not_ranked"]
     # with a sparsity the compressive rows join; the old advisor raised KeyError here for any
