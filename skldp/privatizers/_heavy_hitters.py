@@ -85,7 +85,7 @@ class _PrefixPrivatizer(BasePrivatizer):
     def _infers_domain(self):
         return False  # the domain is the public 2^n_bits values: nothing is inferred
 
-    def report_specs(self):
+    def report_specs(self) -> tuple[ReportSpec, ...]:
         return (ReportSpec(self.channel_, _OPEN),)
 
     def _sample(self, X, rng):
