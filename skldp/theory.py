@@ -249,7 +249,7 @@ def normal_projected_l1_risk(p: ArrayLike, variance: ArrayLike) -> float:
         - _upper_partial_mean(m, s, -p)
     )
     risk = np.where(exact, np.abs(np.maximum(p - tau, 0.0) - p), noisy)
-    return float(min(2.0, np.sum(weight * risk)))
+    return min(2.0, float(np.sum(weight * risk)))
 
 
 def _l1_risk(scale, m, n, method):

@@ -971,9 +971,43 @@ _OTHER_MAKERS = {
     "LongitudinalOUEChannel": lambda e: channels.LongitudinalOUEChannel(e, _one_report(e), 3),
     # numbers, not categories: the registry's square-wave case is not a trust case
     "SquareWaveChannel": lambda e: channels.SquareWaveChannel(e, 8),
+    # the general form (the registry's case builds the classic one), and the histograms
+    "GeneralHadamardResponseChannel": lambda e: channels.GeneralHadamardResponseChannel(e, 6, 4, 2),
+    "HistogramEncodingChannel": lambda e: channels.HistogramEncodingChannel(e, 4),
+    "HaarWaveletChannel": lambda e: channels.HaarWaveletChannel(e, 8),
+    # sketches: open alphabets (no categories) and the closed Hadamard form
+    "OpenCountMeanSketchChannel": lambda e: channels.OpenCountMeanSketchChannel(e, 4, 2),
+    "OpenHadamardCountMeanSketchChannel": lambda e: channels.OpenHadamardCountMeanSketchChannel(
+        e, 4, 2
+    ),
+    "HadamardCountMeanSketchChannel": lambda e: channels.HadamardCountMeanSketchChannel(
+        e, 4, np.array([[0, 1, 2, 3, 0], [1, 2, 3, 0, 1]])
+    ),
+    # grouped prefixes of heavy-hitter discovery
+    "PrefixHashingChannel": lambda e: channels.PrefixHashingChannel(e, 4, (2, 4), (1, 1), 3),
+    # numbers in [-1, 1]: the mean mechanisms
+    "DuchiMeanChannel": lambda e: channels.DuchiMeanChannel(e),
+    "PiecewiseMeanChannel": lambda e: channels.PiecewiseMeanChannel(e, 16),
+    "HybridMeanChannel": lambda e: channels.HybridMeanChannel(e, 16),
 }
 
 CHANNEL_MAKERS = {**_REGISTERED_MAKERS, **_OTHER_MAKERS}
+
+#: Channels of numbers in [-1, 1] (reports are numbers, not symbols): their exact rows
+#: P(report | t) are ``to_dense(t)`` over ``output_values()``, for any values t.
+MEAN_CHANNELS = (
+    channels.DuchiMeanChannel,
+    channels.PiecewiseMeanChannel,
+    channels.HybridMeanChannel,
+)
+
+
+def _exact_matrix(ch):
+    """The exact channel matrix that ``verify`` checks, for the channels without ``to_dense()``."""
+    if isinstance(ch, MEAN_CHANNELS):
+        return ch.to_dense(np.linspace(-1.0, 1.0, 9))
+    # Haar: the level is drawn independently of x; its sign is kept with probability p
+    return np.array([[ch.p, 1.0 - ch.p], [1.0 - ch.p, ch.p]])
 
 
 def test_every_channel_with_a_budget_is_in_the_matrix():
@@ -987,7 +1021,9 @@ def test_every_channel_with_a_budget_is_in_the_matrix():
     }
     assert with_budget == set(CHANNEL_MAKERS)
     for make in CHANNEL_MAKERS.values():  # the valid arguments really are valid
-        assert make(1.0).n_outputs >= 2
+        ch = make(1.0)
+        outputs = ch.output_values().size if isinstance(ch, MEAN_CHANNELS) else ch.n_outputs
+        assert outputs >= 2
 
 
 @pytest.mark.parametrize("bad,error", BAD_EPSILONS, ids=[repr(b) for b, _ in BAD_EPSILONS])
@@ -1067,6 +1103,9 @@ def test_channel_huge_finite_epsilon_verifies(make, epsilon):
         return
     ch = make(epsilon)
     if isinstance(ch, channels.OpenAlphabetChannel):  # open alphabet: no dense matrix
+        return
+    if isinstance(ch, (*MEAN_CHANNELS, channels.HaarWaveletChannel)):
+        assert verify(_exact_matrix(ch), epsilon).passed
         return
     assert verify(ch, ch.guarantee()).passed
 

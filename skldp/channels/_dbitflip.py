@@ -277,6 +277,8 @@ class DBitFlipModel(LikelihoodModel):
         Their bits.
     """
 
+    channel: DBitFlipChannel
+
     def __init__(self, channel: DBitFlipChannel, buckets: Any, bits: Any) -> None:
         self.channel = channel
         self.buckets = buckets
@@ -311,6 +313,8 @@ class DBitFlipModel(LikelihoodModel):
 
     def merge(self, other: LikelihoodModel) -> LikelihoodModel:
         self._check_merge(other)
+        if not isinstance(other, DBitFlipModel):  # pragma: no cover - _check_merge raised
+            raise TypeError(f"cannot merge a DBitFlipModel with {other!r}")
         return type(self)(
             self.channel,
             np.concatenate([self.buckets, other.buckets]),

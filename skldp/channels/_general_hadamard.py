@@ -116,7 +116,7 @@ def hadamard_blocking(n_inputs: int, epsilon: float, rule: str | int = "auto") -
     eps = check_epsilon(epsilon)
     if isinstance(rule, str):
         if rule == "auto":
-            best = None
+            candidates = []
             em1 = math.expm1(min(eps, 700.0))
             for m in range(1, next_power_of_two(k + 1).bit_length()):
                 b = 1 << m
@@ -125,9 +125,9 @@ def hadamard_blocking(n_inputs: int, epsilon: float, rule: str | int = "auto") -
                     v = (2 * B + em1) * (2.0 + em1 * _block_square_mass(k, b)) - em1**2 / k
                 else:
                     v = general_hadamard_variance(k, eps, b, B)
-                if best is None or v < best[0]:
-                    best = (v, b, B)
-            return best[1], best[2]
+                candidates.append((v, b, B))
+            _, b, B = min(candidates)  # the smallest variance; on a tie, the smallest b
+            return b, B
         if rule == "paper":
             cap = min(eps, math.log(2 * k))
             B = 1 << max(0, math.floor(cap / math.log(2) + 1e-12))

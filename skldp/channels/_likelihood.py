@@ -57,7 +57,7 @@ class LikelihoodModel(ABC):
         Number of reports n.
     """
 
-    channel = None
+    channel: Any = None  # a Channel, set by each subclass's __init__
 
     @property
     @abstractmethod

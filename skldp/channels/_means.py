@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from skldp._validation import check_epsilon
+from skldp._validation import check_epsilon, check_epsilon_usable
 from skldp.channels._base import exactly_within, floor_to_uniform_grid, within_ratio
 
 #: Cells of the Piecewise output range; the reports are their centres.
@@ -83,7 +83,8 @@ def piecewise_variance(epsilon: float, t: Any = 1.0) -> Any:
 
     .. math:: \frac{t^2}{s - 1} + \frac{s + 3}{3 (s - 1)^2}, \qquad s = e^{\varepsilon/2}
     """
-    sm1 = math.expm1(epsilon / 2.0)
+    # beyond epsilon = 1400 the terms are below 1e-304: the value at 1400 (an upper bound)
+    sm1 = math.expm1(min(epsilon, 1400.0) / 2.0)
     return np.square(t) / sm1 + (sm1 + 4.0) / (3.0 * sm1 * sm1)
 
 
@@ -133,6 +134,16 @@ def _check_t(t):
 
 
 def _duchi_rho(epsilon):
+    """``_duchi_rho_or_zero``, refusing a budget too small for any signal (naming the least)."""
+    rho = _duchi_rho_or_zero(epsilon)
+    if not rho > 0:
+        check_epsilon_usable(
+            epsilon, lambda e: _duchi_rho_or_zero(e) > 0, context="Duchi's mechanism"
+        )
+    return rho
+
+
+def _duchi_rho_or_zero(epsilon):
     """The largest multiple of 2**-53 with ``(1 + rho)/(1 - rho) <= e^epsilon``, exactly."""
     rho = float(floor_to_uniform_grid(-math.expm1(-epsilon) / (1.0 + math.exp(-epsilon))))
     rho = min(rho, 1.0 - _ULP)
@@ -141,9 +152,7 @@ def _duchi_rho(epsilon):
         and within_ratio((1 + rho) / 2, (1 - rho) / 2, epsilon)
     ):
         rho -= _ULP
-    if not rho > 0:
-        raise ValueError(f"epsilon={epsilon!r} is too small for Duchi's mechanism in float64")
-    return rho
+    return max(rho, 0.0)
 
 
 class _MeanChannel(ABC):
@@ -224,12 +233,26 @@ class DuchiMeanChannel(_MeanChannel):
 
 
 def _piecewise_band(epsilon, n_cells):
+    """``(L, pi)`` of ``_piecewise_band_or_zero``, refusing a budget too small for any signal."""
+    band, pi = _piecewise_band_or_zero(epsilon, n_cells)
+    if not pi > 0:
+        check_epsilon_usable(
+            epsilon,
+            lambda e: _piecewise_band_or_zero(e, n_cells)[1] > 0,
+            context=f"the Piecewise mechanism with {n_cells} cells",
+        )
+    return band, pi
+
+
+def _piecewise_band_or_zero(epsilon, n_cells):
     """``(L, pi)``: band cells and band probability of the exact Piecewise mechanism."""
-    s = math.exp(epsilon / 2.0)
+    # beyond 700 the band and its target are their limits in float64 (one cell, pi -> 1);
+    # the exact check below still reads the true epsilon
+    s = math.exp(min(epsilon, 700.0) / 2.0)
     c = (s + 1.0) / (s - 1.0) if s > 1.0 else math.inf
     share = 0.5 if math.isinf(c) else (c - 1.0) / (2.0 * c)
     band = int(min(max(round(n_cells * share), 1), n_cells - 1))
-    em1 = math.expm1(epsilon)
+    em1 = math.expm1(min(epsilon, 700.0))
     target = 1.0 if math.isinf(em1) else em1 * band / (n_cells + em1 * band)
     pi = min(float(floor_to_uniform_grid(target)), 1.0 - _ULP)
 
@@ -241,9 +264,7 @@ def _piecewise_band(epsilon, n_cells):
 
     while pi > 0 and not ok(pi):
         pi -= _ULP
-    if not pi > 0:
-        raise ValueError(f"epsilon={epsilon!r} is too small for the Piecewise mechanism")
-    return band, pi
+    return band, max(pi, 0.0)
 
 
 class PiecewiseMeanChannel(_MeanChannel):

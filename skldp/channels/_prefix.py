@@ -45,6 +45,7 @@ from skldp.channels._local_hashing import (
 from skldp.channels._randomized_response import rr_sample
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from numpy.typing import ArrayLike, NDArray
@@ -102,7 +103,13 @@ class PrefixHashingChannel(EpsilonLDP, BitVectorChannel):
     """
 
     def __init__(
-        self, epsilon: float, n_bits: int, lengths, shares, n_buckets: int, value_type="int"
+        self,
+        epsilon: float,
+        n_bits: int,
+        lengths: Sequence[int],
+        shares: Sequence[int],
+        n_buckets: int,
+        value_type: str = "int",
     ) -> None:
         if value_type not in VALUE_TYPES:
             raise ValueError(f"value_type must be one of {VALUE_TYPES}; got {value_type!r}")

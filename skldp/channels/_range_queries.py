@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from skldp._fwht import fwht, hadamard_entry
-from skldp._validation import check_epsilon, check_int
+from skldp._validation import check_epsilon, check_epsilon_usable, check_int
 from skldp.channels._base import exactly_within, floor_to_uniform_grid, within_ratio
 
 __all__ = [
@@ -120,6 +120,18 @@ def hierarchy_range(levels: Sequence[Any], branching: int, low: int, high: int) 
 
 
 def _haar_truth(epsilon, height):
+    """``_haar_truth_or_half``, refusing a budget too small for any signal (naming the least)."""
+    p = _haar_truth_or_half(epsilon, height)
+    if not p > 0.5:
+        check_epsilon_usable(
+            epsilon,
+            lambda e: _haar_truth_or_half(e, height) > 0.5,
+            context=f"the Haar mechanism of height {height}",
+        )
+    return p
+
+
+def _haar_truth_or_half(epsilon, height):
     """p: the probability of keeping the Haar sign, on the 2**-53 grid, every ratio exact."""
     ulp = 2.0**-53
     p = float(floor_to_uniform_grid(1.0 / (1.0 + math.exp(-epsilon))))
@@ -129,9 +141,7 @@ def _haar_truth(epsilon, height):
         and within_ratio(p / height, (1.0 - p) / height, epsilon)
     ):
         p -= ulp
-    if not p > 0.5:
-        raise ValueError(f"epsilon={epsilon!r} is too small for the Haar mechanism in float64")
-    return p
+    return max(p, 0.5)
 
 
 class HaarWaveletChannel:

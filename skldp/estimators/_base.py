@@ -343,6 +343,10 @@ class BaseDistributionEstimator(
             )
         else:
             specs, stats, n, width = self._statistics_of(X)
+        return self._add_statistics(specs, stats, n, width)
+
+    def _add_statistics(self, specs: Any, stats: list[Any], n: int, width: int) -> Self:
+        """Merge the statistics of a chunk of ``n`` reports into the fitted state."""
         old = self.__dict__.get("_state")
         if old is not None and tuple(specs) != tuple(old.specs):
             raise ChannelMismatchError(
@@ -392,7 +396,7 @@ class BaseDistributionEstimator(
         self._reset()
         self._validate_params()
         stack: list[Any] = []  # (level, (statistics, n)): a binary counter of merged chunks
-        specs = width = None
+        specs, width = None, 0  # from the first chunk (there is one, or it raises below)
 
         def merge(a, b):
             stats = [
@@ -419,7 +423,7 @@ class BaseDistributionEstimator(
         item = stack.pop()[1]
         while stack:
             item = merge(stack.pop()[1], item)
-        self.partial_fit(ChunkStatistics(specs, item[0], item[1], width))
+        self._add_statistics(specs, item[0], item[1], width)
         self._solve_estimate()  # at once, as fit does (partial_fit alone solves when read)
         return self
 

@@ -216,7 +216,8 @@ class HeavyHitterEstimator(CheckedParameters, DocumentationLinkMixin, BaseEstima
             numbers = [np.concatenate([self._numbers, numbers[0]])]
         if numbers[0].shape[0] == 0:
             raise ValueError("cannot find heavy hitters in zero reports")
-        self._spec, self._numbers = specs[0], numbers[0]
+        self._spec = specs[0]
+        self._numbers: NDArray[Any] = numbers[0]
         self.n_features_in_ = width
         for name, value in self._discover(specs[0].channel, numbers[0]).items():
             setattr(self, name, value)

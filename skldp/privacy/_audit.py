@@ -97,7 +97,7 @@ _MAX_DEFAULT_SAMPLES = 200_000
 _MIN_DEFAULT_SAMPLES = 4_000
 
 
-def _resolve_model(privatizer, model):
+def _resolve_model(privatizer: Any, model: Any) -> PrivacyModel:
 
     if model is None:
         model = getattr(privatizer, "privacy_", None)
@@ -107,7 +107,7 @@ def _resolve_model(privatizer, model):
                 "pass model= (a privacy model or an epsilon)"
             )
     if isinstance(model, numbers.Real) and not isinstance(model, bool):
-        model = LDP(model)
+        model = LDP(float(model))
     if not isinstance(model, PrivacyModel) and not hasattr(model, "epsilon_matrix"):
         raise TypeError(f"model must be a privacy model or an epsilon; got {type(model).__name__}")
     if isinstance(model, SequentialComposition):
@@ -462,7 +462,7 @@ def _seeded_copy(privatizer, random_state):
 
 def _other_forms(
     privatizer, model, method, attack, categories, vectorized, n_samples, alpha, inputs, seed
-):
+) -> tuple[BasePrivatizer | _blackbox.CallableRandomizer, AuditResult | None]:
     """A callable wrapped as a privatizer, and LDP-Auditor's protocol if asked for."""
     if method not in ("events", "ldp-auditor"):
         raise ValueError(f"method must be 'events' or 'ldp-auditor'; got {method!r}")
@@ -597,7 +597,7 @@ def audit(
     """
 
     alpha = _check_alpha(alpha)
-    privatizer, result = _other_forms(
+    randomizer, result = _other_forms(
         privatizer,
         model,
         method,
@@ -611,14 +611,14 @@ def audit(
     )
     if result is not None:
         return result
-    if not hasattr(privatizer, "transform"):
+    if not hasattr(randomizer, "transform"):
         raise TypeError(
-            f"the audit needs an object with transform; got {type(privatizer).__name__}"
+            f"the audit needs an object with transform; got {type(randomizer).__name__}"
         )
-    cats = _domain(privatizer)
+    cats = _domain(randomizer)
     k = cats.shape[0]
-    model = _resolve_model(privatizer, model)
-    channel = getattr(privatizer, "channel_", None)
+    model = _resolve_model(randomizer, model)
+    channel = getattr(randomizer, "channel_", None)
     if isinstance(channel, list):
         channel = channel[0] if len(channel) == 1 else None
     protection = _protection(model, channel)
@@ -629,14 +629,14 @@ def audit(
         or max_inputs < 2
     ):
         raise ValueError(f"max_inputs must be an integer >= 2; got {max_inputs!r}")
-    if isinstance(privatizer, AuditInputs):
+    if isinstance(randomizer, AuditInputs):
         # Inputs are whole rows (e.g. PUM's (value, tag)); the privatizer maps each to the
         # input symbol of the domain its guarantee speaks of.
-        rows, idx = privatizer.audit_inputs(inputs=inputs, max_inputs=max_inputs)
+        rows, idx = randomizer.audit_inputs(inputs=inputs, max_inputs=max_inputs)
         idx = np.asarray(idx, dtype=np.int64)
         labels = [r[0] if len(r) == 1 else tuple(r) for r in rows]
         k_model = channel.n_inputs if channel is not None else k
-        expand = privatizer.audit_rows
+        expand = randomizer.audit_rows
     else:
         if inputs is None:
             idx = _choose_inputs(model, k, int(max_inputs), protection)
@@ -657,15 +657,15 @@ def audit(
 
     with simulation():  # the audit's inputs are chosen values, not people: nothing is charged
         probe = expand(rows[:1], 1, rng)
-        width = _as_report_array(privatizer.transform(probe), 1).shape[1]  # probe once
+        width = _as_report_array(randomizer.transform(probe), 1).shape[1]  # probe once
     n = _samples_per_input(n_samples, m, width)
-    target = _seeded_copy(privatizer, random_state)
+    target = _seeded_copy(randomizer, random_state)
     # Alive together: the repeated inputs (as fed: a memoized privatizer's rows add a 16-byte
     # key object, about 64 bytes, per row), the reports (at most 8 bytes an entry), a uint8
     # copy of bit reports, the per-report keys and flags (16 bytes), and the log-likelihoods
     # of the tested inputs (8 m bytes).
     row_bytes = getattr(probe, "dtype", np.dtype(object)).itemsize * probe.shape[1]
-    if isinstance(privatizer, AuditInputs):
+    if isinstance(randomizer, AuditInputs):
         row_bytes += 64
     check_allocation(
         n,
@@ -687,7 +687,7 @@ def audit(
     if (
         channel is not None
         and protection is None
-        and not isinstance(privatizer, AuditInputs)
+        and not isinstance(randomizer, AuditInputs)
         and channel.n_inputs <= DENSE_BUDGET_LIMIT  # likelihoods are (reports, k) per chunk
     ):
         loglik = _blackbox.log_likelihoods(channel, reports, idx)

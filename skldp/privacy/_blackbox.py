@@ -311,7 +311,14 @@ class ChannelEstimate:
         The stated guarantee, if given.
     """
 
-    def __init__(self, counts, outputs, categories, n_samples, model=None):
+    def __init__(
+        self,
+        counts: NDArray[np.int64],
+        outputs: list[Any],
+        categories: NDArray[Any],
+        n_samples: int,
+        model: PrivacyModel | None = None,
+    ) -> None:
         self.counts = counts
         self.outputs = outputs
         self.categories = categories

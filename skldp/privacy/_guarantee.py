@@ -221,7 +221,8 @@ def guarantee_of(
         return local
     if delta is None:
         raise ValueError("n_shuffled needs the target delta of the shuffled guarantee")
-    if type(local) not in (models.LDP, models.LongitudinalLDP):
+    # exactly these two (a future subclass of LDP may leave pairs to other budgets)
+    if not isinstance(local, models.LDP) or type(local) not in (models.LDP, models.LongitudinalLDP):
         raise ValueError(
             f"shuffle amplification needs epsilon-LDP reports; the estimator's guarantee is "
             f"{local!r}, which leaves some pairs of values to other budgets"

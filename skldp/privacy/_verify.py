@@ -12,12 +12,12 @@ from skldp.privacy._models import LDP, HighLowLDP, PrivacyModel, UtilityOptimize
 if TYPE_CHECKING:
     from typing import Any
 
-    from numpy.typing import NDArray
+    from numpy.typing import ArrayLike, NDArray
 
     from skldp.channels._base import Channel
 
 
-def tight_epsilon_matrix(channel: Channel) -> NDArray[np.float64]:
+def tight_epsilon_matrix(channel: Channel | ArrayLike) -> NDArray[np.float64]:
     r"""The tightest E of a channel: :math:`E(x, x') = \max_y \log(Q(y|x)/Q(y|x'))`.
 
     0/0 is skipped; a positive probability over a zero one gives +inf.
@@ -43,7 +43,7 @@ def tight_epsilon_matrix(channel: Channel) -> NDArray[np.float64]:
     return tight_matrix(dense_matrix(channel))
 
 
-def verify(channel: Channel, model: PrivacyModel) -> VerificationResult:
+def verify(channel: Channel | ArrayLike, model: PrivacyModel | float) -> VerificationResult:
     """Check a small channel exactly against a privacy model.
 
     For every pair (x, x') the test is ``Q[x] <= e^E[x, x'] * Q[x']`` entrywise, decided

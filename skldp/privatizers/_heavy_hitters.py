@@ -7,6 +7,7 @@ from dataclasses import field
 
 import numpy as np
 
+from skldp._docstring import substitute
 from skldp._reports import ReportSpec
 from skldp._validation import PRIVATIZER_CONSTRAINTS, Interval, Options
 from skldp.channels import PrefixHashingChannel
@@ -84,7 +85,7 @@ class _PrefixPrivatizer(BasePrivatizer):
     def _infers_domain(self):
         return False  # the domain is the public 2^n_bits values: nothing is inferred
 
-    def report_specs(self):
+    def report_specs(self) -> tuple[ReportSpec, ...]:
         return (ReportSpec(self.channel_, _OPEN),)
 
     def _sample(self, X, rng):
@@ -99,6 +100,7 @@ class _PrefixPrivatizer(BasePrivatizer):
         return tags
 
 
+@substitute()
 @hyperparameters
 class PrefixExtension(_PrefixPrivatizer):
     r"""Prefix extending method (PEM): groups report growing prefixes through local hashing.
@@ -116,19 +118,19 @@ class PrefixExtension(_PrefixPrivatizer):
     ----------
     epsilon : float, default=1.0
         The budget of each person's one report.
-    n_bits : int
-        m, the public bit length of the values (1 to 62); a value that does not fit is refused.
+    categories : None, default=None
+        Not used: the domain is the public set of m-bit values.
+    accountant : PrivacyAccountant or None, default=None
+        Charged once per person (one report each) for every ``transform``.
+    {random_state}
+    n_bits : int or None, default=None
+        m, the public bit length of the values (1 to 62); required (``fit`` refuses None). A
+        value that does not fit is refused.
     step : int or None, default=None
         The prefix growth per level, gamma. None: the largest step with ``32 * 2^step <=
         max_candidates`` (5 for 1024).
-    start_bits : int or None, default=None
-        The first prefix length (PEM's eta0). None: 4 (enough for the top 15), or m if m < 4.
     n_buckets : int or None, default=None
         g of local hashing; None is OLH's :math:`\mathrm{round}(e^\varepsilon) + 1`.
-    oracle : {"local_hashing"}, default="local_hashing"
-        The frequency oracle of each group. Local hashing is the one offered: the server
-        tests each report against arbitrary candidate prefixes, which needs its per-report
-        hash.
     value_type : {"int", "bytes", "str"}, default="int"
         How values become m-bit integers (``skldp.channels._prefix.encode_values``):
         integers as themselves, bytes padded on the right with zero bytes and read big-endian,
@@ -136,12 +138,12 @@ class PrefixExtension(_PrefixPrivatizer):
     max_candidates : int, default=1024
         C_max: with :math:`2^m \le` C_max a single group reports whole values (a plain
         frequency oracle); it also sets the default step.
-    categories : None
-        Not used: the domain is the public set of m-bit values.
-    accountant : PrivacyAccountant or None, default=None
-        Charged once per person (one report each) for every ``transform``.
-    random_state : None, int, SeedSequence or Generator, default=None
-        None draws from the operating system.
+    start_bits : int or None, default=None
+        The first prefix length (PEM's eta0). None: 4 (enough for the top 15), or m if m < 4.
+    oracle : {"local_hashing"}, default="local_hashing"
+        The frequency oracle of each group. Local hashing is the one offered: the server
+        tests each report against arbitrary candidate prefixes, which needs its per-report
+        hash.
 
     Attributes
     ----------
@@ -195,6 +197,7 @@ class PrefixExtension(_PrefixPrivatizer):
         return tuple(lengths), (1,) * len(lengths)
 
 
+@substitute()
 @hyperparameters
 class TreeHistogram(_PrefixPrivatizer):
     r"""Tree histogram (TreeHist): a prefix tree pruned level by level, then a final oracle.
@@ -213,26 +216,25 @@ class TreeHistogram(_PrefixPrivatizer):
     ----------
     epsilon : float, default=1.0
         The budget of each person's one report.
-    n_bits : int
-        m, the public bit length of the values (1 to 62).
+    categories : None, default=None
+        Not used: the domain is the public set of m-bit values.
+    accountant : PrivacyAccountant or None, default=None
+        Charged once per person (one report each) for every ``transform``.
+    {random_state}
+    n_bits : int or None, default=None
+        m, the public bit length of the values (1 to 62); required (``fit`` refuses None).
     step : int or None, default=None
         Bits per tree level (1 is the paper's binary tree). None: the largest step with
         ``64 * 2^step <= max_candidates`` (4 for 1024): fewer, larger level groups, and 64
         surviving prefixes per level.
-    final_share : float, default=0.5
-        The share of people in the final group (rounded to a ratio of whole group shares).
     n_buckets : int or None, default=None
         g of local hashing; None is OLH's :math:`\mathrm{round}(e^\varepsilon) + 1`.
     value_type : {"int", "bytes", "str"}, default="int"
         How values become m-bit integers (see :class:`PrefixExtension`).
     max_candidates : int, default=1024
         Sets the default step.
-    categories : None
-        Not used.
-    accountant : PrivacyAccountant or None, default=None
-        Charged once per person for every ``transform``.
-    random_state : None, int, SeedSequence or Generator, default=None
-        None draws from the operating system.
+    final_share : float, default=0.5
+        The share of people in the final group (rounded to a ratio of whole group shares).
 
     Attributes
     ----------
