@@ -38,6 +38,7 @@ from scipy.stats import binom, norm
 
 from skldp._validation import (
     as_float_array,
+    check_bool,
     check_epsilon,
     check_int,
     check_probability_vector,
@@ -379,8 +380,9 @@ def count_mean_sketch_mse(
     Parameters
     ----------
     counts : array-like of shape (n_items,)
-        The true counts :math:`n_v`.
+        The true counts :math:`n_v`: finite and non-negative.
     n_hashes, width : int
+        At least 1 and 2; for HCMS the width is a power of two.
     epsilon : float
     hadamard : bool, default=False
         HCMS instead of CMS.
@@ -390,9 +392,16 @@ def count_mean_sketch_mse(
     mse : ndarray of shape (n_items,)
     """
     c = as_float_array(counts, "counts")
+    if c.ndim != 1 or c.size == 0:
+        raise ValueError(f"counts must be a non-empty 1-D array of counts; got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ValueError("counts must have finite non-negative entries")
     C = check_int(n_hashes, "n_hashes", min_value=1)
     m = check_int(width, "width", min_value=2)
     epsilon = check_epsilon(epsilon)
+    hadamard = check_bool(hadamard, "hadamard")
+    if hadamard and m & (m - 1):
+        raise ValueError(f"width must be a power of two for the Hadamard sketch; got {m}")
     n = c.sum()
     f = m / (m - 1)
     if hadamard:

@@ -22,17 +22,27 @@ from skldp import (
     AttributeSampling,
     BlockHadamardResponse,
     CandidateEstimator,
+    DuchiMechanism,
     EMEstimator,
+    HaarWavelet,
+    HeavyHitterEstimator,
+    HierarchicalHistogram,
+    HybridMechanism,
     LongitudinalOUE,
     LongitudinalRAPPOR,
     LongitudinalRR,
+    MeanEstimator,
     MultidimensionalEstimator,
     PersonalizedEstimator,
     PersonalizedULDP,
+    PiecewiseMechanism,
+    PrefixExtension,
     ProjectedEstimator,
     RandomizedResponse,
+    RangeQueryEstimator,
     SparseEstimator,
     SquareWave,
+    TreeHistogram,
     channels,
     datasets,
     experiments,
@@ -42,6 +52,7 @@ from skldp import (
     privacy,
     projection,
     recommend_mechanism,
+    recommend_numeric_method,
     registry,
     theory,
 )
@@ -100,11 +111,13 @@ from skldp.privacy import (
 )
 from skldp.projection import clip_normalize, norm_sub, project_simplex
 from skldp.theory import (
+    count_mean_sketch_mse,
     krr_excess_risk,
     krr_l1_risk,
     krr_l2_risk,
     krr_rappor_break_even,
     normal_l1_risk,
+    normal_projected_l1_risk,
     rappor_excess_risk,
     rappor_l1_risk,
     rappor_l2_risk,
@@ -1664,6 +1677,394 @@ def test_square_wave_transform_inputs():
 def test_registry_bad_input_is_named(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# -- numbers in [lo, hi]: the mean mechanisms and MeanEstimator (tests/privatizers/test_means.py) --
+_VALUES = [[0.1], [0.5], [-0.3]]
+MEAN_MECHANISMS = [DuchiMechanism, PiecewiseMechanism, HybridMechanism]
+
+
+@pytest.mark.parametrize(
+    "params, X, error, match",
+    [
+        ({"bounds": None}, _VALUES, ValueError, r"^bounds=\(lo, hi\) is required"),
+        ({"bounds": (1, -1)}, _VALUES, ValueError, "^bounds must be finite with lo < hi"),
+        ({"bounds": (0, np.inf)}, _VALUES, ValueError, "^bounds must be finite with lo < hi"),
+        ({"bounds": "ab"}, _VALUES, InvalidParameterError, "^bounds must be None, \\(lo, hi\\)"),
+        ({"epsilon": 0}, _VALUES, InvalidParameterError, EPS_MATCH),
+        ({"epsilon": 1e-17}, _VALUES, ValueError, "^epsilon=1e-17 is too small to be represented"),
+        ({"clip": "yes"}, _VALUES, InvalidParameterError, "^clip must be True or False"),
+        ({}, [[0.5], [2.0]], ValueError, r"column 0 has 1 value\(s\) outside bounds=\(-1, 1\)"),
+        ({}, [[0.5], [np.nan]], ValueError, "contains NaN"),
+        ({}, [["a"]], ValueError, "could not convert string to float"),
+        ({}, np.empty((0, 1)), ValueError, "0 sample"),
+    ],
+    ids=lambda v: "-".join(f"{k}={v[k]!r}" for k in v) if isinstance(v, dict) else "",
+)
+@pytest.mark.parametrize("mechanism", MEAN_MECHANISMS, ids=lambda c: c.__name__)
+def test_mean_mechanism_bad_input_is_named(mechanism, params, X, error, match):
+    m = mechanism(**{"bounds": (-1, 1), "random_state": 0, **params})
+    with pytest.raises(error, match=match):
+        m.fit(X)
+
+
+def test_mean_mechanism_documented_clip():
+    # Documented: clip=True clips into the range on the device instead of refusing.
+    m = DuchiMechanism(bounds=(-1, 1), clip=True, random_state=0).fit(_VALUES)
+    assert np.asarray(m.transform([[2.0], [-3.0]])).shape == (2, 1)
+
+
+def _mean_reports():
+    m = DuchiMechanism(bounds=(-1, 1), random_state=0).fit(_VALUES)
+    return m, m.transform(_VALUES * 10)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda: MeanEstimator(variance="x").fit(_mean_reports()[1]),
+            InvalidParameterError,
+            "^variance must be one of",
+        ),
+        (
+            lambda: MeanEstimator(privatizer="duchi").fit(_mean_reports()[1]),
+            TypeError,
+            "^privatizer must be a mean mechanism .*; got str$",
+        ),
+        (
+            lambda: MeanEstimator(privatizer=RandomizedResponse()).fit(_mean_reports()[1]),
+            TypeError,
+            "^privatizer must be a mean mechanism .*; got RandomizedResponse$",
+        ),
+        (  # before: an unfitted mechanism was read silently
+            lambda: MeanEstimator(privatizer=DuchiMechanism(bounds=(-1, 1))).fit(
+                _mean_reports()[1]
+            ),
+            ValueError,
+            "DuchiMechanism instance is not fitted",
+        ),
+        (
+            lambda: MeanEstimator(variance="worst-case").fit(_mean_reports()[1]),
+            ValueError,
+            "^variance='worst-case' needs privatizer=",
+        ),
+        (lambda: MeanEstimator().fit([[np.nan]]), ValueError, "contains NaN"),
+        (lambda: MeanEstimator().fit([["a"]]), ValueError, "could not convert string to float"),
+        (lambda: MeanEstimator().fit(np.empty((0, 1))), ValueError, "0 sample"),
+    ],
+)
+def test_mean_estimator_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# -- range queries: HierarchicalHistogram, HaarWavelet, RangeQueryEstimator ------------------------
+_ORDERED = list(range(8))
+RANGE_MECHANISMS = [HierarchicalHistogram, HaarWavelet]
+
+
+@pytest.mark.parametrize(
+    "params, X, error, match",
+    [
+        (
+            {"categories": None},
+            [[0]],
+            ValueError,
+            r"needs categories=\[\.\.\.\]: the public, order",
+        ),
+        (
+            {"categories": [0, 0, 1]},
+            [[0]],
+            ValueError,
+            "^categories must hold at least two distinct",
+        ),
+        ({"categories": [0]}, [[0]], ValueError, "^categories must hold at least two distinct"),
+        ({"epsilon": -1}, [[0]], InvalidParameterError, EPS_MATCH),
+        ({"epsilon": 1e-17}, [[0]], ValueError, "^epsilon=1e-17 is too small to be represented"),
+        ({}, [[0, 1]], ValueError, "privatizes one column; got 2"),
+    ],
+    ids=lambda v: "-".join(f"{k}={v[k]!r}" for k in v) if isinstance(v, dict) else "",
+)
+@pytest.mark.parametrize("mechanism", RANGE_MECHANISMS, ids=lambda c: c.__name__)
+def test_range_mechanism_bad_input_is_named(mechanism, params, X, error, match):
+    m = mechanism(**{"categories": _ORDERED, "random_state": 0, **params})
+    with pytest.raises(error, match=match):
+        m.fit(X)
+
+
+@pytest.mark.parametrize("mechanism", RANGE_MECHANISMS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "X, match", [([[9]], "values outside categories: 9"), ([[np.nan]], "outside categories: nan")]
+)
+def test_range_mechanism_bad_rows_are_named(mechanism, X, match):
+    m = mechanism(categories=_ORDERED, random_state=0).fit([[0]])
+    with pytest.raises(ValueError, match=match):
+        m.transform(X)
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        ({"branching": 1}, InvalidParameterError, "^branching must be an integer >= 2"),
+        ({"branching": "x"}, InvalidParameterError, "^branching must be an integer >= 2"),
+        ({"oracle": "krr"}, InvalidParameterError, "^oracle must be None or a skldp privatizer"),
+    ],
+    ids=["branching_1", "branching_str", "oracle_str"],
+)
+def test_hierarchical_histogram_bad_parameters_are_named(params, error, match):
+    with pytest.raises(error, match=match):
+        HierarchicalHistogram(categories=_ORDERED, **params).fit([[0]])
+
+
+def _range_reports():
+    h = HierarchicalHistogram(categories=_ORDERED, random_state=0).fit([[0]])
+    return h, np.asarray(h.transform([[v] for v in _ORDERED * 10]))
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda: RangeQueryEstimator().fit(_range_reports()[1]),
+            ValueError,
+            "^RangeQueryEstimator needs privatizer=",
+        ),
+        (  # before: sklearn's "hh is not an estimator instance"
+            lambda: RangeQueryEstimator(privatizer="hh").fit(_range_reports()[1]),
+            TypeError,
+            "^privatizer must be the fitted HierarchicalHistogram or HaarWavelet .*; got str$",
+        ),
+        (  # before: AttributeError ('RandomizedResponse' object has no attribute 'statistics')
+            lambda: RangeQueryEstimator(privatizer=RandomizedResponse()).fit(_range_reports()[1]),
+            TypeError,
+            "^privatizer must be the fitted .*; got RandomizedResponse$",
+        ),
+        (
+            lambda: RangeQueryEstimator(privatizer=HierarchicalHistogram(categories=_ORDERED)).fit(
+                _range_reports()[1]
+            ),
+            ValueError,
+            "HierarchicalHistogram instance is not fitted",
+        ),
+        (
+            lambda: RangeQueryEstimator(privatizer=_range_reports()[0], consistency="x").fit(
+                _range_reports()[1]
+            ),
+            InvalidParameterError,
+            "^consistency must be True or False",
+        ),
+        (  # before: zero reports gave an estimate silently
+            lambda: RangeQueryEstimator(privatizer=_range_reports()[0]).fit(
+                _range_reports()[1][:0]
+            ),
+            ValueError,
+            "^cannot estimate range queries from zero reports$",
+        ),
+        (
+            lambda: RangeQueryEstimator(privatizer=_range_reports()[0]).fit(
+                np.full((3, _range_reports()[1].shape[1]), np.nan)
+            ),
+            ValueError,
+            "reports must be integers",
+        ),
+    ],
+)
+def test_range_query_estimator_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# -- heavy hitters: PrefixExtension, TreeHistogram, HeavyHitterEstimator ---------------------------
+PREFIX_MECHANISMS = [PrefixExtension, TreeHistogram]
+
+
+@pytest.mark.parametrize(
+    "params, X, error, match",
+    [
+        ({"n_bits": None}, [[3]], ValueError, "needs n_bits=, the public bit length"),
+        ({"n_bits": 0}, [[3]], InvalidParameterError, r"^n_bits must be None or an integer in"),
+        ({"n_bits": 63}, [[3]], InvalidParameterError, r"^n_bits must be None or an integer in"),
+        ({"epsilon": 0}, [[3]], InvalidParameterError, EPS_MATCH),
+        ({"value_type": "x"}, [[3]], InvalidParameterError, "^value_type must be one of"),
+        ({"value_type": "str", "n_bits": 7}, [["a"]], ValueError, "needs n_bits a multiple of 8"),
+        ({"step": 0}, [[3]], InvalidParameterError, "^step must be None or an integer in"),
+        ({"max_candidates": 1}, [[3]], InvalidParameterError, "^max_candidates must be"),
+        # before: categories were ignored silently
+        (
+            {"categories": [0, 1]},
+            [[3]],
+            ValueError,
+            "^categories must be None for (PrefixExt|Tree)",
+        ),
+        ({}, np.empty((0, 1)), ValueError, "0 sample"),
+        ({}, [[3, 4]], ValueError, "privatizes one column of values; got 2"),
+    ],
+    ids=lambda v: "-".join(f"{k}={v[k]!r}" for k in v) if isinstance(v, dict) else "",
+)
+@pytest.mark.parametrize("mechanism", PREFIX_MECHANISMS, ids=lambda c: c.__name__)
+def test_prefix_mechanism_bad_input_is_named(mechanism, params, X, error, match):
+    m = mechanism(**{"epsilon": 4.0, "n_bits": 8, "random_state": 0, **params})
+    with pytest.raises(error, match=match):
+        m.fit(X)
+
+
+@pytest.mark.parametrize("mechanism", PREFIX_MECHANISMS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "X, match",
+    [
+        ([[300]], "^the value 300 does not fit in n_bits = 8 bits$"),
+        ([[-1]], "^the value -1 does not fit in n_bits = 8 bits$"),
+        ([[np.nan]], r"^value_type='int' reads integer ids; got nan \(float\)$"),
+        ([[1.5]], r"^value_type='int' reads integer ids; got 1.5 \(float\)$"),
+        ([["a"]], r"^value_type='int' reads integer ids; got 'a' \(str\)$"),
+    ],
+    ids=["too_big", "negative", "nan", "float", "str"],
+)
+def test_prefix_mechanism_bad_values_are_named(mechanism, X, match):
+    m = mechanism(4.0, n_bits=8, random_state=0).fit([[3]])
+    with pytest.raises(ValueError, match=match):
+        m.transform(X)
+
+
+def test_prefix_mechanism_bad_start_bits_and_share_are_named():
+    # before: a first prefix longer than the values was cut to n_bits silently
+    with pytest.raises(ValueError, match="^start_bits must be at most n_bits = 8"):
+        PrefixExtension(4.0, n_bits=8, start_bits=9, max_candidates=16).fit([[3]])
+    with pytest.raises(InvalidParameterError, match=r"^final_share must be a number in \(0, 1\)"):
+        TreeHistogram(4.0, n_bits=8, final_share=1.0).fit([[3]])
+    with pytest.raises(ValueError, match="^the value b'abc' has 3 bytes; at most 1 fit$"):
+        PrefixExtension(4.0, n_bits=8, value_type="str").fit([["a"]]).transform([["abc"]])
+
+
+def _heavy_reports():
+    pem = PrefixExtension(4.0, n_bits=8, random_state=0).fit([[3]])
+    return pem.transform([[3]] * 50)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda: HeavyHitterEstimator(threshold=-1).fit(_heavy_reports()),
+            InvalidParameterError,
+            "^threshold must be None or a number > 0",
+        ),
+        (
+            lambda: HeavyHitterEstimator(top_k=0).fit(_heavy_reports()),
+            InvalidParameterError,
+            "^top_k must be None or an integer >= 1",
+        ),
+        (
+            lambda: HeavyHitterEstimator(alpha=1.5).fit(_heavy_reports()),
+            InvalidParameterError,
+            r"^alpha must be a number in \(0, 1\)",
+        ),
+        (
+            lambda: HeavyHitterEstimator(confidence=0).fit(_heavy_reports()),
+            InvalidParameterError,
+            r"^confidence must be a number in \(0, 1\)",
+        ),
+        (
+            lambda: HeavyHitterEstimator().fit(np.asarray(_heavy_reports())),
+            ValueError,
+            "do not carry the channel that made them",
+        ),
+        (
+            lambda: HeavyHitterEstimator().fit(_heavy_reports()[:0]),
+            ValueError,
+            "^cannot find heavy hitters in zero reports$",
+        ),
+        (
+            lambda: HeavyHitterEstimator().fit(
+                RandomizedResponse(categories=[0, 1]).fit([[0]]).transform([[0], [1]])
+            ),
+            TypeError,
+            r"^HeavyHitterEstimator reads the reports of PrefixExtension or TreeHistogram",
+        ),
+        (
+            lambda: HeavyHitterEstimator(channel="x").fit(np.zeros((3, 3), dtype=int)),
+            TypeError,
+            "^channel must be a channel, a fitted privatizer, or a list of them; got str$",
+        ),
+    ],
+)
+def test_heavy_hitter_estimator_bad_input_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# -- numeric advice and the new risks of skldp.theory -------------------------------------------
+@pytest.mark.parametrize(
+    "question, kwargs, error, match",
+    [
+        ("x", {}, ValueError, r"^question must be one of \['density', 'mean', 'ranges'\]"),
+        ("mean", {"epsilon": 0}, ValueError, EPS_MATCH),
+        ("ranges", {}, ValueError, "^question='ranges' needs n_categories"),
+        ("ranges", {"n_categories": 1}, ValueError, "^n_categories must be an integer >= 2"),
+        ("ranges", {"n_categories": 2.5}, TypeError, "^n_categories must be an integer >= 2"),
+        ("ranges", {"n_categories": 8, "range_length": 0}, ValueError, r"^range_length must be"),
+        ("ranges", {"n_categories": 8, "range_length": 9}, ValueError, r"in \[1, 8\]; got 9$"),
+    ],
+)
+def test_recommend_numeric_method_bad_input_is_named(question, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        recommend_numeric_method(question, **{"epsilon": 1.0, **kwargs})
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, match",
+    [
+        (([10, 5], 2, 4, 0), {}, ValueError, EPS_MATCH),
+        # before: negative, NaN, empty and 2-D counts gave numbers silently
+        (([-10, 5], 2, 4, 1.0), {}, ValueError, "^counts must have finite non-negative entries$"),
+        (([np.nan, 5], 2, 4, 1.0), {}, ValueError, "^counts must have finite non-negative"),
+        (([], 2, 4, 1.0), {}, ValueError, r"^counts must be a non-empty 1-D array .*\(0,\)$"),
+        (([[1, 2]], 2, 4, 1.0), {}, ValueError, r"^counts must be a non-empty 1-D .*\(1, 2\)$"),
+        (("ab", 2, 4, 1.0), {}, TypeError, "^counts must be a 1-D array of numbers; got str$"),
+        (([10, 5], 0, 4, 1.0), {}, ValueError, "^n_hashes must be an integer >= 1; got 0$"),
+        (([10, 5], 2, 1, 1.0), {}, ValueError, "^width must be an integer >= 2; got 1$"),
+        (([10, 5], 2, 2.5, 1.0), {}, TypeError, "^width must be an integer >= 2; got 2.5$"),
+        # before: HCMS accepted a width that is not a power of two
+        (([10, 5], 2, 3, 1.0), {"hadamard": True}, ValueError, "^width must be a power of two"),
+        (([10, 5], 2, 4, 1.0), {"hadamard": "yes"}, TypeError, "^hadamard must be True or False"),
+    ],
+    ids=["eps", "negative", "nan", "empty", "2d", "str", "n_hashes", "width1", "width_float"]
+    + ["hadamard_width", "hadamard_str"],
+)
+def test_count_mean_sketch_mse_bad_input_is_named(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        count_mean_sketch_mse(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "p, variance, error, match",
+    [
+        ([0.5, 0.6], [0.01, 0.01], ValueError, "^p must sum to 1; got 1.1$"),
+        ([-0.5, 1.5], [0.01, 0.01], ValueError, "^p must have finite non-negative entries$"),
+        ([0.5, 0.5], [-0.01, 0.01], ValueError, "^variance must have finite non-negative"),
+        ([0.5, 0.5], [np.nan, 0.01], ValueError, "^variance must have finite non-negative"),
+        (
+            [0.5, 0.5],
+            [0.01],
+            ValueError,
+            r"^variance must have the shape of p, \(2,\); got \(1,\)$",
+        ),
+        ("ab", [0.01], TypeError, "^p must be a 1-D array of numbers; got str$"),
+        ([], [], ValueError, "^p must have at least one entry"),
+        ([[0.5, 0.5]], [[0.01, 0.01]], ValueError, "^p must be one-dimensional"),
+    ],
+    ids=["p_sum", "p_neg", "var_neg", "var_nan", "shapes", "str", "empty", "2d"],
+)
+def test_normal_projected_l1_risk_bad_input_is_named(p, variance, error, match):
+    with pytest.raises(error, match=match):
+        normal_projected_l1_risk(p, variance)
+
+
+def test_count_mean_sketch_mse_documented_edges():
+    # No counts at all: no error to make; one item alone has only the noise term.
+    assert count_mean_sketch_mse([0, 0], 2, 4, 1.0).tolist() == [0.0, 0.0]
+    assert np.all(count_mean_sketch_mse([10, 5], 2, 4, 1.0, hadamard=True) > 0)
 
 
 # -- coverage --------------------------------------------------------------------------------------

@@ -87,12 +87,14 @@ class MeanEstimator(DocumentationLinkMixin, BaseEstimator):
 
     def _bound(self):
         try:
-            return np.asarray(self.privatizer.variance_bound(), dtype=float)
+            bound = self.privatizer.variance_bound
         except AttributeError:
             raise TypeError(
                 "privatizer must be a mean mechanism (DuchiMechanism, PiecewiseMechanism or "
                 f"HybridMechanism); got {type(self.privatizer).__name__}"
             ) from None
+        check_is_fitted(self.privatizer)  # the mechanism that made the reports
+        return np.asarray(bound(), dtype=float)
 
     def fit(self, X: Any, y: object = None) -> Self:
         """Estimate the means from the reports X (rows are people, columns attributes).

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skldp._params import DocumentationLinkMixin
 from skldp._validation import Boolean, validate_params
+from skldp.privatizers import HaarWavelet, HierarchicalHistogram
 from skldp.projection import norm_sub
 
 if TYPE_CHECKING:
@@ -72,6 +73,11 @@ class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
                 "RangeQueryEstimator needs privatizer= (the fitted HierarchicalHistogram or "
                 "HaarWavelet that made the reports)"
             )
+        if not isinstance(self.privatizer, (HierarchicalHistogram, HaarWavelet)):
+            raise TypeError(
+                "privatizer must be the fitted HierarchicalHistogram or HaarWavelet that made the "
+                f"reports; got {type(self.privatizer).__name__}"
+            )
         check_is_fitted(self.privatizer, "channel_")
         return self.privatizer
 
@@ -96,6 +102,8 @@ class RangeQueryEstimator(DocumentationLinkMixin, BaseEstimator):
         stats = np.asarray(priv.statistics(np.asarray(X)), dtype=float)
         n = int(np.asarray(X).shape[0])
         if getattr(self, "_stats", None) is None:
+            if n == 0:
+                raise ValueError("cannot estimate range queries from zero reports")
             self._stats, self.n_reports_ = stats, n
         else:
             self._stats, self.n_reports_ = self._stats + stats, self.n_reports_ + n

@@ -71,6 +71,11 @@ class _PrefixPrivatizer(BasePrivatizer):
         )
 
     def _fit(self, X):
+        if self.categories is not None:
+            raise ValueError(
+                f"categories must be None for {type(self).__name__}: the domain is the public "
+                f"set of n_bits-bit values; got {self.categories!r}"
+            )
         columns, _ = self._read_columns(X, reset=True)
         if len(columns) != 1:
             raise ValueError(
@@ -119,7 +124,7 @@ class PrefixExtension(_PrefixPrivatizer):
     epsilon : float, default=1.0
         The budget of each person's one report.
     categories : None, default=None
-        Not used: the domain is the public set of m-bit values.
+        Must be None: the domain is the public set of m-bit values.
     accountant : PrivacyAccountant or None, default=None
         Charged once per person (one report each) for every ``transform``.
     {random_state}
@@ -189,6 +194,11 @@ class PrefixExtension(_PrefixPrivatizer):
 
     def _levels(self):
         m = self.n_bits
+        if self.start_bits is not None and self.start_bits > m:
+            raise ValueError(
+                f"start_bits must be at most n_bits = {m} (a prefix of the values); "
+                f"got {self.start_bits}"
+            )
         if 2**m <= self.max_candidates:
             return (m,), (1,)
         start = min(m, 4 if self.start_bits is None else self.start_bits)
@@ -217,7 +227,7 @@ class TreeHistogram(_PrefixPrivatizer):
     epsilon : float, default=1.0
         The budget of each person's one report.
     categories : None, default=None
-        Not used: the domain is the public set of m-bit values.
+        Must be None: the domain is the public set of m-bit values.
     accountant : PrivacyAccountant or None, default=None
         Charged once per person (one report each) for every ``transform``.
     {random_state}
