@@ -288,8 +288,13 @@ class _Family:
                 s = self.loglik[x, self.parts[part], a] - self.loglik[x, self.parts[part], b]
             return np.where(np.isnan(s), -np.inf, s)
 
+        return self._threshold_event(scores, a, b, level, "likelihood ratio")
+
+    def _threshold_event(self, scores, a, b, level, kind):
+        """The best event ``{score >= t}``: thresholds chosen on the second part of the
+        reports (``scores(x, 1)``), the chosen one counted on the third (``scores(x, 2)``)."""
         sa, sb = np.sort(scores(a, 1))[::-1], np.sort(scores(b, 1))
-        sa = sa[sa > -np.inf]
+        sa = sa[sa > -np.inf]  # -inf: outside the protected outputs; +inf is a sure event
         if sa.size == 0:
             return 0.0, None
         thresholds = sa[_candidate_ends(sa) - 1]
@@ -305,7 +310,7 @@ class _Family:
         def counts(t=t):
             return int(np.sum(scores(a, 2) >= t)), int(np.sum(scores(b, 2) >= t))
 
-        return float(eps[best]), ("likelihood ratio", counts)
+        return float(eps[best]), (kind, counts)
 
     def symbol_event(self, a, b, level):
         """Unions of outputs ranked by their count ratio under a and b."""
@@ -350,24 +355,7 @@ class _Family:
                 s = np.where(self.protected[x, self.parts[part]], s, -np.inf)
             return s
 
-        sa, sb = np.sort(scores(a, 1))[::-1], np.sort(scores(b, 1))
-        sa = sa[np.isfinite(sa)]
-        if sa.size == 0:
-            return 0.0, None
-        thresholds = sa[_candidate_ends(sa) - 1]
-        n_pick = self.sizes[1]
-        count_a = sa.size - np.searchsorted(sa[::-1], thresholds, side="left")
-        count_b = sb.size - np.searchsorted(sb, thresholds, side="left")
-        lo, _ = clopper_pearson(count_a, n_pick, level)
-        _, hi = clopper_pearson(count_b, n_pick, level)
-        eps = _epsilon_bound(lo, hi)
-        best = int(np.argmax(eps))
-        t = thresholds[best]
-
-        def counts(t=t):
-            return int(np.sum(scores(a, 2) >= t)), int(np.sum(scores(b, 2) >= t))
-
-        return float(eps[best]), (f"bit score on {cols.size} bits", counts)
+        return self._threshold_event(scores, a, b, level, f"bit score on {cols.size} bits")
 
 
 def _keys_of(arr):

@@ -153,8 +153,133 @@ def n_rows(X):
     return None if math.isnan(n) else int(n)
 
 
+class NoiseStream:
+    """The noise stream of a privatizer: one advancing generator per ``random_state``.
+
+    Every privatizer draws its noise through :meth:`_noise_generator`, so that no call, copy,
+    clone, pickle or forked child replays noise another one released. Mixed into
+    :class:`BasePrivatizer` and into the privatizers that read numbers rather than categories
+    (the mean and range-query privatizers); the class needs a ``random_state`` attribute and
+    comes before :class:`sklearn.base.BaseEstimator` in the bases.
+    """
+
+    def __sklearn_clone__(self):
+        """Clone, as in scikit-learn: a new privatizer with the same parameters, unfitted.
+
+        A clone is a fresh construction: with an int or SeedSequence ``random_state`` it starts
+        the seed's sequence from the beginning (so a clone fitted and used like its source
+        reproduces its source's reports: use that to replay, never to release other data);
+        its generator is its own and advances. A Generator ``random_state`` is not copied
+        (a copy would draw exactly what the source draws next): the clone gets a child of it
+        (``Generator.spawn``), an independent stream.
+        """
+        new = super().__sklearn_clone__()
+        if isinstance(self.random_state, np.random.Generator):
+            new.random_state = independent_copy(self.random_state)
+        return new
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Every transform draws fresh noise, even with a fixed random_state (see :ref:`seeds`).
+        tags.non_deterministic = True
+        return tags
+
+    def _noise_state(self):
+        """The noise stream: ``{"source", "root", "generator", "fork"}``, or None.
+
+        Created from ``random_state`` the first time it is needed (at ``fit``), kept by every
+        later ``fit`` and ``transform``, and dropped only when ``random_state`` is set (see
+        ``skldp/_random.py`` and :ref:`seeds`). ``fork`` is the fork generation it was
+        started in (:func:`skldp._random.fork_generation`). None for ``random_state`` None; a
+        Generator is its own ``generator`` (no ``root``).
+        """
+        rs = self.random_state
+        if rs is None:
+            return None
+        state = self.__dict__.get("_noise")
+        if state is None or not _same_seed(state["source"], rs):
+            generator = rs if isinstance(rs, np.random.Generator) else None
+            root = None if generator is not None else noise_seed_sequence(rs)
+            state = {"source": rs, "root": root, "generator": generator, "fork": fork_generation()}
+            self._noise = state
+        return state
+
+    def _noise_generator(self):
+        """The generator of the next ``transform``: it advances, so no call replays another.
+
+        None: a fresh generator keyed from the operating system on every call. A Generator:
+        used as given. An int or SeedSequence: one generator on the domain-separated stream of
+        the seed (:func:`skldp._random.noise_seed_sequence`), created once and advancing. A
+        privatizer restored from a pickle with a ``random_state`` draws fresh
+        operating-system noise (and warns once) until ``random_state`` is set again; so does
+        one used in a forked child process after its stream was started in the parent.
+        """
+        rs = self.random_state
+        restored = self.__dict__.get("_noise_restored")
+        if restored and rs is not None:
+            if restored is not _WARNED:
+                warn(
+                    f"this {type(self).__name__} with random_state={rs!r} was restored from a "
+                    "pickle (or deep copy), which keeps no position in its noise stream: "
+                    "replaying the stream would release the same noise as another copy, so it "
+                    "draws fresh noise from the operating system (not reproducible); call "
+                    "set_params(random_state=...) to start a seeded sequence again",
+                    UserWarning,
+                )
+                self._noise_restored = _WARNED
+            return noise_generator(None)
+        state = self._noise_state()
+        if state is None:
+            return noise_generator(rs)
+        if state["fork"] != fork_generation():
+            # a forked child holds a copy of its parent's stream, as every other child does:
+            # it continues with fresh operating-system noise instead (see :ref:`seeds`)
+            state.update(generator=noise_generator(None), fork=fork_generation())
+        if state["generator"] is None:
+            state["generator"] = np.random.Generator(np.random.PCG64(state["root"]))
+        return state["generator"]
+
+    def set_params(self, **params: Any) -> Self:
+        """Set parameters, as in scikit-learn; setting ``random_state`` restarts its sequence."""
+        if "random_state" in params:
+            self.__dict__.pop("_noise", None)
+            self.__dict__.pop("_noise_restored", None)
+        return super().set_params(**params)
+
+    def noise_stream_identity(self) -> object | None:
+        """The identity of this privatizer's noise stream (None if it is fresh OS noise).
+
+        Two privatizers whose identities are equal draw the same noise, unless both hold the
+        same Generator object (which advances between them); :func:`skldp.privacy.guarantee_of`
+        refuses a composite whose parts draw the same noise.
+
+        Returns
+        -------
+        identity : hashable or None
+            None for ``random_state=None`` (operating-system noise) and for a fitted
+            privatizer restored from a pickle (its stream is not resumed).
+        """
+        if self.__dict__.get("_noise_restored"):
+            return None
+        return stream_identity(self.random_state)
+
+    def __getstate__(self):
+        # A fitted privatizer's stream has a position that a copy must not resume (two loads
+        # of one file would release the same noise); an unfitted one is a construction. A
+        # Generator is never copied: the copy holds a child of it (as a clone does).
+        state = dict(super().__getstate__())
+        state.pop("_noise", None)
+        if isinstance(state.get("random_state"), np.random.Generator):
+            state["random_state"] = independent_copy(state["random_state"])
+        fitted = any(k.endswith("_") and not k.startswith("__") for k in state)
+        if state.get("random_state") is not None and fitted:
+            state["_noise_restored"] = True
+        return state
+
+
 @hyperparameters
 class BasePrivatizer(
+    NoiseStream,
     CheckedParameters,
     DocumentationLinkMixin,
     TransformerMixin,
@@ -291,99 +416,6 @@ class BasePrivatizer(
         if not self.__dict__.get("_noise_restored"):
             self._noise_state()  # the seeded generator is created once, here, and advances
         return self
-
-    # -- noise ----------------------------------------------------------------------------------
-    def _noise_state(self):
-        """The noise stream: ``{"source", "root", "generator", "fork"}``, or None.
-
-        Created from ``random_state`` the first time it is needed (at ``fit``), kept by every
-        later ``fit`` and ``transform``, and dropped only when ``random_state`` is set (see
-        ``skldp/_random.py`` and :ref:`seeds`). ``fork`` is the fork generation it was
-        started in (:func:`skldp._random.fork_generation`). None for ``random_state`` None; a
-        Generator is its own ``generator`` (no ``root``).
-        """
-        rs = self.random_state
-        if rs is None:
-            return None
-        state = self.__dict__.get("_noise")
-        if state is None or not _same_seed(state["source"], rs):
-            generator = rs if isinstance(rs, np.random.Generator) else None
-            root = None if generator is not None else noise_seed_sequence(rs)
-            state = {"source": rs, "root": root, "generator": generator, "fork": fork_generation()}
-            self._noise = state
-        return state
-
-    def _noise_generator(self):
-        """The generator of the next ``transform``: it advances, so no call replays another.
-
-        None: a fresh generator keyed from the operating system on every call. A Generator:
-        used as given. An int or SeedSequence: one generator on the domain-separated stream of
-        the seed (:func:`skldp._random.noise_seed_sequence`), created once and advancing. A
-        privatizer restored from a pickle with a ``random_state`` draws fresh
-        operating-system noise (and warns once) until ``random_state`` is set again; so does
-        one used in a forked child process after its stream was started in the parent.
-        """
-        rs = self.random_state
-        restored = self.__dict__.get("_noise_restored")
-        if restored and rs is not None:
-            if restored is not _WARNED:
-                warn(
-                    f"this {type(self).__name__} with random_state={rs!r} was restored from a "
-                    "pickle (or deep copy), which keeps no position in its noise stream: "
-                    "replaying the stream would release the same noise as another copy, so it "
-                    "draws fresh noise from the operating system (not reproducible); call "
-                    "set_params(random_state=...) to start a seeded sequence again",
-                    UserWarning,
-                )
-                self._noise_restored = _WARNED
-            return noise_generator(None)
-        state = self._noise_state()
-        if state is None:
-            return noise_generator(rs)
-        if state["fork"] != fork_generation():
-            # a forked child holds a copy of its parent's stream, as every other child does:
-            # it continues with fresh operating-system noise instead (see :ref:`seeds`)
-            state.update(generator=noise_generator(None), fork=fork_generation())
-        if state["generator"] is None:
-            state["generator"] = np.random.Generator(np.random.PCG64(state["root"]))
-        return state["generator"]
-
-    def set_params(self, **params: Any) -> Self:
-        """Set parameters, as in scikit-learn; setting ``random_state`` restarts its sequence."""
-        if "random_state" in params:
-            self.__dict__.pop("_noise", None)
-            self.__dict__.pop("_noise_restored", None)
-        return super().set_params(**params)
-
-    def noise_stream_identity(self) -> object | None:
-        """The identity of this privatizer's noise stream (None if it is fresh OS noise).
-
-        Two privatizers whose identities are equal draw the same noise, unless both hold the
-        same Generator object (which advances between them); :func:`skldp.privacy.guarantee_of`
-        refuses a composite whose parts draw the same noise.
-
-        Returns
-        -------
-        identity : hashable or None
-            None for ``random_state=None`` (operating-system noise) and for a fitted
-            privatizer restored from a pickle (its stream is not resumed).
-        """
-        if self.__dict__.get("_noise_restored"):
-            return None
-        return stream_identity(self.random_state)
-
-    def __getstate__(self):
-        # A fitted privatizer's stream has a position that a copy must not resume (two loads
-        # of one file would release the same noise); an unfitted one is a construction. A
-        # Generator is never copied: the copy holds a child of it (as a clone does).
-        state = dict(super().__getstate__())
-        state.pop("_noise", None)
-        if isinstance(state.get("random_state"), np.random.Generator):
-            state["random_state"] = independent_copy(state["random_state"])
-        fitted = any(k.endswith("_") and not k.startswith("__") for k in state)
-        if state.get("random_state") is not None and fitted:
-            state["_noise_restored"] = True
-        return state
 
     def _fit(self, X):
         """Fit on in-memory X: set ``categories_``, ``channel_`` and ``privacy_``."""
@@ -610,20 +642,10 @@ class BasePrivatizer(
         return super().set_output(transform=transform)
 
     def __sklearn_clone__(self):
-        """Clone, as in scikit-learn: a new privatizer with the same parameters, unfitted.
-
-        A clone is a fresh construction: with an int or SeedSequence ``random_state`` it starts
-        the seed's sequence from the beginning (so a clone fitted and used like its source
-        reproduces its source's reports: use that to replay, never to release other data);
-        its generator is its own and advances. A Generator ``random_state`` is not copied
-        (a copy would draw exactly what the source draws next): the clone gets a child of it
-        (``Generator.spawn``), an independent stream.
-        """
+        """Clone, as in scikit-learn (see :class:`NoiseStream`), keeping the output setting."""
         new = super().__sklearn_clone__()
         if hasattr(self, "_output_transform"):
             new._output_transform = self._output_transform
-        if isinstance(self.random_state, np.random.Generator):
-            new.random_state = independent_copy(self.random_state)
         return new
 
     def _pandas_output(self):
@@ -638,6 +660,4 @@ class BasePrivatizer(
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         tags.transformer_tags.preserves_dtype = []
-        # Every transform draws fresh noise, even with a fixed random_state (see :ref:`seeds`).
-        tags.non_deterministic = True
         return tags

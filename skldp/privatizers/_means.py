@@ -17,11 +17,11 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skldp._params import DocumentationLinkMixin
-from skldp._random import check_seed, noise_generator
+from skldp._random import check_seed
 from skldp._validation import POSITIVE_EPSILON, RANDOM_STATE, Boolean, ListLike, validate_params
 from skldp.channels import DuchiMeanChannel, HybridMeanChannel, PiecewiseMeanChannel
 from skldp.privacy import LDP, SequentialComposition
-from skldp.privatizers._base import ACCOUNTANT, charge_accountant
+from skldp.privatizers._base import ACCOUNTANT, NoiseStream, charge_accountant
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -61,7 +61,7 @@ def _pairs(bounds, n_features=None):
 
 
 class _MeanPrivatizer(
-    DocumentationLinkMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+    NoiseStream, DocumentationLinkMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 ):
     """Shared template: scale to [-1, 1], draw the channel's report, scale back."""
 
@@ -118,6 +118,8 @@ class _MeanPrivatizer(
         self.channel_ = self._channel()
         parts = [LDP(self.epsilon) for _ in range(X.shape[1])]
         self.privacy_ = parts[0] if len(parts) == 1 else SequentialComposition(parts)
+        if not self.__dict__.get("_noise_restored"):
+            self._noise_state()  # the seeded generator is created once, here, and advances
         return self
 
     def _scaled(self, X):
@@ -153,7 +155,7 @@ class _MeanPrivatizer(
         X = validate_data(self, X, reset=False, dtype=float, ensure_all_finite=True)
         t = self._scaled(X)
         charge_accountant(self, X.shape[0])  # the values are checked: reports follow
-        rng = noise_generator(self.random_state)
+        rng = self._noise_generator()
         y = self.channel_.sample(t, rng)
         lo, hi = self.bounds_[:, 0], self.bounds_[:, 1]
         return lo + (y + 1.0) * (hi - lo) / 2.0
@@ -191,7 +193,6 @@ class _MeanPrivatizer(
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
         tags.input_tags.allow_nan = False
         return tags
 

@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from skldp._params import DocumentationLinkMixin
-from skldp._random import check_seed, noise_generator
+from skldp._random import check_seed
 from skldp._reports import ReportSpec
 from skldp._validation import (
     POSITIVE_EPSILON,
@@ -38,7 +38,7 @@ from skldp.channels import (
     tree_height,
 )
 from skldp.privacy import LDP
-from skldp.privatizers._base import ACCOUNTANT, BasePrivatizer, charge_accountant
+from skldp.privatizers._base import ACCOUNTANT, BasePrivatizer, NoiseStream, charge_accountant
 from skldp.privatizers._unary import OptimizedUnaryEncoding
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["HierarchicalHistogram", "HaarWavelet"]
 
 
-class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
+class _RangePrivatizer(NoiseStream, DocumentationLinkMixin, TransformerMixin, BaseEstimator):
     """One column of ordered categories in, one report row per person out."""
 
     _parameter_constraints = {
@@ -99,6 +99,8 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         self.n_features_in_ = 1
         self.channel_ = self._mechanism(cats.size)
         self.privacy_ = LDP(self.epsilon)
+        if not self.__dict__.get("_noise_restored"):
+            self._noise_state()  # the seeded generator is created once, here, and advances
         return self
 
     def transform(self, X: Any) -> NDArray[np.int64]:
@@ -111,7 +113,7 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "channel_")
         idx = self._indices(X)
         charge_accountant(self, idx.size)  # the values are checked: reports follow
-        rng = noise_generator(self.random_state)
+        rng = self._noise_generator()
         out = self._sample(idx, rng)
         return out.reshape(idx.size, -1)
 
@@ -124,7 +126,6 @@ class _RangePrivatizer(DocumentationLinkMixin, TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
