@@ -163,6 +163,9 @@ class NoiseStream:
     comes before :class:`sklearn.base.BaseEstimator` in the bases.
     """
 
+    if TYPE_CHECKING:  # set by the class it is mixed into (not a hyperparameter of its own)
+        random_state: Any
+
     def __sklearn_clone__(self):
         """Clone, as in scikit-learn: a new privatizer with the same parameters, unfitted.
 
@@ -244,7 +247,7 @@ class NoiseStream:
         if "random_state" in params:
             self.__dict__.pop("_noise", None)
             self.__dict__.pop("_noise_restored", None)
-        return super().set_params(**params)
+        return super().set_params(**params)  # type: ignore[misc]  # BaseEstimator's
 
     def noise_stream_identity(self) -> object | None:
         """The identity of this privatizer's noise stream (None if it is fresh OS noise).
